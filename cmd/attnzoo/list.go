@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/attnzoo/attnzoo/scorers"
+)
+
+// listing is what `attnzoo list --json` prints. Components not built yet
+// are empty lists.
+type listing struct {
+	Scorers     []scorerInfo `json:"scorers"`
+	Normalizers []string     `json:"normalizers"`
+	Cells       []string     `json:"cells"`
+	Encoders    []string     `json:"encoders"`
+	Decoders    []string     `json:"decoders"`
+	Tasks       []string     `json:"tasks"`
+}
+
+type scorerInfo struct {
+	Name    string   `json:"name"`
+	Aliases []string `json:"aliases"`
+	Formula string   `json:"formula"`
+}
+
+func buildListing() listing {
+	l := listing{
+		Normalizers: scorers.NormalizerNames(),
+		Cells:       []string{},
+		Encoders:    []string{},
+		Decoders:    []string{},
+		Tasks:       taskNames(),
+	}
+	aliases := map[string][]string{}
+	for a, n := range scorers.Aliases() {
+		aliases[n] = append(aliases[n], a)
+	}
+	for _, n := range scorers.Names() {
+		info := scorerInfo{Name: n, Aliases: aliases[n]}
+		sort.Strings(info.Aliases)
+		if info.Aliases == nil {
+			info.Aliases = []string{}
+		}
+		if s, err := scorers.New(n, scorers.Config{Query: 4, Key: 4, MaxLen: 4}); err == nil {
+			if f, ok := s.(scorers.Formulaer); ok {
+				info.Formula = f.Formula()
+			}
+		}
+		l.Scorers = append(l.Scorers, info)
+	}
+	return l
+}
+
+func cmdList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("attnzoo list", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return usageError{fmt.Errorf("list: %w", err)}
+	}
+	if fs.NArg() > 0 {
+		return usagef("list: unexpected argument %q", fs.Arg(0))
+	}
+	l := buildListing()
+	if *asJSON {
+		return json.NewEncoder(stdout).Encode(l)
+	}
+	fmt.Fprintln(stdout, "scorers:")
+	for _, s := range l.Scorers {
+		al := ""
+		if len(s.Aliases) > 0 {
+			al = " (also: " + strings.Join(s.Aliases, ", ") + ")"
+		}
+		fmt.Fprintf(stdout, "  %-11s %s%s\n", s.Name, s.Formula, al)
+	}
+	for _, sec := range []struct {
+		name  string
+		items []string
+	}{
+		{"normalizers", l.Normalizers}, {"cells", l.Cells}, {"encoders", l.Encoders},
+		{"decoders", l.Decoders}, {"tasks", l.Tasks},
+	} {
+		items := strings.Join(sec.items, ", ")
+		if items == "" {
+			items = "(none yet)"
+		}
+		fmt.Fprintf(stdout, "%s: %s\n", sec.name, items)
+	}
+	return nil
+}

@@ -1,0 +1,93 @@
+// Command attnzoo compares attention scoring functions: it lists the
+// registered components, scores a query against keys, and (later) runs
+// experiments and draws their figures.
+//
+// main only parses and calls run, so every command is testable; usage errors
+// exit 2, runtime errors exit 1.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(exitCode(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
+}
+
+// usageError marks an error in how the command was called (exit status 2).
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// usagef returns a usage error (exit status 2).
+func usagef(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// exitCode prints err, if any, and maps it to the exit status of the CLI
+// contract: 0 success, 1 runtime error, 2 usage error.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintln(stderr, "attnzoo:", err)
+	var u usageError
+	if errors.As(err, &u) {
+		return 2
+	}
+	return 1
+}
+
+type command struct {
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+	summary string
+}
+
+var commands = map[string]command{
+	"list":  {cmdList, "list scorers, cells, tasks, decoders, encoders"},
+	"score": {cmdScore, "score a query against keys with one scorer"},
+	"eval":  {cmdEval, "score outputs of any system: BLEU, AER"},
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		printUsage(stderr)
+		if len(args) == 0 {
+			return usagef("no command given")
+		}
+		return nil
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		printUsage(stderr)
+		return usagef("unknown command %q (have: %s)", args[0], strings.Join(commandNames(), ", "))
+	}
+	return c.run(ctx, args[1:], stdout, stderr)
+}
+
+func commandNames() []string {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: attnzoo COMMAND [flags]")
+	fmt.Fprintln(w, "commands:")
+	for _, n := range commandNames() {
+		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
+	}
+}

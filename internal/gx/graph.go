@@ -1,0 +1,268 @@
+package gx
+
+import (
+	"errors"
+	"fmt"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Float32 and Float64 are the two dtypes the harness runs in.
+var (
+	Float32 = tensor.Float32
+	Float64 = tensor.Float64
+)
+
+// Node is a gorgonia graph node.
+type Node = G.Node
+
+// Graph wraps a gorgonia expression graph and remembers the first error met
+// while building it. Every method is a no-op returning nil once an error has
+// been recorded.
+type Graph struct {
+	g     *G.ExprGraph
+	dt    tensor.Dtype
+	err   error
+	bound map[*Param]*Node
+	names map[string]bool
+	reads map[*Node]*G.Value
+}
+
+// NewGraph returns an empty graph whose tensors have dtype dt.
+func NewGraph(dt tensor.Dtype) *Graph {
+	return &Graph{
+		g:     G.NewGraph(),
+		dt:    dt,
+		bound: map[*Param]*Node{},
+		names: map[string]bool{},
+		reads: map[*Node]*G.Value{},
+	}
+}
+
+// Dtype is the dtype of the graph's tensors.
+func (g *Graph) Dtype() tensor.Dtype { return g.dt }
+
+// Err returns the first error recorded while building, if any.
+func (g *Graph) Err() error { return g.err }
+
+// Fail records err unless an earlier error is already recorded.
+func (g *Graph) Fail(err error) {
+	if g.err == nil && err != nil {
+		g.err = err
+	}
+}
+
+// Failf records a formatted error unless one is already recorded.
+func (g *Graph) Failf(format string, args ...any) {
+	g.Fail(fmt.Errorf(format, args...))
+}
+
+func (g *Graph) ok(nodes ...*Node) bool {
+	if g.err != nil {
+		return false
+	}
+	for _, n := range nodes {
+		if n == nil {
+			g.Fail(errors.New("gx: nil node"))
+			return false
+		}
+	}
+	return true
+}
+
+// unique checks that name has not been used for another input of this graph:
+// gorgonia merges unnamed (and same-named) inputs of equal type and shape.
+func (g *Graph) unique(name string) bool {
+	if name == "" {
+		g.Failf("gx: every input needs a name")
+		return false
+	}
+	if g.names[name] {
+		g.Failf("gx: input name %q used twice", name)
+		return false
+	}
+	g.names[name] = true
+	return true
+}
+
+// Input adds a named input node of the given shape; set its value with Set.
+func (g *Graph) Input(name string, shape ...int) *Node {
+	if g.err != nil || !g.unique(name) {
+		return nil
+	}
+	for _, d := range shape {
+		if d <= 0 {
+			g.Failf("gx: input %q: shape %v has a non-positive size", name, shape)
+			return nil
+		}
+	}
+	t := tensor.New(tensor.WithShape(shape...), tensor.Of(g.dt))
+	return G.NewTensor(g.g, g.dt, len(shape), G.WithShape(shape...), G.WithName(name), G.WithValue(t))
+}
+
+// Const adds a named input node holding a copy of data, laid out in shape.
+func (g *Graph) Const(name string, data []float64, shape ...int) *Node {
+	n := g.Input(name, shape...)
+	if n == nil {
+		return nil
+	}
+	g.Fail(Set(n, data))
+	return n
+}
+
+// Set copies data (in row-major order) into an input node's value,
+// converting to the node's dtype.
+func Set(n *Node, data []float64) error {
+	t, ok := n.Value().(tensor.Tensor)
+	if !ok {
+		return fmt.Errorf("gx: %s has no tensor value", n.Name())
+	}
+	return fill(t, data, n.Name())
+}
+
+func fill(t tensor.Tensor, data []float64, what string) error {
+	if t.Shape().TotalSize() != len(data) {
+		return fmt.Errorf("gx: %s: shape %v holds %d values, got %d", what, t.Shape(), t.Shape().TotalSize(), len(data))
+	}
+	switch d := t.Data().(type) {
+	case []float64:
+		copy(d, data)
+	case []float32:
+		for i, v := range data {
+			d[i] = float32(v)
+		}
+	default:
+		return fmt.Errorf("gx: %s: unsupported dtype %v", what, t.Dtype())
+	}
+	return nil
+}
+
+// Bind returns p's node in this graph, creating it on first use. The node
+// shares p's storage, so a solver's update of the node updates p.
+func (g *Graph) Bind(p *Param) *Node {
+	if g.err != nil {
+		return nil
+	}
+	if n, ok := g.bound[p]; ok {
+		return n
+	}
+	if p.Value.Dtype() != g.dt {
+		g.Failf("gx: parameter %s is %v, graph is %v", p.Name, p.Value.Dtype(), g.dt)
+		return nil
+	}
+	if !g.unique(p.Name) {
+		return nil
+	}
+	shape := p.Value.Shape().Clone()
+	n := G.NewTensor(g.g, g.dt, len(shape), G.WithShape(shape...), G.WithName(p.Name), G.WithValue(p.Value))
+	g.bound[p] = n
+	return n
+}
+
+// Watch arranges for n's value to be readable with Value after a run. Use it
+// for every intermediate node you read: gorgonia may reuse an intermediate
+// node's memory for a later in-place op (shared/GORGONIA.md, case 8).
+func (g *Graph) Watch(n *Node) *Node {
+	if !g.ok(n) {
+		return n
+	}
+	if _, ok := g.reads[n]; !ok {
+		v := new(G.Value)
+		G.Read(n, v)
+		g.reads[n] = v
+	}
+	return n
+}
+
+// Value returns the value of a watched node after a run, as float64s.
+func (g *Graph) Value(n *Node) ([]float64, error) {
+	v, ok := g.reads[n]
+	if !ok {
+		return nil, fmt.Errorf("gx: node %s was not watched", n.Name())
+	}
+	if *v == nil {
+		return nil, fmt.Errorf("gx: node %s has no value yet: run the graph first", n.Name())
+	}
+	return Float64s(*v)
+}
+
+// Float64s returns a value's data as a fresh []float64.
+func Float64s(v G.Value) ([]float64, error) {
+	switch d := v.Data().(type) {
+	case []float64:
+		return append([]float64(nil), d...), nil
+	case []float32:
+		out := make([]float64, len(d))
+		for i, x := range d {
+			out[i] = float64(x)
+		}
+		return out, nil
+	case float64:
+		return []float64{d}, nil
+	case float32:
+		return []float64{float64(d)}, nil
+	}
+	return nil, fmt.Errorf("gx: unsupported value %T", v.Data())
+}
+
+// Grad adds the gradient of the scalar cost with respect to each of wrt and
+// watches them, so Value reads them after a run.
+func (g *Graph) Grad(cost *Node, wrt ...*Node) []*Node {
+	if !g.ok(append([]*Node{cost}, wrt...)...) {
+		return nil
+	}
+	grads, err := G.Grad(cost, wrt...)
+	if err != nil {
+		g.Fail(fmt.Errorf("gx: gradient: %w", err))
+		return nil
+	}
+	for _, n := range grads {
+		g.Watch(n)
+	}
+	return grads
+}
+
+// Machine compiles the graph into a tape machine. Close it when done.
+func (g *Graph) Machine() (*Machine, error) {
+	if g.err != nil {
+		return nil, g.err
+	}
+	return &Machine{vm: G.NewTapeMachine(g.g)}, nil
+}
+
+// Machine runs a compiled graph.
+type Machine struct{ vm G.VM }
+
+// Run resets the machine and runs the whole graph once. (Running without a
+// reset silently returns the previous result: shared/GORGONIA.md.)
+func (m *Machine) Run() error {
+	m.vm.Reset()
+	return m.vm.RunAll()
+}
+
+// Close releases the machine.
+func (m *Machine) Close() error { return m.vm.Close() }
+
+// Run compiles, runs once and closes: the simplest way to evaluate a graph.
+func (g *Graph) Run() error {
+	m, err := g.Machine()
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	return m.Run()
+}
+
+// Add returns a + b (same shape, or scalars).
+func (g *Graph) Add(a, b *Node) *Node {
+	if !g.ok(a, b) {
+		return nil
+	}
+	n, err := G.Add(a, b)
+	if err != nil {
+		g.Fail(fmt.Errorf("gx: add: %w", err))
+		return nil
+	}
+	return n
+}

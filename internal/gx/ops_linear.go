@@ -1,0 +1,143 @@
+package gx
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Linear maps every row of X by the first `rows` rows of W:
+//
+//	out[..., r] = Σ_d X[..., d] · W[r, d]      r < rows
+//
+// X is [N..., D] (any number of leading dimensions), W is [R, D] with
+// rows ≤ R; out is [N..., rows]. With rows = R it is X·Wᵀ, the usual linear
+// layer; with rows < R it uses a prefix of W (Luong's location scorer, whose
+// W has one row per possible source position). Gradients:
+//
+//	∂/∂X = G · W[:rows]            (linearTOp)
+//	∂/∂W = [Gᵀ · X; 0]             (linearWOp, rows ≥ `rows` get zero)
+//
+// computed with gonum's BLAS (whatever blas64.Use / blas32.Use installed).
+type linearOp struct {
+	base
+	rows int
+}
+
+type linearTOp struct{ base }
+
+type linearWOp struct {
+	base
+	R int
+}
+
+// Linear returns X·W[:rows]ᵀ for X [N..., D], W [R, D]; rows = 0 means R.
+func (g *Graph) Linear(X, W *Node, rows int) *Node {
+	if !g.ok(X, W) {
+		return nil
+	}
+	if rows == 0 {
+		rows = W.Shape()[0]
+	}
+	return g.apply(&linearOp{base{name: "Linear", args: fmt.Sprint(rows), in: []int{X.Dims(), 2}, out: X.Dims()}, rows}, X, W)
+}
+
+func (op *linearOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	s, err := shapes(in)
+	if err != nil {
+		return nil, err
+	}
+	if len(s[0]) < 1 || len(s[1]) != 2 || last(s[0]) != s[1][1] || op.rows > s[1][0] || op.rows < 1 {
+		return nil, fmt.Errorf("gx: Linear: X %v and W %v do not fit (want X [..., D], W [R, D], 1 ≤ rows=%d ≤ R)", s[0], s[1], op.rows)
+	}
+	out := s[0].Clone()
+	out[len(out)-1] = op.rows
+	return out, nil
+}
+
+func (op *linearOp) Do(vs ...G.Value) (G.Value, error) {
+	o, err := getOperands("Linear", vs)
+	if err != nil {
+		return nil, err
+	}
+	N, D := lead(o.sh[0]), last(o.sh[0])
+	shape := o.sh[0].Clone()
+	shape[len(shape)-1] = op.rows
+	out := o.alloc(shape...)
+	// out[N,rows] = X[N,D] · W[:rows]ᵀ
+	if o.f64 != nil {
+		blas64.Implementation().Dgemm(blas.NoTrans, blas.Trans, N, op.rows, D, 1, o.f64[0], D, o.f64[1], D, 0, out.Float64s(), op.rows)
+	} else {
+		blas32.Implementation().Sgemm(blas.NoTrans, blas.Trans, N, op.rows, D, 1, o.f32[0], D, o.f32[1], D, 0, out.Float32s(), op.rows)
+	}
+	return out, nil
+}
+
+func (op *linearOp) DiffWRT(int) []bool { return []bool{true, true} }
+
+func (op *linearOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+	nd := in[0].Dims()
+	dX, err := applyOp(&linearTOp{base{name: "LinearT", in: []int{nd, 2}, out: nd}}, grad, in[1])
+	if err != nil {
+		return nil, err
+	}
+	R := in[1].Shape()[0]
+	dW, err := applyOp(&linearWOp{base{name: "LinearW", args: fmt.Sprint(R), in: []int{nd, nd}, out: 2}, R}, grad, in[0])
+	return G.Nodes{dX, dW}, err
+}
+
+// linearTOp: G [N..., rows], W [R, D] → G · W[:rows]  [N..., D].
+func (op *linearTOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	s, err := shapes(in)
+	if err != nil {
+		return nil, err
+	}
+	out := s[0].Clone()
+	out[len(out)-1] = s[1][1]
+	return out, nil
+}
+
+func (op *linearTOp) Do(vs ...G.Value) (G.Value, error) {
+	o, err := getOperands("LinearT", vs)
+	if err != nil {
+		return nil, err
+	}
+	N, rows, D := lead(o.sh[0]), last(o.sh[0]), o.sh[1][1]
+	shape := o.sh[0].Clone()
+	shape[len(shape)-1] = D
+	out := o.alloc(shape...)
+	if o.f64 != nil {
+		blas64.Implementation().Dgemm(blas.NoTrans, blas.NoTrans, N, D, rows, 1, o.f64[0], rows, o.f64[1], D, 0, out.Float64s(), D)
+	} else {
+		blas32.Implementation().Sgemm(blas.NoTrans, blas.NoTrans, N, D, rows, 1, o.f32[0], rows, o.f32[1], D, 0, out.Float32s(), D)
+	}
+	return out, nil
+}
+
+// linearWOp: G [N..., rows], X [N..., D] → [R, D], first rows = Gᵀ·X.
+func (op *linearWOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	s, err := shapes(in)
+	if err != nil {
+		return nil, err
+	}
+	return tensor.Shape{op.R, last(s[1])}, nil
+}
+
+func (op *linearWOp) Do(vs ...G.Value) (G.Value, error) {
+	o, err := getOperands("LinearW", vs)
+	if err != nil {
+		return nil, err
+	}
+	N, rows, D := lead(o.sh[0]), last(o.sh[0]), last(o.sh[1])
+	out := o.alloc(op.R, D)
+	if o.f64 != nil {
+		blas64.Implementation().Dgemm(blas.Trans, blas.NoTrans, rows, D, N, 1, o.f64[0], rows, o.f64[1], D, 0, out.Float64s()[:rows*D], D)
+	} else {
+		blas32.Implementation().Sgemm(blas.Trans, blas.NoTrans, rows, D, N, 1, o.f32[0], rows, o.f32[1], D, 0, out.Float32s()[:rows*D], D)
+	}
+	return out, nil
+}

@@ -1,0 +1,250 @@
+package gx
+
+import (
+	"fmt"
+	"math"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// L2Normalize divides every vector along the last axis by its norm:
+//
+//	y = x / n,   n = max(√(Σ_d x_d²), ε)
+//
+// as PyTorch's F.normalize does, with gradient ∂x = (g − y (y·g)) / n where
+// the norm exceeds ε, and g / ε below it. ε keeps a zero vector finite.
+type l2NormOp struct {
+	base
+	eps float64
+}
+type l2GradOp struct {
+	base
+	eps float64
+}
+
+// L2Normalize returns x scaled to unit length along its last axis.
+func (g *Graph) L2Normalize(x *Node, eps float64) *Node {
+	if !g.ok(x) {
+		return nil
+	}
+	nd := x.Dims()
+	return g.apply(&l2NormOp{base{name: "L2Normalize", args: fmt.Sprint(eps), in: []int{nd}, out: nd}, eps}, x)
+}
+
+func (op *l2NormOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	return sameShape("L2Normalize", in)
+}
+
+func l2norm[T float](x, out []T, D int, eps T, sqrt func(T) T) {
+	for r := 0; r < len(x)/D; r++ {
+		row := x[r*D : (r+1)*D]
+		var ss T
+		for _, v := range row {
+			ss += v * v
+		}
+		n := sqrt(ss)
+		if n < eps {
+			n = eps
+		}
+		for d, v := range row {
+			out[r*D+d] = v / n
+		}
+	}
+}
+
+func l2grad[T float](x, g, out []T, D int, eps T, sqrt func(T) T) {
+	for r := 0; r < len(x)/D; r++ {
+		row, gr := x[r*D:(r+1)*D], g[r*D:(r+1)*D]
+		var ss, yg T
+		for d, v := range row {
+			ss += v * v
+			yg += v * gr[d]
+		}
+		n := sqrt(ss)
+		if n < eps {
+			for d := range row {
+				out[r*D+d] = gr[d] / eps
+			}
+			continue
+		}
+		yg /= n
+		for d, v := range row {
+			out[r*D+d] = (gr[d] - v/n*yg) / n
+		}
+	}
+}
+
+func sqrt64(x float64) float64 { return math.Sqrt(x) }
+func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(x))) }
+
+func (op *l2NormOp) Do(vs ...G.Value) (G.Value, error) {
+	o, err := getOperands("L2Normalize", vs)
+	if err != nil {
+		return nil, err
+	}
+	out := o.alloc(o.sh[0]...)
+	D := last(o.sh[0])
+	if o.f64 != nil {
+		l2norm(o.f64[0], out.Float64s(), D, op.eps, sqrt64)
+	} else {
+		l2norm(o.f32[0], out.Float32s(), D, float32(op.eps), sqrt32)
+	}
+	return out, nil
+}
+
+func (op *l2NormOp) DiffWRT(int) []bool { return []bool{true} }
+
+func (op *l2NormOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
+	nd := out.Dims()
+	dx, err := applyOp(&l2GradOp{base{name: "L2Grad", args: fmt.Sprint(op.eps), in: []int{nd, nd}, out: nd}, op.eps}, in[0], grad)
+	return G.Nodes{dx}, err
+}
+
+func (op *l2GradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	return sameShape("L2Grad", in)
+}
+
+func (op *l2GradOp) Do(vs ...G.Value) (G.Value, error) {
+	o, err := getOperands("L2Grad", vs)
+	if err != nil {
+		return nil, err
+	}
+	out := o.alloc(o.sh[0]...)
+	D := last(o.sh[0])
+	if o.f64 != nil {
+		l2grad(o.f64[0], o.f64[1], out.Float64s(), D, op.eps, sqrt64)
+	} else {
+		l2grad(o.f32[0], o.f32[1], out.Float32s(), D, float32(op.eps), sqrt32)
+	}
+	return out, nil
+}
+
+// ScaleBy multiplies x by a learned scalar γ held in a one-element tensor:
+// ∂x = γ g, ∂γ = Σ g ⊙ x (DotAll).
+type scaleByOp struct{ base }
+
+// DotAll is Σ a ⊙ b over all entries, as a scalar (vec false) or a
+// one-element vector (vec true). ∂a = g·b, ∂b = g·a (ScaleBy).
+type dotAllOp struct {
+	base
+	vec bool
+}
+
+// ScaleBy returns γ·x for a one-element (or scalar) γ.
+func (g *Graph) ScaleBy(x, gamma *Node) *Node {
+	if !g.ok(x, gamma) {
+		return nil
+	}
+	return g.apply(newScaleBy(x.Dims(), gamma.Dims()), x, gamma)
+}
+
+// DotAll returns the scalar Σ a ⊙ b; a and b have the same shape.
+func (g *Graph) DotAll(a, b *Node) *Node {
+	if !g.ok(a, b) {
+		return nil
+	}
+	return g.apply(newDotAll(a.Dims(), false), a, b)
+}
+
+func newScaleBy(nd, gd int) *scaleByOp {
+	return &scaleByOp{base{name: "ScaleBy", in: []int{nd, gd}, out: nd}}
+}
+
+func newDotAll(nd int, vec bool) *dotAllOp {
+	out := 0
+	if vec {
+		out = 1
+	}
+	return &dotAllOp{base{name: "DotAll", args: fmt.Sprint(vec), in: []int{nd, nd}, out: out}, vec}
+}
+
+func (op *scaleByOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	s, err := shapes(in)
+	if err != nil {
+		return nil, err
+	}
+	if s[1].TotalSize() != 1 {
+		return nil, fmt.Errorf("gx: ScaleBy: γ must hold one value, got shape %v", s[1])
+	}
+	return s[0].Clone(), nil
+}
+
+func scale[T float](x, out []T, c T) {
+	for i, v := range x {
+		out[i] = c * v
+	}
+}
+
+func (op *scaleByOp) Do(vs ...G.Value) (G.Value, error) {
+	o, err := getOperands("ScaleBy", vs)
+	if err != nil {
+		return nil, err
+	}
+	out := o.alloc(o.sh[0]...)
+	if o.f64 != nil {
+		scale(o.f64[0], out.Float64s(), o.f64[1][0])
+	} else {
+		scale(o.f32[0], out.Float32s(), o.f32[1][0])
+	}
+	return out, nil
+}
+
+func (op *scaleByOp) DiffWRT(int) []bool { return []bool{true, true} }
+
+func (op *scaleByOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+	dx, err := applyOp(newScaleBy(grad.Dims(), in[1].Dims()), grad, in[1])
+	if err != nil {
+		return nil, err
+	}
+	dg, err := applyOp(newDotAll(grad.Dims(), in[1].Dims() == 1), grad, in[0])
+	return G.Nodes{dx, dg}, err
+}
+
+func (op *dotAllOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	if _, err := sameShape("DotAll", in); err != nil {
+		return nil, err
+	}
+	if op.vec {
+		return tensor.Shape{1}, nil
+	}
+	return tensor.ScalarShape(), nil
+}
+
+func dotAll[T float](a, b []T) T {
+	var s T
+	for i, v := range a {
+		s += v * b[i]
+	}
+	return s
+}
+
+func (op *dotAllOp) Do(vs ...G.Value) (G.Value, error) {
+	o, err := getOperands("DotAll", vs)
+	if err != nil {
+		return nil, err
+	}
+	if o.f64 != nil {
+		s := dotAll(o.f64[0], o.f64[1])
+		if op.vec {
+			return tensor.New(tensor.WithShape(1), tensor.WithBacking([]float64{s})), nil
+		}
+		return G.NewF64(s), nil
+	}
+	s := dotAll(o.f32[0], o.f32[1])
+	if op.vec {
+		return tensor.New(tensor.WithShape(1), tensor.WithBacking([]float32{s})), nil
+	}
+	return G.NewF32(s), nil
+}
+
+func (op *dotAllOp) DiffWRT(int) []bool { return []bool{true, true} }
+
+func (op *dotAllOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+	da, err := applyOp(newScaleBy(in[1].Dims(), grad.Dims()), in[1], grad)
+	if err != nil {
+		return nil, err
+	}
+	db, err := applyOp(newScaleBy(in[0].Dims(), grad.Dims()), in[0], grad)
+	return G.Nodes{da, db}, err
+}

@@ -1,0 +1,210 @@
+package gx
+
+import (
+	"fmt"
+	"math"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// MaskedSoftmax normalises scores s [N..., S] along the last axis over the
+// keys whose mask entry is 1 (mask has s's shape, 1 = key present, 0 = pad):
+//
+//	w_i = m_i · exp(s_i − max_j{s_j : m_j = 1}) / Σ_j m_j · exp(s_j − max)
+//
+// Each row's maximum is its own over unmasked keys (gorgonia's SoftMax seeds
+// every row's maximum with element [0,0]: shared/GORGONIA.md case 3). A masked
+// key gets weight exactly 0; a row with no unmasked key gets all zeros, not
+// NaN. The gradient is ∂s_i = w_i (g_i − Σ_j w_j g_j); the mask gets none.
+type maskedSoftmaxOp struct{ base }
+type softmaxGradOp struct{ base }
+
+// MaskedSoftmax returns the masked softmax of s along its last axis.
+func (g *Graph) MaskedSoftmax(s, mask *Node) *Node {
+	if !g.ok(s, mask) {
+		return nil
+	}
+	nd := s.Dims()
+	return g.apply(&maskedSoftmaxOp{base{name: "MaskedSoftmax", in: []int{nd, nd}, out: nd}}, s, mask)
+}
+
+func sameShape(name string, in []G.DimSizer) (tensor.Shape, error) {
+	s, err := shapes(in)
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range s[1:] {
+		if !x.Eq(s[0]) {
+			return nil, fmt.Errorf("gx: %s: shapes differ: %v", name, s)
+		}
+	}
+	return s[0].Clone(), nil
+}
+
+func (op *maskedSoftmaxOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	return sameShape("MaskedSoftmax", in)
+}
+
+func maskedSoftmax[T float](s, m, out []T, S int, exp func(T) T) {
+	for r := 0; r < len(s)/S; r++ {
+		row, mr, or := s[r*S:(r+1)*S], m[r*S:(r+1)*S], out[r*S:(r+1)*S]
+		max, any := T(0), false
+		for i, v := range row {
+			if mr[i] > 0.5 && (!any || v > max) {
+				max, any = v, true
+			}
+		}
+		if !any {
+			continue // all masked: zeros
+		}
+		var sum T
+		for i, v := range row {
+			if mr[i] > 0.5 {
+				or[i] = exp(v - max)
+				sum += or[i]
+			}
+		}
+		for i := range or {
+			or[i] /= sum
+		}
+	}
+}
+
+func exp64(x float64) float64 { return math.Exp(x) }
+func exp32(x float32) float32 { return float32(math.Exp(float64(x))) }
+
+func (op *maskedSoftmaxOp) Do(vs ...G.Value) (G.Value, error) {
+	o, err := getOperands("MaskedSoftmax", vs)
+	if err != nil {
+		return nil, err
+	}
+	out := o.alloc(o.sh[0]...)
+	S := last(o.sh[0])
+	if o.f64 != nil {
+		maskedSoftmax(o.f64[0], o.f64[1], out.Float64s(), S, exp64)
+	} else {
+		maskedSoftmax(o.f32[0], o.f32[1], out.Float32s(), S, exp32)
+	}
+	return out, nil
+}
+
+func (op *maskedSoftmaxOp) DiffWRT(int) []bool { return []bool{true, false} }
+
+func (op *maskedSoftmaxOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
+	nd := out.Dims()
+	ds, err := applyOp(&softmaxGradOp{base{name: "SoftmaxGrad", in: []int{nd, nd}, out: nd}}, out, grad)
+	return G.Nodes{ds, nil}, err
+}
+
+func (op *softmaxGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	return sameShape("SoftmaxGrad", in)
+}
+
+func softmaxGrad[T float](w, g, out []T, S int) {
+	for r := 0; r < len(w)/S; r++ {
+		wr, gr, or := w[r*S:(r+1)*S], g[r*S:(r+1)*S], out[r*S:(r+1)*S]
+		var dot T
+		for i, v := range wr {
+			dot += v * gr[i]
+		}
+		for i, v := range wr {
+			or[i] = v * (gr[i] - dot)
+		}
+	}
+}
+
+func (op *softmaxGradOp) Do(vs ...G.Value) (G.Value, error) {
+	o, err := getOperands("SoftmaxGrad", vs)
+	if err != nil {
+		return nil, err
+	}
+	out := o.alloc(o.sh[0]...)
+	S := last(o.sh[0])
+	if o.f64 != nil {
+		softmaxGrad(o.f64[0], o.f64[1], out.Float64s(), S)
+	} else {
+		softmaxGrad(o.f32[0], o.f32[1], out.Float32s(), S)
+	}
+	return out, nil
+}
+
+// MaskFill returns s where mask is 1 and the constant fill where it is 0;
+// its gradient passes through the unmasked entries only.
+type maskFillOp struct {
+	base
+	fill float64
+}
+
+// MaskFill returns s with its masked entries (mask 0) replaced by fill.
+func (g *Graph) MaskFill(s, mask *Node, fill float64) *Node {
+	if !g.ok(s, mask) {
+		return nil
+	}
+	nd := s.Dims()
+	return g.apply(newMaskFill(nd, fill), s, mask)
+}
+
+func newMaskFill(nd int, fill float64) *maskFillOp {
+	return &maskFillOp{base{name: "MaskFill", args: fmt.Sprint(fill), in: []int{nd, nd}, out: nd}, fill}
+}
+
+func (op *maskFillOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	return sameShape("MaskFill", in)
+}
+
+func maskFill[T float](s, m, out []T, fill T) {
+	for i, v := range s {
+		if m[i] > 0.5 {
+			out[i] = v
+		} else {
+			out[i] = fill
+		}
+	}
+}
+
+func (op *maskFillOp) Do(vs ...G.Value) (G.Value, error) {
+	o, err := getOperands("MaskFill", vs)
+	if err != nil {
+		return nil, err
+	}
+	out := o.alloc(o.sh[0]...)
+	if o.f64 != nil {
+		maskFill(o.f64[0], o.f64[1], out.Float64s(), op.fill)
+	} else {
+		maskFill(o.f32[0], o.f32[1], out.Float32s(), float32(op.fill))
+	}
+	return out, nil
+}
+
+func (op *maskFillOp) DiffWRT(int) []bool { return []bool{true, false} }
+
+func (op *maskFillOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
+	ds, err := applyOp(newMaskFill(out.Dims(), 0), grad, in[1])
+	return G.Nodes{ds, nil}, err
+}
+
+// Sparsemax is Martins & Astudillo's (2016) sparsemax of s [B,S] along the
+// last axis over the unmasked keys: masked keys are first set to −1e9, which
+// always falls below the threshold τ, so their weight is exactly 0. It uses
+// gorgonia's op, which is right for 2-D input along the last axis
+// (shared/GORGONIA.md case 5); other shapes are refused.
+func (g *Graph) Sparsemax(s, mask *Node) *Node {
+	if !g.ok(s, mask) {
+		return nil
+	}
+	if s.Dims() != 2 {
+		g.Failf("gx: Sparsemax: want scores [B,S], got shape %v", s.Shape())
+		return nil
+	}
+	z := g.MaskFill(s, mask, -1e9)
+	if z == nil {
+		return nil
+	}
+	n, err := G.Sparsemax(z)
+	if err != nil {
+		g.Fail(fmt.Errorf("gx: sparsemax: %w", err))
+		return nil
+	}
+	return n
+}

@@ -1,0 +1,79 @@
+package gx
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gorgonia.org/tensor"
+)
+
+// Param is a named parameter tensor that lives outside any graph.
+type Param struct {
+	Name  string
+	Value *tensor.Dense
+}
+
+// NewParam returns a zero parameter of the given dtype and shape.
+func NewParam(name string, dt tensor.Dtype, shape ...int) *Param {
+	return &Param{Name: name, Value: tensor.New(tensor.WithShape(shape...), tensor.Of(dt))}
+}
+
+// Shape is the parameter's shape.
+func (p *Param) Shape() []int { return []int(p.Value.Shape().Clone()) }
+
+// Size is the number of entries.
+func (p *Param) Size() int { return p.Value.Shape().TotalSize() }
+
+// Set copies data, row-major, into the parameter.
+func (p *Param) Set(data []float64) error {
+	return fill(p.Value, data, p.Name)
+}
+
+// Float64s returns a copy of the parameter's entries.
+func (p *Param) Float64s() []float64 {
+	out, _ := Float64s(p.Value)
+	return out
+}
+
+// At returns entry i (row-major) as a float64.
+func (p *Param) At(i int) float64 {
+	switch d := p.Value.Data().(type) {
+	case []float64:
+		return d[i]
+	case []float32:
+		return float64(d[i])
+	}
+	panic(fmt.Sprintf("gx: %s: unsupported dtype", p.Name))
+}
+
+// SetAt sets entry i (row-major).
+func (p *Param) SetAt(i int, v float64) {
+	switch d := p.Value.Data().(type) {
+	case []float64:
+		d[i] = v
+	case []float32:
+		d[i] = float32(v)
+	}
+}
+
+// Uniform fills the parameter with draws from U(-a, a).
+func (p *Param) Uniform(rng *rand.Rand, a float64) {
+	for i := 0; i < p.Size(); i++ {
+		p.SetAt(i, (2*rng.Float64()-1)*a)
+	}
+}
+
+// Glorot fills a matrix [out, in] with Glorot/Xavier uniform draws,
+// U(±√(6/(in+out))); a vector of size n is treated as [n, 1].
+func (p *Param) Glorot(rng *rand.Rand) {
+	s := p.Shape()
+	in, out := 1, s[0]
+	if len(s) > 1 {
+		in = 1
+		for _, d := range s[1:] {
+			in *= d
+		}
+	}
+	p.Uniform(rng, math.Sqrt(6/float64(in+out)))
+}

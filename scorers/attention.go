@@ -1,0 +1,103 @@
+package scorers
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/attnzoo/attnzoo/internal/gx"
+)
+
+// Normalizer turns scores [B, S] into weights [B, S] over the unmasked keys
+// (mask [B, S], 1 = present). A masked key gets weight exactly 0.
+type Normalizer func(g *gx.Graph, scores, mask *gx.Node) *gx.Node
+
+var normalizers = map[string]Normalizer{
+	// softmax: w_i ∝ exp(s_i) over the unmasked keys.
+	"softmax": func(g *gx.Graph, s, m *gx.Node) *gx.Node { return g.MaskedSoftmax(s, m) },
+	// sparsemax (Martins & Astudillo 2016): the Euclidean projection of s
+	// onto the probability simplex; many weights are exactly 0.
+	"sparsemax": func(g *gx.Graph, s, m *gx.Node) *gx.Node { return g.Sparsemax(s, m) },
+}
+
+// NormalizerNames returns the normaliser names, sorted.
+func NormalizerNames() []string {
+	names := make([]string, 0, len(normalizers))
+	for n := range normalizers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// NewNormalizer returns the named normaliser.
+func NewNormalizer(name string) (Normalizer, error) {
+	n, ok := normalizers[name]
+	if !ok {
+		return nil, fmt.Errorf("scorers: unknown normalizer %q (have: %s)", name, strings.Join(NormalizerNames(), ", "))
+	}
+	return n, nil
+}
+
+// Memory is what attention keeps per source sequence: the keys (projected
+// once by the scorer), the values and the mask.
+type Memory struct {
+	scorer            Scorer
+	projected, values *gx.Node
+	mask              *gx.Node
+}
+
+// Prepare does a scorer's key-side work once for a batch of source
+// sequences: keys [B, S, Dk], values [B, S, Dv] (nil means the keys), mask
+// [B, S] (1 = present).
+func Prepare(g *gx.Graph, s Scorer, keys, values, mask *gx.Node) *Memory {
+	if values == nil {
+		values = keys
+	}
+	m := &Memory{scorer: s, values: values, mask: mask}
+	if g.Err() != nil || keys == nil || values == nil || mask == nil {
+		g.Failf("scorers: %s: nil keys, values or mask", s.Name())
+		return m
+	}
+	ks, vs, ms := keys.Shape(), values.Shape(), mask.Shape()
+	if len(ks) != 3 || len(vs) != 3 || len(ms) != 2 || vs[0] != ks[0] || vs[1] != ks[1] || ms[0] != ks[0] || ms[1] != ks[1] {
+		g.Failf("scorers: %s: keys %v, values %v and mask %v do not fit (want [B,S,Dk], [B,S,Dv], [B,S])", s.Name(), []int(ks), []int(vs), []int(ms))
+		return m
+	}
+	if kp, ok := s.(KeyProjector); ok {
+		m.projected = kp.ProjectKeys(g, keys)
+	} else {
+		m.projected = keys
+	}
+	return m
+}
+
+// Step is one attention step's result.
+type Step struct {
+	Scores  *gx.Node // [B, S]
+	Weights *gx.Node // [B, S]
+	Context *gx.Node // [B, Dv]
+}
+
+// Attend scores the query q [B, Dq] against the memory, normalises the
+// scores over the unmasked keys and returns the context Σ_i w_i v_i.
+func (m *Memory) Attend(g *gx.Graph, q *gx.Node, norm Normalizer) Step {
+	var st Step
+	if g.Err() != nil {
+		return st
+	}
+	if kp, ok := m.scorer.(KeyProjector); ok {
+		st.Scores = kp.ScoreProjected(g, q, m.projected)
+	} else {
+		st.Scores = m.scorer.Score(g, q, m.projected)
+	}
+	if st.Scores == nil {
+		return st
+	}
+	st.Weights = norm(g, st.Scores, m.mask)
+	if st.Weights == nil {
+		return st
+	}
+	st.Context = g.WSum(st.Weights, m.values, 1)
+	return st
+}

@@ -1,0 +1,65 @@
+package scorers
+
+import (
+	"math"
+
+	"github.com/attnzoo/attnzoo/internal/gx"
+)
+
+// Concat is Bahdanau et al.'s (2015) additive score (Luong's "concat"),
+//
+//	s_i = vᵀ tanh(W_q q + W_k k_i + b)
+//
+// with W_q: A×Dq, W_k: A×Dk, v and b of size A. W_k k_i is computed once per
+// source sequence; each decoder step adds W_q q and runs the fused
+// tanh-and-project op.
+type Concat struct {
+	core
+	Wq, Wk, V, B *gx.Param
+}
+
+var _ Scorer = (*Concat)(nil)
+var _ KeyProjector = (*Concat)(nil)
+
+func init() {
+	Register("concat", func(c Config) (Scorer, error) {
+		s := &Concat{core: core{name: "concat", cfg: c}}
+		A := c.Attention
+		s.Wq = s.param("W_q", A, c.Query)
+		s.Wk = s.param("W_k", A, c.Key)
+		s.V = s.param("v", A)
+		s.B = s.param("b", A)
+		s.Wq.Glorot(c.Rand)
+		s.Wk.Glorot(c.Rand)
+		s.V.Uniform(c.Rand, 1/math.Sqrt(float64(A)))
+		return s, nil
+	})
+	RegisterAlias("bahdanau", "concat")
+	RegisterAlias("additive", "concat")
+	RegisterAlias("mlp", "concat")
+}
+
+func (s *Concat) Formula() string {
+	return "vᵀ tanh(W_q q + W_k k_i + b), W_q: A×Dq, W_k: A×Dk, v, b: A"
+}
+
+// ProjectKeys returns W_k k_i for every key: [B, S, A].
+func (s *Concat) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node {
+	if !s.checkKeys(g, keys) {
+		return nil
+	}
+	return g.Linear(keys, g.Bind(s.Wk), 0)
+}
+
+// ScoreProjected returns vᵀ tanh(W_q q + W_k k_i + b) for every key.
+func (s *Concat) ScoreProjected(g *gx.Graph, q, wk *gx.Node) *gx.Node {
+	if !s.checkQuery(g, q) || !s.checkBatch(g, q, wk) {
+		return nil
+	}
+	u := g.Linear(q, g.Bind(s.Wq), 0) // [B,A]
+	return g.Additive(wk, u, g.Bind(s.B), g.Bind(s.V))
+}
+
+func (s *Concat) Score(g *gx.Graph, q, keys *gx.Node) *gx.Node {
+	return s.ScoreProjected(g, q, s.ProjectKeys(g, keys))
+}

@@ -1,0 +1,41 @@
+package scorers
+
+import "github.com/attnzoo/attnzoo/internal/gx"
+
+// Dot is Luong et al.'s (2015) dot score, s_i = qᵀ k_i. It has no
+// parameters and needs Dq = Dk.
+type Dot struct{ core }
+
+var _ Scorer = (*Dot)(nil)
+var _ KeyProjector = (*Dot)(nil)
+
+func init() {
+	Register("dot", func(c Config) (Scorer, error) {
+		if err := needSame("dot", c); err != nil {
+			return nil, err
+		}
+		return &Dot{core{name: "dot", cfg: c}}, nil
+	})
+}
+
+func (d *Dot) Formula() string { return "qᵀ k_i (needs Dq = Dk)" }
+
+// ProjectKeys returns the keys themselves.
+func (d *Dot) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node {
+	if !d.checkKeys(g, keys) {
+		return nil
+	}
+	return keys
+}
+
+// ScoreProjected returns qᵀ k_i for every key.
+func (d *Dot) ScoreProjected(g *gx.Graph, q, keys *gx.Node) *gx.Node {
+	if !d.checkQuery(g, q) || !d.checkBatch(g, q, keys) {
+		return nil
+	}
+	return g.BMV(keys, q, 1) // [B,S]
+}
+
+func (d *Dot) Score(g *gx.Graph, q, keys *gx.Node) *gx.Node {
+	return d.ScoreProjected(g, q, d.ProjectKeys(g, keys))
+}

@@ -1,0 +1,47 @@
+package scorers
+
+import "github.com/attnzoo/attnzoo/internal/gx"
+
+// General is Luong et al.'s (2015) "general" (bilinear) score,
+// s_i = qᵀ W k_i with W of shape Dq×Dk. W k_i is computed once per source
+// sequence.
+type General struct {
+	core
+	W *gx.Param // [Dq, Dk]
+}
+
+var _ Scorer = (*General)(nil)
+var _ KeyProjector = (*General)(nil)
+
+func init() {
+	Register("general", func(c Config) (Scorer, error) {
+		s := &General{core: core{name: "general", cfg: c}}
+		s.W = s.param("W", c.Query, c.Key)
+		s.W.Glorot(c.Rand)
+		return s, nil
+	})
+	RegisterAlias("luong", "general")
+	RegisterAlias("bilinear", "general")
+}
+
+func (s *General) Formula() string { return "qᵀ W k_i, W: Dq×Dk" }
+
+// ProjectKeys returns W k_i for every key: [B, S, Dq].
+func (s *General) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node {
+	if !s.checkKeys(g, keys) {
+		return nil
+	}
+	return g.Linear(keys, g.Bind(s.W), 0)
+}
+
+// ScoreProjected returns qᵀ (W k_i) for every key.
+func (s *General) ScoreProjected(g *gx.Graph, q, wk *gx.Node) *gx.Node {
+	if !s.checkQuery(g, q) || !s.checkBatch(g, q, wk) {
+		return nil
+	}
+	return g.BMV(wk, q, 1) // [B,S]
+}
+
+func (s *General) Score(g *gx.Graph, q, keys *gx.Node) *gx.Node {
+	return s.ScoreProjected(g, q, s.ProjectKeys(g, keys))
+}

@@ -1,0 +1,65 @@
+package scorers
+
+import (
+	"fmt"
+
+	"github.com/attnzoo/attnzoo/internal/gx"
+)
+
+// Location is Luong et al.'s (2015) location-based score, a_t = W_a h_t:
+// the scores depend only on the query, one per source position,
+//
+//	s_i = (W q)_i,  W: MaxLen×Dq
+//
+// so a source of length S uses the first S rows of W. It needs the longest
+// source length up front (Config.MaxLen); the keys only set S.
+type Location struct {
+	core
+	W *gx.Param // [MaxLen, Dq]
+}
+
+var _ Scorer = (*Location)(nil)
+var _ KeyProjector = (*Location)(nil)
+
+func init() {
+	Register("location", func(c Config) (Scorer, error) {
+		if c.MaxLen <= 0 {
+			return nil, fmt.Errorf("scorers: location needs a maximum source length > 0, got %d", c.MaxLen)
+		}
+		s := &Location{core: core{name: "location", cfg: c}}
+		s.W = s.param("W", c.MaxLen, c.Query)
+		s.W.Glorot(c.Rand)
+		return s, nil
+	})
+}
+
+func (s *Location) Formula() string {
+	return "(W q)_i, W: MaxLen×Dq (scores depend on positions only)"
+}
+
+// PositionBased reports that scores follow key positions, not contents.
+func (s *Location) PositionBased() bool { return true }
+
+// ProjectKeys returns the keys: only their number matters.
+func (s *Location) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node {
+	if !s.checkKeys(g, keys) {
+		return nil
+	}
+	if S := keys.Shape()[1]; S > s.cfg.MaxLen {
+		g.Fail(s.errorf("source length %d exceeds the maximum %d it was built for", S, s.cfg.MaxLen))
+		return nil
+	}
+	return keys
+}
+
+// ScoreProjected returns the first S entries of W q.
+func (s *Location) ScoreProjected(g *gx.Graph, q, keys *gx.Node) *gx.Node {
+	if !s.checkQuery(g, q) || !s.checkBatch(g, q, keys) {
+		return nil
+	}
+	return g.Linear(q, g.Bind(s.W), keys.Shape()[1]) // [B,S]
+}
+
+func (s *Location) Score(g *gx.Graph, q, keys *gx.Node) *gx.Node {
+	return s.ScoreProjected(g, q, s.ProjectKeys(g, keys))
+}

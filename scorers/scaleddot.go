@@ -1,0 +1,53 @@
+package scorers
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/attnzoo/attnzoo/internal/gx"
+)
+
+// ScaledDot is Vaswani et al.'s (2017) scaled dot product,
+// s_i = qᵀ k_i / √Dk: for q and k with independent unit-variance
+// components the dot product has variance Dk, and the scaling brings it
+// back to 1 (their footnote 4). No parameters; needs Dq = Dk.
+type ScaledDot struct {
+	core
+	scale float64
+}
+
+var _ Scorer = (*ScaledDot)(nil)
+var _ KeyProjector = (*ScaledDot)(nil)
+
+func init() {
+	Register("scaled-dot", func(c Config) (Scorer, error) {
+		if err := needSame("scaled-dot", c); err != nil {
+			return nil, err
+		}
+		return &ScaledDot{core{name: "scaled-dot", cfg: c}, 1 / math.Sqrt(float64(c.Key))}, nil
+	})
+}
+
+func (d *ScaledDot) Formula() string {
+	return fmt.Sprintf("qᵀ k_i / √Dk (needs Dq = Dk)")
+}
+
+// ProjectKeys returns the keys themselves.
+func (d *ScaledDot) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node {
+	if !d.checkKeys(g, keys) {
+		return nil
+	}
+	return keys
+}
+
+// ScoreProjected returns qᵀ k_i / √Dk for every key.
+func (d *ScaledDot) ScoreProjected(g *gx.Graph, q, keys *gx.Node) *gx.Node {
+	if !d.checkQuery(g, q) || !d.checkBatch(g, q, keys) {
+		return nil
+	}
+	return g.BMV(keys, q, d.scale) // [B,S]
+}
+
+func (d *ScaledDot) Score(g *gx.Graph, q, keys *gx.Node) *gx.Node {
+	return d.ScoreProjected(g, q, d.ProjectKeys(g, keys))
+}
