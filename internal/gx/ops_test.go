@@ -42,6 +42,8 @@ func TestOpGradients(t *testing.T) {
 	c := randParam(rng, "c", A)
 	v := randParam(rng, "v", A)
 	gamma := randParam(rng, "gamma", 1)
+	c4 := randParam(rng, "c4", D)
+	u2 := randParam(rng, "u2", B, A)
 	mask := gx.NewParam("mask", gx.Float64, B, S)
 	mask.Set([]float64{1, 1, 0, 0, 1, 0})
 
@@ -64,6 +66,13 @@ func TestOpGradients(t *testing.T) {
 		{"MaskFill", []*gx.Param{w}, func(g *gx.Graph) *gx.Node { return g.MaskFill(g.Bind(w), g.Bind(mask), -3) }},
 		{"L2Normalize", []*gx.Param{X}, func(g *gx.Graph) *gx.Node { return g.L2Normalize(g.Bind(X), 1e-12) }},
 		{"ScaleBy", []*gx.Param{X, gamma}, func(g *gx.Graph) *gx.Node { return g.ScaleBy(g.Bind(X), g.Bind(gamma)) }},
+		{"AddBias", []*gx.Param{X, c4}, func(g *gx.Graph) *gx.Node { return g.AddBias(g.Bind(X), g.Bind(c4)) }},
+		{"Elementwise", []*gx.Param{u, u2}, func(g *gx.Graph) *gx.Node {
+			a, b := g.Bind(u), g.Bind(u2)
+			// a GRU-like blend: (a − σ(b))⊙tanh(a) + σ(b)⊙b
+			z := g.Sigmoid(b)
+			return g.Sum(g.Mul(g.Sub(a, z), g.Tanh(a)), g.Mul(z, b))
+		}},
 		{"Chain", []*gx.Param{X, y, W}, func(g *gx.Graph) *gx.Node {
 			// context of a general-score attention: WSum(softmax(BMV(X Wᵀ, y)), X)
 			xs := g.Bind(X)

@@ -1,0 +1,291 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeFixtures writes name → content files into a fresh temporary
+// directory and returns it.
+func writeFixtures(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// runEval runs `attnzoo ARGS...` with every "@name" argument replaced by
+// that file in dir, and returns stdout, stderr and the exit status.
+func runEval(dir string, args ...string) (stdout, stderr string, code int, err error) {
+	full := make([]string, len(args))
+	for i, a := range args {
+		if name, ok := strings.CutPrefix(a, "@"); ok {
+			a = filepath.Join(dir, name)
+		}
+		full[i] = a
+	}
+	var out, errOut bytes.Buffer
+	err = run(context.Background(), full, &out, &errOut)
+	return out.String(), errOut.String(), exitCode(err, io.Discard), err
+}
+
+// The sacrebleu README example (also sacrebleu's test/test_bleu.py), raw
+// and as sacrebleu's default 13a tokenizer splits it (final period split
+// off, "wasn't" kept whole).
+var (
+	readmeHyp  = "The dog bit the man.\nIt wasn't surprising.\nThe man had just bitten him.\n"
+	readmeRefA = "The dog bit the man.\nIt was not unexpected.\nThe man bit him first.\n"
+	readmeRefB = "The dog had bit the man.\nNo one was surprised.\nThe man had bitten the dog.\n"
+)
+
+func tok13a(s string) string { return strings.ReplaceAll(s, ".\n", " .\n") }
+
+func TestEvalBLEU(t *testing.T) {
+	dir := writeFixtures(t, map[string]string{
+		"hyp.txt":  tok13a(readmeHyp),
+		"refA.txt": tok13a(readmeRefA),
+		"refB.txt": tok13a(readmeRefB),
+	})
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		// sacrebleu's README prints exactly this line for the example
+		// (13a tokenization; no order lacks a match, so smoothing is moot):
+		// matches 14/17, 7/14, 5/11, 3/8, BP = exp(1 − 18/17).
+		{"sacrebleu README", []string{"eval", "bleu", "--hyp", "@hyp.txt", "--ref", "@refA.txt", "--ref", "@refB.txt"},
+			"BLEU = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)\n"},
+		// Reference order does not matter.
+		{"refs swapped", []string{"eval", "bleu", "-hyp", "@hyp.txt", "-ref", "@refB.txt", "-ref", "@refA.txt", "-smooth", "exp"},
+			"BLEU = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)\n"},
+		// sacrebleu test_bleu.py test_max_ngram_order: 77.65 for order 1
+		// (100 · exp(−1/17) · 14/17).
+		{"max order 1", []string{"eval", "bleu", "--hyp", "@hyp.txt", "--ref", "@refA.txt", "--ref", "@refB.txt", "--max-order", "1"},
+			"BLEU = 77.65 82.4 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _, code, err := runEval(dir, tt.args...)
+			if code != 0 || out != tt.want {
+				t.Errorf("got %q (status %d, %v), want %q", out, code, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestEvalBLEUJSON(t *testing.T) {
+	dir := writeFixtures(t, map[string]string{
+		"rawhyp.txt":  readmeHyp,
+		"rawrefA.txt": readmeRefA,
+		"rawrefB.txt": strings.TrimSuffix(readmeRefB, "\n"), // no final newline
+		"axy.txt":     "a b x y\n",
+		"abcd.txt":    "a b c d\r\n", // CRLF
+	})
+	type result struct {
+		BLEU       float64   `json:"bleu"`
+		Precisions []float64 `json:"precisions"`
+		BP         float64   `json:"bp"`
+		Ratio      float64   `json:"ratio"`
+		HypLen     int       `json:"hyp_len"`
+		RefLen     int       `json:"ref_len"`
+	}
+	tests := []struct {
+		name string
+		args []string
+		want result
+	}{
+		// sacrebleu test_bleu.py, tokenize none: 49.1919566. Whitespace
+		// tokens ("man." is one): hyp 5+3+6 = 14, closest refs 5+4+6 = 15,
+		// matches 10/14, 6/11, 4/8, 2/5, BP = exp(1 − 15/14).
+		{"sacrebleu tokenize none", []string{"eval", "bleu", "--json", "--hyp", "@rawhyp.txt", "--ref", "@rawrefA.txt", "--ref", "@rawrefB.txt"},
+			result{49.1919566, []float64{1000.0 / 14, 600.0 / 11, 50, 40}, math.Exp(-1.0 / 14), 14.0 / 15, 14, 15}},
+		// Hand: "a b x y" vs "a b c d": matches 2/4, 1/3, 0/2, 0/1, BP = 1.
+		// No smoothing: BLEU 0.
+		{"no smoothing", []string{"eval", "bleu", "--json", "--hyp", "@axy.txt", "--ref", "@abcd.txt"},
+			result{0, []float64{50, 100.0 / 3, 0, 0}, 1, 1, 4, 4}},
+		// exp: the zero orders get 1/(2·2) and 1/(4·1); (1/2·1/3·1/4·1/4)^(1/4).
+		{"exp", []string{"eval", "bleu", "--json", "--smooth", "exp", "--hyp", "@axy.txt", "--ref", "@abcd.txt"},
+			result{100 * math.Pow(1.0/96, 0.25), []float64{50, 100.0 / 3, 25, 25}, 1, 1, 4, 4}},
+		// floor 0.5: 0.5/2 and 0.5/1; product 1/48.
+		{"floor 0.5", []string{"eval", "bleu", "--json", "--smooth", "floor", "--smooth-value", "0.5", "--hyp", "@axy.txt", "--ref", "@abcd.txt"},
+			result{100 * math.Pow(1.0/48, 0.25), []float64{50, 100.0 / 3, 25, 50}, 1, 1, 4, 4}},
+		// add-k 1 for n >= 2: 2/4, 2/4, 1/3, 1/2; product 1/24.
+		{"add-k", []string{"eval", "bleu", "--json", "--smooth", "add-k", "--hyp", "@axy.txt", "--ref", "@abcd.txt"},
+			result{100 * math.Pow(1.0/24, 0.25), []float64{50, 50, 100.0 / 3, 50}, 1, 1, 4, 4}},
+		// BLEU-2: (1/2 · 1/3)^(1/2) = 6^(−1/2).
+		{"max order 2", []string{"eval", "bleu", "--json", "--max-order", "2", "--hyp", "@axy.txt", "--ref", "@abcd.txt"},
+			result{100 / math.Sqrt(6), []float64{50, 100.0 / 3}, 1, 1, 4, 4}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _, code, err := runEval(dir, tt.args...)
+			if code != 0 {
+				t.Fatalf("status %d: %v", code, err)
+			}
+			if strings.Count(out, "\n") != 1 || !strings.HasSuffix(out, "\n") {
+				t.Errorf("want one line of JSON, got %q", out)
+			}
+			var got result
+			if err := json.Unmarshal([]byte(out), &got); err != nil {
+				t.Fatalf("%v in %q", err, out)
+			}
+			near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-6 }
+			ok := near(got.BLEU, tt.want.BLEU) && near(got.BP, tt.want.BP) && near(got.Ratio, tt.want.Ratio) &&
+				got.HypLen == tt.want.HypLen && got.RefLen == tt.want.RefLen && len(got.Precisions) == len(tt.want.Precisions)
+			for i := range got.Precisions {
+				ok = ok && i < len(tt.want.Precisions) && near(got.Precisions[i], tt.want.Precisions[i])
+			}
+			if !ok {
+				t.Errorf("got  %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// Hand-worked gold: pair 1 has A = {0-0,1-1,2-1,2-2}, S = {0-0,1-1},
+// P = {2-2,1-2} ∪ S, so |A∩S| = 2, |A∩P| = 3; pair 2 has A = {} and
+// S = {0-0,1-1}. Summed: |A| = 4, |S| = 4, |A∩S| = 2, |A∩P| = 3, so
+// AER = 1 − (2+3)/(4+4) = 3/8, precision 3/4, recall 2/4.
+// Without possible links (P = S) pair 1 has |A∩P| = 2: AER = 1 − 4/8 = 1/2,
+// precision 2/4.
+func TestEvalAER(t *testing.T) {
+	dir := writeFixtures(t, map[string]string{
+		"hyp.txt":    "0-0 1-1  2-1 2-2\n\n",
+		"sure.txt":   "0-0 1-1\n1-1 0-0\n",
+		"poss.txt":   "2-2 1-2\n\n",
+		"marked.txt": "0-0-S 1-1 2-2-P 1?2\n0-0 1-1\n",
+	})
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"sure and possible", []string{"eval", "aer", "--hyp", "@hyp.txt", "--sure", "@sure.txt", "--possible", "@poss.txt"},
+			"AER = 0.3750 precision = 0.7500 recall = 0.5000 (hyp = 4 sure = 4 hyp&sure = 2 hyp&possible = 3)\n"},
+		{"json", []string{"eval", "aer", "--json", "--hyp", "@hyp.txt", "--sure", "@sure.txt", "--possible", "@poss.txt"},
+			`{"aer":0.375,"precision":0.75,"recall":0.5}` + "\n"},
+		// The same gold as one file with S/P marks.
+		{"marked gold", []string{"eval", "aer", "--json", "--hyp", "@hyp.txt", "--sure", "@marked.txt"},
+			`{"aer":0.375,"precision":0.75,"recall":0.5}` + "\n"},
+		{"possible = sure", []string{"eval", "aer", "--json", "--hyp", "@hyp.txt", "--sure", "@sure.txt"},
+			`{"aer":0.5,"precision":0.5,"recall":0.5}` + "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _, code, err := runEval(dir, tt.args...)
+			if code != 0 || out != tt.want {
+				t.Errorf("got %q (status %d, %v), want %q", out, code, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestEvalErrors(t *testing.T) {
+	dir := writeFixtures(t, map[string]string{
+		"h3.txt":    "a\nb\nc\n",
+		"r3.txt":    "a\nb\nc\n",
+		"r2.txt":    "a\nb\n",
+		"empty.txt": "",
+		"al.txt":    "0-0\n0-1 a-b\n",
+		"al2.txt":   "0-0\n1-1\n",
+		"al1.txt":   "0-0\n",
+		"gold.txt":  "0-0\n1-1-X\n",
+	})
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want []string // substrings of the error
+	}{
+		{"no subcommand", []string{"eval"}, 2, []string{"eval: missing subcommand (have: aer, bleu)"}},
+		{"unknown subcommand", []string{"eval", "rouge"}, 2, []string{`eval: unknown subcommand "rouge" (have: aer, bleu)`}},
+		{"help", []string{"eval", "--help"}, 0, nil},
+		{"bleu help", []string{"eval", "bleu", "-h"}, 0, nil},
+		{"missing hyp", []string{"eval", "bleu", "--ref", "@r3.txt"}, 2, []string{"eval bleu: missing --hyp"}},
+		{"missing ref", []string{"eval", "bleu", "--hyp", "@h3.txt"}, 2, []string{"eval bleu: missing --ref"}},
+		{"unknown flag", []string{"eval", "bleu", "--hyp", "@h3.txt", "--ref", "@r3.txt", "--tokenize", "13a"}, 2, []string{"eval bleu:", "-tokenize"}},
+		{"bad smooth", []string{"eval", "bleu", "--hyp", "@h3.txt", "--ref", "@r3.txt", "--smooth", "add-one"}, 2,
+			[]string{`unknown --smooth "add-one" (have: add-k, exp, floor, none)`}},
+		{"bad max order", []string{"eval", "bleu", "--hyp", "@h3.txt", "--ref", "@r3.txt", "--max-order", "0"}, 2, []string{"--max-order must be >= 1, got 0"}},
+		{"bad smooth value", []string{"eval", "bleu", "--hyp", "@h3.txt", "--ref", "@r3.txt", "--smooth-value", "-1"}, 2, []string{"--smooth-value must be >= 0"}},
+		{"positional", []string{"eval", "bleu", "--hyp", "@h3.txt", "--ref", "@r3.txt", "extra.txt"}, 2, []string{`unexpected argument "extra.txt"`}},
+		{"missing file", []string{"eval", "bleu", "--hyp", "@nope.txt", "--ref", "@r3.txt"}, 1, []string{"eval bleu:", "nope.txt"}},
+		{"missing ref file", []string{"eval", "bleu", "--hyp", "@h3.txt", "--ref", "@r3.txt", "--ref", "@gone.txt"}, 1, []string{"gone.txt"}},
+		{"line counts", []string{"eval", "bleu", "--hyp", "@h3.txt", "--ref", "@r3.txt", "--ref", "@r2.txt"}, 1,
+			[]string{"h3.txt has 3 lines but ", "r2.txt has 2"}},
+		{"empty file", []string{"eval", "bleu", "--hyp", "@empty.txt", "--ref", "@r3.txt"}, 1, []string{"empty.txt: empty file"}},
+		{"aer missing hyp", []string{"eval", "aer", "--sure", "@al2.txt"}, 2, []string{"eval aer: missing --hyp"}},
+		{"aer missing sure", []string{"eval", "aer", "--hyp", "@al2.txt"}, 2, []string{"eval aer: missing --sure"}},
+		{"aer bad token", []string{"eval", "aer", "--hyp", "@al.txt", "--sure", "@al2.txt"}, 1, []string{"al.txt:2:", `"a-b"`}},
+		{"aer bad gold mark", []string{"eval", "aer", "--hyp", "@al2.txt", "--sure", "@gold.txt"}, 1, []string{"gold.txt:2:", `"1-1-X"`}},
+		{"aer line counts", []string{"eval", "aer", "--hyp", "@al2.txt", "--sure", "@al1.txt"}, 1, []string{"al2.txt has 2 lines but ", "al1.txt has 1"}},
+		{"aer possible line counts", []string{"eval", "aer", "--hyp", "@al2.txt", "--sure", "@al2.txt", "--possible", "@al1.txt"}, 1,
+			[]string{"al2.txt has 2 lines but ", "al1.txt has 1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _, code, err := runEval(dir, tt.args...)
+			if code != tt.code {
+				t.Fatalf("status %d, want %d (error %v)", code, tt.code, err)
+			}
+			if out != "" {
+				t.Errorf("stdout %q, want nothing", out)
+			}
+			for _, w := range tt.want {
+				if err == nil || !strings.Contains(err.Error(), w) {
+					t.Errorf("error %v, want it to contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// Example_eval scores the sacrebleu README example (13a-tokenized) and a
+// one-pair alignment. Expected lines: see TestEvalBLEU and TestEvalAER.
+func Example_eval() {
+	dir, err := os.MkdirTemp("", "attnzoo-eval")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	files := map[string]string{
+		"hyp.txt":   tok13a(readmeHyp),
+		"ref1.txt":  tok13a(readmeRefA),
+		"ref2.txt":  tok13a(readmeRefB),
+		"align.txt": "0-0 1-1 2-1 2-2\n",
+		"sure.txt":  "0-0 1-1 2-2-P 1?2\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	p := func(name string) string { return filepath.Join(dir, name) }
+	ctx := context.Background()
+	for _, args := range [][]string{
+		{"eval", "bleu", "--hyp", p("hyp.txt"), "--ref", p("ref1.txt"), "--ref", p("ref2.txt")},
+		{"eval", "aer", "--hyp", p("align.txt"), "--sure", p("sure.txt"), "--json"},
+	} {
+		if err := run(ctx, args, os.Stdout, os.Stderr); err != nil {
+			fmt.Println(err)
+		}
+	}
+	// Output:
+	// BLEU = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)
+	// {"aer":0.16666666666666663,"precision":0.75,"recall":1}
+}
