@@ -3,7 +3,7 @@ GO       ?= go
 BIN      := bin/attnzoo
 PKGS     := ./...
 
-.PHONY: all build test test-short bench demo fmt fmt-check vet clean
+.PHONY: all build test test-short test-full bench demo fmt fmt-check vet clean
 
 all: build
 
@@ -47,3 +47,8 @@ demo: build
 
 clean:
 	rm -rf bin
+
+# The long checks: reversal to ≥ 99% for every main scorer × decoder, and
+# finite-difference gradients at a realistic size for every scorer × decoder.
+test-full:
+	ATTNZOO_FULL=1 $(GO) test -timeout 90m -run 'Full|Realistic' -v ./seq2seq

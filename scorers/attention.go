@@ -101,3 +101,11 @@ func (m *Memory) Attend(g *gx.Graph, q *gx.Node, norm Normalizer) Step {
 	st.Context = g.WSum(st.Weights, m.values, 1)
 	return st
 }
+
+// NewMemory wraps keys already projected by the scorer (ProjectKeys' result,
+// or the keys for a scorer without KeyProjector), values and mask: the
+// one-step decoding graph takes the projection computed by the encoder
+// graph as an input.
+func NewMemory(s Scorer, projected, values, mask *gx.Node) *Memory {
+	return &Memory{scorer: s, projected: projected, values: values, mask: mask}
+}

@@ -10,11 +10,13 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/attnzoo/attnzoo/cells"
 	"github.com/attnzoo/attnzoo/scorers"
+	"github.com/attnzoo/attnzoo/seq2seq"
+	"github.com/attnzoo/attnzoo/tasks"
 )
 
-// listing is what `attnzoo list --json` prints. Components not built yet
-// are empty lists.
+// listing is what `attnzoo list --json` prints.
 type listing struct {
 	Scorers     []scorerInfo `json:"scorers"`
 	Normalizers []string     `json:"normalizers"`
@@ -33,10 +35,10 @@ type scorerInfo struct {
 func buildListing() listing {
 	l := listing{
 		Normalizers: scorers.NormalizerNames(),
-		Cells:       []string{},
-		Encoders:    []string{},
-		Decoders:    []string{},
-		Tasks:       taskNames(),
+		Cells:       cells.Names(),
+		Encoders:    seq2seq.Encoders,
+		Decoders:    seq2seq.Decoders,
+		Tasks:       tasks.Names(),
 	}
 	aliases := map[string][]string{}
 	for a, n := range scorers.Aliases() {

@@ -259,6 +259,10 @@ func (g *Graph) Add(a, b *Node) *Node {
 	if !g.ok(a, b) {
 		return nil
 	}
+	if !a.Shape().Eq(b.Shape()) {
+		g.Failf("gx: add: shapes %v and %v differ", a.Shape(), b.Shape())
+		return nil
+	}
 	n, err := G.Add(a, b)
 	if err != nil {
 		g.Fail(fmt.Errorf("gx: add: %w", err))

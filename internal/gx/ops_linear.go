@@ -40,6 +40,10 @@ func (g *Graph) Linear(X, W *Node, rows int) *Node {
 	if !g.ok(X, W) {
 		return nil
 	}
+	if W.Dims() != 2 || X.Dims() < 1 {
+		g.Failf("gx: Linear: want X [..., D] and W [R, D], got shapes %v and %v", X.Shape(), W.Shape())
+		return nil
+	}
 	if rows == 0 {
 		rows = W.Shape()[0]
 	}

@@ -43,6 +43,13 @@ func TestOpGradients(t *testing.T) {
 	v := randParam(rng, "v", A)
 	gamma := randParam(rng, "gamma", 1)
 	c4 := randParam(rng, "c4", D)
+	Ev := randParam(rng, "Ev", 7, D)
+	ids := gx.NewParam("ids", gx.Float64, 5)
+	ids.Set([]float64{3, 0, 3, 6, 1}) // repeated id 3 accumulates
+	tgt := gx.NewParam("tgt", gx.Float64, B)
+	tgt.Set([]float64{4, 1})
+	tmask := gx.NewParam("tmask", gx.Float64, B)
+	tmask.Set([]float64{1, 0.5})
 	u2 := randParam(rng, "u2", B, A)
 	mask := gx.NewParam("mask", gx.Float64, B, S)
 	mask.Set([]float64{1, 1, 0, 0, 1, 0})
@@ -72,6 +79,16 @@ func TestOpGradients(t *testing.T) {
 			// a GRU-like blend: (a − σ(b))⊙tanh(a) + σ(b)⊙b
 			z := g.Sigmoid(b)
 			return g.Sum(g.Mul(g.Sub(a, z), g.Tanh(a)), g.Mul(z, b))
+		}},
+		{"Embed", []*gx.Param{Ev}, func(g *gx.Graph) *gx.Node { return g.Embed(g.Bind(Ev), g.Bind(ids)) }},
+		{"StackTake", []*gx.Param{y, u}, func(g *gx.Graph) *gx.Node {
+			a, b := g.Bind(y), g.Bind(u)
+			st := g.Stack(g.SliceLast(b, 0, D), a, g.SliceLast(b, 1, D+1))
+			return g.ConcatLast(g.TakeStep(st, 1), g.TakeStep(st, 2))
+		}},
+		{"ConcatLast3D", []*gx.Param{X, P}, func(g *gx.Graph) *gx.Node { return g.ConcatLast(g.Bind(X), g.Bind(P)) }},
+		{"SoftmaxXent", []*gx.Param{u}, func(g *gx.Graph) *gx.Node {
+			return g.ScaleBy(g.Bind(X), g.SoftmaxXent(g.Bind(u), g.Bind(tgt), g.Bind(tmask), 0.5))
 		}},
 		{"Chain", []*gx.Param{X, y, W}, func(g *gx.Graph) *gx.Node {
 			// context of a general-score attention: WSum(softmax(BMV(X Wᵀ, y)), X)
@@ -177,4 +194,27 @@ func TestShapeErrors(t *testing.T) {
 		t.Fatal("no error recorded")
 	}
 	t.Log(g.Err())
+}
+
+// TestSoftmaxXentValue: logits [0, ln 3] against target 1: softmax is
+// [1/4, 3/4], so the loss is −ln(3/4) = 0.2876820724517809; a second row
+// with mask 0 adds nothing; c = 2 doubles it.
+func TestSoftmaxXentValue(t *testing.T) {
+	g := gx.NewGraph(gx.Float64)
+	z := g.Const("z", []float64{0, math.Log(3), 100, -100}, 2, 2)
+	y := g.Const("y", []float64{1, 1}, 2)
+	m := g.Const("m", []float64{1, 0}, 2)
+	l := g.Watch(g.SoftmaxXent(z, y, m, 2))
+	ls := g.Watch(g.LogSoftmax(z))
+	if err := g.Run(); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := g.Value(l)
+	if want := -2 * math.Log(0.75); math.Abs(v[0]-want) > 1e-15 {
+		t.Errorf("loss %v, want %v", v[0], want)
+	}
+	lv, _ := g.Value(ls)
+	if math.Abs(lv[0]-math.Log(0.25)) > 1e-15 || math.Abs(lv[3]+200) > 1e-12 {
+		t.Errorf("log softmax %v", lv)
+	}
 }

@@ -1,0 +1,133 @@
+package cells
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"gorgonia.org/tensor"
+
+	"github.com/attnzoo/attnzoo/internal/gx"
+)
+
+// State is a cell's recurrent state: H [B, Hidden]; C [B, Hidden] for lstm,
+// nil otherwise (and ignored by the cells that have no memory).
+type State struct{ H, C *gx.Node }
+
+// Config sizes a cell.
+type Config struct {
+	// Inputs are the sizes of the step inputs. Each input j gets its own
+	// weight block, which equals one matrix on their concatenation
+	// [x_1; x_2; ...] (gorgonia's Concat is avoided: its gradient is wrong
+	// past 256, shared/GORGONIA.md case 1).
+	Inputs []int
+	Hidden int
+	Dtype  tensor.Dtype // gx.Float32 or gx.Float64; the zero value means Float64
+	Rand   *rand.Rand   // initialises the weights; nil means rand.New(rand.NewPCG(1, 2))
+	Prefix string       // prepended to parameter names, e.g. "enc.fwd."
+}
+
+// Cell is one step of a recurrent network.
+type Cell interface {
+	// Name is the cell's registry name.
+	Name() string
+	// Hidden is the size of H (and C).
+	Hidden() int
+	// Params are the cell's parameters.
+	Params() []*gx.Param
+	// HasCell reports whether the cell uses State.C (lstm).
+	HasCell() bool
+	// Step returns the state after one step on inputs xs, xs[j] [B, Inputs[j]].
+	// On an error it records it in g and returns a zero State.
+	Step(g *gx.Graph, xs []*gx.Node, s State) State
+}
+
+// Factory makes a cell from a validated, filled-in configuration.
+type Factory func(c Config) (Cell, error)
+
+var (
+	mu        sync.RWMutex
+	factories = map[string]Factory{}
+)
+
+// Register makes a cell available by name. It panics if f is nil or the
+// name is empty or taken (a programmer error, as in database/sql).
+func Register(name string, f Factory) {
+	mu.Lock()
+	defer mu.Unlock()
+	if f == nil {
+		panic("cells: Register factory is nil")
+	}
+	if name == "" {
+		panic("cells: Register name is empty")
+	}
+	if _, dup := factories[name]; dup {
+		panic("cells: Register called twice for " + name)
+	}
+	factories[name] = f
+}
+
+// Names returns the registered cell names, sorted.
+func Names() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	names := make([]string, 0, len(factories))
+	for n := range factories {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// UnknownError is returned by New for a name no cell is registered under.
+type UnknownError struct{ Name string }
+
+func (e *UnknownError) Error() string {
+	return fmt.Sprintf("cells: unknown cell %q (have: %s)", e.Name, strings.Join(Names(), ", "))
+}
+
+// New makes the named cell. Sizes are checked here, so a wrong
+// configuration is an error naming them, never a failure inside a graph.
+func New(name string, c Config) (Cell, error) {
+	mu.RLock()
+	f, ok := factories[name]
+	mu.RUnlock()
+	if !ok {
+		return nil, &UnknownError{name}
+	}
+	if c.Hidden <= 0 {
+		return nil, fmt.Errorf("cells: %s: hidden size must be > 0, got %d", name, c.Hidden)
+	}
+	if len(c.Inputs) == 0 {
+		return nil, fmt.Errorf("cells: %s: needs at least one input size, got Inputs %v", name, c.Inputs)
+	}
+	for j, d := range c.Inputs {
+		if d <= 0 {
+			return nil, fmt.Errorf("cells: %s: input sizes must be > 0, got Inputs %v (input %d is %d)", name, c.Inputs, j, d)
+		}
+	}
+	if c.Dtype == (tensor.Dtype{}) {
+		c.Dtype = gx.Float64
+	}
+	if c.Dtype != gx.Float64 && c.Dtype != gx.Float32 {
+		return nil, fmt.Errorf("cells: %s: dtype must be float32 or float64, got %v", name, c.Dtype)
+	}
+	if c.Rand == nil {
+		c.Rand = rand.New(rand.NewPCG(1, 2))
+	}
+	c.Inputs = slices.Clone(c.Inputs)
+	return f(c)
+}
+
+// ZeroState adds zero initial state inputs to g for a batch of the given
+// size, named name+"h" (and name+"c" for a cell with a memory).
+func ZeroState(g *gx.Graph, c Cell, name string, batch int) State {
+	s := State{H: g.Input(name+"h", batch, c.Hidden())}
+	if c.HasCell() {
+		s.C = g.Input(name+"c", batch, c.Hidden())
+	}
+	return s
+}

@@ -1,0 +1,60 @@
+package cells
+
+import "github.com/attnzoo/attnzoo/internal/gx"
+
+// GRU is the gated recurrent unit of Cho et al. (2014), in the form of
+// PyTorch's nn.GRU:
+//
+//	r  = σ(Σ_j W_rj x_j + U_r h + b_r)
+//	z  = σ(Σ_j W_zj x_j + U_z h + b_z)
+//	n  = tanh(Σ_j W_nj x_j + b_n + r ⊙ (U_n h + b_hn))
+//	h' = (1 − z) ⊙ n + z ⊙ h        computed as n + z ⊙ (h − n)
+//
+// The reset gate multiplies U_n h + b_hn, after the recurrent product (the
+// "v3" form cuDNN uses), not h before it as in the paper's r ⊙ h. The two
+// are different functions; this one matches nn.GRU, so the PyTorch speed
+// and accuracy anchor in shared/anchors runs the same model, and it needs
+// one product with U per step instead of two sequential ones.
+//
+// Parameters (after Config.Prefix), with each gate's rows stacked in
+// PyTorch's order r, z, n:
+//
+//	W_j  [3H, In_j]  "W_0", "W_1", ...   (rows [W_rj; W_zj; W_nj])
+//	U    [3H, H]     "U"                 (rows [U_r; U_z; U_n])
+//	b    [3H]        "b"                 ([b_r; b_z; b_n])
+//	b_hn [H]         "b_hn"
+//
+// nn.GRU's b_ih, b_hh map to b = b_ih + [b_hh_r; b_hh_z; 0], b_hn = b_hh_n.
+// Matrices start U(−1/√H, 1/√H) as in PyTorch; biases at zero.
+type GRU struct {
+	core
+	Bhn *gx.Param
+}
+
+var _ Cell = (*GRU)(nil)
+
+func init() {
+	Register("gru", func(c Config) (Cell, error) {
+		cell := &GRU{core: newCore("gru", c, 3)}
+		cell.Bhn = cell.param("b_hn", c.Hidden)
+		return cell, nil
+	})
+}
+
+func (c *GRU) HasCell() bool { return false }
+
+func (c *GRU) Step(g *gx.Graph, xs []*gx.Node, s State) State {
+	if !c.check(g, xs, s, false) {
+		return State{}
+	}
+	H := c.cfg.Hidden
+	xi := c.inputs(g, xs)               // Σ W_j x_j + b     [B,3H]
+	hh := g.Linear(s.H, g.Bind(c.U), 0) // U h               [B,3H]
+	gate := func(k int) *gx.Node {      // σ(xi_k + hh_k)    [B,H]
+		return g.Sigmoid(g.Add(cols(g, xi, k*H, (k+1)*H), cols(g, hh, k*H, (k+1)*H)))
+	}
+	r, z := gate(0), gate(1)
+	un := g.AddBias(cols(g, hh, 2*H, 3*H), g.Bind(c.Bhn))   // U_n h + b_hn
+	n := g.Tanh(g.Add(cols(g, xi, 2*H, 3*H), g.Mul(r, un))) // [B,H]
+	return State{H: g.Add(n, g.Mul(z, g.Sub(s.H, n)))}      // [B,H]
+}

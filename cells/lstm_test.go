@@ -1,0 +1,113 @@
+package cells_test
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/attnzoo/attnzoo/cells"
+	"github.com/attnzoo/attnzoo/internal/gx"
+)
+
+// TestLSTM pins one LSTM step (H = 2, batch 2, inputs x0 or x0 and x1,
+// state h0, c0 from reference_test.go) against the plain-Go reference
+// refLSTM on fixed small weights, and against values stated below on
+// weights simple enough to follow by hand.
+func TestLSTM(t *testing.T) {
+	ln3 := math.Log(3)
+	th := math.Tanh
+	for _, tc := range []struct {
+		name       string
+		inputs     int
+		i, f, g, o gate
+		wantH      []float64 // nil: refLSTM's
+		wantC      []float64
+	}{
+		{name: "one input", inputs: 1, i: smallGate(1, 2, []int{2}), f: smallGate(2, 2, []int{2}),
+			g: smallGate(3, 2, []int{2}), o: smallGate(4, 2, []int{2})},
+		{name: "two inputs", inputs: 2, i: smallGate(1, 2, []int{2, 1}), f: smallGate(2, 2, []int{2, 1}),
+			g: smallGate(3, 2, []int{2, 1}), o: smallGate(4, 2, []int{2, 1})},
+		// Zero weights, biases only: i = o = σ(0) = ½, f = σ(ln 3) = ¾,
+		// g = tanh(ln 3, 0) = ((9−1)/(9+1), 0) = (0.8, 0).
+		// c = (1, −1), (0.4, 2):  c' = ¾ c + ½ g = (1.15, −0.75), (0.7, 1.5);
+		// h' = ½ tanh(c').
+		{name: "biases only", inputs: 2, i: zeroGate(2, []int{2, 1}, 0, 0), f: zeroGate(2, []int{2, 1}, ln3, ln3),
+			g: zeroGate(2, []int{2, 1}, ln3, 0), o: zeroGate(2, []int{2, 1}, 0, 0),
+			wantC: []float64{1.15, -0.75, 0.7, 1.5},
+			wantH: []float64{th(1.15) / 2, th(-0.75) / 2, th(0.7) / 2, th(1.5) / 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			xs, sizes := inputsOf(tc.inputs)
+			c := newCell(t, "lstm", cells.Config{Inputs: sizes, Hidden: 2})
+			setGates(t, c, tc.i, tc.f, tc.g, tc.o)
+			wantH, wantC := tc.wantH, tc.wantC
+			if wantH == nil {
+				hh, cc := refLSTM(tc.i, tc.f, tc.g, tc.o, xs, h0, c0)
+				wantH, wantC = flat(hh), flat(cc)
+			}
+			h, c1 := unroll(t, c, gx.Float64, 2, [][][]float64{flats(xs)}, flat(h0), flat(c0))
+			closeTo(t, "h'", h, wantH, 1e-14)
+			closeTo(t, "c'", c1, wantC, 1e-14)
+		})
+	}
+}
+
+// TestLSTMReferenceSteps runs several steps on random weights and inputs,
+// also at H = 128, where the stacked gates pass 256 (gorgonia merges slices
+// whose bounds differ by a multiple of 256, shared/GORGONIA.md case 1; a
+// merge would make this forward pass wrong, which no gradient check sees).
+func TestLSTMReferenceSteps(t *testing.T) {
+	for _, H := range []int{4, 128} {
+		t.Run(fmt.Sprint("H=", H), func(t *testing.T) { testLSTMReferenceSteps(t, H) })
+	}
+}
+
+func testLSTMReferenceSteps(t *testing.T, H int) {
+	const B, T = 3, 5
+	sizes := []int{3, 2}
+	rng := newRand(12)
+	c := newCell(t, "lstm", cells.Config{Inputs: sizes, Hidden: H})
+	gi, gf, gg, go_ := randGate(rng, H, sizes), randGate(rng, H, sizes), randGate(rng, H, sizes), randGate(rng, H, sizes)
+	setGates(t, c, gi, gf, gg, go_)
+	h, cc := randMat(rng, B, H), randMat(rng, B, H)
+	h1, c1 := flat(h), flat(cc)
+	steps := make([][][]float64, T)
+	for i := range steps {
+		xs := [][][]float64{randMat(rng, B, sizes[0]), randMat(rng, B, sizes[1])}
+		steps[i] = flats(xs)
+		h, cc = refLSTM(gi, gf, gg, go_, xs, h, cc)
+	}
+	gotH, gotC := unroll(t, c, gx.Float64, B, steps, h1, c1)
+	closeTo(t, "h_T", gotH, flat(h), 1e-13)
+	closeTo(t, "c_T", gotC, flat(cc), 1e-13)
+}
+
+// TestLSTMInit checks the documented initialisation: b is zero except the
+// forget gate's block, which is 1; the matrices lie in ±1/√H.
+func TestLSTMInit(t *testing.T) {
+	const H = 5
+	c := newCell(t, "lstm", cells.Config{Inputs: []int{3}, Hidden: H, Prefix: "dec."})
+	for _, p := range c.Params() {
+		v := p.Float64s()
+		switch p.Name {
+		case "dec.b":
+			for k, x := range v {
+				want := 0.0
+				if k >= H && k < 2*H {
+					want = 1
+				}
+				if x != want {
+					t.Errorf("b[%d] = %v, want %v (gates i, f, g, o; forget bias 1)", k, x, want)
+				}
+			}
+		case "dec.W_0", "dec.U":
+			for k, x := range v {
+				if math.Abs(x) > 1/math.Sqrt(H) || x == 0 {
+					t.Errorf("%s[%d] = %v, want a draw from U(±1/√%d)", p.Name, k, x, H)
+				}
+			}
+		default:
+			t.Errorf("unexpected parameter %s", p.Name)
+		}
+	}
+}

@@ -1,0 +1,103 @@
+package seq2seq
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/attnzoo/attnzoo/cells"
+	"github.com/attnzoo/attnzoo/scorers"
+)
+
+// Config describes a model.
+type Config struct {
+	Cell       string  `json:"cell"`       // rnn | gru | lstm
+	Encoder    string  `json:"encoder"`    // rnn | birnn
+	Decoder    string  `json:"decoder"`    // bahdanau | luong
+	Scorer     string  `json:"scorer"`     // any registered scorer
+	Normalizer string  `json:"normalizer"` // softmax | sparsemax
+	Init       string  `json:"init"`       // decoder initial state: final | mean
+	SrcVocab   int     `json:"src_vocab"`
+	TgtVocab   int     `json:"tgt_vocab"`
+	Embed      int     `json:"embed"`
+	Hidden     int     `json:"hidden"`
+	Attention  int     `json:"attention"`   // A, the concat scorer's size
+	MaxSrcLen  int     `json:"max_src_len"` // the longest source (location scorer)
+	Dropout    float64 `json:"dropout"`
+	Dtype      string  `json:"dtype"` // float32 | float64
+	Seed       uint64  `json:"seed"`
+}
+
+// Encoders and Decoders are the token encoders and decoders this package has.
+var (
+	Encoders = []string{"birnn", "rnn"}
+	Decoders = []string{"bahdanau", "luong"}
+	Inits    = []string{"final", "mean"}
+)
+
+func (c *Config) fill() {
+	if c.Normalizer == "" {
+		c.Normalizer = "softmax"
+	}
+	if c.Init == "" {
+		c.Init = "final"
+	}
+	if c.Dtype == "" {
+		c.Dtype = "float32"
+	}
+	if c.Attention == 0 {
+		c.Attention = c.Hidden
+	}
+}
+
+func oneOf(key, v string, allowed []string) error {
+	for _, a := range allowed {
+		if v == a {
+			return nil
+		}
+	}
+	return fmt.Errorf("seq2seq: %s: unknown %q (have: %s)", key, v, strings.Join(allowed, ", "))
+}
+
+// Validate checks every field, naming the field and the allowed values.
+func (c *Config) Validate() error {
+	c.fill()
+	if err := oneOf("cell", c.Cell, cells.Names()); err != nil {
+		return err
+	}
+	if err := oneOf("encoder", c.Encoder, Encoders); err != nil {
+		return err
+	}
+	if err := oneOf("decoder", c.Decoder, Decoders); err != nil {
+		return err
+	}
+	if _, ok := scorers.Canonical(c.Scorer); !ok {
+		return fmt.Errorf("seq2seq: scorer: %w", &scorers.UnknownError{Name: c.Scorer})
+	}
+	if err := oneOf("normalizer", c.Normalizer, scorers.NormalizerNames()); err != nil {
+		return err
+	}
+	if err := oneOf("init", c.Init, Inits); err != nil {
+		return err
+	}
+	if err := oneOf("dtype", c.Dtype, []string{"float32", "float64"}); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"src_vocab", c.SrcVocab}, {"tgt_vocab", c.TgtVocab}, {"embed", c.Embed}, {"hidden", c.Hidden}, {"attention", c.Attention}, {"max_src_len", c.MaxSrcLen}} {
+		if f.v <= 0 {
+			return fmt.Errorf("seq2seq: %s: must be > 0, got %d", f.name, f.v)
+		}
+	}
+	if c.TgtVocab <= EosID {
+		return fmt.Errorf("seq2seq: tgt_vocab: must be > %d (ids 0–3 are reserved), got %d", EosID, c.TgtVocab)
+	}
+	if c.Encoder == "birnn" && c.Hidden%2 != 0 {
+		return fmt.Errorf("seq2seq: hidden: birnn gives each direction hidden/2 units, so hidden must be even, got %d", c.Hidden)
+	}
+	if c.Dropout < 0 || c.Dropout >= 1 {
+		return fmt.Errorf("seq2seq: dropout: must be in [0, 1), got %g", c.Dropout)
+	}
+	return nil
+}

@@ -1,0 +1,288 @@
+package seq2seq
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gorgonia.org/tensor"
+
+	"github.com/attnzoo/attnzoo/cells"
+	"github.com/attnzoo/attnzoo/internal/gx"
+	"github.com/attnzoo/attnzoo/scorers"
+)
+
+// Model is an attentive encoder–decoder. Its parameters live outside any
+// graph.
+type Model struct {
+	Cfg Config
+	dt  tensor.Dtype
+
+	srcEmb, tgtEmb *gx.Param
+	encF, encB     cells.Cell // encB is nil for the rnn encoder
+	dec            cells.Cell
+	scorer         scorers.Scorer
+	norm           scorers.Normalizer
+
+	initW, initB         *gx.Param // decoder init: tanh(W pool + b)
+	outS, outC, outB     *gx.Param // attentional layer: tanh(W_s s + W_c c + b)
+	vocabW, vocabB       *gx.Param // logits: W out + b
+	params               []*gx.Param
+	byName               map[string]*gx.Param
+	encHidden, annotSize int
+}
+
+// New builds a model with freshly initialised parameters (seeded by
+// Cfg.Seed).
+func New(cfg Config) (*Model, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	m := &Model{Cfg: cfg, dt: tensor.Float32, byName: map[string]*gx.Param{}}
+	if cfg.Dtype == "float64" {
+		m.dt = tensor.Float64
+	}
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x5eed))
+	H, E := cfg.Hidden, cfg.Embed
+	m.annotSize = H
+	m.encHidden = H
+	if cfg.Encoder == "birnn" {
+		m.encHidden = H / 2
+	}
+	m.srcEmb = m.param("src.emb", cfg.SrcVocab, E)
+	m.tgtEmb = m.param("tgt.emb", cfg.TgtVocab, E)
+	m.srcEmb.Uniform(rng, 0.1)
+	m.tgtEmb.Uniform(rng, 0.1)
+	var err error
+	cellCfg := func(prefix string, inputs []int, hidden int) cells.Config {
+		return cells.Config{Inputs: inputs, Hidden: hidden, Dtype: m.dt, Rand: rng, Prefix: prefix}
+	}
+	if m.encF, err = cells.New(cfg.Cell, cellCfg("enc.fwd.", []int{E}, m.encHidden)); err != nil {
+		return nil, fmt.Errorf("seq2seq: %w", err)
+	}
+	m.params = append(m.params, m.encF.Params()...)
+	if cfg.Encoder == "birnn" {
+		if m.encB, err = cells.New(cfg.Cell, cellCfg("enc.bwd.", []int{E}, m.encHidden)); err != nil {
+			return nil, fmt.Errorf("seq2seq: %w", err)
+		}
+		m.params = append(m.params, m.encB.Params()...)
+	}
+	// Bahdanau: cell input [y_{t−1}; c_t]; Luong: [y_{t−1}; h̃_{t−1}] (input feeding).
+	if m.dec, err = cells.New(cfg.Cell, cellCfg("dec.", []int{E, H}, H)); err != nil {
+		return nil, fmt.Errorf("seq2seq: %w", err)
+	}
+	m.params = append(m.params, m.dec.Params()...)
+	m.scorer, err = scorers.New(cfg.Scorer, scorers.Config{
+		Query: H, Key: m.annotSize, Attention: cfg.Attention, MaxLen: cfg.MaxSrcLen,
+		LearnSharpness: true, Sharpness: 5, Dtype: m.dt, Rand: rng, Prefix: "attn.",
+	})
+	if err != nil {
+		return nil, fmt.Errorf("seq2seq: %w", err)
+	}
+	m.params = append(m.params, m.scorer.Params()...)
+	if m.norm, err = scorers.NewNormalizer(cfg.Normalizer); err != nil {
+		return nil, err
+	}
+	m.initW = m.param("init.W", H, H)
+	m.initB = m.param("init.b", H)
+	m.outS = m.param("out.W_s", H, H)
+	m.outC = m.param("out.W_c", H, m.annotSize)
+	m.outB = m.param("out.b", H)
+	m.vocabW = m.param("vocab.W", cfg.TgtVocab, H)
+	m.vocabB = m.param("vocab.b", cfg.TgtVocab)
+	for _, p := range []*gx.Param{m.initW, m.outS, m.outC, m.vocabW} {
+		p.Glorot(rng)
+	}
+	for _, p := range m.params {
+		if _, dup := m.byName[p.Name]; dup {
+			return nil, fmt.Errorf("seq2seq: parameter name %q used twice", p.Name)
+		}
+		m.byName[p.Name] = p
+	}
+	return m, nil
+}
+
+func (m *Model) param(name string, shape ...int) *gx.Param {
+	p := gx.NewParam(name, m.dt, shape...)
+	m.params = append(m.params, p)
+	return p
+}
+
+// Params returns the model's parameters in a fixed order.
+func (m *Model) Params() []*gx.Param { return m.params }
+
+// Dtype is the model's tensor dtype.
+func (m *Model) Dtype() tensor.Dtype { return m.dt }
+
+// NumParams counts the scalar parameters.
+func (m *Model) NumParams() int {
+	n := 0
+	for _, p := range m.params {
+		n += p.Size()
+	}
+	return n
+}
+
+// encInputs are a token encoder's graph inputs for a batch shape (B, S).
+type encInputs struct {
+	ids    []*gx.Node // S × [B]
+	carryF []*gx.Node // S × [B, encHidden]: 1 where the token is real
+	mask   *gx.Node   // [B, S]
+	meanW  *gx.Node   // [B, S]: mask / length, for the mean pool
+}
+
+func (m *Model) newEncInputs(g *gx.Graph, B, S int) *encInputs {
+	in := &encInputs{}
+	for t := 0; t < S; t++ {
+		in.ids = append(in.ids, g.Input(fmt.Sprintf("src.%d", t), B))
+		in.carryF = append(in.carryF, g.Input(fmt.Sprintf("src.carry.%d", t), B, m.encHidden))
+	}
+	in.mask = g.Input("src.mask", B, S)
+	in.meanW = g.Input("src.meanw", B, S)
+	return in
+}
+
+// set fills the encoder inputs from a batch.
+func (in *encInputs) set(b *Batch, encHidden int) error {
+	B, S := b.Size(), b.SrcLen()
+	ids := make([]float64, B)
+	carry := make([]float64, B*encHidden)
+	for t := 0; t < S; t++ {
+		for i := 0; i < B; i++ {
+			ids[i] = float64(b.Src[i][t])
+			v := 0.0
+			if t < b.srcLen[i] {
+				v = 1
+			}
+			for h := 0; h < encHidden; h++ {
+				carry[i*encHidden+h] = v
+			}
+		}
+		if err := gx.Set(in.ids[t], ids); err != nil {
+			return err
+		}
+		if err := gx.Set(in.carryF[t], carry); err != nil {
+			return err
+		}
+	}
+	mask := make([]float64, B*S)
+	meanW := make([]float64, B*S)
+	for i := 0; i < B; i++ {
+		for t := 0; t < b.srcLen[i]; t++ {
+			mask[i*S+t] = 1
+			meanW[i*S+t] = 1 / float64(b.srcLen[i])
+		}
+	}
+	if err := gx.Set(in.mask, mask); err != nil {
+		return err
+	}
+	return gx.Set(in.meanW, meanW)
+}
+
+// encoded is what the encoder gives the decoder.
+type encoded struct {
+	annotations *gx.Node // [B, S, H]
+	init        cells.State
+}
+
+// runDir runs one direction of the encoder; carried positions (padding)
+// keep the previous state: h_t = h_{t−1} + m_t ⊙ (h'_t − h_{t−1}).
+func (m *Model) runDir(g *gx.Graph, c cells.Cell, embs, carry []*gx.Node, B int, reverse bool, name string) ([]*gx.Node, cells.State) {
+	S := len(embs)
+	st := cells.State{H: g.Input(name+".h0", B, c.Hidden())}
+	if c.HasCell() {
+		st.C = g.Input(name+".c0", B, c.Hidden())
+	}
+	hs := make([]*gx.Node, S)
+	for k := 0; k < S; k++ {
+		t := k
+		if reverse {
+			t = S - 1 - k
+		}
+		next := c.Step(g, []*gx.Node{embs[t]}, st)
+		nst := cells.State{H: g.Sum(st.H, g.Mul(carry[t], g.Sub(next.H, st.H)))}
+		if c.HasCell() {
+			nst.C = g.Sum(st.C, g.Mul(carry[t], g.Sub(next.C, st.C)))
+		}
+		st = nst
+		hs[t] = st.H
+	}
+	return hs, st
+}
+
+// encode builds the token encoder: annotations and the decoder's initial
+// state.
+func (m *Model) encode(g *gx.Graph, in *encInputs, B int) encoded {
+	E := g.Bind(m.srcEmb)
+	embs := make([]*gx.Node, len(in.ids))
+	for t, ids := range in.ids {
+		embs[t] = g.Embed(E, ids) // [B, E]
+	}
+	fw, fst := m.runDir(g, m.encF, embs, in.carryF, B, false, "enc.fwd")
+	var annot, final *gx.Node
+	if m.encB == nil {
+		annot, final = g.Stack(fw...), fst.H
+	} else {
+		bw, bst := m.runDir(g, m.encB, embs, in.carryF, B, true, "enc.bwd")
+		annot = g.ConcatLast(g.Stack(fw...), g.Stack(bw...)) // [B, S, H]
+		final = g.ConcatLast(fst.H, bst.H)                   // [B, H]
+	}
+	pool := final
+	if m.Cfg.Init == "mean" {
+		pool = g.WSum(in.meanW, annot, 1)
+	}
+	init := cells.State{H: g.Tanh(g.AddBias(g.Linear(pool, g.Bind(m.initW), 0), g.Bind(m.initB)))}
+	if m.dec.HasCell() {
+		init.C = g.Input("dec.c0", B, m.Cfg.Hidden)
+	}
+	return encoded{annotations: annot, init: init}
+}
+
+// decState is the decoder's recurrent state between steps.
+type decState struct {
+	cell cells.State
+	feed *gx.Node // Luong's h̃_{t−1} (input feeding); nil for Bahdanau
+}
+
+// decStep is the one decoder step, shared by the training graph and the
+// one-step decoding graph. y is the embedded previous token [B, E]; dropOut
+// (nil for none) multiplies the attentional layer before the vocabulary.
+func (m *Model) decStep(g *gx.Graph, mem *scorers.Memory, y *gx.Node, st decState, dropOut *gx.Node) (decState, *gx.Node, scorers.Step) {
+	var next decState
+	var att scorers.Step
+	var out *gx.Node
+	switch m.Cfg.Decoder {
+	case "bahdanau":
+		// Bahdanau et al. 2015: attend with s_{t−1}; c_t joins the input.
+		att = mem.Attend(g, st.cell.H, m.norm)
+		next.cell = m.dec.Step(g, []*gx.Node{y, att.Context}, st.cell)
+		out = g.Tanh(g.AddBias(g.Sum(g.Linear(next.cell.H, g.Bind(m.outS), 0), g.Linear(att.Context, g.Bind(m.outC), 0)), g.Bind(m.outB)))
+	case "luong":
+		// Luong et al. 2015: h_t from [y_{t−1}; h̃_{t−1}], attend with h_t,
+		// h̃_t = tanh(W_c [c_t; h_t]).
+		next.cell = m.dec.Step(g, []*gx.Node{y, st.feed}, st.cell)
+		att = mem.Attend(g, next.cell.H, m.norm)
+		out = g.Tanh(g.AddBias(g.Sum(g.Linear(next.cell.H, g.Bind(m.outS), 0), g.Linear(att.Context, g.Bind(m.outC), 0)), g.Bind(m.outB)))
+		next.feed = out
+	}
+	if dropOut != nil {
+		out = g.Mul(out, dropOut)
+	}
+	logits := g.AddBias(g.Linear(out, g.Bind(m.vocabW), 0), g.Bind(m.vocabB))
+	return next, logits, att
+}
+
+// dropoutMask fills a mask for inverted dropout: 0 with probability p,
+// 1/(1−p) otherwise.
+func dropoutMask(rng *rand.Rand, n int, p float64) []float64 {
+	out := make([]float64, n)
+	keep := 1 / (1 - p)
+	for i := range out {
+		if rng.Float64() >= p {
+			out[i] = keep
+		}
+	}
+	return out
+}
+
+var _ = math.Inf

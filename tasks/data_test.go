@@ -1,0 +1,124 @@
+package tasks
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/attnzoo/attnzoo/metrics"
+)
+
+// load builds a task and loads it with seed, failing the test on an error.
+func load(t *testing.T, name string, opts Options, seed int64) *Data {
+	t.Helper()
+	task, err := New(name, opts)
+	if err != nil {
+		t.Fatalf("New(%q, %v): %v", name, opts, err)
+	}
+	d, err := task.Load(seed)
+	if err != nil {
+		t.Fatalf("%s.Load(%d): %v", name, seed, err)
+	}
+	return d
+}
+
+// newErr returns New's error message, failing the test if there is none.
+func newErr(t *testing.T, name string, opts Options) string {
+	t.Helper()
+	_, err := New(name, opts)
+	if err == nil {
+		t.Fatalf("New(%q, %v): no error", name, opts)
+	}
+	return err.Error()
+}
+
+func splits(d *Data) map[string][]Example {
+	return map[string][]Example{"train": d.Train, "dev": d.Dev, "test": d.Test}
+}
+
+// isPermutation reports whether links pair each of n source and n target
+// positions exactly once.
+func isPermutation(links []metrics.Link, n int) bool {
+	if len(links) != n {
+		return false
+	}
+	src, tgt := make([]bool, n), make([]bool, n)
+	for _, l := range links {
+		if l.Src < 0 || l.Src >= n || l.Tgt < 0 || l.Tgt >= n || src[l.Src] || tgt[l.Tgt] {
+			return false
+		}
+		src[l.Src], tgt[l.Tgt] = true, true
+	}
+	return true
+}
+
+func TestGenerateDedupe(t *testing.T) {
+	// vocab 10, lengths 3..4: 10^3 + 10^4 = 11000 sources, far more than
+	// twice the 700 examples, so dev and test avoid train and each other.
+	d := load(t, "copy", Options{"min_len": 3, "max_len": 4, "train": 500, "dev": 100, "test": 100}, 1)
+	seen := make(map[string]bool)
+	for _, ex := range d.Train {
+		seen[sourceKey(ex.Src)] = true
+	}
+	for _, split := range []string{"dev", "test"} {
+		for i, ex := range splits(d)[split] {
+			k := sourceKey(ex.Src)
+			if seen[k] {
+				t.Fatalf("%s[%d] %v also occurs in train or earlier held-out data", split, i, ex.Src)
+			}
+			seen[k] = true
+		}
+	}
+}
+
+func TestGenerateSmallSpace(t *testing.T) {
+	// vocab 2, length 3: 8 sources for 60 examples, so no dedupe; the
+	// splits still have their sizes and Load ends.
+	d := load(t, "copy", Options{"vocab": 2, "min_len": 3, "max_len": 3, "train": 40, "dev": 10, "test": 10}, 1)
+	if len(d.Train) != 40 || len(d.Dev) != 10 || len(d.Test) != 10 {
+		t.Fatalf("sizes %d/%d/%d, want 40/10/10", len(d.Train), len(d.Dev), len(d.Test))
+	}
+}
+
+func TestGenerateGivesUp(t *testing.T) {
+	same := func(*rand.Rand, bool) Example { return Example{Src: []string{"a"}, Tgt: []string{"a"}} }
+	_, err := generate("toy", 1, sizes{train: 1, dev: 1}, true, same)
+	want := "tasks: toy: could not draw 1 dev examples unlike the training ones (got 0); make the task larger or the splits smaller"
+	if err == nil || err.Error() != want {
+		t.Fatalf("err = %v, want %q", err, want)
+	}
+}
+
+func TestSplitStreams(t *testing.T) {
+	// Each split has its own stream: a larger train leaves the test split
+	// alone where no test source collides with the new training examples.
+	small := load(t, "reverse", Options{"min_len": 8, "max_len": 8, "train": 10, "dev": 5, "test": 5}, 3)
+	large := load(t, "reverse", Options{"min_len": 8, "max_len": 8, "train": 20, "dev": 5, "test": 5}, 3)
+	if !reflect.DeepEqual(small.Train, large.Train[:10]) {
+		t.Error("the first 10 training examples changed with the train size")
+	}
+	if !reflect.DeepEqual(small.Test, large.Test) {
+		t.Error("the test split changed with the train size")
+	}
+}
+
+func TestSortLinks(t *testing.T) {
+	links := []metrics.Link{{Src: 2, Tgt: 1}, {Src: 0, Tgt: 1}, {Src: 5, Tgt: 0}}
+	sortLinks(links)
+	want := []metrics.Link{{Src: 5, Tgt: 0}, {Src: 0, Tgt: 1}, {Src: 2, Tgt: 1}}
+	if !reflect.DeepEqual(links, want) {
+		t.Errorf("got %v, want %v", links, want)
+	}
+}
+
+func pharaoh(links []metrics.Link) string {
+	var b strings.Builder
+	for i, l := range links {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strings.Join(symbols([]int{l.Src, l.Tgt}), "-"))
+	}
+	return b.String()
+}
