@@ -28,15 +28,20 @@ type CheckpointParam struct {
 // Save writes the model and vocabularies to path atomically: a temporary
 // file in the same folder, synced, then renamed over path.
 func (m *Model) Save(path string, srcVocab, tgtVocab []string, step int) error {
-	ck := Checkpoint{Config: m.Cfg, SrcVocab: srcVocab, TgtVocab: tgtVocab, Step: step}
-	for _, p := range m.params {
-		ck.Params = append(ck.Params, CheckpointParam{Name: p.Name, Shape: p.Shape(), Data: p.Float64s()})
-	}
-	data, err := json.Marshal(ck)
+	data, err := json.Marshal(m.Checkpoint(srcVocab, tgtVocab, step))
 	if err != nil {
 		return fmt.Errorf("seq2seq: save %s: %w", path, err)
 	}
 	return WriteFileAtomic(path, data)
+}
+
+// Checkpoint returns the model's checkpoint (a copy of its parameters).
+func (m *Model) Checkpoint(srcVocab, tgtVocab []string, step int) *Checkpoint {
+	ck := &Checkpoint{Config: m.Cfg, SrcVocab: srcVocab, TgtVocab: tgtVocab, Step: step}
+	for _, p := range m.params {
+		ck.Params = append(ck.Params, CheckpointParam{Name: p.Name, Shape: p.Shape(), Data: p.Float64s()})
+	}
+	return ck
 }
 
 // WriteFileAtomic writes data to a temporary file beside path, syncs it and
@@ -80,9 +85,19 @@ func Load(path string) (*Model, *Checkpoint, error) {
 	if err := json.Unmarshal(data, &ck); err != nil {
 		return nil, nil, fmt.Errorf("seq2seq: %s: %w", path, err)
 	}
-	m, err := New(ck.Config)
+	m, err := FromCheckpoint(&ck)
 	if err != nil {
 		return nil, nil, fmt.Errorf("seq2seq: %s: %w", path, err)
+	}
+	return m, &ck, nil
+}
+
+// FromCheckpoint rebuilds a model from a checkpoint; every parameter of the
+// configuration must be present with its shape.
+func FromCheckpoint(ck *Checkpoint) (*Model, error) {
+	m, err := New(ck.Config)
+	if err != nil {
+		return nil, err
 	}
 	got := map[string]CheckpointParam{}
 	for _, p := range ck.Params {
@@ -91,14 +106,14 @@ func Load(path string) (*Model, *Checkpoint, error) {
 	for _, p := range m.params {
 		cp, ok := got[p.Name]
 		if !ok {
-			return nil, nil, fmt.Errorf("seq2seq: %s: parameter %s missing", path, p.Name)
+			return nil, fmt.Errorf("parameter %s missing", p.Name)
 		}
 		if fmt.Sprint(cp.Shape) != fmt.Sprint(p.Shape()) || len(cp.Data) != p.Size() {
-			return nil, nil, fmt.Errorf("seq2seq: %s: parameter %s has shape %v (%d values), model wants %v", path, p.Name, cp.Shape, len(cp.Data), p.Shape())
+			return nil, fmt.Errorf("parameter %s has shape %v (%d values), model wants %v", p.Name, cp.Shape, len(cp.Data), p.Shape())
 		}
 		if err := p.Set(cp.Data); err != nil {
-			return nil, nil, fmt.Errorf("seq2seq: %s: %w", path, err)
+			return nil, err
 		}
 	}
-	return m, &ck, nil
+	return m, nil
 }

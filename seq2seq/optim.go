@@ -107,3 +107,39 @@ func (o *Optimizer) Update(ps []*gx.Param, grads [][]float64) {
 		}
 	}
 }
+
+// OptimizerState is what an optimizer carries between steps, for
+// checkpoints: the step count and Adam's or RMSProp's moment estimates.
+type OptimizerState struct {
+	T int         `json:"t"`
+	M [][]float64 `json:"m,omitempty"`
+	V [][]float64 `json:"v,omitempty"`
+}
+
+// State returns a copy of the optimizer's state.
+func (o *Optimizer) State() OptimizerState {
+	st := OptimizerState{T: o.t}
+	for i := range o.m {
+		st.M = append(st.M, append([]float64(nil), o.m[i]...))
+		st.V = append(st.V, append([]float64(nil), o.v[i]...))
+	}
+	return st
+}
+
+// SetState restores a state taken with State for the parameters ps.
+func (o *Optimizer) SetState(st OptimizerState, ps []*gx.Param) error {
+	if st.M == nil {
+		o.t, o.m, o.v = st.T, nil, nil
+		return nil
+	}
+	if len(st.M) != len(ps) || len(st.V) != len(ps) {
+		return fmt.Errorf("seq2seq: optimizer state for %d parameters, model has %d", len(st.M), len(ps))
+	}
+	for i, p := range ps {
+		if len(st.M[i]) != p.Size() || len(st.V[i]) != p.Size() {
+			return fmt.Errorf("seq2seq: optimizer state of %s has %d entries, parameter has %d", p.Name, len(st.M[i]), p.Size())
+		}
+	}
+	o.t, o.m, o.v = st.T, st.M, st.V
+	return nil
+}

@@ -22,7 +22,10 @@ type trainGraph struct {
 	weights       []*gx.Node // T × [B, S], watched for inspection
 }
 
-type shape struct{ B, S, T int }
+type shape struct {
+	B, S, T int
+	drop    bool // built with dropout inputs
+}
 
 // buildTrain builds the unrolled training graph: teacher forcing, masked
 // cross-entropy averaged over the batch's target tokens.
@@ -121,7 +124,7 @@ func (m *Model) Loss(b *Batch, rng *rand.Rand, cache *GraphCache) (float64, [][]
 	if err := m.checkBatch(b); err != nil {
 		return 0, nil, err
 	}
-	tg, err := cache.train(m, shape{b.Size(), b.SrcLen(), b.TgtLen()})
+	tg, err := cache.train(m, shape{b.Size(), b.SrcLen(), b.TgtLen(), m.Cfg.Dropout > 0})
 	if err != nil {
 		return 0, nil, err
 	}
@@ -230,6 +233,22 @@ type Trainer struct {
 // NewTrainer returns a trainer; seed drives dropout.
 func NewTrainer(m *Model, opt *Optimizer, seed uint64) *Trainer {
 	return &Trainer{Model: m, Opt: opt, Cache: NewGraphCache(0), rng: rand.New(rand.NewPCG(seed, 0xd509))}
+}
+
+// Reseed sets the generator of the next steps' dropout masks, so a run
+// resumed at a step draws the masks an uninterrupted run would.
+func (t *Trainer) Reseed(seed, step uint64) {
+	t.rng = rand.New(rand.NewPCG(seed, step^0xd509))
+}
+
+// NLL returns the summed token negative log-likelihood of a batch under
+// teacher forcing (no dropout), and the number of target tokens.
+func (m *Model) NLL(b *Batch, cache *GraphCache) (float64, int, error) {
+	save := m.Cfg.Dropout
+	m.Cfg.Dropout = 0
+	defer func() { m.Cfg.Dropout = save }()
+	loss, _, err := m.Loss(b, rand.New(rand.NewPCG(0, 0)), cache)
+	return loss * float64(b.Tokens()), b.Tokens(), err
 }
 
 // Step trains on one batch and returns its loss (mean token NLL). A NaN or

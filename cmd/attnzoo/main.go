@@ -15,10 +15,11 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(exitCode(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
 }
@@ -54,9 +55,12 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"list":  {cmdList, "list scorers, cells, tasks, decoders, encoders"},
-	"score": {cmdScore, "score a query against keys with one scorer"},
-	"eval":  {cmdEval, "score outputs of any system: BLEU, AER"},
+	"list":    {cmdList, "list scorers, cells, tasks, decoders, encoders"},
+	"score":   {cmdScore, "score a query against keys with one scorer"},
+	"eval":    {cmdEval, "score outputs of any system: BLEU, AER"},
+	"run":     {cmdRun, "train and evaluate every run of an experiment file"},
+	"collect": {cmdCollect, "rebuild a results folder's summary from the runs it holds"},
+	"decode":  {cmdDecode, "decode one input with a trained run, with its alignment"},
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/attnzoo/attnzoo/experiments"
+)
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// parseShard parses "I/N" with 0 ≤ I < N.
+func parseShard(s string) (int, int, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return 0, 0, fmt.Errorf("--shard %q: want I/N with 0 ≤ I < N, e.g. 0/4", s)
+	}
+	return i, n, nil
+}
+
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("attnzoo run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "results", "results root: the experiment writes to OUT/<name>/")
+	workers := fs.Int("workers", runtime.NumCPU(), "runs trained at once")
+	resume := fs.Bool("resume", false, "skip finished runs, continue cut-off runs from their last checkpoint")
+	shard := fs.String("shard", "", "I/N: run only the runs whose index ≡ I (mod N)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: attnzoo run EXPERIMENT.toml [--out DIR] [--workers N] [--resume] [--shard I/N]")
+		fs.PrintDefaults()
+	}
+	file, rest := splitPositional(args)
+	if err := fs.Parse(rest); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return usageError{fmt.Errorf("run: %w", err)}
+	}
+	if file == "" && fs.NArg() > 0 {
+		file = fs.Arg(0)
+	}
+	if file == "" {
+		return usagef("run: no experiment file given")
+	}
+	if *workers < 1 {
+		return usagef("run: --workers must be ≥ 1, got %d", *workers)
+	}
+	si, sn := 0, 1
+	if *shard != "" {
+		var err error
+		if si, sn, err = parseShard(*shard); err != nil {
+			return usagef("run: %v", err)
+		}
+	}
+	e, err := experiments.Load(file)
+	if err != nil {
+		return usageError{err}
+	}
+	runs, _ := e.Runs()
+	fmt.Fprintf(stderr, "attnzoo: %s: %d runs, %d workers → %s\n", file, len(runs), *workers, e.Dir(*out))
+	_, err = e.Run(ctx, experiments.Options{Out: *out, Workers: *workers, Resume: *resume, Shard: si, Shards: sn,
+		Log: stderr, Terminal: isTerminal(stderr)})
+	if md, rerr := os.ReadFile(filepath.Join(e.Dir(*out), "summary.md")); rerr == nil {
+		stdout.Write(md)
+	}
+	if err != nil {
+		return err
+	}
+	drawFigures(e.Dir(*out), stderr)
+	return nil
+}
+
+// drawFigures is replaced by the figures work; until then it does nothing.
+var drawFigures = func(dir string, log io.Writer) {}
+
+// splitPositional lets the experiment file come before or after the flags.
+func splitPositional(args []string) (string, []string) {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		return args[0], args[1:]
+	}
+	return "", args
+}
+
+func cmdCollect(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+		return usagef("usage: attnzoo collect RESULTS_DIR")
+	}
+	s, err := experiments.Collect(args[0])
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "attnzoo: %s: %d finished runs, %d failed\n", args[0], len(s.Runs), len(s.Failed))
+	md, err := os.ReadFile(filepath.Join(args[0], "summary.md"))
+	if err == nil {
+		stdout.Write(md)
+	}
+	return err
+}
+
+func cmdDecode(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("attnzoo decode", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	input := fs.String("input", "", "the text to decode")
+	beam := fs.Int("beam", 0, "beam width (default: the run's)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, `usage: attnzoo decode RUN_DIR --input "..." [--beam K]`)
+		fs.PrintDefaults()
+	}
+	dir, rest := splitPositional(args)
+	if err := fs.Parse(rest); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return usageError{fmt.Errorf("decode: %w", err)}
+	}
+	if dir == "" && fs.NArg() > 0 {
+		dir = fs.Arg(0)
+	}
+	if dir == "" || *input == "" {
+		return usagef(`decode: want RUN_DIR and --input "..."`)
+	}
+	t, err := experiments.LoadRun(dir)
+	if err != nil {
+		return err
+	}
+	d, err := t.DecodeText(*input, *beam)
+	if err != nil {
+		return err
+	}
+	if len(d.Unknown) > 0 {
+		fmt.Fprintf(stderr, "attnzoo: decode: not in the vocabulary (read as <unk>): %s\n", strings.Join(d.Unknown, " "))
+	}
+	printAlignment(stdout, d)
+	return nil
+}
+
+// printAlignment prints the output and its alignment as a table: one row
+// per output token, one column per source token, weights in percent.
+func printAlignment(w io.Writer, d *experiments.Decoded) {
+	fmt.Fprintf(w, "input:  %s\noutput: %s\nscore:  %.4f\n\n", strings.Join(d.Src, " "), strings.Join(d.Out, " "), d.Score)
+	rows := append(append([]string(nil), d.Out...), "</s>")
+	width := 4
+	for _, s := range d.Src {
+		width = max(width, len([]rune(s))+1)
+	}
+	lw := 4
+	for _, r := range rows {
+		lw = max(lw, len([]rune(r)))
+	}
+	fmt.Fprintf(w, "%*s", lw, "")
+	for _, s := range d.Src {
+		fmt.Fprintf(w, " %*s", width, s)
+	}
+	fmt.Fprintln(w)
+	for i, r := range rows {
+		if i >= len(d.Align) {
+			break
+		}
+		fmt.Fprintf(w, "%*s", lw, r)
+		best := 0
+		for j, v := range d.Align[i] {
+			if v > d.Align[i][best] {
+				best = j
+			}
+		}
+		for j, v := range d.Align[i] {
+			cell := fmt.Sprintf("%.0f", 100*v)
+			if j == best {
+				cell = "*" + cell
+			}
+			fmt.Fprintf(w, " %*s", width, cell)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, "\n(attention weights in percent; * marks each row's argmax)")
+}

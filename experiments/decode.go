@@ -1,0 +1,107 @@
+package experiments
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/attnzoo/attnzoo/seq2seq"
+	"github.com/attnzoo/attnzoo/tasks"
+)
+
+// Trained is a run's model with what it needs to read and write text.
+type Trained struct {
+	Model     *seq2seq.Model
+	Src, Tgt  *tasks.Vocab
+	Tokenizer tasks.Tokenizer // nil: split on whitespace
+	Decode    Decode
+}
+
+// LoadRun loads a run folder's checkpoint and configuration.
+func LoadRun(dir string) (*Trained, error) {
+	ck := filepath.Join(dir, "checkpoint")
+	st, err := readState(ck)
+	if err != nil {
+		return nil, fmt.Errorf("experiments: %s: %w", ck, err)
+	}
+	m, err := seq2seq.FromCheckpoint(st.Model)
+	if err != nil {
+		return nil, fmt.Errorf("experiments: %s: %w", ck, err)
+	}
+	t := &Trained{Model: m, Src: tasks.NewVocab(st.Model.SrcVocab), Tgt: tasks.NewVocab(st.Model.TgtVocab)}
+	var cfg runConfigTOML
+	cpath := filepath.Join(dir, "config.toml")
+	if _, err := toml.DecodeFile(cpath, &cfg); err != nil {
+		return nil, fmt.Errorf("experiments: %s: %w", cpath, err)
+	}
+	t.Decode = cfg.Decode
+	name, _ := cfg.Task["name"].(string)
+	opts := tasks.Options{}
+	for k, v := range cfg.Task {
+		if k != "name" {
+			opts[k] = v
+		}
+	}
+	if task, err := tasks.New(name, opts); err == nil {
+		if tk, ok := task.(tasks.Tokenizer); ok {
+			t.Tokenizer = tk
+		}
+	}
+	return t, nil
+}
+
+// Decoded is one input decoded with its alignment.
+type Decoded struct {
+	Src, Out []string
+	Align    [][]float64 // rows: Out then </s>; columns: Src
+	Score    float64
+	Unknown  []string // source tokens not in the vocabulary
+}
+
+// Decode tokenizes input as the task does and decodes it with beam width
+// beam (0: the run's configured beam).
+func (t *Trained) DecodeText(input string, beam int) (*Decoded, error) {
+	var toks []string
+	if t.Tokenizer != nil {
+		toks = t.Tokenizer.Tokenize(input)
+	} else {
+		toks = strings.Fields(input)
+	}
+	if len(toks) == 0 {
+		return nil, fmt.Errorf("experiments: the input has no tokens")
+	}
+	d := &Decoded{Src: toks}
+	ids := t.Src.Encode(toks)
+	for i, id := range ids {
+		if id == tasks.UnkID {
+			d.Unknown = append(d.Unknown, toks[i])
+		}
+	}
+	if beam <= 0 {
+		beam = max(t.Decode.Beam, 1)
+	}
+	if len(ids) > t.Model.Cfg.MaxSrcLen && t.Model.Cfg.Scorer == "location" {
+		return nil, fmt.Errorf("experiments: the input has %d tokens; this location-scorer model handles at most %d", len(ids), t.Model.Cfg.MaxSrcLen)
+	}
+	b, err := seq2seq.NewBatch([][]int{ids}, nil)
+	if err != nil {
+		return nil, err
+	}
+	maxLen := t.Decode.MaxLen
+	if maxLen == 0 {
+		maxLen = 2*len(ids) + 10
+	}
+	cache := seq2seq.NewGraphCache(4)
+	defer cache.Close()
+	hs, err := t.Model.Beam(b, beam, maxLen, t.Decode.Alpha, cache)
+	if err != nil {
+		return nil, err
+	}
+	d.Out, d.Align, d.Score = t.Tgt.Decode(hs[0].Tokens), hs[0].Align, hs[0].Score
+	return d, nil
+}
+
+var _ = os.Stat

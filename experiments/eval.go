@@ -1,0 +1,128 @@
+package experiments
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/attnzoo/attnzoo/metrics"
+	"github.com/attnzoo/attnzoo/seq2seq"
+	"github.com/attnzoo/attnzoo/tasks"
+)
+
+// Example is one line of alignments.jsonl: a test example, the model's
+// output and its alignment (rows: output tokens, then </s>; columns: source
+// tokens), with the argmax links and the gold links in Pharaoh format
+// ("src-tgt", 0-based).
+type Example struct {
+	Index    int         `json:"index"`
+	Src      []string    `json:"src"`
+	Ref      []string    `json:"ref"`
+	Hyp      []string    `json:"hyp"`
+	Weights  [][]float64 `json:"weights"`
+	Links    string      `json:"links"`
+	Sure     string      `json:"sure,omitempty"`
+	Possible string      `json:"possible,omitempty"`
+}
+
+type evalResult struct {
+	metrics  map[string]float64
+	examples []Example
+}
+
+// evaluate decodes the first n examples of a split (greedy for beam 1) and
+// scores them: token accuracy, exact match, corpus BLEU-4 (0–100), AER of
+// the argmax alignments against the gold links where the task has them
+// (Luong et al. 2015's extraction), and the mean attention entropy.
+func evaluate(m *seq2seq.Model, data *tasks.Data, sp encoded, n, batch, maxLen, beam int, alpha float64, cache *seq2seq.GraphCache, keep int) (*evalResult, error) {
+	n = min(n, len(sp.src))
+	var hyps, refs [][]string
+	var refsB [][][]string
+	var links, sure, poss [][]metrics.Link
+	entropy, rows := 0.0, 0
+	res := &evalResult{metrics: map[string]float64{}}
+	for i := 0; i < n; i += batch {
+		j := min(i+batch, n)
+		b, err := seq2seq.NewBatch(sp.src[i:j], nil)
+		if err != nil {
+			return nil, err
+		}
+		var out []seq2seq.Hypothesis
+		if beam == 1 {
+			out, err = m.Greedy(b, maxLen, cache)
+		} else {
+			out, err = m.Beam(b, beam, maxLen, alpha, cache)
+		}
+		if err != nil {
+			return nil, err
+		}
+		for k, h := range out {
+			idx := i + k
+			ex := sp.ex[idx]
+			hyp := data.TgtVocab.Decode(h.Tokens)
+			hyps = append(hyps, hyp)
+			refs = append(refs, ex.Tgt)
+			refsB = append(refsB, [][]string{ex.Tgt})
+			tokRows := h.Align[:min(len(h.Align), len(h.Tokens))]
+			l := metrics.ArgmaxLinks(tokRows)
+			if len(tokRows) > 0 {
+				entropy += metrics.AttentionEntropy(tokRows) * float64(len(tokRows))
+				rows += len(tokRows)
+			}
+			if data.Aligned {
+				links = append(links, l)
+				sure = append(sure, ex.Sure)
+				p := ex.Possible
+				if p == nil {
+					p = ex.Sure
+				}
+				poss = append(poss, p)
+			}
+			if idx < keep {
+				e := Example{Index: idx, Src: ex.Src, Ref: ex.Tgt, Hyp: hyp, Weights: h.Align, Links: metrics.FormatPharaoh(l)}
+				if data.Aligned {
+					e.Sure = metrics.FormatPharaoh(ex.Sure)
+					if ex.Possible != nil {
+						e.Possible = metrics.FormatPharaoh(ex.Possible)
+					}
+				}
+				res.examples = append(res.examples, e)
+			}
+		}
+	}
+	var err error
+	if res.metrics["token_acc"], err = metrics.TokenAccuracy(hyps, refs); err != nil {
+		return nil, err
+	}
+	if res.metrics["exact_match"], err = metrics.ExactMatch(hyps, refs); err != nil {
+		return nil, err
+	}
+	bl, err := metrics.CorpusBLEU(hyps, refsB, metrics.BLEUOptions{})
+	if err != nil {
+		return nil, err
+	}
+	res.metrics["bleu"] = bl.BLEU
+	if data.Aligned {
+		c, err := metrics.CorpusAER(links, sure, poss)
+		if err != nil {
+			return nil, err
+		}
+		res.metrics["aer"] = c.AER()
+	}
+	if rows > 0 {
+		res.metrics["entropy"] = entropy / float64(rows)
+	}
+	return res, nil
+}
+
+func writeAlignments(path string, ex []Example) error {
+	var b bytes.Buffer
+	for _, e := range ex {
+		data, err := json.Marshal(e)
+		if err != nil {
+			return err
+		}
+		b.Write(data)
+		b.WriteByte('\n')
+	}
+	return seq2seq.WriteFileAtomic(path, b.Bytes())
+}

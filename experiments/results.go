@@ -1,0 +1,303 @@
+package experiments
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/attnzoo/attnzoo/seq2seq"
+)
+
+// metricOrder fixes the order of the common metric columns; others follow
+// sorted.
+var metricOrder = []string{"token_acc", "exact_match", "bleu", "bleu1", "bleu2", "bleu3", "bleu4", "perplexity", "aer", "entropy", "loc_peak", "loc_mass"}
+
+// Summary is what Collect found.
+type Summary struct {
+	Keys    []string // swept keys, in the experiment's order
+	Metrics []string
+	Runs    []*Final
+	Failed  map[string]string // run id → error
+}
+
+// Collect rebuilds summary.csv and summary.md of a results folder from
+// whatever runs in it have finished (so the shards of a sweep run on
+// several machines can be gathered into one folder and summarised).
+func Collect(dir string) (*Summary, error) {
+	s := &Summary{Failed: map[string]string{}}
+	order := map[string]int{}
+	if e, err := Load(filepath.Join(dir, "experiment.toml")); err == nil {
+		if axes, err := e.axes(); err == nil {
+			for _, a := range axes {
+				s.Keys = append(s.Keys, a.full)
+			}
+		}
+		if runs, err := e.Runs(); err == nil {
+			for _, r := range runs {
+				order[r.ID] = r.Index
+			}
+		}
+	}
+	ents, err := os.ReadDir(filepath.Join(dir, "runs"))
+	if err != nil {
+		return nil, fmt.Errorf("experiments: %w", err)
+	}
+	keys := map[string]bool{}
+	for _, k := range s.Keys {
+		keys[k] = true
+	}
+	mset := map[string]bool{}
+	for _, ent := range ents {
+		if !ent.IsDir() {
+			continue
+		}
+		rd := filepath.Join(dir, "runs", ent.Name())
+		f, err := ReadFinal(rd)
+		if err != nil {
+			if data, err := os.ReadFile(filepath.Join(rd, "failed.json")); err == nil {
+				var fj struct{ Error string }
+				json.Unmarshal(data, &fj)
+				s.Failed[ent.Name()] = fj.Error
+			}
+			continue
+		}
+		s.Runs = append(s.Runs, f)
+		for k := range f.Point {
+			if !keys[k] {
+				keys[k] = true
+				s.Keys = append(s.Keys, k)
+			}
+		}
+		for k := range f.Metrics {
+			mset[k] = true
+		}
+	}
+	sort.SliceStable(s.Runs, func(i, j int) bool {
+		oi, iok := order[s.Runs[i].Run]
+		oj, jok := order[s.Runs[j].Run]
+		if iok && jok {
+			return oi < oj
+		}
+		return s.Runs[i].Run < s.Runs[j].Run
+	})
+	for _, base := range []string{"", "_beam"} {
+		for _, m := range metricOrder {
+			if mset[m+base] {
+				s.Metrics = append(s.Metrics, m+base)
+				delete(mset, m+base)
+			}
+		}
+	}
+	var rest []string
+	for m := range mset {
+		rest = append(rest, m)
+	}
+	sort.Strings(rest)
+	s.Metrics = append(s.Metrics, rest...)
+	if err := s.writeCSV(filepath.Join(dir, "summary.csv")); err != nil {
+		return nil, err
+	}
+	if err := s.writeMD(filepath.Join(dir, "summary.md"), filepath.Base(dir)); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func fmtValue(v any) string {
+	switch x := v.(type) {
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case nil:
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
+func (s *Summary) writeCSV(path string) error {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	head := append([]string{"run", "seed"}, s.Keys...)
+	head = append(head, s.Metrics...)
+	head = append(head, "train_seconds", "steps_per_sec")
+	w.Write(head)
+	for _, f := range s.Runs {
+		row := []string{f.Run, strconv.FormatInt(f.Seed, 10)}
+		for _, k := range s.Keys {
+			row = append(row, fmtValue(f.Point[k]))
+		}
+		for _, m := range s.Metrics {
+			v, ok := f.Metrics[m]
+			if ok {
+				row = append(row, strconv.FormatFloat(v, 'g', -1, 64))
+			} else {
+				row = append(row, "")
+			}
+		}
+		row = append(row, strconv.FormatFloat(f.TrainSeconds, 'f', 2, 64), strconv.FormatFloat(f.StepsPerSec, 'f', 2, 64))
+		w.Write(row)
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return err
+	}
+	return seq2seq.WriteFileAtomic(path, b.Bytes())
+}
+
+// MeanSD returns the mean and the sample standard deviation (n−1; 0 for a
+// single value).
+func MeanSD(xs []float64) (float64, float64) {
+	if len(xs) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	var m float64
+	for _, x := range xs {
+		m += x
+	}
+	m /= float64(len(xs))
+	if len(xs) == 1 {
+		return m, 0
+	}
+	var ss float64
+	for _, x := range xs {
+		ss += (x - m) * (x - m)
+	}
+	return m, math.Sqrt(ss / float64(len(xs)-1))
+}
+
+// Point groups the runs of one sweep point (all seeds).
+type Point struct {
+	Label  string
+	Values map[string]any
+	Runs   []*Final
+}
+
+// Points groups the runs by sweep point, in run order.
+func (s *Summary) Points() []*Point {
+	var out []*Point
+	idx := map[string]*Point{}
+	for _, f := range s.Runs {
+		parts := make([]string, 0, len(s.Keys))
+		for _, k := range s.Keys {
+			parts = append(parts, shortKey(k)+"="+fmtValue(f.Point[k]))
+		}
+		label := strings.Join(parts, " ")
+		if label == "" {
+			label = "all"
+		}
+		p, ok := idx[label]
+		if !ok {
+			p = &Point{Label: label, Values: f.Point}
+			idx[label] = p
+			out = append(out, p)
+		}
+		p.Runs = append(p.Runs, f)
+	}
+	return out
+}
+
+func fmtMetric(m string, v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "—"
+	case strings.HasPrefix(m, "bleu"), m == "perplexity", m == "entropy":
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+func (s *Summary) writeMD(path, name string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", name)
+	fmt.Fprintf(&b, "%d finished runs", len(s.Runs))
+	if len(s.Failed) > 0 {
+		fmt.Fprintf(&b, ", %d failed", len(s.Failed))
+	}
+	b.WriteString(". Metrics on the test split; `_beam` columns decode with the configured beam.\n\n## Runs\n\n")
+	head := append([]string{"run", "seed"}, shortKeys(s.Keys)...)
+	head = append(head, s.Metrics...)
+	head = append(head, "train s", "steps/s")
+	mdRow(&b, head)
+	mdSep(&b, len(head))
+	for _, f := range s.Runs {
+		row := []string{f.Run, strconv.FormatInt(f.Seed, 10)}
+		for _, k := range s.Keys {
+			row = append(row, fmtValue(f.Point[k]))
+		}
+		for _, m := range s.Metrics {
+			v, ok := f.Metrics[m]
+			if !ok {
+				v = math.NaN()
+			}
+			row = append(row, fmtMetric(m, v))
+		}
+		row = append(row, strconv.FormatFloat(f.TrainSeconds, 'f', 1, 64), strconv.FormatFloat(f.StepsPerSec, 'f', 1, 64))
+		mdRow(&b, row)
+	}
+	b.WriteString("\n## Mean ± sd per sweep point\n\nsd is the sample standard deviation across seeds (n − 1).\n\n")
+	head = append(append([]string{"point", "seeds"}, s.Metrics...), "train s")
+	mdRow(&b, head)
+	mdSep(&b, len(head))
+	for _, p := range s.Points() {
+		row := []string{p.Label, strconv.Itoa(len(p.Runs))}
+		for _, m := range append(append([]string(nil), s.Metrics...), "train_seconds") {
+			var xs []float64
+			for _, f := range p.Runs {
+				v, ok := f.Metrics[m]
+				if m == "train_seconds" {
+					v, ok = f.TrainSeconds, true
+				}
+				if ok {
+					xs = append(xs, v)
+				}
+			}
+			mean, sd := MeanSD(xs)
+			if len(xs) > 1 {
+				row = append(row, fmtMetric(m, mean)+" ± "+fmtMetric(m, sd))
+			} else {
+				row = append(row, fmtMetric(m, mean))
+			}
+		}
+		mdRow(&b, row)
+	}
+	if len(s.Failed) > 0 {
+		b.WriteString("\n## Failed runs\n\n")
+		ids := make([]string, 0, len(s.Failed))
+		for id := range s.Failed {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			fmt.Fprintf(&b, "- %s: %s\n", id, s.Failed[id])
+		}
+	}
+	return seq2seq.WriteFileAtomic(path, []byte(b.String()))
+}
+
+func shortKeys(ks []string) []string {
+	out := make([]string, len(ks))
+	for i, k := range ks {
+		out[i] = shortKey(k)
+	}
+	return out
+}
+
+func mdRow(b *strings.Builder, cells []string) {
+	b.WriteString("| ")
+	b.WriteString(strings.Join(cells, " | "))
+	b.WriteString(" |\n")
+}
+
+func mdSep(b *strings.Builder, n int) {
+	b.WriteString("|")
+	for i := 0; i < n; i++ {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+}

@@ -1,0 +1,380 @@
+package experiments
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/attnzoo/attnzoo/metrics"
+	"github.com/attnzoo/attnzoo/seq2seq"
+	"github.com/attnzoo/attnzoo/tasks"
+)
+
+// ErrInterrupted is returned by a run stopped by its context after it
+// wrote a checkpoint.
+var ErrInterrupted = errors.New("interrupted")
+
+// Final is a finished run's final.json.
+type Final struct {
+	Run          string             `json:"run"`
+	Seed         int64              `json:"seed"`
+	Point        map[string]any     `json:"point"`
+	Metrics      map[string]float64 `json:"metrics"`
+	Steps        int                `json:"steps"`
+	TrainSeconds float64            `json:"train_seconds"`
+	StepsPerSec  float64            `json:"steps_per_sec"`
+	Params       int                `json:"params"`
+}
+
+// Progress is one update of a run in progress.
+type Progress struct {
+	Run         string
+	Step, Steps int
+	Loss        float64
+	Elapsed     time.Duration
+	Done        bool
+	Err         error
+}
+
+// runState is what a run's checkpoint holds beyond the model.
+type runState struct {
+	Step         int                    `json:"step"`
+	TrainSeconds float64                `json:"train_seconds"`
+	Model        *seq2seq.Checkpoint    `json:"model"`
+	Opt          seq2seq.OptimizerState `json:"optimizer"`
+	WindowLoss   float64                `json:"window_loss"` // training loss summed since the last evaluation
+	WindowN      int                    `json:"window_n"`
+}
+
+// evalLine is one line of metrics.jsonl.
+type evalLine struct {
+	Step          int     `json:"step"`
+	Loss          float64 `json:"loss"`
+	LR            float64 `json:"lr"`
+	DevTokenAcc   float64 `json:"dev_token_acc"`
+	DevExactMatch float64 `json:"dev_exact_match"`
+	Seconds       float64 `json:"seconds"`
+}
+
+// encoded holds a split as token ids.
+type encoded struct {
+	src, tgt [][]int
+	ex       []tasks.Example
+}
+
+func encode(d *tasks.Data, ex []tasks.Example) encoded {
+	e := encoded{ex: ex}
+	for _, x := range ex {
+		e.src = append(e.src, d.SrcVocab.Encode(x.Src))
+		e.tgt = append(e.tgt, d.TgtVocab.Encode(x.Tgt))
+	}
+	return e
+}
+
+// runConfigTOML is config.toml: the resolved settings of one run.
+type runConfigTOML struct {
+	Run    string         `toml:"run"`
+	Seed   int64          `toml:"seed"`
+	Dtype  string         `toml:"dtype"`
+	Task   map[string]any `toml:"task"`
+	Model  Model          `toml:"model"`
+	Train  Train          `toml:"train"`
+	Decode Decode         `toml:"decode"`
+}
+
+func writeJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return seq2seq.WriteFileAtomic(path, append(data, '\n'))
+}
+
+// Execute trains and evaluates one run in dir (runs/<id>), resuming from a
+// checkpoint there if one exists. A run whose final.json exists is not
+// redone.
+func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report func(Progress)) (*Final, error) {
+	if report == nil {
+		report = func(Progress) {}
+	}
+	if f, err := ReadFinal(dir); err == nil {
+		return f, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	taskName := r.TaskID
+	cfgTask := map[string]any{"name": taskName}
+	for k, v := range r.Task {
+		cfgTask[k] = v
+	}
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(runConfigTOML{Run: r.ID, Seed: r.Seed, Dtype: r.Dtype, Task: cfgTask, Model: r.Model, Train: r.Train, Decode: r.Decode}); err != nil {
+		return nil, err
+	}
+	if err := seq2seq.WriteFileAtomic(filepath.Join(dir, "config.toml"), buf.Bytes()); err != nil {
+		return nil, err
+	}
+
+	task, err := tasks.New(taskName, r.Task)
+	if err != nil {
+		return nil, err
+	}
+	data, err := task.Load(r.Seed)
+	if err != nil {
+		return nil, err
+	}
+	train, dev, test := encode(data, data.Train), encode(data, data.Dev), encode(data, data.Test)
+	if len(train.src) == 0 || len(test.src) == 0 {
+		return nil, fmt.Errorf("experiments: run %s: task %s gave %d training and %d test examples", r.ID, taskName, len(train.src), len(test.src))
+	}
+	maxSrc := 0
+	for _, s := range slices.Concat(train.src, dev.src, test.src) {
+		maxSrc = max(maxSrc, len(s))
+	}
+	maxLen := r.Decode.MaxLen
+	if maxLen == 0 {
+		maxLen = 2*maxSrc + 10
+	}
+	mcfg := seq2seq.Config{
+		Cell: r.Model.Cell, Encoder: r.Model.Encoder, Decoder: r.Model.Decoder, Scorer: r.Model.Scorer,
+		Normalizer: r.Model.Normalizer, Init: r.Model.Init, SrcVocab: data.SrcVocab.Len(), TgtVocab: data.TgtVocab.Len(),
+		Embed: r.Model.Embed, Hidden: r.Model.Hidden, Attention: r.Model.Attention, MaxSrcLen: maxSrc,
+		Dropout: r.Model.Dropout, Dtype: r.Dtype, Seed: uint64(r.Seed),
+	}
+	model, err := seq2seq.New(mcfg)
+	if err != nil {
+		return nil, fmt.Errorf("experiments: run %s: %w", r.ID, err)
+	}
+	opt, err := seq2seq.NewOptimizer(r.Train.Optimizer, r.Train.LR, r.Train.Clip, r.Train.LRDecay, r.Train.LRDecayEvery)
+	if err != nil {
+		return nil, err
+	}
+	ckPath := filepath.Join(dir, "checkpoint")
+	metricsPath := filepath.Join(dir, "metrics.jsonl")
+	start, trainSeconds := 0, 0.0
+	var windowLoss float64
+	windowN := 0
+	var lines []evalLine
+	if st, err := readState(ckPath); err == nil {
+		if model, err = seq2seq.FromCheckpoint(st.Model); err != nil {
+			return nil, fmt.Errorf("experiments: %s: %w", ckPath, err)
+		}
+		if err := opt.SetState(st.Opt, model.Params()); err != nil {
+			return nil, fmt.Errorf("experiments: %s: %w", ckPath, err)
+		}
+		start, trainSeconds = st.Step, st.TrainSeconds
+		windowLoss, windowN = st.WindowLoss, st.WindowN
+		lines, _ = readLines(metricsPath, start)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("experiments: %s: %w", ckPath, err)
+	}
+	if err := writeLines(metricsPath, lines); err != nil {
+		return nil, err
+	}
+
+	tr := seq2seq.NewTrainer(model, opt, uint64(r.Seed))
+	defer tr.Cache.Close()
+	evalCache := seq2seq.NewGraphCache(0)
+	defer evalCache.Close()
+	save := func(step int) error {
+		st := runState{Step: step, TrainSeconds: trainSeconds, Model: model.Checkpoint(data.SrcVocab.Tokens(), data.TgtVocab.Tokens(), step),
+			Opt: opt.State(), WindowLoss: windowLoss, WindowN: windowN}
+		return writeJSON(ckPath, st)
+	}
+	t0 := time.Now()
+	for step := start + 1; step <= r.Train.Steps; step++ {
+		if ctx.Err() != nil {
+			trainSeconds += time.Since(t0).Seconds()
+			if err := save(step - 1); err != nil {
+				return nil, err
+			}
+			return nil, ErrInterrupted
+		}
+		rng := rand.New(rand.NewPCG(uint64(r.Seed), uint64(step)))
+		src, tgt := make([][]int, r.Train.Batch), make([][]int, r.Train.Batch)
+		for i := range src {
+			j := rng.IntN(len(train.src))
+			src[i], tgt[i] = train.src[j], train.tgt[j]
+		}
+		b, err := seq2seq.NewBatch(src, tgt)
+		if err != nil {
+			return nil, err
+		}
+		tr.Reseed(uint64(r.Seed), uint64(step))
+		loss, err := tr.Step(b)
+		if err != nil {
+			fail := map[string]any{"run": r.ID, "step": step, "error": err.Error(), "last_checkpoint_step": start}
+			if st, e2 := readState(ckPath); e2 == nil {
+				fail["last_checkpoint_step"] = st.Step
+			}
+			writeJSON(filepath.Join(dir, "failed.json"), fail)
+			return nil, fmt.Errorf("experiments: run %s: %w (the last good checkpoint is kept)", r.ID, err)
+		}
+		windowLoss += loss
+		windowN++
+		if step%r.Train.EvalEvery == 0 || step == r.Train.Steps {
+			elapsed := trainSeconds + time.Since(t0).Seconds()
+			ev, err := evaluate(model, data, dev, r.Train.EvalSize, r.Train.Batch, maxLen, 1, r.Decode.Alpha, evalCache, 0)
+			if err != nil {
+				return nil, err
+			}
+			line := evalLine{Step: step, Loss: windowLoss / float64(windowN), LR: opt.Rate(),
+				DevTokenAcc: ev.metrics["token_acc"], DevExactMatch: ev.metrics["exact_match"], Seconds: elapsed}
+			lines = append(lines, line)
+			windowLoss, windowN = 0, 0
+			if err := writeLines(metricsPath, lines); err != nil {
+				return nil, err
+			}
+			trainSeconds += time.Since(t0).Seconds()
+			t0 = time.Now()
+			if err := save(step); err != nil {
+				return nil, err
+			}
+		}
+		report(Progress{Run: r.ID, Step: step, Steps: r.Train.Steps, Loss: loss, Elapsed: time.Duration((trainSeconds + time.Since(t0).Seconds()) * float64(time.Second))})
+	}
+	trainSeconds += time.Since(t0).Seconds()
+
+	// final evaluation on test: greedy, and the configured beam
+	ev, err := evaluate(model, data, test, len(test.src), r.Train.Batch, maxLen, 1, r.Decode.Alpha, evalCache, r.Decode.Examples)
+	if err != nil {
+		return nil, err
+	}
+	m := ev.metrics
+	nll, toks := 0.0, 0
+	for i := 0; i < len(test.src); i += r.Train.Batch {
+		j := min(i+r.Train.Batch, len(test.src))
+		b, err := seq2seq.NewBatch(test.src[i:j], test.tgt[i:j])
+		if err != nil {
+			return nil, err
+		}
+		l, n, err := model.NLL(b, evalCache)
+		if err != nil {
+			return nil, err
+		}
+		nll, toks = nll+l, toks+n
+	}
+	if m["perplexity"], err = metrics.Perplexity(nll, toks); err != nil {
+		return nil, err
+	}
+	if r.Decode.Beam > 1 {
+		evb, err := evaluate(model, data, test, len(test.src), r.Train.Batch, maxLen, r.Decode.Beam, r.Decode.Alpha, evalCache, 0)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range evb.metrics {
+			m[k+"_beam"] = v
+		}
+	}
+	if err := writeAlignments(filepath.Join(dir, "alignments.jsonl"), ev.examples); err != nil {
+		return nil, err
+	}
+	point := map[string]any{}
+	for _, a := range r.Point {
+		point[a.Key] = a.Value
+	}
+	f := &Final{Run: r.ID, Seed: r.Seed, Point: point, Metrics: m, Steps: r.Train.Steps,
+		TrainSeconds: trainSeconds, Params: model.NumParams()}
+	if trainSeconds > 0 {
+		f.StepsPerSec = float64(r.Train.Steps) / trainSeconds
+	}
+	if err := writeJSON(filepath.Join(dir, "final.json"), f); err != nil {
+		return nil, err
+	}
+	os.Remove(filepath.Join(dir, "failed.json"))
+	report(Progress{Run: r.ID, Step: r.Train.Steps, Steps: r.Train.Steps, Done: true})
+	return f, nil
+}
+
+// ReadFinal reads a run folder's final.json.
+func ReadFinal(dir string) (*Final, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "final.json"))
+	if err != nil {
+		return nil, err
+	}
+	var f Final
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("experiments: %s: %w", filepath.Join(dir, "final.json"), err)
+	}
+	return &f, nil
+}
+
+func readState(path string) (*runState, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var st runState
+	if err := json.Unmarshal(data, &st); err != nil {
+		return nil, err
+	}
+	if st.Model == nil {
+		return nil, fmt.Errorf("no model in checkpoint")
+	}
+	return &st, nil
+}
+
+func readLines(path string, upTo int) ([]evalLine, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []evalLine
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var l evalLine
+		if json.Unmarshal(sc.Bytes(), &l) != nil {
+			continue
+		}
+		if l.Step <= upTo {
+			out = append(out, l)
+		}
+	}
+	return out, sc.Err()
+}
+
+func writeLines(path string, lines []evalLine) error {
+	var b bytes.Buffer
+	for _, l := range lines {
+		data, err := json.Marshal(l)
+		if err != nil {
+			return err
+		}
+		b.Write(data)
+		b.WriteByte('\n')
+	}
+	return seq2seq.WriteFileAtomic(path, b.Bytes())
+}
+
+// ReadMetrics reads a run's metrics.jsonl (for learning curves).
+func ReadMetrics(dir string) ([]map[string]float64, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "metrics.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	var out []map[string]float64
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if line == "" {
+			continue
+		}
+		m := map[string]float64{}
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			return nil, fmt.Errorf("experiments: %s: %w", filepath.Join(dir, "metrics.jsonl"), err)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}

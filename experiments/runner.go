@@ -1,0 +1,237 @@
+package experiments
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/attnzoo/attnzoo/seq2seq"
+)
+
+// Options control Runner.Run.
+type Options struct {
+	Out      string // the results root; the experiment writes to Out/Name
+	Workers  int    // runs trained at once; 0 means 1
+	Resume   bool   // keep finished runs and continue cut-off ones
+	Shard    int    // this shard's index, with Shards > 1
+	Shards   int    // the number of shards (0 or 1: no sharding)
+	Log      io.Writer
+	Terminal bool // redraw a status line per run instead of printing log lines
+}
+
+// Dir is the experiment's results folder.
+func (e *Experiment) Dir(out string) string { return filepath.Join(out, e.Name) }
+
+// Result of a whole sweep.
+type Result struct {
+	Finished []*Final
+	Failed   map[string]error
+}
+
+// Run trains every run of the experiment (this shard's, when sharded) with
+// opt.Workers in parallel and writes the summary. Without Resume, a results
+// folder that already holds runs is an error, so no finished work is lost.
+// A run that fails (a NaN loss, say) is reported and the others go on.
+// When ctx is cancelled, the runs in progress write a checkpoint and stop.
+func (e *Experiment) Run(ctx context.Context, opt Options) (*Result, error) {
+	return e.runWithReport(ctx, opt, nil)
+}
+
+func (e *Experiment) runWithReport(ctx context.Context, opt Options, hook func(Progress)) (*Result, error) {
+	runs, err := e.Runs()
+	if err != nil {
+		return nil, err
+	}
+	dir := e.Dir(opt.Out)
+	runsDir := filepath.Join(dir, "runs")
+	var mine []*Run
+	for _, r := range runs {
+		if opt.Shards > 1 && r.Index%opt.Shards != opt.Shard {
+			continue
+		}
+		mine = append(mine, r)
+	}
+	if !opt.Resume {
+		n := 0
+		for _, r := range mine {
+			if _, err := os.Stat(filepath.Join(runsDir, r.ID)); err == nil {
+				n++
+			}
+		}
+		if n > 0 {
+			return nil, fmt.Errorf("experiments: %s already holds %d of these runs: pass --resume to continue them, or choose another --out", dir, n)
+		}
+	}
+	if err := os.MkdirAll(runsDir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := seq2seq.WriteFileAtomic(filepath.Join(dir, "experiment.toml"), e.Raw); err != nil {
+		return nil, err
+	}
+	removeStaleTemps(runsDir)
+	workers := max(opt.Workers, 1)
+	log := opt.Log
+	if log == nil {
+		log = io.Discard
+	}
+	prog := newProgress(log, opt.Terminal, mine)
+	res := &Result{Failed: map[string]error{}}
+	var mu sync.Mutex
+	jobs := make(chan *Run)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range jobs {
+				report := prog.update
+				if hook != nil {
+					report = func(p Progress) { hook(p); prog.update(p) }
+				}
+				f, err := e.Execute(ctx, r, filepath.Join(runsDir, r.ID), report)
+				mu.Lock()
+				if err != nil {
+					res.Failed[r.ID] = err
+					prog.update(Progress{Run: r.ID, Err: err})
+				} else {
+					res.Finished = append(res.Finished, f)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, r := range mine {
+		if ctx.Err() != nil {
+			break
+		}
+		jobs <- r
+	}
+	close(jobs)
+	wg.Wait()
+	prog.finish()
+	if _, err := Collect(dir); err != nil {
+		return res, err
+	}
+	if ctx.Err() != nil {
+		return res, fmt.Errorf("experiments: interrupted; runs in progress saved a checkpoint: rerun with --resume")
+	}
+	if len(res.Failed) > 0 {
+		ids := make([]string, 0, len(res.Failed))
+		for id := range res.Failed {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		var msgs []string
+		for _, id := range ids {
+			msgs = append(msgs, res.Failed[id].Error())
+		}
+		return res, fmt.Errorf("experiments: %d of %d runs failed:\n  %s", len(ids), len(mine), strings.Join(msgs, "\n  "))
+	}
+	return res, nil
+}
+
+// progress prints per-run progress: log lines (not a terminal) or a block of
+// status lines redrawn in place (a terminal).
+type progress struct {
+	mu       sync.Mutex
+	w        io.Writer
+	terminal bool
+	order    []string
+	state    map[string]Progress
+	last     map[string]time.Time
+	drawn    int
+}
+
+func newProgress(w io.Writer, terminal bool, runs []*Run) *progress {
+	p := &progress{w: w, terminal: terminal, state: map[string]Progress{}, last: map[string]time.Time{}}
+	for _, r := range runs {
+		p.order = append(p.order, r.ID)
+	}
+	return p
+}
+
+func eta(p Progress) string {
+	if p.Step == 0 || p.Elapsed == 0 {
+		return "?"
+	}
+	left := time.Duration(float64(p.Elapsed) / float64(p.Step) * float64(p.Steps-p.Step))
+	return left.Round(time.Second).String()
+}
+
+func (p *progress) update(u Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.state[u.Run] = u
+	now := time.Now()
+	switch {
+	case u.Err != nil:
+		if errors.Is(u.Err, ErrInterrupted) {
+			fmt.Fprintf(p.w, "%s: interrupted, checkpoint written\n", u.Run)
+		} else {
+			fmt.Fprintf(p.w, "%s: FAILED: %v\n", u.Run, u.Err)
+		}
+		p.drawn = 0
+	case u.Done:
+		if !p.terminal {
+			fmt.Fprintf(p.w, "%s: done\n", u.Run)
+		}
+	case p.terminal:
+		if now.Sub(p.last[""]) < 200*time.Millisecond {
+			return
+		}
+		p.last[""] = now
+	default:
+		if now.Sub(p.last[u.Run]) < 10*time.Second && u.Step != 1 {
+			return
+		}
+		p.last[u.Run] = now
+		fmt.Fprintf(p.w, "%s: step %d/%d loss %.4f eta %s\n", u.Run, u.Step, u.Steps, u.Loss, eta(u))
+		return
+	}
+	if p.terminal {
+		p.redraw()
+	}
+}
+
+func (p *progress) redraw() {
+	if p.drawn > 0 {
+		fmt.Fprintf(p.w, "\x1b[%dA", p.drawn)
+	}
+	p.drawn = 0
+	for _, id := range p.order {
+		s, ok := p.state[id]
+		if !ok {
+			continue
+		}
+		line := fmt.Sprintf("%-40s step %6d/%-6d loss %8.4f  eta %s", id, s.Step, s.Steps, s.Loss, eta(s))
+		if s.Done {
+			line = fmt.Sprintf("%-40s done", id)
+		}
+		fmt.Fprintf(p.w, "\x1b[2K%s\n", line)
+		p.drawn++
+	}
+}
+
+func (p *progress) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.terminal {
+		p.redraw()
+	}
+}
+
+// removeStaleTemps deletes temporary files a killed process left behind
+// (WriteFileAtomic's ".NAME.tmp*" files, never renamed into place).
+func removeStaleTemps(runsDir string) {
+	matches, _ := filepath.Glob(filepath.Join(runsDir, "*", ".*.tmp*"))
+	for _, m := range matches {
+		os.Remove(m)
+	}
+}

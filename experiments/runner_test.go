@@ -1,0 +1,203 @@
+package experiments
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// tiny is a sweep that trains in seconds: 2 scorers × 2 seeds.
+const tiny = `name = "tiny"
+seeds = [1, 2]
+[task]
+name = "reverse"
+min_len = 3
+max_len = 5
+train = 300
+dev = 20
+test = 30
+[model]
+embed = 8
+hidden = 16
+attention = 8
+dropout = 0.1
+[train]
+steps = 40
+batch = 8
+lr = 0.003
+eval_every = 10
+[decode]
+beam = 2
+examples = 3
+[sweep]
+scorer = ["dot", "concat"]
+`
+
+func writeExp(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "exp.toml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// metricColumns reads summary.csv without the timing columns.
+func metricColumns(t *testing.T, dir string) [][]string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "summary.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := rows[0]
+	var keep []int
+	for i, h := range head {
+		if h != "train_seconds" && h != "steps_per_sec" {
+			keep = append(keep, i)
+		}
+	}
+	var out [][]string
+	for _, r := range rows {
+		var o []string
+		for _, i := range keep {
+			o = append(o, r[i])
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+func runExp(t *testing.T, path, out string, opt Options) *Result {
+	t.Helper()
+	e, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.Out = out
+	res, err := e.Run(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestDeterministic: the same experiment run twice gives identical metric
+// columns, and so does a run with 2 workers instead of 1.
+func TestDeterministic(t *testing.T) {
+	path := writeExp(t, tiny)
+	a, b := t.TempDir(), t.TempDir()
+	runExp(t, path, a, Options{Workers: 1})
+	runExp(t, path, b, Options{Workers: 2})
+	ma, mb := metricColumns(t, filepath.Join(a, "tiny")), metricColumns(t, filepath.Join(b, "tiny"))
+	if len(ma) != 5 {
+		t.Fatalf("%d rows in summary.csv, want header + 4", len(ma))
+	}
+	if !slices.EqualFunc(ma, mb, slices.Equal) {
+		t.Errorf("workers 1 and 2 differ:\n%v\n%v", ma, mb)
+	}
+	c := t.TempDir()
+	runExp(t, path, c, Options{Workers: 2})
+	if mc := metricColumns(t, filepath.Join(c, "tiny")); !slices.EqualFunc(mb, mc, slices.Equal) {
+		t.Errorf("two runs differ:\n%v\n%v", mb, mc)
+	}
+	// the columns DESIGN.md names
+	for _, col := range []string{"run", "seed", "model.scorer", "token_acc", "exact_match", "bleu", "perplexity", "aer", "entropy", "exact_match_beam"} {
+		if !slices.Contains(ma[0], col) {
+			t.Errorf("summary.csv lacks column %s (have %v)", col, ma[0])
+		}
+	}
+	// every run folder holds its files, and they parse
+	dir := filepath.Join(a, "tiny")
+	for _, f := range []string{"experiment.toml", "summary.md"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "summary.md"))
+	if !strings.Contains(string(md), "scorer=dot | 2 |") || !strings.Contains(string(md), " ± ") {
+		t.Errorf("summary.md lacks the mean ± sd table:\n%s", md)
+	}
+	for _, id := range []string{"scorer=dot_seed=1", "scorer=concat_seed=2"} {
+		rd := filepath.Join(dir, "runs", id)
+		for _, f := range []string{"config.toml", "metrics.jsonl", "final.json", "checkpoint", "alignments.jsonl"} {
+			if _, err := os.Stat(filepath.Join(rd, f)); err != nil {
+				t.Error(err)
+			}
+		}
+		lines, err := ReadMetrics(rd)
+		if err != nil || len(lines) != 4 || lines[3]["step"] != 40 {
+			t.Errorf("%s metrics.jsonl: %v %v", id, lines, err)
+		}
+		data, _ := os.ReadFile(filepath.Join(rd, "alignments.jsonl"))
+		ls := strings.Split(strings.TrimSpace(string(data)), "\n")
+		var ex Example
+		if len(ls) != 3 || json.Unmarshal([]byte(ls[0]), &ex) != nil || len(ex.Weights) != len(ex.Hyp)+1 || ex.Sure == "" {
+			t.Errorf("%s alignments.jsonl: %d lines, first %+v", id, len(ls), ex)
+		}
+	}
+}
+
+// TestInterruptAndResume: a sweep cancelled mid-way (as Ctrl-C does) writes
+// checkpoints; --resume finishes it with the results of an uninterrupted run.
+func TestInterruptAndResume(t *testing.T) {
+	path := writeExp(t, tiny)
+	ref := t.TempDir()
+	runExp(t, path, ref, Options{Workers: 2})
+
+	out := t.TempDir()
+	e, _ := Load(path)
+	ctx, cancel := context.WithCancel(context.Background())
+	// cancel once a run is past step 25 (between two evaluations)
+	runs, _ := e.Runs()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, err := e.runWithReport(ctx, Options{Out: out, Workers: 2}, func(p Progress) {
+			if p.Step == 25 {
+				cancel()
+			}
+		})
+		if err == nil {
+			t.Error("an interrupted sweep reported success")
+		}
+	}()
+	<-done
+	finished := 0
+	for _, r := range runs {
+		if _, err := ReadFinal(filepath.Join(out, "tiny", "runs", r.ID)); err == nil {
+			finished++
+		}
+	}
+	if finished == len(runs) {
+		t.Fatal("nothing was interrupted")
+	}
+	runExp(t, path, out, Options{Workers: 1, Resume: true})
+	a, b := metricColumns(t, filepath.Join(ref, "tiny")), metricColumns(t, filepath.Join(out, "tiny"))
+	if !slices.EqualFunc(a, b, slices.Equal) {
+		t.Errorf("resumed sweep differs from an uninterrupted one:\n%v\n%v", a, b)
+	}
+	for _, r := range runs {
+		la, _ := ReadMetrics(filepath.Join(ref, "tiny", "runs", r.ID))
+		lb, _ := ReadMetrics(filepath.Join(out, "tiny", "runs", r.ID))
+		for i := range la {
+			if i >= len(lb) || la[i]["loss"] != lb[i]["loss"] || la[i]["dev_exact_match"] != lb[i]["dev_exact_match"] {
+				t.Errorf("%s metrics.jsonl differs at line %d: %v vs %v", r.ID, i, la, lb)
+				break
+			}
+		}
+	}
+	// without --resume an existing results folder is refused
+	if _, err := e.Run(context.Background(), Options{Out: out, Workers: 1}); err == nil || !strings.Contains(err.Error(), "--resume") {
+		t.Errorf("rerun without --resume: %v", err)
+	}
+}

@@ -1,0 +1,408 @@
+package experiments
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/attnzoo/attnzoo/cells"
+	"github.com/attnzoo/attnzoo/scorers"
+	"github.com/attnzoo/attnzoo/seq2seq"
+	"github.com/attnzoo/attnzoo/tasks"
+)
+
+// Experiment is a parsed and validated experiment file.
+type Experiment struct {
+	Name   string         `toml:"name"`
+	Seeds  []int64        `toml:"seeds"`
+	Dtype  string         `toml:"dtype"`
+	Device string         `toml:"device"`
+	Task   map[string]any `toml:"task"`
+	Model  Model          `toml:"model"`
+	Train  Train          `toml:"train"`
+	Decode Decode         `toml:"decode"`
+	Sweep  map[string]any `toml:"sweep"`
+	Plots  Plots          `toml:"plots"`
+
+	File string `toml:"-"` // the file it came from
+	Raw  []byte `toml:"-"` // its text
+}
+
+// Model is the [model] table.
+type Model struct {
+	Cell       string  `toml:"cell"`
+	Encoder    string  `toml:"encoder"`
+	Decoder    string  `toml:"decoder"`
+	Scorer     string  `toml:"scorer"`
+	Normalizer string  `toml:"normalizer"`
+	Init       string  `toml:"init"`
+	Embed      int     `toml:"embed"`
+	Hidden     int     `toml:"hidden"`
+	Attention  int     `toml:"attention"`
+	Dropout    float64 `toml:"dropout"`
+}
+
+// Train is the [train] table.
+type Train struct {
+	Steps        int     `toml:"steps"`
+	Batch        int     `toml:"batch"`
+	Optimizer    string  `toml:"optimizer"`
+	LR           float64 `toml:"lr"`
+	Clip         float64 `toml:"clip"`
+	LRDecay      float64 `toml:"lr_decay"`
+	LRDecayEvery int     `toml:"lr_decay_every"`
+	EvalEvery    int     `toml:"eval_every"`
+	EvalSize     int     `toml:"eval_size"`
+}
+
+// Decode is the [decode] table.
+type Decode struct {
+	Beam     int     `toml:"beam"`
+	Alpha    float64 `toml:"alpha"`
+	MaxLen   int     `toml:"max_len"`
+	Examples int     `toml:"examples"`
+}
+
+// Plots is the [plots] table.
+type Plots struct {
+	Formats []string `toml:"formats"`
+	Example int      `toml:"example"`
+	Palette string   `toml:"palette"`
+}
+
+// Defaults are the values of keys an experiment file leaves out.
+func Defaults() Experiment {
+	return Experiment{
+		Seeds: []int64{1}, Dtype: "float32", Device: "cpu",
+		Model: Model{Cell: "gru", Encoder: "birnn", Decoder: "bahdanau", Scorer: "dot", Normalizer: "softmax",
+			Init: "final", Embed: 32, Hidden: 64, Attention: 64},
+		Train:  Train{Steps: 2000, Batch: 64, Optimizer: "adam", LR: 1e-3, Clip: 5, LRDecay: 1, EvalEvery: 200, EvalSize: 500},
+		Decode: Decode{Beam: 1, Alpha: 1, Examples: 20},
+		Plots:  Plots{Formats: []string{"png", "svg"}, Palette: "gray"},
+	}
+}
+
+// Error is an experiment-file error: the file, the line where known, the
+// key and what is wrong.
+type Error struct {
+	File string
+	Line int
+	Key  string
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("experiments: ")
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	if e.Key != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Key)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// sweepShortcuts are the sweep keys that may be written without a table.
+var sweepShortcuts = map[string]string{
+	"scorer": "model.scorer", "decoder": "model.decoder", "encoder": "model.encoder",
+	"cell": "model.cell", "normalizer": "model.normalizer", "init": "model.init",
+	"hidden": "model.hidden", "lr": "train.lr", "optimizer": "train.optimizer", "dtype": "dtype",
+}
+
+// Load reads, decodes and validates an experiment file. Every mistake that
+// can be found before training is found here: unknown keys, wrong types,
+// unknown names and impossible sizes.
+func Load(path string) (*Experiment, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("experiments: %w", err)
+	}
+	return Parse(data, path)
+}
+
+var lineRe = regexp.MustCompile(`line (\d+)`)
+
+// Parse decodes and validates experiment text; file names it in errors.
+func Parse(data []byte, file string) (*Experiment, error) {
+	e := Defaults()
+	e.Seeds = nil
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&e)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			key := ""
+			if pe.LastKey != "" {
+				key = "[" + pe.LastKey + "]"
+			}
+			return nil, &Error{File: file, Line: pe.Position.Line, Key: key, Msg: pe.Message}
+		}
+		msg := err.Error()
+		line := 0
+		if m := lineRe.FindStringSubmatch(msg); m != nil {
+			fmt.Sscan(m[1], &line)
+		}
+		return nil, &Error{File: file, Line: line, Msg: strings.TrimPrefix(msg, "toml: ")}
+	}
+	e.File, e.Raw = file, data
+	if u := md.Undecoded(); len(u) > 0 {
+		k := u[0]
+		return nil, e.unknownKey(k)
+	}
+	if !md.IsDefined("seeds") {
+		e.Seeds = []int64{1}
+	}
+	if err := e.validate(); err != nil {
+		return nil, err
+	}
+	return &e, nil
+}
+
+var tables = map[string][]string{
+	"":       {"decode", "device", "dtype", "model", "name", "plots", "seeds", "sweep", "task", "train"},
+	"model":  {"attention", "cell", "decoder", "dropout", "embed", "encoder", "hidden", "init", "normalizer", "scorer"},
+	"train":  {"batch", "clip", "eval_every", "eval_size", "lr", "lr_decay", "lr_decay_every", "optimizer", "steps"},
+	"decode": {"alpha", "beam", "examples", "max_len"},
+	"plots":  {"example", "formats", "palette"},
+}
+
+func (e *Experiment) unknownKey(k toml.Key) error {
+	table := ""
+	if len(k) > 1 {
+		table = strings.Join(k[:len(k)-1], ".")
+	}
+	have := tables[table]
+	return &Error{File: e.File, Line: e.keyLine(table, k[len(k)-1]), Key: keyName(table, k[len(k)-1]),
+		Msg: fmt.Sprintf("unknown key (have: %s)", strings.Join(have, ", "))}
+}
+
+func keyName(table, key string) string {
+	if table == "" {
+		return key
+	}
+	return "[" + table + "] " + key
+}
+
+// keyLine finds the line of key in table by scanning the text (the TOML
+// decoder keeps no positions); 0 if not found.
+func (e *Experiment) keyLine(table, key string) int {
+	cur := ""
+	for i, line := range strings.Split(string(e.Raw), "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "[") && !strings.HasPrefix(t, "[[") {
+			if j := strings.Index(t, "]"); j > 0 {
+				cur = strings.TrimSpace(t[1:j])
+			}
+			continue
+		}
+		if cur != table {
+			continue
+		}
+		for _, k := range []string{key, `"` + key + `"`} {
+			if strings.HasPrefix(t, k) && strings.HasPrefix(strings.TrimSpace(t[len(k):]), "=") {
+				return i + 1
+			}
+		}
+	}
+	return 0
+}
+
+func (e *Experiment) errf(table, key, format string, args ...any) error {
+	return &Error{File: e.File, Line: e.keyLine(table, key), Key: keyName(table, key), Msg: fmt.Sprintf(format, args...)}
+}
+
+var nameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+func oneOf(v string, allowed []string) bool { return slices.Contains(allowed, v) }
+
+func (e *Experiment) validate() error {
+	if e.Name == "" {
+		return &Error{File: e.File, Key: "name", Msg: "missing: every experiment needs a name (its results folder)"}
+	}
+	if !nameRe.MatchString(e.Name) || strings.Contains(e.Name, "..") {
+		return e.errf("", "name", "%q is not a plain folder name (letters, digits, '.', '_', '-'; no path separator, no '..')", e.Name)
+	}
+	if len(e.Seeds) == 0 {
+		return e.errf("", "seeds", "must list at least one seed")
+	}
+	seen := map[int64]bool{}
+	for _, s := range e.Seeds {
+		if s < 0 {
+			return e.errf("", "seeds", "seed %d is negative", s)
+		}
+		if seen[s] {
+			return e.errf("", "seeds", "seed %d is listed twice", s)
+		}
+		seen[s] = true
+	}
+	if !oneOf(e.Dtype, []string{"float32", "float64"}) {
+		return e.errf("", "dtype", "unknown %q (have: float32, float64)", e.Dtype)
+	}
+	if e.Device != "cpu" {
+		if e.Device == "cuda" {
+			return e.errf("", "device", `"cuda" is not supported: gorgonia's CUDA path does not build against CUDA 12 or 13 (have: cpu)`)
+		}
+		return e.errf("", "device", "unknown %q (have: cpu)", e.Device)
+	}
+	if err := e.validateTask(); err != nil {
+		return err
+	}
+	if err := e.validateSettings(e.Model, e.Train, e.Decode, ""); err != nil {
+		return err
+	}
+	for _, f := range e.Plots.Formats {
+		if !oneOf(f, []string{"png", "svg", "pdf"}) {
+			return e.errf("plots", "formats", "unknown format %q (have: png, svg, pdf)", f)
+		}
+	}
+	if e.Plots.Example < 0 {
+		return e.errf("plots", "example", "must be ≥ 0, got %d", e.Plots.Example)
+	}
+	_, err := e.Runs()
+	return err
+}
+
+func (e *Experiment) validateTask() error {
+	name, ok := e.Task["name"]
+	if !ok {
+		return &Error{File: e.File, Key: "[task] name", Msg: fmt.Sprintf("missing (have: %s)", strings.Join(tasks.Names(), ", "))}
+	}
+	s, ok := name.(string)
+	if !ok {
+		return e.errf("task", "name", "must be a string, got %v", name)
+	}
+	if !oneOf(s, tasks.Names()) {
+		return e.errf("task", "name", "unknown task %q (have: %s)", s, strings.Join(tasks.Names(), ", "))
+	}
+	if _, err := tasks.New(s, e.taskOptions()); err != nil {
+		return e.taskError(s, err)
+	}
+	return nil
+}
+
+func (e *Experiment) taskOptions() tasks.Options {
+	opts := tasks.Options{}
+	for k, v := range e.Task {
+		if k == "name" {
+			continue
+		}
+		if k == "path" {
+			if p, ok := v.(string); ok && !filepath.IsAbs(p) && e.File != "" {
+				v = filepath.Join(filepath.Dir(e.File), p)
+			}
+		}
+		opts[k] = v
+	}
+	return opts
+}
+
+// taskError places a task's error at the line of the key it names.
+func (e *Experiment) taskError(task string, err error) error {
+	var ke *tasks.KeyError
+	if errors.As(err, &ke) && len(ke.Keys) > 0 {
+		return e.errf("task", ke.Keys[0], "%s", strings.TrimPrefix(err.Error(), "tasks: "))
+	}
+	msg := strings.TrimPrefix(err.Error(), "tasks: ")
+	keys := make([]string, 0, len(e.Task))
+	for k := range e.Task {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if strings.Contains(msg, k) {
+			return e.errf("task", k, "%s", msg)
+		}
+	}
+	return &Error{File: e.File, Key: "[task]", Msg: msg}
+}
+
+// validateSettings checks the model, train and decode settings; where names
+// the sweep point for a swept value ("" for the file's own).
+func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) error {
+	errf := func(table, key, format string, args ...any) error {
+		err := e.errf(table, key, format, args...).(*Error)
+		if where != "" {
+			err.Msg += " (in sweep point " + where + ")"
+		}
+		return err
+	}
+	cellNames := cells.Names()
+	checks := []struct {
+		table, key, v string
+		allowed       []string
+	}{
+		{"model", "cell", m.Cell, cellNames},
+		{"model", "encoder", m.Encoder, seq2seq.Encoders},
+		{"model", "decoder", m.Decoder, seq2seq.Decoders},
+		{"model", "normalizer", m.Normalizer, scorers.NormalizerNames()},
+		{"model", "init", m.Init, seq2seq.Inits},
+		{"train", "optimizer", t.Optimizer, seq2seq.Optimizers},
+	}
+	for _, c := range checks {
+		if !oneOf(c.v, c.allowed) {
+			return errf(c.table, c.key, "unknown %q (have: %s)", c.v, strings.Join(c.allowed, ", "))
+		}
+	}
+	if _, ok := scorers.Canonical(m.Scorer); !ok {
+		al := make([]string, 0)
+		for a := range scorers.Aliases() {
+			al = append(al, a)
+		}
+		sort.Strings(al)
+		return errf("model", "scorer", "unknown %q (have: %s; aliases: %s)", m.Scorer, strings.Join(scorers.Names(), ", "), strings.Join(al, ", "))
+	}
+	pos := []struct {
+		table, key string
+		v          int
+	}{
+		{"model", "embed", m.Embed}, {"model", "hidden", m.Hidden}, {"model", "attention", m.Attention},
+		{"train", "steps", t.Steps}, {"train", "batch", t.Batch}, {"train", "eval_every", t.EvalEvery},
+		{"train", "eval_size", t.EvalSize}, {"decode", "beam", d.Beam},
+	}
+	for _, p := range pos {
+		if p.v <= 0 {
+			return errf(p.table, p.key, "must be > 0, got %d", p.v)
+		}
+	}
+	if m.Encoder == "birnn" && m.Hidden%2 != 0 {
+		return errf("model", "hidden", "birnn gives each direction hidden/2 units, so hidden must be even, got %d", m.Hidden)
+	}
+	if m.Dropout < 0 || m.Dropout >= 1 || math.IsNaN(m.Dropout) {
+		return errf("model", "dropout", "must be in [0, 1), got %g", m.Dropout)
+	}
+	if t.LR <= 0 || math.IsNaN(t.LR) || math.IsInf(t.LR, 0) {
+		return errf("train", "lr", "must be > 0, got %g", t.LR)
+	}
+	if t.Clip < 0 {
+		return errf("train", "clip", "must be ≥ 0 (0 = no clipping), got %g", t.Clip)
+	}
+	if t.LRDecay <= 0 || t.LRDecay > 1 {
+		return errf("train", "lr_decay", "must be in (0, 1] (1 = no decay), got %g", t.LRDecay)
+	}
+	if t.LRDecay < 1 && t.LRDecayEvery <= 0 {
+		return errf("train", "lr_decay_every", "must be > 0 when lr_decay is %g, got %d", t.LRDecay, t.LRDecayEvery)
+	}
+	if d.Alpha < 0 {
+		return errf("decode", "alpha", "must be ≥ 0, got %g", d.Alpha)
+	}
+	if d.MaxLen < 0 {
+		return errf("decode", "max_len", "must be ≥ 0 (0 = twice the longest source + 10), got %d", d.MaxLen)
+	}
+	if d.Examples < 0 {
+		return errf("decode", "examples", "must be ≥ 0, got %d", d.Examples)
+	}
+	return nil
+}

@@ -1,0 +1,120 @@
+package experiments
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const goodHead = `name = "t"
+seeds = [1, 2]
+[task]
+name = "reverse"
+train = 100
+dev = 10
+test = 10
+`
+
+// TestBadExperiments: each mistake is rejected before anything trains, and
+// the message names the file, the key and the problem (and the line where
+// the key is written).
+func TestBadExperiments(t *testing.T) {
+	cases := []struct {
+		name, text string
+		want       []string
+	}{
+		{"unknown top key", "epochs = 3\n" + goodHead, []string{"bad.toml:1", "epochs", "unknown key", "have: decode"}},
+		{"unknown model key", goodHead + "[model]\nhiden = 64\n", []string{"[model] hiden", "unknown key", "hidden"}},
+		{"unknown scorer", goodHead + "[model]\nscorer = \"dto\"\n", []string{"bad.toml:9", "[model] scorer", `"dto"`, "concat, cosine, dot"}},
+		{"unknown cell", goodHead + "[model]\ncell = \"gruu\"\n", []string{"[model] cell", `"gruu"`, "gru, lstm, rnn"}},
+		{"unknown encoder", goodHead + "[model]\nencoder = \"cnn\"\n", []string{"[model] encoder", "birnn, rnn"}},
+		{"unknown decoder", goodHead + "[model]\ndecoder = \"transformer\"\n", []string{"[model] decoder", "bahdanau, luong"}},
+		{"unknown optimizer", goodHead + "[train]\noptimizer = \"adamw\"\n", []string{"[train] optimizer", "adam, rmsprop, sgd"}},
+		{"unknown task", "name = \"t\"\n[task]\nname = \"revrse\"\n", []string{"[task] name", `"revrse"`, "reverse"}},
+		{"unknown task key", goodHead + "max_lne = 4\n", []string{"bad.toml:8", "[task] max_lne", "unknown key", "max_len"}},
+		{"wrong type", goodHead + "[model]\nhidden = \"big\"\n", []string{"bad.toml:9", "hidden", "string"}},
+		{"negative size", goodHead + "[model]\nhidden = -4\n", []string{"[model] hidden", "> 0", "-4"}},
+		{"odd birnn hidden", goodHead + "[model]\nhidden = 33\n", []string{"[model] hidden", "even", "33"}},
+		{"zero steps", goodHead + "[train]\nsteps = 0\n", []string{"[train] steps", "> 0"}},
+		{"bad lr", goodHead + "[train]\nlr = -0.1\n", []string{"[train] lr", "> 0"}},
+		{"dropout 1", goodHead + "[model]\ndropout = 1.0\n", []string{"[model] dropout", "[0, 1)"}},
+		{"path in name", strings.Replace(goodHead, `name = "t"`, `name = "../escape"`, 1), []string{"name", "plain folder name"}},
+		{"slash in name", strings.Replace(goodHead, `name = "t"`, `name = "a/b"`, 1), []string{"name", "plain folder name"}},
+		{"missing name", strings.Replace(goodHead, `name = "t"`+"\n", "", 1), []string{"name", "missing"}},
+		{"cuda", goodHead[:len(`name = "t"`)+1] + "device = \"cuda\"\n" + goodHead[len(`name = "t"`)+1:], []string{"device", "cuda", "cpu"}},
+		{"bad dtype", goodHead[:len(`name = "t"`)+1] + "dtype = \"float16\"\n" + goodHead[len(`name = "t"`)+1:], []string{"dtype", "float16", "float32, float64"}},
+		{"duplicate seed", strings.Replace(goodHead, "[1, 2]", "[1, 1]", 1), []string{"seeds", "twice"}},
+		{"sweep not a list", goodHead + "[sweep]\nscorer = \"dot\"\n", []string{"[sweep] scorer", "list"}},
+		{"sweep unknown scorer", goodHead + "[sweep]\nscorer = [\"dot\", \"dto\"]\n", []string{"[model] scorer", `"dto"`, "sweep point scorer=dto"}},
+		{"sweep unknown key", goodHead + "[sweep]\n\"model.hiden\" = [32]\n", []string{`"model.hiden"`, "unknown key"}},
+		{"sweep wrong type", goodHead + "[sweep]\n\"model.hidden\" = [\"a\"]\n", []string{`"model.hidden"`, "integer"}},
+		{"sweep bad size", goodHead + "[sweep]\n\"model.hidden\" = [32, 0]\n", []string{"[model] hidden", "> 0", "hidden=0"}},
+		{"sweep task name", goodHead + "[sweep]\n\"task.name\" = [\"copy\"]\n", []string{"task itself cannot be swept"}},
+		{"bad plot format", goodHead + "[plots]\nformats = [\"gif\"]\n", []string{"[plots] formats", "gif", "png, svg, pdf"}},
+		{"syntax error", goodHead + "[model\n", []string{"bad.toml:", "table name"}},
+		{"task impossible", goodHead + "min_len = 9\nmax_len = 3\n", []string{"[task]", "min_len"}},
+		{"decay without every", goodHead + "[train]\nlr_decay = 0.5\n", []string{"[train] lr_decay_every", "> 0"}},
+	}
+	dir := t.TempDir()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, "bad.toml")
+			if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Load(path)
+			if err == nil {
+				t.Fatalf("accepted:\n%s", tc.text)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+	if len(cases) < 15 {
+		t.Fatalf("only %d cases", len(cases))
+	}
+}
+
+func TestSweepExpansion(t *testing.T) {
+	e, err := Parse([]byte(goodHead+"[sweep]\nscorer = [\"dot\", \"luong\"]\n\"model.hidden\" = [16, 32]\n\"task.max_len\" = [5]\n"), "x.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := e.Runs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2 scorers × 2 hidden × 1 max_len × 2 seeds, first axis slowest, seeds fastest
+	if len(runs) != 8 {
+		t.Fatalf("%d runs, want 8", len(runs))
+	}
+	want := []string{
+		"scorer=dot_hidden=16_max_len=5_seed=1", "scorer=dot_hidden=16_max_len=5_seed=2",
+		"scorer=dot_hidden=32_max_len=5_seed=1", "scorer=dot_hidden=32_max_len=5_seed=2",
+		"scorer=luong_hidden=16_max_len=5_seed=1",
+	}
+	for i, w := range want {
+		if runs[i].ID != w {
+			t.Errorf("run %d is %s, want %s", i, runs[i].ID, w)
+		}
+	}
+	if runs[2].Model.Hidden != 32 || runs[4].Model.Scorer != "luong" || runs[0].Task["max_len"] != int64(5) {
+		t.Errorf("settings not applied: %+v %+v %v", runs[2].Model, runs[4].Model, runs[0].Task)
+	}
+}
+
+func TestShippedExperimentsValid(t *testing.T) {
+	files, _ := filepath.Glob("*.toml")
+	if len(files) == 0 {
+		t.Fatal("no shipped experiments")
+	}
+	for _, f := range files {
+		if _, err := Load(f); err != nil {
+			t.Errorf("%v", err)
+		}
+	}
+}

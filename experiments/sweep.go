@@ -1,0 +1,262 @@
+package experiments
+
+import (
+	"fmt"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/attnzoo/attnzoo/tasks"
+)
+
+// Assignment is one swept key's value at a sweep point.
+type Assignment struct {
+	Key   string // the full key: "model.scorer", "train.lr", "task.max_len", "dtype"
+	Value any
+}
+
+// Run is one sweep point × seed, with every setting resolved.
+type Run struct {
+	Index  int
+	ID     string // a folder name: "scorer=dot_seed=1"
+	Seed   int64
+	Point  []Assignment
+	Dtype  string
+	Task   tasks.Options
+	TaskID string
+	Model  Model
+	Train  Train
+	Decode Decode
+}
+
+// PointID names the sweep point without the seed ("scorer=dot").
+func (r *Run) PointID() string {
+	if len(r.Point) == 0 {
+		return "all"
+	}
+	parts := make([]string, len(r.Point))
+	for i, a := range r.Point {
+		parts[i] = shortKey(a.Key) + "=" + fmt.Sprint(a.Value)
+	}
+	return strings.Join(parts, "_")
+}
+
+func shortKey(k string) string {
+	if i := strings.LastIndexByte(k, '.'); i >= 0 {
+		return k[i+1:]
+	}
+	return k
+}
+
+// axis is one swept key and its values.
+type axis struct {
+	key    string // as written in the file
+	full   string
+	values []any
+}
+
+// axes returns the sweep's axes in the order they appear in the file.
+func (e *Experiment) axes() ([]axis, error) {
+	var out []axis
+	for k, v := range e.Sweep {
+		full, ok := sweepShortcuts[k]
+		if !ok {
+			full = k
+		}
+		parts := strings.SplitN(full, ".", 2)
+		switch {
+		case full == "dtype":
+		case len(parts) == 2 && (parts[0] == "model" || parts[0] == "train" || parts[0] == "decode" || parts[0] == "task"):
+			if parts[0] != "task" {
+				if !contains(tables[parts[0]], parts[1]) {
+					return nil, e.errf("sweep", quoteIfDotted(k), "unknown key %q (have: %s)", parts[1], strings.Join(tables[parts[0]], ", "))
+				}
+			} else if parts[1] == "name" {
+				return nil, e.errf("sweep", quoteIfDotted(k), "the task itself cannot be swept: write one experiment per task")
+			}
+		default:
+			sc := make([]string, 0, len(sweepShortcuts))
+			for s := range sweepShortcuts {
+				sc = append(sc, s)
+			}
+			sort.Strings(sc)
+			return nil, e.errf("sweep", quoteIfDotted(k), "unknown key (write \"model.KEY\", \"train.KEY\", \"decode.KEY\", \"task.KEY\", or one of: %s)", strings.Join(sc, ", "))
+		}
+		list, ok := v.([]any)
+		if !ok {
+			return nil, e.errf("sweep", quoteIfDotted(k), "must be a list of values, got %v", v)
+		}
+		if len(list) == 0 {
+			return nil, e.errf("sweep", quoteIfDotted(k), "the list is empty")
+		}
+		for _, x := range list {
+			switch x.(type) {
+			case int64, float64, string, bool:
+			default:
+				return nil, e.errf("sweep", quoteIfDotted(k), "values must be numbers, strings or booleans, got %v", x)
+			}
+		}
+		out = append(out, axis{key: k, full: full, values: list})
+	}
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[i].full == out[j].full {
+				return nil, e.errf("sweep", quoteIfDotted(out[j].key), "sweeps the same key as %q", out[i].key)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		li, lj := e.keyLine("sweep", quoteIfDotted(out[i].key)), e.keyLine("sweep", quoteIfDotted(out[j].key))
+		if li != lj {
+			return li < lj
+		}
+		return out[i].key < out[j].key
+	})
+	return out, nil
+}
+
+func quoteIfDotted(k string) string {
+	if strings.Contains(k, ".") {
+		return `"` + k + `"`
+	}
+	return k
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+var unsafeRe = regexp.MustCompile(`[^A-Za-z0-9._=+-]`)
+
+// Runs expands the sweep: the cartesian product of the axes (first axis
+// slowest) × seeds (fastest). Every run's settings are validated.
+func (e *Experiment) Runs() ([]*Run, error) {
+	axes, err := e.axes()
+	if err != nil {
+		return nil, err
+	}
+	points := [][]Assignment{nil}
+	for _, a := range axes {
+		var next [][]Assignment
+		for _, p := range points {
+			for _, v := range a.values {
+				q := append(append([]Assignment(nil), p...), Assignment{Key: a.full, Value: v})
+				next = append(next, q)
+			}
+		}
+		points = next
+	}
+	var runs []*Run
+	ids := map[string]bool{}
+	taskName, _ := e.Task["name"].(string)
+	for _, p := range points {
+		for _, seed := range e.Seeds {
+			r := &Run{Index: len(runs), Seed: seed, Point: p, Dtype: e.Dtype, Task: e.taskOptions(),
+				Model: e.Model, Train: e.Train, Decode: e.Decode}
+			taskChanged := false
+			for _, a := range p {
+				if err := e.apply(r, a); err != nil {
+					return nil, err
+				}
+				taskChanged = taskChanged || strings.HasPrefix(a.Key, "task.")
+			}
+			where := r.PointID()
+			if taskChanged {
+				if _, err := tasks.New(taskName, r.Task); err != nil {
+					return nil, e.errf("sweep", "", "%v (in sweep point %s)", err, where)
+				}
+			}
+			if err := e.validateSettings(r.Model, r.Train, r.Decode, where); err != nil {
+				return nil, err
+			}
+			if r.Dtype != "float32" && r.Dtype != "float64" {
+				return nil, e.errf("sweep", "dtype", "unknown %q (have: float32, float64)", r.Dtype)
+			}
+			r.TaskID = taskName
+			id := unsafeRe.ReplaceAllString(where, "-")
+			if len(p) == 0 {
+				id = ""
+			} else {
+				id += "_"
+			}
+			id += fmt.Sprintf("seed=%d", seed)
+			if ids[id] {
+				return nil, e.errf("sweep", "", "two runs would share the folder %q: a sweep lists a value twice", id)
+			}
+			ids[id] = true
+			r.ID = id
+			runs = append(runs, r)
+		}
+	}
+	return runs, nil
+}
+
+// apply sets a swept value on a run, converting TOML's types to the
+// field's.
+func (e *Experiment) apply(r *Run, a Assignment) error {
+	parts := strings.SplitN(a.Key, ".", 2)
+	if a.Key == "dtype" {
+		s, ok := a.Value.(string)
+		if !ok {
+			return e.errf("sweep", "dtype", "want a string, got %v", a.Value)
+		}
+		r.Dtype = s
+		return nil
+	}
+	if parts[0] == "task" {
+		r.Task[parts[1]] = a.Value
+		return nil
+	}
+	var target reflect.Value
+	switch parts[0] {
+	case "model":
+		target = reflect.ValueOf(&r.Model).Elem()
+	case "train":
+		target = reflect.ValueOf(&r.Train).Elem()
+	case "decode":
+		target = reflect.ValueOf(&r.Decode).Elem()
+	}
+	for i := 0; i < target.NumField(); i++ {
+		f := target.Type().Field(i)
+		if f.Tag.Get("toml") != parts[1] {
+			continue
+		}
+		fv := target.Field(i)
+		bad := func(want string) error {
+			return e.errf("sweep", quoteIfDotted(a.Key), "want %s values, got %v (%T)", want, a.Value, a.Value)
+		}
+		switch fv.Kind() {
+		case reflect.String:
+			s, ok := a.Value.(string)
+			if !ok {
+				return bad("string")
+			}
+			fv.SetString(s)
+		case reflect.Int:
+			n, ok := a.Value.(int64)
+			if !ok {
+				return bad("integer")
+			}
+			fv.SetInt(n)
+		case reflect.Float64:
+			switch x := a.Value.(type) {
+			case float64:
+				fv.SetFloat(x)
+			case int64:
+				fv.SetFloat(float64(x))
+			default:
+				return bad("number")
+			}
+		default:
+			return e.errf("sweep", quoteIfDotted(a.Key), "cannot be swept (it is not a single value)")
+		}
+		return nil
+	}
+	return e.errf("sweep", quoteIfDotted(a.Key), "unknown key")
+}

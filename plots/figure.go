@@ -1,0 +1,170 @@
+package plots
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Format names an output format of a Figure.
+type Format string
+
+// The formats a Figure renders to.
+const (
+	PNG Format = "png"
+	SVG Format = "svg"
+	PDF Format = "pdf"
+)
+
+// DefaultDPI is the PNG resolution used when none is given: print quality.
+const DefaultDPI = 300
+
+// A Figure is a finished drawing with its natural size. The constructors of
+// this package (AlignmentHeatmap, ScorerGrid, LearningCurves, Bars,
+// CaptionOverlay) return one; Save writes it out.
+type Figure struct {
+	// Width and Height are the figure's size; the constructors choose them
+	// from the content and the column width.
+	Width, Height vg.Length
+
+	draw func(c draw.Canvas)
+}
+
+// Draw draws the figure onto c, which should be Width × Height.
+func (f *Figure) Draw(c draw.Canvas) {
+	c.SetColor(color.White)
+	c.Fill(c.Rectangle.Path())
+	f.draw(c)
+}
+
+// Image renders the figure as a raster at dpi dots per inch (DefaultDPI if
+// dpi ≤ 0); the result is round(Width/72·dpi) × round(Height/72·dpi) pixels.
+func (f *Figure) Image(dpi int) *image.RGBA {
+	if dpi <= 0 {
+		dpi = DefaultDPI
+	}
+	c := vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(dpi))
+	f.Draw(draw.New(c))
+	return c.Image().(*image.RGBA)
+}
+
+// Render writes the figure to w in the given format; dpi applies to PNG
+// only (DefaultDPI if dpi ≤ 0). SVG and PDF output is deterministic: the
+// same figure gives the same bytes.
+func (f *Figure) Render(w io.Writer, format Format, dpi int) error {
+	var c interface {
+		vg.CanvasSizer
+		io.WriterTo
+	}
+	switch format {
+	case PNG:
+		if dpi <= 0 {
+			dpi = DefaultDPI
+		}
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(dpi))}
+	case SVG:
+		c = vgsvg.New(f.Width, f.Height)
+	case PDF:
+		c = vgpdf.New(f.Width, f.Height)
+	default:
+		return fmt.Errorf("plots: unknown format %q (have: png, svg, pdf)", format)
+	}
+	f.Draw(draw.New(c))
+	if format != PDF {
+		_, err := c.WriteTo(w)
+		return err
+	}
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return err
+	}
+	_, err := w.Write(fixPDFDates(buf.Bytes()))
+	return err
+}
+
+// pdfDate matches the creation and modification dates fpdf stamps with the
+// current time.
+var pdfDate = regexp.MustCompile(`/(CreationDate|ModDate) \(D:\d{14}\)`)
+
+// fixPDFDates replaces fpdf's time stamps with a fixed date of the same
+// length, so byte offsets in the cross-reference table stay valid.
+func fixPDFDates(b []byte) []byte {
+	return pdfDate.ReplaceAllFunc(b, func(m []byte) []byte {
+		return pdfDate.ReplaceAll(m, []byte("/$1 (D:20000101000000)"))
+	})
+}
+
+// SaveOptions says which extra formats Save writes and at what resolution.
+type SaveOptions struct {
+	PDF bool // also write base.pdf
+	DPI int  // PNG resolution; DefaultDPI if zero
+}
+
+// Save writes f to base+".png" and base+".svg" (and base+".pdf" if
+// opt.PDF), creating base's folder if needed, and returns the paths written.
+// Each file is written whole: rendered to a temporary file in the same
+// folder and renamed into place, so a crash never leaves half a figure.
+func Save(base string, f *Figure, opt SaveOptions) ([]string, error) {
+	if base == "" {
+		return nil, errors.New("plots: save: empty base path")
+	}
+	formats := []Format{PNG, SVG}
+	if opt.PDF {
+		formats = append(formats, PDF)
+	}
+	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
+		return nil, fmt.Errorf("plots: save: %w", err)
+	}
+	var paths []string
+	for _, format := range formats {
+		path := base + "." + string(format)
+		var buf bytes.Buffer
+		if err := f.Render(&buf, format, opt.DPI); err != nil {
+			return paths, fmt.Errorf("plots: save %s: %w", path, err)
+		}
+		if err := writeAtomic(path, buf.Bytes()); err != nil {
+			return paths, fmt.Errorf("plots: save: %w", err)
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}
+
+// writeAtomic writes data to a temporary file next to path and renames it
+// to path.
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(name, path)
+	}
+	if err != nil {
+		os.Remove(name)
+	}
+	return err
+}

@@ -1,0 +1,147 @@
+package plots
+
+import (
+	"errors"
+	"fmt"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// GridOptions style a ScorerGrid: the heatmap options apply to every panel.
+type GridOptions struct {
+	HeatmapOptions
+	// Cols is the number of panels per row; zero means up to 4, fewer when
+	// cells would otherwise be smaller than 8 pt.
+	Cols int
+	// Title is drawn above the whole grid.
+	Title string
+}
+
+// Spacing between grid panels.
+const (
+	gridPadX = vg.Length(8)
+	gridPadY = vg.Length(6)
+)
+
+// ScorerGrid draws the same example under several scorers side by side, one
+// heatmap per panel titled with the panel's Title (the scorer's name), in
+// rows of up to Cols panels, with ONE colour scale shared by all panels
+// (fixed 0..1, Max, or with AutoMax the largest weight of any panel) and one
+// colour bar on the right. Panels are laid out with draw.Tiles and
+// plot.Align, so their cell areas have equal sizes; panels may differ in
+// their tokens (say, when each scorer decoded its own output), in which case
+// cells are sized for the largest panel.
+func ScorerGrid(panels []Alignment, opt GridOptions) (*Figure, error) {
+	if len(panels) == 0 {
+		return nil, errors.New("plots: scorer grid: no panels")
+	}
+	var ns, nt int
+	for i, a := range panels {
+		if err := a.Validate(); err != nil {
+			return nil, fmt.Errorf("plots: scorer grid: panel %d: %w", i, err)
+		}
+		ns, nt = max(ns, len(a.Src)), max(nt, len(a.Tgt))
+	}
+	s := opt.scale(panels)
+	bar := colorBar{colors: s.colors, max: s.max}
+	barW := bar.width()
+	if opt.NoColorBar {
+		barW = 0
+	}
+	width := opt.Width
+	if width == 0 {
+		width = DoubleColumn
+	}
+	titleH := titleHeight(opt.Title, titleSize)
+	const trialH = 4000
+
+	var (
+		plots      [][]*plot.Plot
+		tiles      draw.Tiles
+		cell       vg.Length
+		dw, dh     vg.Length
+		cols, rows int
+	)
+	maxCols := opt.Cols
+	if maxCols <= 0 {
+		maxCols = min(len(panels), 4)
+	}
+	maxCols = min(maxCols, len(panels))
+	for cols = maxCols; cols >= 1; cols-- {
+		rows = (len(panels) + cols - 1) / cols
+		tiles = draw.Tiles{Rows: rows, Cols: cols, PadX: gridPadX, PadY: gridPadY}
+		for _, tick := range []vg.Length{labelSize, tickSize} {
+			plots = gridPlots(panels, s, tick, rows, cols)
+			dw, dh = alignedDataSize(plots, tiles, width-2*pad-barW, trialH)
+			cell = min(maxCell, dw/vg.Length(ns))
+			if tickFor(cell) == tick {
+				break
+			}
+		}
+		if cell >= minCell || opt.Cols > 0 {
+			break
+		}
+	}
+	cols = max(cols, 1)
+	tilesW := width - 2*pad - barW
+	switch {
+	case cell < minCell: // widen: each column's data area grows to ns·minCell
+		tilesW += vg.Length(cols) * (vg.Length(ns)*minCell - dw)
+		cell = minCell
+	case opt.Width == 0 && cell == maxCell: // shrink to the content
+		tilesW -= vg.Length(cols) * (dw - vg.Length(ns)*cell)
+	}
+	tilesH := trialH - vg.Length(rows)*(dh-vg.Length(nt)*cell)
+	fig := &Figure{
+		Width:  max(2*pad+tilesW+barW, 2*pad+textStyle(titleSize).Width(opt.Title)),
+		Height: 2*pad + titleH + tilesH,
+	}
+	fig.draw = func(c draw.Canvas) {
+		drawTitle(draw.Crop(c, 0, 0, 0, -pad), opt.Title, titleSize)
+		x0 := c.Min.X + (fig.Width-tilesW-barW)/2
+		tc := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
+			Min: vg.Point{X: x0, Y: c.Min.Y + pad},
+			Max: vg.Point{X: x0 + tilesW, Y: c.Min.Y + pad + tilesH},
+		}}
+		canvases := plot.Align(plots, tiles, tc)
+		for j, row := range plots {
+			for i, p := range row {
+				if p != nil {
+					p.Draw(canvases[j][i])
+				}
+			}
+		}
+		if !opt.NoColorBar {
+			top := plots[0][0].DataCanvas(canvases[0][0])
+			bottom := plots[rows-1][0].DataCanvas(canvases[rows-1][0])
+			bar.draw(c, tc.Max.X+barGap, bottom.Min.Y, top.Max.Y)
+		}
+	}
+	return fig, nil
+}
+
+// gridPlots lays the panels' heatmaps out in rows × cols, row-major, with
+// nil for empty tiles.
+func gridPlots(panels []Alignment, s heatScale, tick vg.Length, rows, cols int) [][]*plot.Plot {
+	plots := make([][]*plot.Plot, rows)
+	for j := range plots {
+		plots[j] = make([]*plot.Plot, cols)
+	}
+	for k, a := range panels {
+		p := heatPlot(a, s, tick)
+		p.Title.Text = a.Title
+		plots[k/cols][k%cols] = p
+	}
+	return plots
+}
+
+// alignedDataSize returns the size of each panel's data area when plots
+// are aligned on a w × h canvas.
+func alignedDataSize(plots [][]*plot.Plot, t draw.Tiles, w, h vg.Length) (dw, dh vg.Length) {
+	c := draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: w, Y: h}}}
+	cs := plot.Align(plots, t, c)
+	d := plots[0][0].DataCanvas(cs[0][0])
+	return d.Max.X - d.Min.X, d.Max.Y - d.Min.Y
+}
