@@ -30,20 +30,10 @@ fmt-check:
 	@out=$$(find . -name '*.go' -not -path './.git/*' | xargs gofmt -l); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-# Until the training harness lands, the demo scores the classic example with
-# every main scorer.
+# The main job on the small default experiment: the four main scorers on
+# sequence reversal (under a minute on 2 cores). Writes results/quickstart/.
 demo: build
-	./$(BIN) list
-	@echo
-	./$(BIN) score --scorer dot --query 5,1,20 --keys "3,12,45;59,2,5;1,43,5;4,3,45.3"
-	@echo
-	./$(BIN) score --scorer scaled-dot --query 5,1,20 --keys "3,12,45;59,2,5;1,43,5;4,3,45.3"
-	@echo
-	./$(BIN) score --scorer general --query 5,1,20 --keys "3,12,45;59,2,5;1,43,5;4,3,45.3" --params examples/params/general.toml
-	@echo
-	./$(BIN) score --scorer concat --query 5,1,20 --keys "3,12,45;59,2,5;1,43,5;4,3,45.3" --params examples/params/concat.toml
-	@echo
-	./$(BIN) score --scorer dot --query 5,1,20 --keys "3,12,45;59,2,5;1,43,5;4,3,45.3" --normalizer sparsemax --mask 1,1,1,0 --json
+	./$(BIN) run experiments/quickstart.toml --out results --resume
 
 clean:
 	rm -rf bin
