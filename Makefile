@@ -41,4 +41,4 @@ clean:
 # The long checks: reversal to ≥ 99% for every main scorer × decoder, and
 # finite-difference gradients at a realistic size for every scorer × decoder.
 test-full:
-	ATTNZOO_FULL=1 $(GO) test -timeout 90m -run 'Full|Realistic' -v ./seq2seq
+	ATTNZOO_FULL=1 $(GO) test -timeout 90m -run 'Full|Realistic' -v ./seq2seq ./experiments

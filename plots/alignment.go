@@ -150,15 +150,17 @@ func heatPlot(a Alignment, s heatScale, tick vg.Length) *plot.Plot {
 	h := plotter.NewHeatMap(AlignmentGrid(a.Weights), palette.Palette(colorList(s.colors)))
 	h.Min, h.Max = 0, s.max
 	h.Underflow, h.Overflow = s.colors[0], s.colors[len(s.colors)-1]
-	p.Add(h)
+	p.Add(bleed{grid: AlignmentGrid(a.Weights), scale: s}, h)
 	if len(a.Gold) > 0 {
 		p.Add(goldCells{links: a.Gold, rows: len(a.Tgt), color: s.gold})
 	}
 	p.Add(frame{})
 
+	// The trailing space keeps the end of a rotated source label clear of
+	// the tick marks (gonum anchors rotated labels one descent too high).
 	xt := make(plot.ConstantTicks, len(a.Src))
 	for j, w := range a.Src {
-		xt[j] = plot.Tick{Value: float64(j), Label: w}
+		xt[j] = plot.Tick{Value: float64(j), Label: w + " "}
 	}
 	yt := make(plot.ConstantTicks, len(a.Tgt))
 	for i, w := range a.Tgt {
@@ -176,6 +178,29 @@ func heatPlot(a Alignment, s heatScale, tick vg.Length) *plot.Plot {
 	p.X.Tick.Label.XAlign = draw.XRight
 	p.X.Tick.Label.YAlign = draw.YCenter
 	return p
+}
+
+// bleed paints each cell enlarged by half a point under the heatmap, so
+// that anti-aliased renderers show the neighbouring colour, not a white
+// hairline, where two cells meet.
+type bleed struct {
+	grid  AlignmentGrid
+	scale heatScale
+}
+
+func (b bleed) Plot(c draw.Canvas, p *plot.Plot) {
+	const e = vg.Length(0.5)
+	tx, ty := p.Transforms(&c)
+	cols, rows := b.grid.Dims()
+	for r := range rows {
+		for col := range cols {
+			x, y := b.grid.X(col), b.grid.Y(r)
+			x0, x1 := max(tx(x-0.5)-e, c.Min.X), min(tx(x+0.5)+e, c.Max.X)
+			y0, y1 := max(ty(y-0.5)-e, c.Min.Y), min(ty(y+0.5)+e, c.Max.Y)
+			c.FillPolygon(colorAt(b.scale.colors, b.grid.Z(col, r), b.scale.max),
+				[]vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}})
+		}
+	}
 }
 
 // colorList is a fixed palette.

@@ -233,6 +233,7 @@ func LearningCurves(series []Series, opt CurveOptions) (*Figure, error) {
 	}
 	p.Y.Label.Text = opt.YLabel
 	p.Add(gridLines(opt.LogY))
+	p.X.Tick.Marker, p.Y.Tick.Marker = niceTicks{}, niceTicks{}
 	if opt.LogY {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}

@@ -120,6 +120,9 @@ func Save(base string, f *Figure, opt SaveOptions) ([]string, error) {
 	if base == "" {
 		return nil, errors.New("plots: save: empty base path")
 	}
+	if f == nil || f.draw == nil {
+		return nil, errors.New("plots: save: nil figure")
+	}
 	formats := []Format{PNG, SVG}
 	if opt.PDF {
 		formats = append(formats, PDF)

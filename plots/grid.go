@@ -3,6 +3,7 @@ package plots
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -55,6 +56,9 @@ func ScorerGrid(panels []Alignment, opt GridOptions) (*Figure, error) {
 		width = DoubleColumn
 	}
 	titleH := titleHeight(opt.Title, titleSize)
+	if titleH > 0 {
+		titleH += 3 // clear of the panel titles
+	}
 	const trialH = 4000
 
 	var (
@@ -113,10 +117,12 @@ func ScorerGrid(panels []Alignment, opt GridOptions) (*Figure, error) {
 				}
 			}
 		}
-		if !opt.NoColorBar {
+		if !opt.NoColorBar { // beside the panels, at most one row or 2.5 in long
 			top := plots[0][0].DataCanvas(canvases[0][0])
 			bottom := plots[rows-1][0].DataCanvas(canvases[rows-1][0])
-			bar.draw(c, tc.Max.X+barGap, bottom.Min.Y, top.Max.Y)
+			long := max(top.Max.Y-top.Min.Y, min(top.Max.Y-bottom.Min.Y, 2.5*vg.Inch))
+			mid := (top.Max.Y + bottom.Min.Y) / 2
+			bar.draw(c, tc.Max.X+barGap, mid-long/2, mid+long/2)
 		}
 	}
 	return fig, nil
@@ -129,12 +135,33 @@ func gridPlots(panels []Alignment, s heatScale, tick vg.Length, rows, cols int) 
 	for j := range plots {
 		plots[j] = make([]*plot.Plot, cols)
 	}
+	shared := true
+	for _, a := range panels[1:] {
+		shared = shared && slices.Equal(a.Src, panels[0].Src) && slices.Equal(a.Tgt, panels[0].Tgt)
+	}
 	for k, a := range panels {
 		p := heatPlot(a, s, tick)
 		p.Title.Text = a.Title
+		if shared { // label the tokens once: left column, bottom of each column
+			if k%cols != 0 {
+				p.Y.Tick.Marker = unlabelled(p.Y.Tick.Marker.(plot.ConstantTicks))
+			}
+			if k+cols < len(panels) {
+				p.X.Tick.Marker = unlabelled(p.X.Tick.Marker.(plot.ConstantTicks))
+			}
+		}
 		plots[k/cols][k%cols] = p
 	}
 	return plots
+}
+
+// unlabelled returns ts without their labels.
+func unlabelled(ts plot.ConstantTicks) plot.ConstantTicks {
+	out := make(plot.ConstantTicks, len(ts))
+	for i, t := range ts {
+		out[i] = plot.Tick{Value: t.Value}
+	}
+	return out
 }
 
 // alignedDataSize returns the size of each panel's data area when plots

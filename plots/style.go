@@ -60,6 +60,7 @@ func newPlot() *plot.Plot {
 	}
 	p.Legend.TextStyle.Font = font.From(sans, tickSize)
 	p.Legend.ThumbnailWidth = 14
+	p.Legend.Padding = 1
 	return p
 }
 
@@ -194,4 +195,50 @@ func (frame) Plot(c draw.Canvas, _ *plot.Plot) {
 	c.StrokeLines(draw.LineStyle{Color: color.Black, Width: 0.5}, []vg.Point{
 		c.Min, {X: c.Max.X, Y: c.Min.Y}, c.Max, {X: c.Min.X, Y: c.Max.Y}, c.Min,
 	})
+}
+
+// niceTicks labels round values inside the axis range, 1, 2, 2.5 or 5 ×
+// 10^k apart, about five of them, with a minor tick halfway between.
+type niceTicks struct{}
+
+var _ plot.Ticker = niceTicks{}
+
+// Ticks implements plot.Ticker.
+func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) {
+		return []plot.Tick{{Value: lo, Label: trimFloat(lo)}}
+	}
+	step := niceStep((hi - lo) / 5)
+	dec := 0
+	for dec < 6 && math.Abs(step*math.Pow10(dec)-math.Round(step*math.Pow10(dec))) > 1e-9 {
+		dec++
+	}
+	var ts []plot.Tick
+	for i := math.Ceil(lo/step - 1e-9); i*step <= hi+1e-9*step; i++ {
+		v := i * step
+		if v == 0 {
+			v = 0 // no "-0"
+		}
+		ts = append(ts, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', dec, 64)})
+		if m := v - step/2; m >= lo {
+			ts = append(ts, plot.Tick{Value: m})
+		}
+	}
+	if n := len(ts); n > 0 {
+		if m := ts[n-1].Value + step/2; ts[n-1].Label != "" && m <= hi {
+			ts = append(ts, plot.Tick{Value: m})
+		}
+	}
+	return ts
+}
+
+// niceStep returns the smallest of 1, 2, 2.5, 5 × 10^k that is ≥ raw.
+func niceStep(raw float64) float64 {
+	mag := math.Pow10(int(math.Floor(math.Log10(raw))))
+	for _, m := range []float64{1, 2, 2.5, 5} {
+		if m*mag >= raw*(1-1e-12) {
+			return m * mag
+		}
+	}
+	return 10 * mag
 }
