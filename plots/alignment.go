@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
 	"math"
@@ -99,9 +100,10 @@ type HeatmapOptions struct {
 	// NoColorBar leaves the colour bar out.
 	NoColorBar bool
 	// Width is the figure width; zero means SingleColumn for one heatmap
-	// and DoubleColumn for a grid. The figure is made narrower when cells
-	// reach their largest size, and wider when they would fall below their
-	// smallest (8 pt, the space a 7 pt label needs).
+	// (DoubleColumn when cells would not fit) and DoubleColumn for a grid,
+	// made narrower when cells reach their largest size (16 pt). Cells never
+	// shrink below 8 pt, the room a 7 pt label needs: a figure whose tokens
+	// do not fit grows wider than Width.
 	Width vg.Length
 }
 
@@ -119,8 +121,14 @@ type heatScale struct {
 	gold   color.Color
 }
 
-func (o HeatmapOptions) scale(as []Alignment) heatScale {
+func (o HeatmapOptions) scale(as []Alignment) (heatScale, error) {
 	s := heatScale{colors: paletteColors(o.Palette), max: o.Max, gold: o.GoldColor}
+	if len(s.colors) == 0 {
+		return s, errors.New("plots: heatmap: palette has no colours")
+	}
+	if s.max < 0 || math.IsNaN(s.max) || math.IsInf(s.max, 0) {
+		return s, fmt.Errorf("plots: heatmap: Max must be a positive number, got %v", s.max)
+	}
 	if s.max == 0 {
 		s.max = 1
 	}
@@ -140,7 +148,7 @@ func (o HeatmapOptions) scale(as []Alignment) heatScale {
 	if s.gold == nil {
 		s.gold = goldRed
 	}
-	return s
+	return s, nil
 }
 
 // heatPlot returns the heatmap of a (already validated) with tick labels
@@ -274,7 +282,10 @@ func AlignmentHeatmap(a Alignment, opt HeatmapOptions) (*Figure, error) {
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
-	s := opt.scale([]Alignment{a})
+	s, err := opt.scale([]Alignment{a})
+	if err != nil {
+		return nil, err
+	}
 	bar := colorBar{colors: s.colors, max: s.max}
 	barW := bar.width()
 	if opt.NoColorBar {
@@ -315,15 +326,20 @@ func AlignmentHeatmap(a Alignment, opt HeatmapOptions) (*Figure, error) {
 		fig.Width = max(2*pad+plotW+barW, 2*pad+textStyle(titleSize).Width(a.Title))
 	}
 	fig.draw = func(c draw.Canvas) {
-		drawTitle(draw.Crop(c, 0, 0, 0, -pad), a.Title, titleSize)
 		x0 := c.Min.X + (fig.Width-plotW-barW)/2
 		pc := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
 			Min: vg.Point{X: x0, Y: c.Min.Y + pad},
 			Max: vg.Point{X: x0 + plotW, Y: c.Min.Y + pad + plotH},
 		}}
 		p.Draw(pc)
+		d := p.DataCanvas(pc)
+		// The title centres over the cells, kept inside the figure.
+		tw := textStyle(titleSize).Width(a.Title)
+		mid := min(max(d.Center().X, c.Min.X+pad+tw/2), c.Max.X-pad-tw/2)
+		drawTitle(draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
+			Min: vg.Point{X: mid - tw/2, Y: c.Min.Y}, Max: vg.Point{X: mid + tw/2, Y: c.Max.Y - pad},
+		}}, a.Title, titleSize)
 		if !opt.NoColorBar {
-			d := p.DataCanvas(pc)
 			bar.draw(c, pc.Max.X+barGap, d.Min.Y, d.Max.Y)
 		}
 	}

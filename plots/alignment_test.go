@@ -159,8 +159,14 @@ func TestHeatmapScale(t *testing.T) {
 		{"max", HeatmapOptions{Max: 0.5}, 0.5},
 		{"auto", HeatmapOptions{AutoMax: true}, 0.8},
 	} {
-		if got := tc.opt.scale([]Alignment{a}).max; got != tc.want {
-			t.Errorf("%s: scale max = %v, want %v", tc.name, got, tc.want)
+		s, err := tc.opt.scale([]Alignment{a})
+		if err != nil || s.max != tc.want {
+			t.Errorf("%s: scale max = %v (error %v), want %v", tc.name, s.max, err, tc.want)
+		}
+	}
+	for _, opt := range []HeatmapOptions{{Max: -1}, {Max: math.NaN()}, {Palette: colorList{}}} {
+		if _, err := AlignmentHeatmap(a, opt); err == nil {
+			t.Errorf("AlignmentHeatmap with %+v: no error", opt)
 		}
 	}
 	// The default palette runs from white at 0 to black at the top.

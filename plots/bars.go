@@ -44,7 +44,7 @@ type BarOptions struct {
 type barGeom struct {
 	X      float64 // centre
 	Width  float64
-	Stats  Stats   // Mean is the height; Low..High the error bar
+	Stats  Stats // Mean is the height; Low..High the error bar
 	SeedX  []float64
 	Values []float64
 	Color  int // index into seriesColors

@@ -221,7 +221,10 @@ type CurveOptions struct {
 
 // LearningCurves draws one line per sweep point (Series): the mean across
 // seeds at each step, inside a translucent band of the chosen spread, x =
-// step, y = metric. The legend sits to the right of the axes.
+// step, y = metric. Seeds logged on different steps are aligned as
+// opt.Align says (by default only the steps every seed logged; see
+// Aggregate). The legend sits to the right of the axes; lines differ in
+// colour (Okabe–Ito, colour-blind safe) and in dash, for grayscale print.
 func LearningCurves(series []Series, opt CurveOptions) (*Figure, error) {
 	if len(series) == 0 {
 		return nil, errors.New("plots: learning curves: no series")

@@ -51,19 +51,22 @@ func (f *Figure) Draw(c draw.Canvas) {
 
 // Image renders the figure as a raster at dpi dots per inch (DefaultDPI if
 // dpi ≤ 0); the result is round(Width/72·dpi) × round(Height/72·dpi) pixels.
-func (f *Figure) Image(dpi int) *image.RGBA {
+func (f *Figure) Image(dpi int) image.Image {
 	if dpi <= 0 {
 		dpi = DefaultDPI
 	}
 	c := vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(dpi))
 	f.Draw(draw.New(c))
-	return c.Image().(*image.RGBA)
+	return c.Image()
 }
 
 // Render writes the figure to w in the given format; dpi applies to PNG
 // only (DefaultDPI if dpi ≤ 0). SVG and PDF output is deterministic: the
 // same figure gives the same bytes.
 func (f *Figure) Render(w io.Writer, format Format, dpi int) error {
+	if f == nil || f.draw == nil {
+		return errors.New("plots: render: nil figure (use a constructor such as AlignmentHeatmap)")
+	}
 	var c interface {
 		vg.CanvasSizer
 		io.WriterTo

@@ -27,7 +27,8 @@ const (
 )
 
 // ScorerGrid draws the same example under several scorers side by side, one
-// heatmap per panel titled with the panel's Title (the scorer's name), in
+// heatmap per panel titled with the panel's Title (the scorer's name,
+// centred over the cells), in
 // rows of up to Cols panels, with ONE colour scale shared by all panels
 // (fixed 0..1, Max, or with AutoMax the largest weight of any panel) and one
 // colour bar on the right. Panels are laid out with draw.Tiles and
@@ -45,7 +46,10 @@ func ScorerGrid(panels []Alignment, opt GridOptions) (*Figure, error) {
 		}
 		ns, nt = max(ns, len(a.Src)), max(nt, len(a.Tgt))
 	}
-	s := opt.scale(panels)
+	s, err := opt.scale(panels)
+	if err != nil {
+		return nil, err
+	}
 	bar := colorBar{colors: s.colors, max: s.max}
 	barW := bar.width()
 	if opt.NoColorBar {
@@ -56,9 +60,7 @@ func ScorerGrid(panels []Alignment, opt GridOptions) (*Figure, error) {
 		width = DoubleColumn
 	}
 	titleH := titleHeight(opt.Title, titleSize)
-	if titleH > 0 {
-		titleH += 3 // clear of the panel titles
-	}
+	band := titleHeight("Ag", labelSize) + 1 // a panel title
 	const trialH = 4000
 
 	var (
@@ -75,7 +77,9 @@ func ScorerGrid(panels []Alignment, opt GridOptions) (*Figure, error) {
 	maxCols = min(maxCols, len(panels))
 	for cols = maxCols; cols >= 1; cols-- {
 		rows = (len(panels) + cols - 1) / cols
-		tiles = draw.Tiles{Rows: rows, Cols: cols, PadX: gridPadX, PadY: gridPadY}
+		// Each panel's title sits in the band above its cells: PadTop
+		// above the first row, PadY between rows.
+		tiles = draw.Tiles{Rows: rows, Cols: cols, PadX: gridPadX, PadY: gridPadY + band, PadTop: band}
 		for _, tick := range []vg.Length{labelSize, tickSize} {
 			plots = gridPlots(panels, s, tick, rows, cols)
 			dw, dh = alignedDataSize(plots, tiles, width-2*pad-barW, trialH)
@@ -110,12 +114,12 @@ func ScorerGrid(panels []Alignment, opt GridOptions) (*Figure, error) {
 			Max: vg.Point{X: x0 + tilesW, Y: c.Min.Y + pad + tilesH},
 		}}
 		canvases := plot.Align(plots, tiles, tc)
-		for j, row := range plots {
-			for i, p := range row {
-				if p != nil {
-					p.Draw(canvases[j][i])
-				}
-			}
+		sty := textStyle(labelSize)
+		for k, a := range panels {
+			p, pc := plots[k/cols][k%cols], canvases[k/cols][k%cols]
+			p.Draw(pc)
+			d := p.DataCanvas(pc)
+			c.FillText(sty, vg.Point{X: d.Center().X, Y: d.Max.Y + 3}, a.Title)
 		}
 		if !opt.NoColorBar { // beside the panels, at most one row or 2.5 in long
 			top := plots[0][0].DataCanvas(canvases[0][0])
@@ -141,7 +145,6 @@ func gridPlots(panels []Alignment, s heatScale, tick vg.Length, rows, cols int) 
 	}
 	for k, a := range panels {
 		p := heatPlot(a, s, tick)
-		p.Title.Text = a.Title
 		if shared { // label the tokens once: left column, bottom of each column
 			if k%cols != 0 {
 				p.Y.Tick.Marker = unlabelled(p.Y.Tick.Marker.(plot.ConstantTicks))

@@ -257,6 +257,18 @@ func downscale(img image.Image, maxSide int) *image.NRGBA {
 	return out
 }
 
+// enlarge repeats each pixel of img f × f times.
+func enlarge(img *image.NRGBA, f int) *image.NRGBA {
+	b := img.Bounds()
+	out := image.NewNRGBA(image.Rect(0, 0, b.Dx()*f, b.Dy()*f))
+	for y := range out.Bounds().Dy() {
+		for x := range out.Bounds().Dx() {
+			out.SetNRGBA(x, y, img.NRGBAAt(b.Min.X+x/f, b.Min.Y+y/f))
+		}
+	}
+	return out
+}
+
 // CaptionOverlay draws an image captioning model's attention as in Show,
 // Attend and Tell (Xu et al. 2015, Figures 2–3): one panel per generated
 // word, titled with the word, showing att[i] (a grid over the image,
@@ -292,6 +304,27 @@ func CaptionOverlay(img image.Image, words []string, att [][][]float64, opt Over
 		maxSide = 256
 	}
 	base := downscale(img, maxSide)
+	width := opt.Width
+	if width == 0 {
+		width = DoubleColumn
+	}
+	cols := opt.Cols
+	if cols <= 0 {
+		cols = 5
+	}
+	nPanels := len(words)
+	if !opt.OmitImage {
+		nPanels++
+	}
+	cols = min(cols, nPanels)
+	const gap = vg.Length(4)
+	panelW := (width - 2*pad - vg.Length(cols-1)*gap) / vg.Length(cols)
+	// Renderers scale the composite smoothly; below 2 px per point a small
+	// image would smear into the gaps between panels. Enlarge it by pixel
+	// repetition (the attention map is upsampled to the new size, smoothly).
+	if f := int(math.Ceil(2 * float64(panelW) / float64(base.Bounds().Dx()))); f > 1 {
+		base = enlarge(base, f)
+	}
 	var panels []image.Image
 	var titles []string
 	if !opt.OmitImage {
@@ -303,19 +336,8 @@ func CaptionOverlay(img image.Image, words []string, att [][][]float64, opt Over
 
 	// Layout, in points: panels of equal width in rows of cols, each under
 	// a band for its word.
-	width := opt.Width
-	if width == 0 {
-		width = DoubleColumn
-	}
-	cols := opt.Cols
-	if cols <= 0 {
-		cols = 5
-	}
-	cols = min(cols, len(panels))
 	rows := (len(panels) + cols - 1) / cols
-	const gap = vg.Length(4)
 	pw, ph := base.Bounds().Dx(), base.Bounds().Dy()
-	panelW := (width - 2*pad - vg.Length(cols-1)*gap) / vg.Length(cols)
 	panelH := panelW * vg.Length(ph) / vg.Length(pw)
 	band := textStyle(labelSize).Height("Ag") + 2
 	blockW := width - 2*pad

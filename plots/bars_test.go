@@ -1,0 +1,117 @@
+package plots
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestLayoutBars(t *testing.T) {
+	// smallBars: dot 90, 91, 95 (mean 92, sd √7, min 90, max 95);
+	// general 92, 93, 94 (mean 93, squares 1+0+1, sd 1); concat 95, 96, 97
+	// (mean 96, sd 1). Ungrouped, bar i is centred at x = i, 0.7 wide; its
+	// three seeds sit at x − 0.175, x, x + 0.175 (the middle half).
+	type want struct {
+		x, height, lo, hi float64
+	}
+	for _, tc := range []struct {
+		spread Spread
+		want   []want
+	}{
+		{DefaultSpread, []want{{0, 92, 92 - math.Sqrt(7), 92 + math.Sqrt(7)}, {1, 93, 92, 94}, {2, 96, 95, 97}}},
+		{MinMax, []want{{0, 92, 90, 95}, {1, 93, 92, 94}, {2, 96, 95, 97}}},
+	} {
+		geoms, ticks, legend, err := layoutBars(smallBars(), tc.spread)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if legend != nil {
+			t.Errorf("ungrouped bars have legend %v", legend)
+		}
+		for i, w := range tc.want {
+			g := geoms[i]
+			if g.X != w.x || !near(g.Stats.Mean, w.height) || !near(g.Stats.Low, w.lo) || !near(g.Stats.High, w.hi) || g.Width != 0.7 {
+				t.Errorf("spread %d, bar %d: x %v height %v bar [%v, %v] width %v; want %+v, width 0.7",
+					tc.spread, i, g.X, g.Stats.Mean, g.Stats.Low, g.Stats.High, g.Width, w)
+			}
+			for j, dx := range []float64{-0.175, 0, 0.175} {
+				if !near(g.SeedX[j], w.x+dx) {
+					t.Errorf("bar %d seed %d at x %v, want %v", i, j, g.SeedX[j], w.x+dx)
+				}
+			}
+			if ticks[i].Value != w.x || ticks[i].Label != smallBars()[i].Label {
+				t.Errorf("tick %d = %+v, want %q at %v", i, ticks[i], smallBars()[i].Label, w.x)
+			}
+		}
+	}
+}
+
+func TestLayoutBarsGrouped(t *testing.T) {
+	// Two labels per group: group g, label k at x = 3g + k; group ticks at
+	// the middle of their bars, 3g + 0.5.
+	bars := []Bar{
+		{Label: "dot", Group: "bahdanau", Values: []float64{1}},
+		{Label: "general", Group: "bahdanau", Values: []float64{2}},
+		{Label: "dot", Group: "luong", Values: []float64{3}},
+		{Label: "general", Group: "luong", Values: []float64{4}},
+	}
+	geoms, ticks, legend, err := layoutBars(bars, SD)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []struct {
+		x     float64
+		color int
+	}{{0, 0}, {1, 1}, {3, 0}, {4, 1}} {
+		if geoms[i].X != want.x || geoms[i].Color != want.color {
+			t.Errorf("bar %d at x %v colour %d, want x %v colour %d", i, geoms[i].X, geoms[i].Color, want.x, want.color)
+		}
+	}
+	if len(ticks) != 2 || ticks[0].Value != 0.5 || ticks[0].Label != "bahdanau" || ticks[1].Value != 3.5 || ticks[1].Label != "luong" {
+		t.Errorf("ticks %+v, want bahdanau at 0.5, luong at 3.5", ticks)
+	}
+	if strings.Join(legend, ",") != "dot,general" {
+		t.Errorf("legend %v, want [dot general]", legend)
+	}
+}
+
+func TestBars(t *testing.T) {
+	grouped := []Bar{
+		{Label: "dot", Group: "bahdanau", Values: []float64{30, 31}},
+		{Label: "dot", Group: "luong", Values: []float64{29, 30}},
+	}
+	long := smallBars()
+	long[0].Label = "a rather long sweep-point name"
+	for _, tc := range []struct {
+		name string
+		bars []Bar
+		opt  BarOptions
+		want string
+	}{
+		{"plain", smallBars(), BarOptions{YLabel: "accuracy"}, ""},
+		{"seeds, zoomed", smallBars(), BarOptions{ShowSeeds: true, Spread: MinMax, YMin: 85, YMax: 100}, ""},
+		{"long labels", long, BarOptions{}, ""},
+		{"grouped", grouped, BarOptions{}, ""},
+		{"no bars", nil, BarOptions{}, "no bars"},
+		{"no values", []Bar{{Label: "dot"}}, BarOptions{}, `"dot": plots: no values`},
+		{"NaN", []Bar{{Label: "dot", Values: []float64{1, math.NaN()}}}, BarOptions{}, "value 1 of 2 is NaN"},
+		{"mixed grouping", append(grouped, Bar{Label: "x", Values: []float64{1}}), BarOptions{}, `bar 2 ("x") has group "" but bar 0 has "bahdanau"`},
+		{"empty range", smallBars(), BarOptions{YMin: 100, YMax: 90}, "empty y range [100, 90]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := Bars(tc.bars, tc.opt)
+			if tc.want != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("error = %v, want one containing %q", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Width != SingleColumn {
+				t.Errorf("width %v, want a single column", f.Width)
+			}
+		})
+	}
+}
