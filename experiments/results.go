@@ -301,3 +301,5 @@ func mdSep(b *strings.Builder, n int) {
 	}
 	b.WriteString("\n")
 }
+
+func writeFile(path, text string) error { return seq2seq.WriteFileAtomic(path, []byte(text)) }

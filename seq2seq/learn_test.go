@@ -88,7 +88,11 @@ func TestReversalFull(t *testing.T) {
 			t.Run(s+"/"+d, func(t *testing.T) {
 				cfg := smallConfig(s, d)
 				cfg.Hidden, cfg.Attention, cfg.Embed = 64, 64, 32
-				exact, diag := trainReversal(t, cfg, 2000, 32, 3, 10)
+				steps := 4000
+				if s := os.Getenv("ATTNZOO_STEPS"); s != "" {
+					steps, _ = strconv.Atoi(s)
+				}
+				exact, diag := trainReversal(t, cfg, steps, 32, 3, 10)
 				if exact < 0.99 || diag < 0.9 {
 					t.Errorf("exact %.3f (want ≥ 0.99), diagonal %.3f (want ≥ 0.9)", exact, diag)
 				}

@@ -61,6 +61,7 @@ var commands = map[string]command{
 	"run":     {cmdRun, "train and evaluate every run of an experiment file"},
 	"collect": {cmdCollect, "rebuild a results folder's summary from the runs it holds"},
 	"decode":  {cmdDecode, "decode one input with a trained run, with its alignment"},
+	"plot":    {cmdPlot, "redraw every figure and report.html of a results folder"},
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -87,8 +87,40 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return nil
 }
 
-// drawFigures is replaced by the figures work; until then it does nothing.
-var drawFigures = func(dir string, log io.Writer) {}
+// drawFigures redraws a results folder's figures and report.html; a
+// failure is reported but does not fail a finished sweep.
+func drawFigures(dir string, log io.Writer) {
+	set, err := experiments.DrawFigures(dir, experiments.Plots{})
+	if err != nil {
+		fmt.Fprintf(log, "attnzoo: figures: %v\n", err)
+		return
+	}
+	n := 0
+	for _, s := range set.Sections {
+		n += len(s.Figures)
+	}
+	fmt.Fprintf(log, "attnzoo: %d figures in %s, report: %s\n", n, filepath.Join(dir, "figures"), filepath.Join(dir, "report.html"))
+}
+
+func cmdPlot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+		return usagef("usage: attnzoo plot RESULTS_DIR")
+	}
+	if _, err := os.Stat(filepath.Join(args[0], "runs")); err != nil {
+		return fmt.Errorf("plot: %s is not a results folder (no runs/): %w", args[0], err)
+	}
+	set, err := experiments.DrawFigures(args[0], experiments.Plots{})
+	if err != nil {
+		return err
+	}
+	for _, s := range set.Sections {
+		for _, f := range s.Figures {
+			fmt.Fprintln(stdout, filepath.Join(args[0], "figures", f.Base+".svg"))
+		}
+	}
+	fmt.Fprintln(stdout, filepath.Join(args[0], "report.html"))
+	return nil
+}
 
 // splitPositional lets the experiment file come before or after the flags.
 func splitPositional(args []string) (string, []string) {

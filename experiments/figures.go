@@ -1,0 +1,378 @@
+package experiments
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"html"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot/palette"
+	"gonum.org/v1/plot/palette/moreland"
+
+	"github.com/attnzoo/attnzoo/metrics"
+	"github.com/attnzoo/attnzoo/plots"
+)
+
+// FigureSet is what DrawFigures made: named figure groups, in report order.
+type FigureSet struct {
+	Sections []FigureSection
+}
+
+// FigureSection is a group of figures under one heading.
+type FigureSection struct {
+	Title   string
+	Figures []FigureFile
+}
+
+// FigureFile is one figure: its base name in figures/ and a caption.
+type FigureFile struct {
+	Base    string // e.g. "grid_all"; files are figures/<Base>.png, .svg (, .pdf)
+	Caption string
+}
+
+func paletteFor(name string) palette.Palette {
+	switch name {
+	case "heat":
+		return palette.Heat(64, 1)
+	case "bluered":
+		return moreland.SmoothBlueRed().Palette(64)
+	}
+	return nil // grayscale
+}
+
+// readExamples reads a run's alignments.jsonl.
+func readExamples(dir string) ([]Example, error) {
+	f, err := os.Open(filepath.Join(dir, "alignments.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []Example
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	for sc.Scan() {
+		var e Example
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			return nil, fmt.Errorf("experiments: %s: %w", filepath.Join(dir, "alignments.jsonl"), err)
+		}
+		out = append(out, e)
+	}
+	return out, sc.Err()
+}
+
+func alignmentOf(e Example, title string) (plots.Alignment, error) {
+	a := plots.Alignment{Src: e.Src, Tgt: append(append([]string(nil), e.Hyp...), "</s>"), Weights: e.Weights, Title: title}
+	if len(a.Weights) != len(a.Tgt) { // an output cut at max_len has no </s> row
+		a.Tgt = a.Tgt[:min(len(a.Tgt), len(a.Weights))]
+	}
+	if e.Sure != "" {
+		links, err := metrics.ParsePharaoh(e.Sure)
+		if err != nil {
+			return a, err
+		}
+		for _, l := range links {
+			if l.Tgt < len(a.Tgt) && l.Src < len(a.Src) {
+				a.Gold = append(a.Gold, [2]int{l.Src, l.Tgt})
+			}
+		}
+	}
+	return a, nil
+}
+
+// DrawFigures (re)draws every figure of a results folder from its saved
+// files — no retraining — into <dir>/figures/, and writes report.html.
+func DrawFigures(dir string, p Plots) (*FigureSet, error) {
+	s, err := Collect(dir)
+	if err != nil {
+		return nil, err
+	}
+	if e, err := Load(filepath.Join(dir, "experiment.toml")); err == nil {
+		p = e.Plots
+	}
+	save := plots.SaveOptions{PDF: contains(p.Formats, "pdf")}
+	figDir := filepath.Join(dir, "figures")
+	set := &FigureSet{}
+	hm := plots.HeatmapOptions{Palette: paletteFor(p.Palette)}
+
+	// 1. the scorer grid: the same test example under every scorer, per
+	// remaining sweep point, first seed.
+	var grid FigureSection
+	grid.Title = "The same test example under every scorer"
+	groups := map[string][]*Final{}
+	var gorder []string
+	for _, f := range s.Runs {
+		var rest []string
+		for _, k := range s.Keys {
+			if k != "model.scorer" {
+				rest = append(rest, shortKey(k)+"="+fmtValue(f.Point[k]))
+			}
+		}
+		key := strings.Join(rest, "_")
+		first := true
+		for _, g := range groups[key] {
+			if g.Point["model.scorer"] == f.Point["model.scorer"] {
+				first = false
+			}
+		}
+		if !first {
+			continue
+		}
+		if _, ok := groups[key]; !ok {
+			gorder = append(gorder, key)
+		}
+		groups[key] = append(groups[key], f)
+	}
+	for _, key := range gorder {
+		var panels []plots.Alignment
+		for _, f := range groups[key] {
+			ex, err := readExamples(filepath.Join(dir, "runs", f.Run))
+			if err != nil || p.Example >= len(ex) {
+				continue
+			}
+			title := fmtValue(f.Point["model.scorer"])
+			if title == "" {
+				title = f.Run
+			}
+			a, err := alignmentOf(ex[p.Example], title)
+			if err != nil {
+				return nil, err
+			}
+			panels = append(panels, a)
+		}
+		if len(panels) == 0 {
+			continue
+		}
+		name := key
+		if name == "" {
+			name = "all"
+		}
+		base := "grid_" + unsafeRe.ReplaceAllString(name, "-")
+		fig, err := plots.ScorerGrid(panels, plots.GridOptions{HeatmapOptions: hm})
+		if err != nil {
+			return nil, fmt.Errorf("experiments: %s: %w", base, err)
+		}
+		if _, err := plots.Save(filepath.Join(figDir, base), fig, save); err != nil {
+			return nil, err
+		}
+		cap := fmt.Sprintf("Test example %d, first seed; rows: output tokens, columns: source tokens; outlined cells: gold alignment", p.Example)
+		if key != "" {
+			cap += " (" + strings.ReplaceAll(key, "_", ", ") + ")"
+		}
+		grid.Figures = append(grid.Figures, FigureFile{Base: base, Caption: cap})
+	}
+	if len(grid.Figures) > 0 {
+		set.Sections = append(set.Sections, grid)
+	}
+
+	// 2. learning curves, mean and min–max band across seeds
+	points := s.Points()
+	curves := FigureSection{Title: "Learning curves (mean across seeds, band: min–max)"}
+	for _, c := range []struct {
+		key, label string
+		log        bool
+	}{
+		{"dev_exact_match", "dev exact match", false}, {"loss", "training loss", true},
+	} {
+		var series []plots.Series
+		for _, pt := range points {
+			sr := plots.Series{Label: pt.Label}
+			for _, f := range pt.Runs {
+				lines, err := ReadMetrics(filepath.Join(dir, "runs", f.Run))
+				if err != nil {
+					continue
+				}
+				var run plots.Run
+				for _, l := range lines {
+					v, ok := l[c.key]
+					if !ok || (c.log && v <= 0) {
+						continue
+					}
+					run.Steps = append(run.Steps, int(l["step"]))
+					run.Values = append(run.Values, v)
+				}
+				if len(run.Steps) > 0 {
+					sr.Runs = append(sr.Runs, run)
+				}
+			}
+			if len(sr.Runs) > 0 {
+				series = append(series, sr)
+			}
+		}
+		if len(series) == 0 {
+			continue
+		}
+		fig, err := plots.LearningCurves(series, plots.CurveOptions{XLabel: "step", YLabel: c.label, LogY: c.log, Band: plots.MinMax, Align: plots.Interpolate})
+		if err != nil {
+			return nil, fmt.Errorf("experiments: curve %s: %w", c.key, err)
+		}
+		base := "curve_" + c.key
+		if _, err := plots.Save(filepath.Join(figDir, base), fig, save); err != nil {
+			return nil, err
+		}
+		curves.Figures = append(curves.Figures, FigureFile{Base: base, Caption: c.label + " against training step"})
+	}
+	if len(curves.Figures) > 0 {
+		set.Sections = append(set.Sections, curves)
+	}
+
+	// 3. comparison bars for every final metric
+	bars := FigureSection{Title: "Final test metrics (mean ± sd across seeds, dots: seeds)"}
+	for _, m := range s.Metrics {
+		var bs []plots.Bar
+		for _, pt := range points {
+			b := plots.Bar{Label: pt.Label}
+			for _, f := range pt.Runs {
+				if v, ok := f.Metrics[m]; ok {
+					b.Values = append(b.Values, v)
+				}
+			}
+			if len(b.Values) > 0 {
+				bs = append(bs, b)
+			}
+		}
+		if len(bs) == 0 {
+			continue
+		}
+		fig, err := plots.Bars(bs, plots.BarOptions{YLabel: m, Spread: plots.SD, ShowSeeds: true})
+		if err != nil {
+			return nil, fmt.Errorf("experiments: bars %s: %w", m, err)
+		}
+		base := "bars_" + m
+		if _, err := plots.Save(filepath.Join(figDir, base), fig, save); err != nil {
+			return nil, err
+		}
+		bars.Figures = append(bars.Figures, FigureFile{Base: base, Caption: m})
+	}
+	if len(bars.Figures) > 0 {
+		set.Sections = append(set.Sections, bars)
+	}
+
+	// 4. one heatmap per run (its first saved example)
+	per := FigureSection{Title: "Every run's alignment of the same test example"}
+	for _, f := range s.Runs {
+		ex, err := readExamples(filepath.Join(dir, "runs", f.Run))
+		if err != nil || p.Example >= len(ex) {
+			continue
+		}
+		a, err := alignmentOf(ex[p.Example], f.Run)
+		if err != nil {
+			return nil, err
+		}
+		fig, err := plots.AlignmentHeatmap(a, hm)
+		if err != nil {
+			return nil, fmt.Errorf("experiments: run %s: %w", f.Run, err)
+		}
+		base := "align_" + f.Run
+		if _, err := plots.Save(filepath.Join(figDir, base), fig, save); err != nil {
+			return nil, err
+		}
+		per.Figures = append(per.Figures, FigureFile{Base: base, Caption: f.Run})
+	}
+	if len(per.Figures) > 0 {
+		set.Sections = append(set.Sections, per)
+	}
+	if err := writeReport(dir, s, set); err != nil {
+		return nil, err
+	}
+	return set, nil
+}
+
+// writeReport writes report.html: the summary tables and every figure, one
+// static page that opens from disk (no script, no network). It is
+// well-formed XML (XHTML-compatible), so any browser and any XML parser
+// read it.
+func writeReport(dir string, s *Summary, set *FigureSet) error {
+	var b strings.Builder
+	name := filepath.Base(dir)
+	esc := html.EscapeString
+	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\" />\n")
+	fmt.Fprintf(&b, "<title>%s — attnzoo</title>\n", esc(name))
+	b.WriteString(`<style>
+body { font-family: sans-serif; margin: 2em auto; max-width: 75em; color: #222; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+figure { display: inline-block; margin: 0.5em; vertical-align: top; }
+figure img { max-width: 100%; }
+figcaption { font-size: 0.85em; color: #555; }
+</style>
+</head>
+<body>
+`)
+	fmt.Fprintf(&b, "<h1>%s</h1>\n", esc(name))
+	fmt.Fprintf(&b, "<p>%d finished runs", len(s.Runs))
+	if len(s.Failed) > 0 {
+		fmt.Fprintf(&b, ", %d failed", len(s.Failed))
+	}
+	b.WriteString(". Metrics on the test split. Data: <a href=\"summary.csv\">summary.csv</a>, <a href=\"summary.md\">summary.md</a>, <a href=\"experiment.toml\">experiment.toml</a>.</p>\n")
+
+	b.WriteString("<h2>Mean ± sd per sweep point</h2>\n<table>\n<tr><th>point</th><th>seeds</th>")
+	for _, m := range s.Metrics {
+		fmt.Fprintf(&b, "<th>%s</th>", esc(m))
+	}
+	b.WriteString("</tr>\n")
+	for _, p := range s.Points() {
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td>", esc(p.Label), len(p.Runs))
+		for _, m := range s.Metrics {
+			var xs []float64
+			for _, f := range p.Runs {
+				if v, ok := f.Metrics[m]; ok {
+					xs = append(xs, v)
+				}
+			}
+			mean, sd := MeanSD(xs)
+			cell := fmtMetric(m, mean)
+			if len(xs) > 1 {
+				cell += " ± " + fmtMetric(m, sd)
+			}
+			fmt.Fprintf(&b, "<td>%s</td>", esc(cell))
+		}
+		b.WriteString("</tr>\n")
+	}
+	b.WriteString("</table>\n")
+
+	b.WriteString("<h2>Runs</h2>\n<table>\n<tr><th>run</th><th>seed</th>")
+	for _, m := range s.Metrics {
+		fmt.Fprintf(&b, "<th>%s</th>", esc(m))
+	}
+	b.WriteString("<th>train s</th><th>steps/s</th></tr>\n")
+	for _, f := range s.Runs {
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td>", esc(f.Run), f.Seed)
+		for _, m := range s.Metrics {
+			v, ok := f.Metrics[m]
+			cell := "—"
+			if ok {
+				cell = fmtMetric(m, v)
+			}
+			fmt.Fprintf(&b, "<td>%s</td>", esc(cell))
+		}
+		fmt.Fprintf(&b, "<td>%.1f</td><td>%.1f</td></tr>\n", f.TrainSeconds, f.StepsPerSec)
+	}
+	b.WriteString("</table>\n")
+	if len(s.Failed) > 0 {
+		b.WriteString("<h2>Failed runs</h2>\n<ul>\n")
+		ids := make([]string, 0, len(s.Failed))
+		for id := range s.Failed {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			fmt.Fprintf(&b, "<li>%s: %s</li>\n", esc(id), esc(s.Failed[id]))
+		}
+		b.WriteString("</ul>\n")
+	}
+	for _, sec := range set.Sections {
+		fmt.Fprintf(&b, "<h2>%s</h2>\n", esc(sec.Title))
+		for _, f := range sec.Figures {
+			src := "figures/" + f.Base + ".svg"
+			fmt.Fprintf(&b, "<figure><a href=\"%s\"><img src=\"%s\" alt=\"%s\" /></a><figcaption>%s (<a href=\"figures/%s.png\">png</a>)</figcaption></figure>\n",
+				esc(src), esc(src), esc(f.Caption), esc(f.Caption), esc(f.Base))
+		}
+	}
+	b.WriteString("</body>\n</html>\n")
+	return writeFile(filepath.Join(dir, "report.html"), b.String())
+}

@@ -1,0 +1,82 @@
+package experiments
+
+import (
+	"encoding/xml"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReport: DrawFigures writes every figure report.html references (svg
+// and png), the page parses (it is well-formed XML), and it holds the
+// summary table with every run.
+func TestReport(t *testing.T) {
+	out := t.TempDir()
+	runExp(t, writeExp(t, tiny), out, Options{Workers: 2})
+	dir := filepath.Join(out, "tiny")
+	set, err := DrawFigures(dir, Plots{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := xml.NewDecoder(strings.NewReader(strings.Replace(string(data), "<!DOCTYPE html>", "", 1)))
+	dec.Strict = true
+	var refs []string
+	tables, rows := 0, 0
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("report.html does not parse: %v", err)
+		}
+		if se, ok := tok.(xml.StartElement); ok {
+			switch se.Name.Local {
+			case "table":
+				tables++
+			case "tr":
+				rows++
+			}
+			for _, a := range se.Attr {
+				if a.Name.Local == "src" || a.Name.Local == "href" {
+					refs = append(refs, a.Value)
+				}
+			}
+		}
+	}
+	if tables < 2 || rows < 1+2+1+4 { // points table: header + 2 points; runs table: header + 4 runs
+		t.Errorf("%d tables, %d rows", tables, rows)
+	}
+	n := 0
+	for _, s := range set.Sections {
+		n += len(s.Figures)
+		for _, f := range s.Figures {
+			for _, ext := range []string{".svg", ".png"} {
+				if _, err := os.Stat(filepath.Join(dir, "figures", f.Base+ext)); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+	}
+	// a grid (2 scorers), 2 curves, a bar chart per metric, a heatmap per run
+	if n < 1+2+6+4 {
+		t.Errorf("%d figures", n)
+	}
+	if len(refs) < n {
+		t.Errorf("report references %d files for %d figures", len(refs), n)
+	}
+	for _, r := range refs {
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(r))); err != nil {
+			t.Errorf("report.html references %s: %v", r, err)
+		}
+		if strings.Contains(r, "://") {
+			t.Errorf("report.html reaches the network: %s", r)
+		}
+	}
+}
