@@ -201,3 +201,44 @@ func TestInterruptAndResume(t *testing.T) {
 		t.Errorf("rerun without --resume: %v", err)
 	}
 }
+
+// TestNaNLossStopsOnlyThatRun: a run whose loss overflows (an absurd
+// learning rate, swept for one point only) stops with a message naming the
+// step, writes failed.json and keeps its last good checkpoint; the other
+// runs finish and the summary lists the failure.
+func TestNaNLossStopsOnlyThatRun(t *testing.T) {
+	text := strings.Replace(tiny, `scorer = ["dot", "concat"]`, `scorer = ["dot"]
+"train.lr" = [0.003, 1e30]`, 1)
+	text = strings.Replace(text, "seeds = [1, 2]", "seeds = [1]", 1)
+	text = strings.Replace(text, "lr = 0.003\n", "lr = 0.003\noptimizer = \"sgd\"\nclip = 0.0\n", 1)
+	path := writeExp(t, text)
+	out := t.TempDir()
+	e, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Run(context.Background(), Options{Out: out, Workers: 2})
+	if err == nil || !strings.Contains(err.Error(), "1 of 2 runs failed") {
+		t.Fatalf("error %v, want one run failed", err)
+	}
+	if len(res.Finished) != 1 || res.Finished[0].Run != "scorer=dot_lr=0.003_seed=1" {
+		t.Fatalf("finished %v", res.Finished)
+	}
+	bad := filepath.Join(out, "tiny", "runs", "scorer=dot_lr=1e+30_seed=1")
+	data, err := os.ReadFile(filepath.Join(bad, "failed.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fj struct {
+		Step  int
+		Error string
+	}
+	json.Unmarshal(data, &fj)
+	if fj.Step < 1 || (!strings.Contains(fj.Error, "NaN") && !strings.Contains(fj.Error, "Inf")) {
+		t.Errorf("failed.json %s", data)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "tiny", "summary.md"))
+	if !strings.Contains(string(md), "Failed runs") || !strings.Contains(string(md), "lr=1e+30") {
+		t.Errorf("summary.md does not list the failure:\n%s", md)
+	}
+}
