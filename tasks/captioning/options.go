@@ -1,0 +1,306 @@
+package captioning
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/attnzoo/attnzoo/tasks"
+)
+
+// KeyError reports option keys a task does not accept.
+type KeyError struct {
+	Task string   // the task's name
+	Keys []string // the unknown keys, sorted
+	Have []string // the keys the task accepts, sorted
+}
+
+func (e *KeyError) Error() string {
+	have := "none"
+	if len(e.Have) > 0 {
+		have = strings.Join(e.Have, ", ")
+	}
+	quoted := make([]string, len(e.Keys))
+	for i, k := range e.Keys {
+		quoted[i] = strconv.Quote(k)
+	}
+	noun := "key"
+	if len(e.Keys) > 1 {
+		noun = "keys"
+	}
+	return fmt.Sprintf("captioning: %s: unknown %s %s (have: %s)", e.Task, noun, strings.Join(quoted, ", "), have)
+}
+
+// optionReader reads a task's options with defaults and collects every
+// problem, as package tasks does:
+//
+//	r := readOptions("shapes", opts)
+//	n := r.Int("size", 64)
+//	r.Check(n >= 16, "size: must be >= 16, got %d", n)
+//	if err := r.Err(); err != nil {
+//		return nil, err
+//	}
+//
+// A factory must read every key it accepts unconditionally, before calling
+// Err: the keys read are the keys accepted (Keys relies on it).
+type optionReader struct {
+	task   string
+	opts   tasks.Options
+	known  map[string]bool
+	errs   []error // missing keys and wrong types
+	checks []error // impossible values
+}
+
+func readOptions(task string, opts tasks.Options) *optionReader {
+	return &optionReader{task: task, opts: opts, known: make(map[string]bool)}
+}
+
+func (r *optionReader) get(key string) (any, bool) {
+	r.known[key] = true
+	v, ok := r.opts[key]
+	return v, ok
+}
+
+// Has reports whether key was given (and marks it known).
+func (r *optionReader) Has(key string) bool {
+	_, ok := r.get(key)
+	return ok
+}
+
+func (r *optionReader) wrongType(key, want string, v any) {
+	r.errs = append(r.errs, fmt.Errorf("captioning: %s: %s: want %s, got %s", r.task, key, want, describe(v)))
+}
+
+// Int reads an integer; a float with an integral value (1e4) is accepted.
+func (r *optionReader) Int(key string, def int) int {
+	v, ok := r.get(key)
+	if !ok {
+		return def
+	}
+	n, ok := asInt(v)
+	if !ok {
+		r.wrongType(key, "an integer", v)
+		return def
+	}
+	return n
+}
+
+// Float reads a number; integers are accepted.
+func (r *optionReader) Float(key string, def float64) float64 {
+	v, ok := r.get(key)
+	if !ok {
+		return def
+	}
+	switch x := v.(type) {
+	case float64:
+		return x
+	case float32:
+		return float64(x)
+	}
+	if n, ok := asInt(v); ok {
+		return float64(n)
+	}
+	r.wrongType(key, "a number", v)
+	return def
+}
+
+// String reads a string.
+func (r *optionReader) String(key, def string) string {
+	v, ok := r.get(key)
+	if !ok {
+		return def
+	}
+	s, ok := v.(string)
+	if !ok {
+		r.wrongType(key, "a string", v)
+		return def
+	}
+	return s
+}
+
+// RequiredString reads a string that must be present and not empty.
+func (r *optionReader) RequiredString(key string) string {
+	if _, ok := r.get(key); !ok {
+		r.errs = append(r.errs, fmt.Errorf("captioning: %s: missing required key %q", r.task, key))
+		return ""
+	}
+	s := r.String(key, "")
+	_, isString := r.opts[key].(string)
+	r.Check(!isString || s != "", "%s: must not be empty", key)
+	return s
+}
+
+// Bool reads a boolean.
+func (r *optionReader) Bool(key string, def bool) bool {
+	v, ok := r.get(key)
+	if !ok {
+		return def
+	}
+	b, ok := v.(bool)
+	if !ok {
+		r.wrongType(key, "a boolean", v)
+		return def
+	}
+	return b
+}
+
+// Strings reads an array of strings.
+func (r *optionReader) Strings(key string, def []string) []string {
+	v, ok := r.get(key)
+	if !ok {
+		return def
+	}
+	switch x := v.(type) {
+	case []string:
+		return append([]string(nil), x...)
+	case []any:
+		out := make([]string, len(x))
+		for i, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				r.wrongType(key, "an array of strings", v)
+				return def
+			}
+			out[i] = s
+		}
+		return out
+	}
+	r.wrongType(key, "an array of strings", v)
+	return def
+}
+
+// IntPair reads either one integer n, meaning (n, n), or an array of two
+// integers.
+func (r *optionReader) IntPair(key string, def [2]int) [2]int {
+	v, ok := r.get(key)
+	if !ok {
+		return def
+	}
+	if n, ok := asInt(v); ok {
+		return [2]int{n, n}
+	}
+	var elems []any
+	switch x := v.(type) {
+	case []any:
+		elems = x
+	case []int:
+		for _, e := range x {
+			elems = append(elems, e)
+		}
+	case []int64:
+		for _, e := range x {
+			elems = append(elems, e)
+		}
+	}
+	if len(elems) == 2 {
+		a, okA := asInt(elems[0])
+		b, okB := asInt(elems[1])
+		if okA && okB {
+			return [2]int{a, b}
+		}
+	}
+	r.wrongType(key, "an integer or an array of two integers", v)
+	return def
+}
+
+// Check records an impossible value when ok is false. The message should
+// name the key(s) and the values. Checks are reported only when every value
+// had the right type, since a value of the wrong type was replaced by its default.
+func (r *optionReader) Check(ok bool, format string, args ...any) {
+	if !ok {
+		r.checks = append(r.checks, fmt.Errorf("captioning: %s: "+format, append([]any{r.task}, args...)...))
+	}
+}
+
+// Err returns every problem found, joined: unknown keys first (as one
+// *KeyError), then missing keys and wrong types, then impossible values.
+func (r *optionReader) Err() error {
+	var errs []error
+	var unknown []string
+	for k := range r.opts {
+		if !r.known[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		have := make([]string, 0, len(r.known))
+		for k := range r.known {
+			have = append(have, k)
+		}
+		sort.Strings(have)
+		errs = append(errs, &KeyError{Task: r.task, Keys: unknown, Have: have})
+	}
+	errs = append(errs, r.errs...)
+	if len(r.errs) == 0 {
+		errs = append(errs, r.checks...)
+	}
+	return errors.Join(errs...)
+}
+
+// asInt converts any Go integer, or a float with an integral value, to int.
+func asInt(v any) (int, bool) {
+	switch x := v.(type) {
+	case int:
+		return x, true
+	case int8:
+		return int(x), true
+	case int16:
+		return int(x), true
+	case int32:
+		return int(x), true
+	case int64:
+		if x < math.MinInt || x > math.MaxInt {
+			return 0, false
+		}
+		return int(x), true
+	case uint:
+		if x > math.MaxInt {
+			return 0, false
+		}
+		return int(x), true
+	case uint8:
+		return int(x), true
+	case uint16:
+		return int(x), true
+	case uint32:
+		return int(x), true
+	case uint64:
+		if x > math.MaxInt {
+			return 0, false
+		}
+		return int(x), true
+	case float32:
+		return asInt(float64(x))
+	case float64:
+		if x != math.Trunc(x) || math.Abs(x) > 1<<53 {
+			return 0, false
+		}
+		return int(x), true
+	}
+	return 0, false
+}
+
+// describe names a decoded TOML value's type, as the user wrote it, and the value.
+func describe(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "nothing"
+	case string:
+		return "string " + strconv.Quote(x)
+	case bool:
+		return fmt.Sprintf("boolean %v", x)
+	case float32, float64:
+		return fmt.Sprintf("float %v", x)
+	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		return fmt.Sprintf("integer %v", x)
+	case []any:
+		return fmt.Sprintf("array %v", x)
+	case map[string]any:
+		return "table"
+	}
+	return fmt.Sprintf("%T %v", v, v)
+}

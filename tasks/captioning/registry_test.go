@@ -1,0 +1,160 @@
+package captioning
+
+import (
+	"errors"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/attnzoo/attnzoo/tasks"
+)
+
+func TestNames(t *testing.T) {
+	want := []string{"features", "images", "shapes"}
+	if got := Names(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Names() = %v, want %v", got, want)
+	}
+}
+
+func TestRegisterPanics(t *testing.T) {
+	f := func(tasks.Options) (Task, error) { return nil, nil }
+	tests := []struct {
+		name    string
+		task    string
+		factory Factory
+	}{
+		{"nil factory", "new-task", nil},
+		{"empty name", "", f},
+		{"duplicate", "shapes", f},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Register(%q) did not panic", tt.task)
+				}
+				if slices.Contains(Names(), "new-task") {
+					t.Error("the task was registered anyway")
+				}
+			}()
+			Register(tt.task, tt.factory)
+		})
+	}
+}
+
+func TestNewUnknown(t *testing.T) {
+	want := `captioning: unknown task "shapez" (have: features, images, shapes)`
+	if _, err := New("shapez", nil); err == nil || err.Error() != want {
+		t.Errorf("New: got %v, want %q", err, want)
+	}
+	if _, err := Keys("shapez"); err == nil || err.Error() != want {
+		t.Errorf("Keys: got %v, want %q", err, want)
+	}
+}
+
+func TestKeys(t *testing.T) {
+	common := []string{"captions", "dev", "dev_list", "format", "max_len", "max_vocab", "min_count", "test", "test_list", "train_list"}
+	tests := map[string][]string{
+		"shapes":   {"captions_per_image", "dev", "max_objects", "min_objects", "noise", "size", "test", "train", "unseen"},
+		"images":   sorted(append([]string{"crop", "dir", "size", "skip_bad"}, common...)),
+		"features": sorted(append([]string{"grid", "ids", "npy"}, common...)),
+	}
+	for name, want := range tests {
+		t.Run(name, func(t *testing.T) {
+			got, err := Keys(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("Keys(%q) = %v, want %v", name, got, want)
+			}
+		})
+	}
+}
+
+func sorted(s []string) []string { slices.Sort(s); return s }
+
+func TestShapesOptionErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		opts tasks.Options
+		want string
+	}{
+		{"unknown key", tasks.Options{"sise": 64},
+			`captioning: shapes: unknown key "sise" (have: captions_per_image, dev, max_objects, min_objects, noise, size, test, train, unseen)`},
+		{"string for integer", tasks.Options{"size": "64"}, `captioning: shapes: size: want an integer, got string "64"`},
+		{"fraction for integer", tasks.Options{"train": 2.5}, `captioning: shapes: train: want an integer, got float 2.5`},
+		{"string for list", tasks.Options{"unseen": "red circle"}, `captioning: shapes: unseen: want an array of strings, got string "red circle"`},
+		{"numbers in list", tasks.Options{"unseen": []any{int64(1)}}, `captioning: shapes: unseen: want an array of strings, got array [1]`},
+		{"small size", tasks.Options{"size": 16}, `captioning: shapes: size: must be in [32, 1024], got 16`},
+		{"no objects", tasks.Options{"min_objects": 0}, `captioning: shapes: min_objects: must be >= 1, got 0`},
+		{"max below min", tasks.Options{"min_objects": 3, "max_objects": 2}, `captioning: shapes: max_objects: must be >= min_objects 3, got 2`},
+		{"too many objects", tasks.Options{"max_objects": 10}, `captioning: shapes: max_objects: must be <= 9 (one object per cell of a 3×3 grid), got 10`},
+		{"noise", tasks.Options{"noise": "loud"}, `captioning: shapes: noise: must be "plain", "noisy" or "mixed", got "loud"`},
+		{"no train", tasks.Options{"train": 0}, `captioning: shapes: train: must be >= 1, got 0`},
+		{"negative dev", tasks.Options{"dev": -1}, `captioning: shapes: dev: must be >= 0, got -1`},
+		{"captions", tasks.Options{"captions_per_image": 5}, `captioning: shapes: captions_per_image: must be in [1, 4] (the grammar has 4 forms), got 5`},
+		{"unseen colour", tasks.Options{"unseen": []any{"pink circle"}},
+			`captioning: shapes: unseen[0]: "pink circle": unknown colour "pink" (have: blue, green, red, yellow)`},
+		{"unseen shape", tasks.Options{"unseen": []any{"red star"}},
+			`captioning: shapes: unseen[0]: "red star": unknown shape "star" (have: circle, square, triangle)`},
+		{"unseen form", tasks.Options{"unseen": []string{"red"}}, `captioning: shapes: unseen[0]: "red": want "colour shape", as "red circle"`},
+		{"unseen twice", tasks.Options{"unseen": []any{"red circle", "red  circle"}}, `captioning: shapes: unseen[1]: "red  circle" is listed twice`},
+		{"unseen too many", tasks.Options{"max_objects": 1, "unseen": []any{"red circle", "blue square"}},
+			`captioning: shapes: unseen: 2 combinations cannot all be in a test image of at most max_objects 1 objects`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := New("shapes", tt.opts)
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("got  %v\nwant %s", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestOptionsKeyError(t *testing.T) {
+	_, err := New("shapes", tasks.Options{"sise": 1, "nosie": "x", "size": "x"})
+	var ke *KeyError
+	if !errors.As(err, &ke) || !reflect.DeepEqual(ke.Keys, []string{"nosie", "sise"}) {
+		t.Fatalf("got %v, want a *KeyError for nosie and sise", err)
+	}
+	// Wrong types are reported too, after the unknown keys.
+	if !strings.Contains(err.Error(), `unknown keys "nosie", "sise"`) || !strings.Contains(err.Error(), "size: want an integer") {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestOptionReaderTypes(t *testing.T) {
+	tests := []struct {
+		name string
+		read func(r *optionReader) any
+		in   any
+		want any
+	}{
+		{"int from int64", func(r *optionReader) any { return r.Int("k", 1) }, int64(12), 12},
+		{"int from integral float", func(r *optionReader) any { return r.Int("k", 1) }, 1e4, 10000},
+		{"float from int64", func(r *optionReader) any { return r.Float("k", 0.5) }, int64(0), 0.0},
+		{"strings from []any", func(r *optionReader) any { return r.Strings("k", nil) }, []any{"a", "b"}, []string{"a", "b"}},
+		{"pair from one integer", func(r *optionReader) any { return r.IntPair("k", [2]int{}) }, int64(7), [2]int{7, 7}},
+		{"pair from array", func(r *optionReader) any { return r.IntPair("k", [2]int{}) }, []any{int64(2), int64(3)}, [2]int{2, 3}},
+		{"bool", func(r *optionReader) any { return r.Bool("k", true) }, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := readOptions("toy", tasks.Options{"k": tt.in})
+			if got := tt.read(r); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %#v, want %#v", got, tt.want)
+			}
+			if err := r.Err(); err != nil {
+				t.Errorf("Err() = %v", err)
+			}
+		})
+	}
+	r := readOptions("toy", tasks.Options{"k": []any{int64(1), "x"}})
+	r.IntPair("k", [2]int{})
+	if err := r.Err(); err == nil || err.Error() != `captioning: toy: k: want an integer or an array of two integers, got array [1 x]` {
+		t.Errorf("IntPair: got %v", err)
+	}
+}
