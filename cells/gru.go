@@ -43,18 +43,17 @@ func init() {
 
 func (c *GRU) HasCell() bool { return false }
 
+// Step runs the gates and the blend as two fused ops (gx.GRUGates,
+// gx.GRUBlend), checked against the composition of the equations above.
 func (c *GRU) Step(g *gx.Graph, xs []*gx.Node, s State) State {
 	if !c.check(g, xs, s, false) {
 		return State{}
 	}
-	H := c.cfg.Hidden
-	xi := c.inputs(g, xs)               // Σ W_j x_j + b     [B,3H]
-	hh := g.Linear(s.H, g.Bind(c.U), 0) // U h               [B,3H]
-	gate := func(k int) *gx.Node {      // σ(xi_k + hh_k)    [B,H]
-		return g.Sigmoid(g.Add(cols(g, xi, k*H, (k+1)*H), cols(g, hh, k*H, (k+1)*H)))
+	proj := make([]*gx.Node, len(xs))
+	for j, x := range xs {
+		proj[j] = g.Linear(x, g.Bind(c.W[j]), 0) // W_j x_j   [B,3H]
 	}
-	r, z := gate(0), gate(1)
-	un := g.AddBias(cols(g, hh, 2*H, 3*H), g.Bind(c.Bhn))   // U_n h + b_hn
-	n := g.Tanh(g.Add(cols(g, xi, 2*H, 3*H), g.Mul(r, un))) // [B,H]
-	return State{H: g.Add(n, g.Mul(z, g.Sub(s.H, n)))}      // [B,H]
+	hh := g.Linear(s.H, g.Bind(c.U), 0) // U h   [B,3H]
+	gates := g.GRUGates(proj, hh, g.Bind(c.B), g.Bind(c.Bhn))
+	return State{H: g.GRUBlend(gates, s.H)} // [B,H]
 }

@@ -22,6 +22,8 @@ type Example struct {
 	Links    string      `json:"links"`
 	Sure     string      `json:"sure,omitempty"`
 	Possible string      `json:"possible,omitempty"`
+	Image    string      `json:"image,omitempty"` // captioning: the image, relative to the run folder
+	Grid     [2]int      `json:"grid,omitempty"`  // captioning: the regions' rows and columns
 }
 
 type evalResult struct {

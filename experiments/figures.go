@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"image/png"
 	"os"
 	"path/filepath"
 	"sort"
@@ -99,7 +100,7 @@ func DrawFigures(dir string, p Plots) (*FigureSet, error) {
 	hm := plots.HeatmapOptions{Palette: paletteFor(p.Palette)}
 
 	// 1. the scorer grid: the same test example under every scorer, per
-	// remaining sweep point, first seed.
+	// remaining sweep point, first seed (translation tasks).
 	var grid FigureSection
 	grid.Title = "The same test example under every scorer"
 	groups := map[string][]*Final{}
@@ -136,6 +137,9 @@ func DrawFigures(dir string, p Plots) (*FigureSet, error) {
 			title := fmtValue(f.Point["model.scorer"])
 			if title == "" {
 				title = f.Run
+			}
+			if ex[p.Example].Image != "" {
+				continue // captioning: overlays below
 			}
 			a, err := alignmentOf(ex[p.Example], title)
 			if err != nil {
@@ -251,11 +255,24 @@ func DrawFigures(dir string, p Plots) (*FigureSet, error) {
 		set.Sections = append(set.Sections, bars)
 	}
 
-	// 4. one heatmap per run (its first saved example)
+	// 4. one heatmap per run (its first saved example); for captioning, the
+	// image with one attention map per generated word
 	per := FigureSection{Title: "Every run's alignment of the same test example"}
 	for _, f := range s.Runs {
 		ex, err := readExamples(filepath.Join(dir, "runs", f.Run))
 		if err != nil || p.Example >= len(ex) {
+			continue
+		}
+		if x := ex[p.Example]; x.Image != "" {
+			fig, err := overlay(filepath.Join(dir, "runs", f.Run), x, f.Run)
+			if err != nil {
+				return nil, fmt.Errorf("experiments: run %s: %w", f.Run, err)
+			}
+			base := "overlay_" + f.Run
+			if _, err := plots.Save(filepath.Join(figDir, base), fig, save); err != nil {
+				return nil, err
+			}
+			per.Figures = append(per.Figures, FigureFile{Base: base, Caption: f.Run + ": " + strings.Join(x.Hyp, " ")})
 			continue
 		}
 		a, err := alignmentOf(ex[p.Example], f.Run)
@@ -375,4 +392,33 @@ figcaption { font-size: 0.85em; color: #555; }
 	}
 	b.WriteString("</body>\n</html>\n")
 	return writeFile(filepath.Join(dir, "report.html"), b.String())
+}
+
+// overlay draws a captioning example: the image, then one attention map per
+// generated word (Show, Attend and Tell's Figure 3).
+func overlay(runDir string, x Example, title string) (*plots.Figure, error) {
+	f, err := os.Open(filepath.Join(runDir, filepath.FromSlash(x.Image)))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", x.Image, err)
+	}
+	rows, cols := x.Grid[0], x.Grid[1]
+	words := append(append([]string(nil), x.Hyp...), "</s>")
+	var maps [][][]float64
+	for t := 0; t < len(words) && t < len(x.Weights); t++ {
+		w := x.Weights[t]
+		if rows*cols != len(w) || rows == 0 {
+			return nil, fmt.Errorf("attention over %d regions does not fit a %d×%d grid", len(w), rows, cols)
+		}
+		m := make([][]float64, rows)
+		for r := range m {
+			m[r] = w[r*cols : (r+1)*cols]
+		}
+		maps = append(maps, m)
+	}
+	return plots.CaptionOverlay(img, words[:len(maps)], maps, plots.OverlayOptions{Title: title})
 }

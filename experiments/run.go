@@ -10,7 +10,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -127,31 +126,22 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 		return nil, err
 	}
 
-	task, err := tasks.New(taskName, r.Task)
+	data, err := loadCorpus(r)
 	if err != nil {
-		return nil, err
-	}
-	data, err := task.Load(r.Seed)
-	if err != nil {
-		return nil, err
-	}
-	train, dev, test := encode(data, data.Train), encode(data, data.Dev), encode(data, data.Test)
-	if len(train.src) == 0 || len(test.src) == 0 {
-		return nil, fmt.Errorf("experiments: run %s: task %s gave %d training and %d test examples", r.ID, taskName, len(train.src), len(test.src))
-	}
-	maxSrc := 0
-	for _, s := range slices.Concat(train.src, dev.src, test.src) {
-		maxSrc = max(maxSrc, len(s))
+		return nil, fmt.Errorf("experiments: run %s: %w", r.ID, err)
 	}
 	maxLen := r.Decode.MaxLen
 	if maxLen == 0 {
-		maxLen = 2*maxSrc + 10
+		maxLen = 2*data.maxSrc() + 10
 	}
 	mcfg := seq2seq.Config{
 		Cell: r.Model.Cell, Encoder: r.Model.Encoder, Decoder: r.Model.Decoder, Scorer: r.Model.Scorer,
-		Normalizer: r.Model.Normalizer, Init: r.Model.Init, SrcVocab: data.SrcVocab.Len(), TgtVocab: data.TgtVocab.Len(),
-		Embed: r.Model.Embed, Hidden: r.Model.Hidden, Attention: r.Model.Attention, MaxSrcLen: maxSrc,
-		Dropout: r.Model.Dropout, Dtype: r.Dtype, Seed: uint64(r.Seed),
+		Normalizer: r.Model.Normalizer, Init: r.Model.Init,
+		Embed: r.Model.Embed, Hidden: r.Model.Hidden, Attention: r.Model.Attention,
+		Dropout: r.Model.Dropout, Dtype: r.Dtype, Seed: uint64(r.Seed), Beta: r.Model.Beta, Lambda: r.Train.Lambda,
+	}
+	if err := data.configure(&mcfg); err != nil {
+		return nil, fmt.Errorf("experiments: run %s: %w", r.ID, err)
 	}
 	model, err := seq2seq.New(mcfg)
 	if err != nil {
@@ -189,7 +179,8 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 	evalCache := seq2seq.NewGraphCache(0)
 	defer evalCache.Close()
 	save := func(step int) error {
-		st := runState{Step: step, TrainSeconds: trainSeconds, Model: model.Checkpoint(data.SrcVocab.Tokens(), data.TgtVocab.Tokens(), step),
+		sv, tv := data.vocabs()
+		st := runState{Step: step, TrainSeconds: trainSeconds, Model: model.Checkpoint(sv, tv, step),
 			Opt: opt.State(), WindowLoss: windowLoss, WindowN: windowN}
 		return writeJSON(ckPath, st)
 	}
@@ -203,12 +194,11 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 			return nil, ErrInterrupted
 		}
 		rng := rand.New(rand.NewPCG(uint64(r.Seed), uint64(step)))
-		src, tgt := make([][]int, r.Train.Batch), make([][]int, r.Train.Batch)
-		for i := range src {
-			j := rng.IntN(len(train.src))
-			src[i], tgt[i] = train.src[j], train.tgt[j]
+		idx := make([]int, r.Train.Batch)
+		for i := range idx {
+			idx[i] = rng.IntN(data.trainLen())
 		}
-		b, err := seq2seq.NewBatch(src, tgt)
+		b, err := data.trainBatch(idx)
 		if err != nil {
 			return nil, err
 		}
@@ -226,7 +216,7 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 		windowN++
 		if step%r.Train.EvalEvery == 0 || step == r.Train.Steps {
 			elapsed := trainSeconds + time.Since(t0).Seconds()
-			ev, err := evaluate(model, data, dev, r.Train.EvalSize, r.Train.Batch, maxLen, 1, r.Decode.Alpha, evalCache, 0)
+			ev, err := data.evaluate(model, "dev", r.Train.EvalSize, r.Train.Batch, maxLen, 1, r.Decode.Alpha, evalCache, 0, dir)
 			if err != nil {
 				return nil, err
 			}
@@ -248,18 +238,17 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 	trainSeconds += time.Since(t0).Seconds()
 
 	// final evaluation on test: greedy, and the configured beam
-	ev, err := evaluate(model, data, test, len(test.src), r.Train.Batch, maxLen, 1, r.Decode.Alpha, evalCache, r.Decode.Examples)
+	ev, err := data.evaluate(model, "test", 1<<30, r.Train.Batch, maxLen, 1, r.Decode.Alpha, evalCache, r.Decode.Examples, dir)
 	if err != nil {
 		return nil, err
 	}
 	m := ev.metrics
 	nll, toks := 0.0, 0
-	for i := 0; i < len(test.src); i += r.Train.Batch {
-		j := min(i+r.Train.Batch, len(test.src))
-		b, err := seq2seq.NewBatch(test.src[i:j], test.tgt[i:j])
-		if err != nil {
-			return nil, err
-		}
+	batches, err := data.scoringBatches("test", r.Train.Batch)
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range batches {
 		l, n, err := model.NLL(b, evalCache)
 		if err != nil {
 			return nil, err
@@ -270,7 +259,7 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 		return nil, err
 	}
 	if r.Decode.Beam > 1 {
-		evb, err := evaluate(model, data, test, len(test.src), r.Train.Batch, maxLen, r.Decode.Beam, r.Decode.Alpha, evalCache, 0)
+		evb, err := data.evaluate(model, "test", 1<<30, r.Train.Batch, maxLen, r.Decode.Beam, r.Decode.Alpha, evalCache, 0, dir)
 		if err != nil {
 			return nil, err
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/attnzoo/attnzoo/scorers"
 	"github.com/attnzoo/attnzoo/seq2seq"
 	"github.com/attnzoo/attnzoo/tasks"
+	"github.com/attnzoo/attnzoo/tasks/captioning"
 )
 
 // Experiment is a parsed and validated experiment file.
@@ -49,6 +50,8 @@ type Model struct {
 	Hidden     int     `toml:"hidden"`
 	Attention  int     `toml:"attention"`
 	Dropout    float64 `toml:"dropout"`
+	Patch      int     `toml:"patch"` // patches encoder: the patch side in pixels
+	Beta       bool    `toml:"beta"`  // Show, Attend and Tell's gating scalar
 }
 
 // Train is the [train] table.
@@ -62,6 +65,7 @@ type Train struct {
 	LRDecayEvery int     `toml:"lr_decay_every"`
 	EvalEvery    int     `toml:"eval_every"`
 	EvalSize     int     `toml:"eval_size"`
+	Lambda       float64 `toml:"lambda"` // doubly stochastic attention penalty (captioning)
 }
 
 // Decode is the [decode] table.
@@ -84,7 +88,7 @@ func Defaults() Experiment {
 	return Experiment{
 		Seeds: []int64{1}, Dtype: "float32", Device: "cpu",
 		Model: Model{Cell: "gru", Encoder: "birnn", Decoder: "bahdanau", Scorer: "dot", Normalizer: "softmax",
-			Init: "final", Embed: 32, Hidden: 64, Attention: 64},
+			Init: "final", Embed: 32, Hidden: 64, Attention: 64, Patch: 8},
 		Train:  Train{Steps: 2000, Batch: 64, Optimizer: "adam", LR: 1e-3, Clip: 5, LRDecay: 1, EvalEvery: 200, EvalSize: 500},
 		Decode: Decode{Beam: 1, Alpha: 1, Examples: 20},
 		Plots:  Plots{Formats: []string{"png", "svg"}, Palette: "gray"},
@@ -173,8 +177,8 @@ func Parse(data []byte, file string) (*Experiment, error) {
 
 var tables = map[string][]string{
 	"":       {"decode", "device", "dtype", "model", "name", "plots", "seeds", "sweep", "task", "train"},
-	"model":  {"attention", "cell", "decoder", "dropout", "embed", "encoder", "hidden", "init", "normalizer", "scorer"},
-	"train":  {"batch", "clip", "eval_every", "eval_size", "lr", "lr_decay", "lr_decay_every", "optimizer", "steps"},
+	"model":  {"attention", "beta", "cell", "decoder", "dropout", "embed", "encoder", "hidden", "init", "normalizer", "patch", "scorer"},
+	"train":  {"batch", "clip", "eval_every", "eval_size", "lambda", "lr", "lr_decay", "lr_decay_every", "optimizer", "steps"},
 	"decode": {"alpha", "beam", "examples", "max_len"},
 	"plots":  {"example", "formats", "palette"},
 }
@@ -284,8 +288,16 @@ func (e *Experiment) validateTask() error {
 	if !ok {
 		return e.errf("task", "name", "must be a string, got %v", name)
 	}
-	if !oneOf(s, tasks.Names()) {
-		return e.errf("task", "name", "unknown task %q (have: %s)", s, strings.Join(tasks.Names(), ", "))
+	all := append(tasks.Names(), captioning.Names()...)
+	sort.Strings(all)
+	if !oneOf(s, all) {
+		return e.errf("task", "name", "unknown task %q (have: %s)", s, strings.Join(all, ", "))
+	}
+	if oneOf(s, captioning.Names()) {
+		if _, err := captioning.New(s, e.taskOptions()); err != nil {
+			return e.taskError(s, err)
+		}
+		return nil
 	}
 	if _, err := tasks.New(s, e.taskOptions()); err != nil {
 		return e.taskError(s, err)
@@ -299,7 +311,7 @@ func (e *Experiment) taskOptions() tasks.Options {
 		if k == "name" {
 			continue
 		}
-		if k == "path" {
+		if k == "path" || k == "dir" || k == "captions" || k == "npy" || k == "ids" || strings.HasSuffix(k, "_list") {
 			if p, ok := v.(string); ok && !filepath.IsAbs(p) && e.File != "" {
 				v = filepath.Join(filepath.Dir(e.File), p)
 			}
@@ -315,7 +327,11 @@ func (e *Experiment) taskError(task string, err error) error {
 	if errors.As(err, &ke) && len(ke.Keys) > 0 {
 		return e.errf("task", ke.Keys[0], "%s", strings.TrimPrefix(err.Error(), "tasks: "))
 	}
-	msg := strings.TrimPrefix(err.Error(), "tasks: ")
+	var ck *captioning.KeyError
+	if errors.As(err, &ck) && len(ck.Keys) > 0 {
+		return e.errf("task", ck.Keys[0], "%s", strings.TrimPrefix(err.Error(), "captioning: "))
+	}
+	msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "tasks: "), "captioning: ")
 	keys := make([]string, 0, len(e.Task))
 	for k := range e.Task {
 		keys = append(keys, k)
@@ -340,12 +356,23 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 		return err
 	}
 	cellNames := cells.Names()
+	encoders := seq2seq.Encoders
+	taskName, _ := e.Task["name"].(string)
+	captions := oneOf(taskName, captioning.Names())
+	if captions {
+		encoders = seq2seq.RegionEncoders
+		if taskName == "features" {
+			encoders = []string{"features"}
+		} else {
+			encoders = []string{"patches"}
+		}
+	}
 	checks := []struct {
 		table, key, v string
 		allowed       []string
 	}{
 		{"model", "cell", m.Cell, cellNames},
-		{"model", "encoder", m.Encoder, seq2seq.Encoders},
+		{"model", "encoder", m.Encoder, encoders},
 		{"model", "decoder", m.Decoder, seq2seq.Decoders},
 		{"model", "normalizer", m.Normalizer, scorers.NormalizerNames()},
 		{"model", "init", m.Init, seq2seq.Inits},
@@ -379,6 +406,12 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 	}
 	if m.Encoder == "birnn" && m.Hidden%2 != 0 {
 		return errf("model", "hidden", "birnn gives each direction hidden/2 units, so hidden must be even, got %d", m.Hidden)
+	}
+	if m.Encoder == "patches" && m.Patch <= 0 {
+		return errf("model", "patch", "must be > 0, got %d", m.Patch)
+	}
+	if t.Lambda < 0 || math.IsNaN(t.Lambda) {
+		return errf("train", "lambda", "must be ≥ 0, got %g", t.Lambda)
 	}
 	if m.Dropout < 0 || m.Dropout >= 1 || math.IsNaN(m.Dropout) {
 		return errf("model", "dropout", "must be in [0, 1), got %g", m.Dropout)

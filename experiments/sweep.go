@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/attnzoo/attnzoo/tasks"
+	"github.com/attnzoo/attnzoo/tasks/captioning"
 )
 
 // Assignment is one swept key's value at a sweep point.
@@ -168,7 +169,7 @@ func (e *Experiment) Runs() ([]*Run, error) {
 			}
 			where := r.PointID()
 			if taskChanged {
-				if _, err := tasks.New(taskName, r.Task); err != nil {
+				if err := newTaskCheck(taskName, r.Task); err != nil {
 					return nil, e.errf("sweep", "", "%v (in sweep point %s)", err, where)
 				}
 			}
@@ -259,4 +260,14 @@ func (e *Experiment) apply(r *Run, a Assignment) error {
 		return nil
 	}
 	return e.errf("sweep", quoteIfDotted(a.Key), "unknown key")
+}
+
+// newTaskCheck validates task options with whichever registry has the task.
+func newTaskCheck(name string, opts tasks.Options) error {
+	if contains(captioning.Names(), name) {
+		_, err := captioning.New(name, opts)
+		return err
+	}
+	_, err := tasks.New(name, opts)
+	return err
 }

@@ -8,7 +8,11 @@ type Batch struct {
 	Src           [][]int
 	TgtIn, TgtOut [][]int
 	srcLen        []int
-	tgtLen        []int // n + 1 (the </s>)
+
+	// Region sources (NewRegionBatch): B rows of S × RegionSize values.
+	Regions    [][]float32
+	RegionSize int
+	tgtLen     []int // n + 1 (the </s>)
 }
 
 // NewBatch pads token-id sequences into a batch. tgt may be nil (decoding).

@@ -24,6 +24,12 @@ type Config struct {
 	MaxSrcLen  int     `json:"max_src_len"` // the longest source (location scorer)
 	Dropout    float64 `json:"dropout"`
 	Dtype      string  `json:"dtype"` // float32 | float64
+
+	// Region encoders (patches, features): S regions of RegionSize values.
+	Regions    int     `json:"regions,omitempty"`
+	RegionSize int     `json:"region_size,omitempty"`
+	Beta       bool    `json:"beta,omitempty"`   // Show, Attend and Tell's gating scalar on the context
+	Lambda     float64 `json:"lambda,omitempty"` // the doubly stochastic attention penalty's weight
 	Seed       uint64  `json:"seed"`
 }
 
@@ -64,8 +70,23 @@ func (c *Config) Validate() error {
 	if err := oneOf("cell", c.Cell, cells.Names()); err != nil {
 		return err
 	}
-	if err := oneOf("encoder", c.Encoder, Encoders); err != nil {
+	if err := oneOf("encoder", c.Encoder, append(append([]string(nil), Encoders...), RegionEncoders...)); err != nil {
 		return err
+	}
+	if IsRegionEncoder(c.Encoder) {
+		if c.Regions <= 0 || c.RegionSize <= 0 {
+			return fmt.Errorf("seq2seq: %s encoder: regions and region size must be > 0, got %d × %d", c.Encoder, c.Regions, c.RegionSize)
+		}
+		if c.SrcVocab <= 0 {
+			c.SrcVocab = 1
+		}
+		if c.MaxSrcLen < c.Regions {
+			c.MaxSrcLen = c.Regions
+		}
+		c.Init = "mean"
+	}
+	if c.Lambda < 0 {
+		return fmt.Errorf("seq2seq: lambda: must be ≥ 0, got %g", c.Lambda)
 	}
 	if err := oneOf("decoder", c.Decoder, Decoders); err != nil {
 		return err

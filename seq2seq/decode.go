@@ -31,7 +31,11 @@ type stepGraph struct {
 }
 
 func (m *Model) buildEnc(B, S int) (*encGraph, error) {
-	g := gx.NewGraph(m.dt)
+	return salted(func(salt uint32) (*encGraph, error) { return m.buildEncSalted(B, S, salt) })
+}
+
+func (m *Model) buildEncSalted(B, S int, salt uint32) (*encGraph, error) {
+	g := gx.NewSaltedGraph(m.dt, salt)
 	eg := &encGraph{g: g, in: m.newEncInputs(g, B, S)}
 	enc := m.encode(g, eg.in, B)
 	eg.annot = g.Watch(enc.annotations)
@@ -53,7 +57,11 @@ func (m *Model) buildEnc(B, S int) (*encGraph, error) {
 }
 
 func (m *Model) buildStep(R, S int, prjShape []int) (*stepGraph, error) {
-	g := gx.NewGraph(m.dt)
+	return salted(func(salt uint32) (*stepGraph, error) { return m.buildStepSalted(R, S, prjShape, salt) })
+}
+
+func (m *Model) buildStepSalted(R, S int, prjShape []int, salt uint32) (*stepGraph, error) {
+	g := gx.NewSaltedGraph(m.dt, salt)
 	H := m.Cfg.Hidden
 	sg := &stepGraph{g: g}
 	sg.y = g.Input("step.y", R)

@@ -30,6 +30,10 @@ type Model struct {
 	params               []*gx.Param
 	byName               map[string]*gx.Param
 	encHidden, annotSize int
+
+	regW, regB     *gx.Param // region encoders
+	initCW, initCB *gx.Param // LSTM c_0 from the mean annotation (region encoders)
+	betaW, betaB   *gx.Param // the gating scalar
 }
 
 // New builds a model with freshly initialised parameters (seeded by
@@ -49,18 +53,27 @@ func New(cfg Config) (*Model, error) {
 	if cfg.Encoder == "birnn" {
 		m.encHidden = H / 2
 	}
-	m.srcEmb = m.param("src.emb", cfg.SrcVocab, E)
+	region := IsRegionEncoder(cfg.Encoder)
+	if region {
+		m.encHidden = H
+		m.regionParams()
+		m.regW.Glorot(rng)
+	} else {
+		m.srcEmb = m.param("src.emb", cfg.SrcVocab, E)
+		m.srcEmb.Uniform(rng, 0.1)
+	}
 	m.tgtEmb = m.param("tgt.emb", cfg.TgtVocab, E)
-	m.srcEmb.Uniform(rng, 0.1)
 	m.tgtEmb.Uniform(rng, 0.1)
 	var err error
 	cellCfg := func(prefix string, inputs []int, hidden int) cells.Config {
 		return cells.Config{Inputs: inputs, Hidden: hidden, Dtype: m.dt, Rand: rng, Prefix: prefix}
 	}
-	if m.encF, err = cells.New(cfg.Cell, cellCfg("enc.fwd.", []int{E}, m.encHidden)); err != nil {
-		return nil, fmt.Errorf("seq2seq: %w", err)
+	if !region {
+		if m.encF, err = cells.New(cfg.Cell, cellCfg("enc.fwd.", []int{E}, m.encHidden)); err != nil {
+			return nil, fmt.Errorf("seq2seq: %w", err)
+		}
+		m.params = append(m.params, m.encF.Params()...)
 	}
-	m.params = append(m.params, m.encF.Params()...)
 	if cfg.Encoder == "birnn" {
 		if m.encB, err = cells.New(cfg.Cell, cellCfg("enc.bwd.", []int{E}, m.encHidden)); err != nil {
 			return nil, fmt.Errorf("seq2seq: %w", err)
@@ -92,6 +105,16 @@ func New(cfg Config) (*Model, error) {
 	m.vocabB = m.param("vocab.b", cfg.TgtVocab)
 	for _, p := range []*gx.Param{m.initW, m.outS, m.outC, m.vocabW} {
 		p.Glorot(rng)
+	}
+	if region && m.dec.HasCell() {
+		m.initCW = m.param("init.W_c", H, H)
+		m.initCB = m.param("init.b_c", H)
+		m.initCW.Glorot(rng)
+	}
+	if cfg.Beta {
+		m.betaW = m.param("beta.W", 1, H)
+		m.betaB = m.param("beta.b", 1)
+		m.betaW.Glorot(rng)
 	}
 	for _, p := range m.params {
 		if _, dup := m.byName[p.Name]; dup {
@@ -125,15 +148,21 @@ func (m *Model) NumParams() int {
 
 // encInputs are a token encoder's graph inputs for a batch shape (B, S).
 type encInputs struct {
-	ids    []*gx.Node // S × [B]
-	carryF []*gx.Node // S × [B, encHidden]: 1 where the token is real
-	mask   *gx.Node   // [B, S]
-	meanW  *gx.Node   // [B, S]: mask / length, for the mean pool
+	ids     []*gx.Node // S × [B]
+	regions *gx.Node   // [B, S, RegionSize] for region encoders
+	carryF  []*gx.Node // S × [B, encHidden]: 1 where the token is real
+	mask    *gx.Node   // [B, S]
+	meanW   *gx.Node   // [B, S]: mask / length, for the mean pool
 }
 
 func (m *Model) newEncInputs(g *gx.Graph, B, S int) *encInputs {
 	in := &encInputs{}
-	for t := 0; t < S; t++ {
+	steps := S
+	if IsRegionEncoder(m.Cfg.Encoder) {
+		in.regions = g.Input("src.regions", B, S, m.Cfg.RegionSize)
+		steps = 0 // no per-token inputs
+	}
+	for t := 0; t < steps; t++ {
 		in.ids = append(in.ids, g.Input(fmt.Sprintf("src.%d", t), B))
 		in.carryF = append(in.carryF, g.Input(fmt.Sprintf("src.carry.%d", t), B, m.encHidden))
 	}
@@ -145,6 +174,12 @@ func (m *Model) newEncInputs(g *gx.Graph, B, S int) *encInputs {
 // set fills the encoder inputs from a batch.
 func (in *encInputs) set(b *Batch, encHidden int) error {
 	B, S := b.Size(), b.SrcLen()
+	if in.regions != nil {
+		if err := in.setRegions(b); err != nil {
+			return err
+		}
+		S = 0
+	}
 	ids := make([]float64, B)
 	carry := make([]float64, B*encHidden)
 	for t := 0; t < S; t++ {
@@ -165,6 +200,7 @@ func (in *encInputs) set(b *Batch, encHidden int) error {
 			return err
 		}
 	}
+	S = b.SrcLen()
 	mask := make([]float64, B*S)
 	meanW := make([]float64, B*S)
 	for i := 0; i < B; i++ {
@@ -213,6 +249,9 @@ func (m *Model) runDir(g *gx.Graph, c cells.Cell, embs, carry []*gx.Node, B int,
 // encode builds the token encoder: annotations and the decoder's initial
 // state.
 func (m *Model) encode(g *gx.Graph, in *encInputs, B int) encoded {
+	if in.regions != nil {
+		return m.encodeRegions(g, in, B)
+	}
 	E := g.Bind(m.srcEmb)
 	embs := make([]*gx.Node, len(in.ids))
 	for t, ids := range in.ids {
@@ -255,6 +294,7 @@ func (m *Model) decStep(g *gx.Graph, mem *scorers.Memory, y *gx.Node, st decStat
 	case "bahdanau":
 		// Bahdanau et al. 2015: attend with s_{t−1}; c_t joins the input.
 		att = mem.Attend(g, st.cell.H, m.norm)
+		att.Context = m.gate(g, st.cell.H, att.Context)
 		next.cell = m.dec.Step(g, []*gx.Node{y, att.Context}, st.cell)
 		out = g.Tanh(g.AddBias(g.Sum(g.Linear(next.cell.H, g.Bind(m.outS), 0), g.Linear(att.Context, g.Bind(m.outC), 0)), g.Bind(m.outB)))
 	case "luong":
@@ -262,6 +302,7 @@ func (m *Model) decStep(g *gx.Graph, mem *scorers.Memory, y *gx.Node, st decStat
 		// h̃_t = tanh(W_c [c_t; h_t]).
 		next.cell = m.dec.Step(g, []*gx.Node{y, st.feed}, st.cell)
 		att = mem.Attend(g, next.cell.H, m.norm)
+		att.Context = m.gate(g, next.cell.H, att.Context)
 		out = g.Tanh(g.AddBias(g.Sum(g.Linear(next.cell.H, g.Bind(m.outS), 0), g.Linear(att.Context, g.Bind(m.outC), 0)), g.Bind(m.outB)))
 		next.feed = out
 	}

@@ -64,6 +64,17 @@ func (o *Optimizer) Rate() float64 {
 
 // Update applies one step to ps with gradients grads (same order).
 func (o *Optimizer) Update(ps []*gx.Param, grads [][]float64) {
+	vs := make([]gx.Vec, len(grads))
+	for i, g := range grads {
+		vs[i] = gx.Vec{F64: g}
+	}
+	o.update(ps, vs)
+}
+
+// update is Update on gradients in the model's own dtype, read in place
+// from the training graph. Every entry is computed in float64 exactly as
+// Update computes it, so both give the same parameters.
+func (o *Optimizer) update(ps []*gx.Param, grads []gx.Vec) {
 	if o.m == nil {
 		o.m = make([][]float64, len(ps))
 		o.v = make([][]float64, len(ps))
@@ -74,9 +85,7 @@ func (o *Optimizer) Update(ps []*gx.Param, grads [][]float64) {
 	}
 	var ss float64
 	for _, g := range grads {
-		for _, x := range g {
-			ss += x * x
-		}
+		ss += sumSquares(g.F32) + sumSquares(g.F64)
 	}
 	o.LastNorm = math.Sqrt(ss)
 	scale := 1.0
@@ -85,25 +94,63 @@ func (o *Optimizer) Update(ps []*gx.Param, grads [][]float64) {
 	}
 	lr := o.Rate()
 	o.t++
-	const b1, b2, eps, rho = 0.9, 0.999, 1e-8, 0.99
-	c1, c2 := 1-math.Pow(b1, float64(o.t)), 1-math.Pow(b2, float64(o.t))
+	r := rule{name: o.Name, scale: scale, lr: lr,
+		c1: 1 - math.Pow(adamB1, float64(o.t)), c2: 1 - math.Pow(adamB2, float64(o.t))}
 	for i, p := range ps {
-		m, v := o.m[i], o.v[i]
-		for j, g := range grads[i] {
-			g *= scale
-			var step float64
-			switch o.Name {
-			case "sgd":
-				step = lr * g
-			case "rmsprop":
-				v[j] = rho*v[j] + (1-rho)*g*g
-				step = lr * g / (math.Sqrt(v[j]) + eps)
-			default: // adam
-				m[j] = b1*m[j] + (1-b1)*g
-				v[j] = b2*v[j] + (1-b2)*g*g
-				step = lr * (m[j] / c1) / (math.Sqrt(v[j]/c2) + eps)
-			}
-			p.SetAt(j, p.At(j)-step)
+		m, v, g := o.m[i], o.v[i], grads[i]
+		switch {
+		case p.Data32() != nil && g.F32 != nil:
+			apply(r, p.Data32(), g.F32, m, v)
+		case p.Data32() != nil:
+			apply(r, p.Data32(), g.F64, m, v)
+		case g.F32 != nil:
+			apply(r, p.Data64(), g.F32, m, v)
+		default:
+			apply(r, p.Data64(), g.F64, m, v)
+		}
+	}
+}
+
+const adamB1, adamB2, adamEps, rmsRho = 0.9, 0.999, 1e-8, 0.99
+
+// rule is one update's settings.
+type rule struct {
+	name              string
+	scale, lr, c1, c2 float64
+}
+
+type float interface{ ~float32 | ~float64 }
+
+func sumSquares[T float](g []T) float64 {
+	var ss float64
+	for _, x := range g {
+		ss += float64(x) * float64(x)
+	}
+	return ss
+}
+
+// apply updates the parameter entries p from gradients g and the moments
+// m, v, in float64 whatever the dtypes.
+func apply[P, G float](r rule, p []P, g []G, m, v []float64) {
+	g = g[:len(p)]
+	m, v = m[:len(p)], v[:len(p)]
+	switch r.name {
+	case "sgd":
+		for j, x := range g {
+			p[j] = P(float64(p[j]) - r.lr*(float64(x)*r.scale))
+		}
+	case "rmsprop":
+		for j, x := range g {
+			gj := float64(x) * r.scale
+			v[j] = rmsRho*v[j] + (1-rmsRho)*gj*gj
+			p[j] = P(float64(p[j]) - r.lr*gj/(math.Sqrt(v[j])+adamEps))
+		}
+	default: // adam
+		for j, x := range g {
+			gj := float64(x) * r.scale
+			m[j] = adamB1*m[j] + (1-adamB1)*gj
+			v[j] = adamB2*v[j] + (1-adamB2)*gj*gj
+			p[j] = P(float64(p[j]) - r.lr*(m[j]/r.c1)/(math.Sqrt(v[j]/r.c2)+adamEps))
 		}
 	}
 }

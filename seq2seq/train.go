@@ -1,6 +1,7 @@
 package seq2seq
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -19,7 +20,9 @@ type trainGraph struct {
 	zeros         []*gx.Node // initial states
 	cost          *gx.Node
 	grads         []*gx.Node
+	gradVecs      []gx.Vec   // the last run's gradients, in place
 	weights       []*gx.Node // T × [B, S], watched for inspection
+	penalty       *attentionPenalty
 }
 
 type shape struct {
@@ -30,7 +33,24 @@ type shape struct {
 // buildTrain builds the unrolled training graph: teacher forcing, masked
 // cross-entropy averaged over the batch's target tokens.
 func (m *Model) buildTrain(B, S, T int) (*trainGraph, error) {
-	g := gx.NewGraph(m.dt)
+	return salted(func(salt uint32) (*trainGraph, error) { return m.buildTrainSalted(B, S, T, salt) })
+}
+
+// salted builds a graph, again with another salt (up to 8 times) while
+// gorgonia's node hashes collide (gx.ErrHashCollision).
+func salted[T any](build func(salt uint32) (T, error)) (T, error) {
+	var v T
+	var err error
+	for salt := uint32(0); salt < 8; salt++ {
+		if v, err = build(salt); !errors.Is(err, gx.ErrHashCollision) {
+			break
+		}
+	}
+	return v, err
+}
+
+func (m *Model) buildTrainSalted(B, S, T int, salt uint32) (*trainGraph, error) {
+	g := gx.NewSaltedGraph(m.dt, salt)
 	tg := m.trainGraphOn(g, B, S, T)
 	nodes := make([]*gx.Node, len(m.params))
 	for i, p := range m.params {
@@ -83,6 +103,10 @@ func (m *Model) trainGraphOn(g *gx.Graph, B, S, T int) *trainGraph {
 			cost = g.Add(cost, l)
 		}
 	}
+	var pen *gx.Node
+	if tg.penalty, pen = m.penaltyOn(g, tg.weights, B, S); pen != nil {
+		cost = g.Add(cost, pen)
+	}
 	tg.cost = g.Watch(cost)
 	return tg
 }
@@ -121,6 +145,21 @@ func (tg *trainGraph) setTargets(b *Batch, rng *rand.Rand, dropout float64, hidd
 // Loss computes the mean token cross-entropy of a batch and the gradient
 // of every parameter (in Params order), without changing the model.
 func (m *Model) Loss(b *Batch, rng *rand.Rand, cache *GraphCache) (float64, [][]float64, error) {
+	loss, grads, err := m.loss(b, rng, cache)
+	if err != nil {
+		return 0, nil, err
+	}
+	out := make([][]float64, len(grads))
+	for i, g := range grads {
+		out[i] = g.Float64s()
+	}
+	return loss, out, nil
+}
+
+// loss runs the training graph on a batch and returns the loss and the
+// gradients in the model's dtype, read in place from the graph: they stay
+// valid until the graph runs again.
+func (m *Model) loss(b *Batch, rng *rand.Rand, cache *GraphCache) (float64, []gx.Vec, error) {
 	if err := m.checkBatch(b); err != nil {
 		return 0, nil, err
 	}
@@ -134,20 +173,25 @@ func (m *Model) Loss(b *Batch, rng *rand.Rand, cache *GraphCache) (float64, [][]
 	if err := tg.setTargets(b, rng, m.Cfg.Dropout, m.Cfg.Hidden); err != nil {
 		return 0, nil, err
 	}
+	if err := tg.penalty.set(b, m.Cfg.Lambda); err != nil {
+		return 0, nil, err
+	}
 	if err := tg.mach.Run(); err != nil {
 		return 0, nil, fmt.Errorf("seq2seq: training step: %w", err)
 	}
-	c, err := tg.g.Value(tg.cost)
+	c, err := tg.g.View(tg.cost)
 	if err != nil {
 		return 0, nil, err
 	}
-	grads := make([][]float64, len(tg.grads))
+	if tg.gradVecs == nil {
+		tg.gradVecs = make([]gx.Vec, len(tg.grads))
+	}
 	for i, n := range tg.grads {
-		if grads[i], err = tg.g.Value(n); err != nil {
+		if tg.gradVecs[i], err = tg.g.View(n); err != nil {
 			return 0, nil, err
 		}
 	}
-	return c[0], grads, nil
+	return c.At(0), tg.gradVecs, nil
 }
 
 func (m *Model) checkBatch(b *Batch) error {
@@ -247,21 +291,21 @@ func (m *Model) NLL(b *Batch, cache *GraphCache) (float64, int, error) {
 	save := m.Cfg.Dropout
 	m.Cfg.Dropout = 0
 	defer func() { m.Cfg.Dropout = save }()
-	loss, _, err := m.Loss(b, rand.New(rand.NewPCG(0, 0)), cache)
+	loss, _, err := m.loss(b, rand.New(rand.NewPCG(0, 0)), cache)
 	return loss * float64(b.Tokens()), b.Tokens(), err
 }
 
 // Step trains on one batch and returns its loss (mean token NLL). A NaN or
 // infinite loss is an error and leaves the parameters unchanged.
 func (t *Trainer) Step(b *Batch) (float64, error) {
-	loss, grads, err := t.Model.Loss(b, t.rng, t.Cache)
+	loss, grads, err := t.Model.loss(b, t.rng, t.Cache)
 	if err != nil {
 		return 0, err
 	}
 	if math.IsNaN(loss) || math.IsInf(loss, 0) {
 		return loss, fmt.Errorf("seq2seq: loss is %v at step %d", loss, t.Steps+1)
 	}
-	t.Opt.Update(t.Model.params, grads)
+	t.Opt.update(t.Model.params, grads)
 	t.Steps++
 	return loss, nil
 }

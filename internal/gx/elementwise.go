@@ -4,51 +4,103 @@ import (
 	"fmt"
 
 	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 )
 
-// Elementwise wrappers over gorgonia's own ops (same shapes in, same shape
-// out). Their gradients are covered by the finite-difference tests of every
-// model that uses them.
+// Elementwise ops of our own (same shapes in, same shape out; scalars too):
+//
+//	Tanh, Sigmoid:  y = f(x)          ∂x = g ⊙ f'(y): 1 − y², y(1 − y)  (mapGradOp, from y)
+//	Sum:            y = Σ_k x_k       ∂x_k = g
+//	Sub:            y = a − b         ∂a = g, ∂b = −g
+//	Mul:            y = a ⊙ b         ∂a = g ⊙ b, ∂b = g ⊙ a
+//
+// They replace gorgonia's, which allocate a fresh tensor on every run and
+// compute float32 tanh and sigmoid through float64. Their gradients are
+// checked against finite differences in ops_test.go (Elementwise).
 
-func (g *Graph) unary(name string, f func(*Node) (*Node, error), x *Node) *Node {
+type mapKind int
+
+const (
+	mapTanh mapKind = iota
+	mapSigmoid
+)
+
+func (k mapKind) String() string { return [...]string{"Tanh", "Sigmoid"}[k] }
+
+type mapOp struct {
+	base
+	kind mapKind
+}
+
+// mapGradOp is g ⊙ f'(y) computed from the output y of f.
+type mapGradOp struct {
+	base
+	kind mapKind
+}
+
+type sumOp struct{ base }
+
+type subOp struct{ base }
+
+type mulOp struct{ base }
+
+// negOp is −x (the gradient of Sub).
+type negOp struct{ base }
+
+func newMap(kind mapKind, nd int) *mapOp {
+	return &mapOp{base{name: kind.String(), in: []int{nd}, out: nd}, kind}
+}
+
+func (g *Graph) mapped(kind mapKind, x *Node) *Node {
 	if !g.ok(x) {
 		return nil
 	}
-	n, err := f(x)
-	if err != nil {
-		g.Fail(fmt.Errorf("gx: %s: %w", name, err))
-		return nil
-	}
-	return n
-}
-
-func (g *Graph) binary(name string, f func(a, b *Node) (*Node, error), a, b *Node) *Node {
-	if !g.ok(a, b) {
-		return nil
-	}
-	if !a.Shape().Eq(b.Shape()) {
-		g.Failf("gx: %s: shapes %v and %v differ", name, a.Shape(), b.Shape())
-		return nil
-	}
-	n, err := f(a, b)
-	if err != nil {
-		g.Fail(fmt.Errorf("gx: %s: %w", name, err))
-		return nil
-	}
-	return n
+	return g.apply(newMap(kind, x.Dims()), x)
 }
 
 // Tanh is the elementwise hyperbolic tangent.
-func (g *Graph) Tanh(x *Node) *Node { return g.unary("tanh", G.Tanh, x) }
+func (g *Graph) Tanh(x *Node) *Node { return g.mapped(mapTanh, x) }
 
 // Sigmoid is the elementwise logistic function 1/(1+e^−x).
-func (g *Graph) Sigmoid(x *Node) *Node { return g.unary("sigmoid", G.Sigmoid, x) }
+func (g *Graph) Sigmoid(x *Node) *Node { return g.mapped(mapSigmoid, x) }
+
+// sameShapes checks that every node has the shape of the first.
+func (g *Graph) sameShapes(name string, xs ...*Node) bool {
+	if !g.ok(xs...) {
+		return false
+	}
+	for _, x := range xs[1:] {
+		if !x.Shape().Eq(xs[0].Shape()) {
+			g.Failf("gx: %s: shapes %v and %v differ", name, xs[0].Shape(), x.Shape())
+			return false
+		}
+	}
+	return true
+}
+
+func dimsOf(xs []*Node) []int {
+	in := make([]int, len(xs))
+	for i, x := range xs {
+		in[i] = x.Dims()
+	}
+	return in
+}
 
 // Mul is the elementwise (Hadamard) product of two tensors of one shape.
-func (g *Graph) Mul(a, b *Node) *Node { return g.binary("mul", G.HadamardProd, a, b) }
+func (g *Graph) Mul(a, b *Node) *Node {
+	if !g.sameShapes("mul", a, b) {
+		return nil
+	}
+	return g.apply(&mulOp{base{name: "Mul", in: dimsOf([]*Node{a, b}), out: a.Dims()}}, a, b)
+}
 
 // Sub is a − b for two tensors of one shape.
-func (g *Graph) Sub(a, b *Node) *Node { return g.binary("sub", G.Sub, a, b) }
+func (g *Graph) Sub(a, b *Node) *Node {
+	if !g.sameShapes("sub", a, b) {
+		return nil
+	}
+	return g.apply(&subOp{base{name: "Sub", in: dimsOf([]*Node{a, b}), out: a.Dims()}}, a, b)
+}
 
 // Sum adds any number of tensors of one shape.
 func (g *Graph) Sum(xs ...*Node) *Node {
@@ -56,9 +108,206 @@ func (g *Graph) Sum(xs ...*Node) *Node {
 		g.Failf("gx: sum of nothing")
 		return nil
 	}
-	s := xs[0]
-	for _, x := range xs[1:] {
-		s = g.binary("add", G.Add, s, x)
+	if !g.sameShapes("add", xs...) {
+		return nil
 	}
-	return s
+	if len(xs) == 1 {
+		return xs[0]
+	}
+	return g.apply(&sumOp{base{name: "Sum", args: fmt.Sprint(len(xs)), in: dimsOf(xs), out: xs[0].Dims()}}, xs...)
+}
+
+// Add returns a + b (same shape, or scalars).
+func (g *Graph) Add(a, b *Node) *Node {
+	if !g.ok(a, b) {
+		return nil
+	}
+	if !a.Shape().Eq(b.Shape()) {
+		g.Failf("gx: add: shapes %v and %v differ", a.Shape(), b.Shape())
+		return nil
+	}
+	return g.Sum(a, b)
+}
+
+func sameShapeOp(name string, in []G.DimSizer) (tensor.Shape, error) {
+	s, err := shapes(in)
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range s[1:] {
+		if !x.Eq(s[0]) {
+			return nil, fmt.Errorf("gx: %s: shapes differ: %v", name, s)
+		}
+	}
+	return s[0].Clone(), nil
+}
+
+func (op *mapOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return sameShapeOp(op.name, in) }
+func (op *mapGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	return sameShapeOp(op.name, in)
+}
+func (op *sumOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return sameShapeOp(op.name, in) }
+func (op *subOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return sameShapeOp(op.name, in) }
+func (op *mulOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return sameShapeOp(op.name, in) }
+func (op *negOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return sameShapeOp(op.name, in) }
+
+// result returns the op's output for the operands' first shape: a reused
+// tensor, or a fresh scalar value for scalar inputs (filled by fill).
+func (o *operands) result(fill32 func([]float32), fill64 func([]float64)) G.Value {
+	if len(o.sh[0]) == 0 {
+		if o.f64 != nil {
+			v := []float64{0}
+			fill64(v)
+			return G.NewF64(v[0])
+		}
+		v := []float32{0}
+		fill32(v)
+		return G.NewF32(v[0])
+	}
+	out := o.allocDirty(o.sh[0]...)
+	if o.f64 != nil {
+		fill64(out.Float64s())
+	} else {
+		fill32(out.Float32s())
+	}
+	return out
+}
+
+func (op *mapOp) Do(vs ...G.Value) (G.Value, error) {
+	o, err := op.getOperands(vs)
+	if err != nil {
+		return nil, err
+	}
+	if op.kind == mapTanh {
+		return o.result(func(y []float32) { tanhs(o.f32[0], y) }, func(y []float64) { tanhs(o.f64[0], y) }), nil
+	}
+	return o.result(func(y []float32) { sigmoids(o.f32[0], y) }, func(y []float64) { sigmoids(o.f64[0], y) }), nil
+}
+
+func (op *mapOp) DiffWRT(int) []bool { return []bool{true} }
+
+func (op *mapOp) SymDiff(_ G.Nodes, out, grad *G.Node) (G.Nodes, error) {
+	n, err := op.applyOp(&mapGradOp{base{name: op.kind.String() + "Grad", in: []int{out.Dims(), grad.Dims()}, out: out.Dims()}, op.kind}, out, grad)
+	return G.Nodes{n}, err
+}
+
+// mapGrad sets out = g ⊙ f'(y) for f = tanh (1 − y²) or σ (y(1 − y)).
+func mapGrad[T float](kind mapKind, y, g, out []T) {
+	g, out = g[:len(y)], out[:len(y)]
+	if kind == mapTanh {
+		for i, v := range y {
+			out[i] = g[i] * (1 - v*v)
+		}
+		return
+	}
+	for i, v := range y {
+		out[i] = g[i] * v * (1 - v)
+	}
+}
+
+func (op *mapGradOp) Do(vs ...G.Value) (G.Value, error) {
+	o, err := op.getOperands(vs)
+	if err != nil {
+		return nil, err
+	}
+	return o.result(func(d []float32) { mapGrad(op.kind, o.f32[0], o.f32[1], d) },
+		func(d []float64) { mapGrad(op.kind, o.f64[0], o.f64[1], d) }), nil
+}
+
+func sum[T float](xs [][]T, out []T) {
+	copy(out, xs[0])
+	for _, x := range xs[1:] {
+		x = x[:len(out)]
+		for i, v := range x {
+			out[i] += v
+		}
+	}
+}
+
+func (op *sumOp) Do(vs ...G.Value) (G.Value, error) {
+	o, err := op.getOperands(vs)
+	if err != nil {
+		return nil, err
+	}
+	return o.result(func(d []float32) { sum(o.f32, d) }, func(d []float64) { sum(o.f64, d) }), nil
+}
+
+func (op *sumOp) DiffWRT(n int) []bool {
+	d := make([]bool, n)
+	for i := range d {
+		d[i] = true
+	}
+	return d
+}
+
+func (op *sumOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+	out := make(G.Nodes, len(in))
+	for i := range out {
+		out[i] = grad
+	}
+	return out, nil
+}
+
+func sub[T float](a, b, out []T) {
+	b, out = b[:len(a)], out[:len(a)]
+	for i, v := range a {
+		out[i] = v - b[i]
+	}
+}
+
+func (op *subOp) Do(vs ...G.Value) (G.Value, error) {
+	o, err := op.getOperands(vs)
+	if err != nil {
+		return nil, err
+	}
+	return o.result(func(d []float32) { sub(o.f32[0], o.f32[1], d) }, func(d []float64) { sub(o.f64[0], o.f64[1], d) }), nil
+}
+
+func (op *subOp) DiffWRT(int) []bool { return []bool{true, true} }
+
+func (op *subOp) SymDiff(_ G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+	n, err := op.applyOp(&negOp{base{name: "Neg", in: []int{grad.Dims()}, out: grad.Dims()}}, grad)
+	return G.Nodes{grad, n}, err
+}
+
+func neg[T float](x, out []T) {
+	out = out[:len(x)]
+	for i, v := range x {
+		out[i] = -v
+	}
+}
+
+func (op *negOp) Do(vs ...G.Value) (G.Value, error) {
+	o, err := op.getOperands(vs)
+	if err != nil {
+		return nil, err
+	}
+	return o.result(func(d []float32) { neg(o.f32[0], d) }, func(d []float64) { neg(o.f64[0], d) }), nil
+}
+
+func mul[T float](a, b, out []T) {
+	b, out = b[:len(a)], out[:len(a)]
+	for i, v := range a {
+		out[i] = v * b[i]
+	}
+}
+
+func (op *mulOp) Do(vs ...G.Value) (G.Value, error) {
+	o, err := op.getOperands(vs)
+	if err != nil {
+		return nil, err
+	}
+	return o.result(func(d []float32) { mul(o.f32[0], o.f32[1], d) }, func(d []float64) { mul(o.f64[0], o.f64[1], d) }), nil
+}
+
+func (op *mulOp) DiffWRT(int) []bool { return []bool{true, true} }
+
+func (op *mulOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+	mk := func() *mulOp { return &mulOp{base{name: "Mul", in: []int{grad.Dims(), grad.Dims()}, out: grad.Dims()}} }
+	da, err := op.applyOp(mk(), grad, in[1])
+	if err != nil {
+		return nil, err
+	}
+	db, err := op.applyOp(mk(), grad, in[0])
+	return G.Nodes{da, db}, err
 }

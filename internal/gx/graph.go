@@ -23,6 +23,7 @@ type Node = G.Node
 type Graph struct {
 	g     *G.ExprGraph
 	dt    tensor.Dtype
+	salt  uint32
 	err   error
 	bound map[*Param]*Node
 	names map[string]bool
@@ -38,6 +39,37 @@ func NewGraph(dt tensor.Dtype) *Graph {
 		names: map[string]bool{},
 		reads: map[*Node]*G.Value{},
 	}
+}
+
+// NewSaltedGraph is NewGraph whose ops write salt into their hashes. Build
+// a graph again with another salt when Machine reports ErrHashCollision.
+func NewSaltedGraph(dt tensor.Dtype, salt uint32) *Graph {
+	g := NewGraph(dt)
+	g.salt = salt
+	return g
+}
+
+// ErrHashCollision is returned by Machine when two different nodes of the
+// graph have the same 32-bit hash. gorgonia's compiler eliminates common
+// subexpressions by that hash alone, so it would silently compute one node
+// in place of the other. A graph built again with another salt
+// (NewSaltedGraph) has different hashes for every node computed by our ops;
+// inputs are hashed by name.
+var ErrHashCollision = errors.New("gx: two different nodes have the same gorgonia hash")
+
+// checkHashes returns ErrHashCollision, wrapped with the nodes' names, if two
+// nodes of the graph share a hash.
+func (g *Graph) checkHashes() error {
+	nodes := g.g.AllNodes()
+	seen := make(map[uint32]*Node, len(nodes))
+	for _, n := range nodes {
+		h := n.Hashcode()
+		if o, ok := seen[h]; ok {
+			return fmt.Errorf("%w: %v %v and %v %v (hash %08x)", ErrHashCollision, o, o.Shape(), n, n.Shape(), h)
+		}
+		seen[h] = n
+	}
+	return nil
 }
 
 // Dtype is the dtype of the graph's tensors.
@@ -187,6 +219,70 @@ func (g *Graph) Value(n *Node) ([]float64, error) {
 	return Float64s(*v)
 }
 
+// Vec is a tensor's data in its own dtype: one of F32 and F64 is set.
+type Vec struct {
+	F32 []float32
+	F64 []float64
+}
+
+// Len is the number of entries.
+func (v Vec) Len() int { return len(v.F32) + len(v.F64) }
+
+// At returns entry i as a float64.
+func (v Vec) At(i int) float64 {
+	if v.F32 != nil {
+		return float64(v.F32[i])
+	}
+	return v.F64[i]
+}
+
+// Float64s returns a fresh float64 copy.
+func (v Vec) Float64s() []float64 {
+	if v.F64 != nil {
+		return append([]float64(nil), v.F64...)
+	}
+	out := make([]float64, len(v.F32))
+	for i, x := range v.F32 {
+		out[i] = float64(x)
+	}
+	return out
+}
+
+// View returns a watched node's value after a run in its own dtype,
+// without copying. It stays valid until the next run of the graph.
+func (g *Graph) View(n *Node) (Vec, error) {
+	v, ok := g.reads[n]
+	if !ok {
+		return Vec{}, fmt.Errorf("gx: node %s was not watched", n.Name())
+	}
+	if *v == nil {
+		return Vec{}, fmt.Errorf("gx: node %s has no value yet: run the graph first", n.Name())
+	}
+	return vecOf(*v)
+}
+
+func vecOf(v G.Value) (Vec, error) {
+	if t, ok := v.(*tensor.Dense); ok && !t.IsScalar() {
+		switch t.Dtype() {
+		case Float32:
+			return Vec{F32: t.Float32s()}, nil
+		case Float64:
+			return Vec{F64: t.Float64s()}, nil
+		}
+	}
+	switch d := v.Data().(type) {
+	case []float64:
+		return Vec{F64: d}, nil
+	case []float32:
+		return Vec{F32: d}, nil
+	case float64:
+		return Vec{F64: []float64{d}}, nil
+	case float32:
+		return Vec{F32: []float32{d}}, nil
+	}
+	return Vec{}, fmt.Errorf("gx: unsupported value %T", v.Data())
+}
+
 // Float64s returns a value's data as a fresh []float64.
 func Float64s(v G.Value) ([]float64, error) {
 	switch d := v.Data().(type) {
@@ -223,10 +319,14 @@ func (g *Graph) Grad(cost *Node, wrt ...*Node) []*Node {
 	return grads
 }
 
-// Machine compiles the graph into a tape machine. Close it when done.
+// Machine compiles the graph into a tape machine. Close it when done. It
+// refuses a graph in which two nodes share a hash (ErrHashCollision).
 func (g *Graph) Machine() (*Machine, error) {
 	if g.err != nil {
 		return nil, g.err
+	}
+	if err := g.checkHashes(); err != nil {
+		return nil, err
 	}
 	return &Machine{vm: G.NewTapeMachine(g.g)}, nil
 }
@@ -252,21 +352,4 @@ func (g *Graph) Run() error {
 	}
 	defer m.Close()
 	return m.Run()
-}
-
-// Add returns a + b (same shape, or scalars).
-func (g *Graph) Add(a, b *Node) *Node {
-	if !g.ok(a, b) {
-		return nil
-	}
-	if !a.Shape().Eq(b.Shape()) {
-		g.Failf("gx: add: shapes %v and %v differ", a.Shape(), b.Shape())
-		return nil
-	}
-	n, err := G.Add(a, b)
-	if err != nil {
-		g.Fail(fmt.Errorf("gx: add: %w", err))
-		return nil
-	}
-	return n
 }

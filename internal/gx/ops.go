@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash"
 	"hash/fnv"
+	"unsafe"
 
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
@@ -14,16 +15,34 @@ import (
 // make it distinct (written into its hash: leaving one out lets gorgonia merge
 // two different nodes), and the number of dimensions of each input and of
 // the output, which make up its type.
+//
+// An op also keeps its output buffer and its operand lists from one run to
+// the next, so a compiled graph run again allocates almost nothing. This is
+// safe on a tape machine because every node runs its op once per run, each
+// op belongs to one node, and gorgonia's liveness analysis, which decides
+// when a value may be overwritten, holds within a run whatever memory the
+// values live in. A value read after a run must therefore be copied (Watch
+// and Value do) before the graph runs again.
 type base struct {
 	name string
 	args string // every parameter of the op, for the hash
 	in   []int  // dims of each input (0 = scalar)
 	out  int    // dims of the output
+
+	salt uint32 // the graph's (Graph.salt), written into the hash
+
+	buf *tensor.Dense // the output, reused across runs
+	ops operands      // the last run's operands, reused
 }
 
-func (o base) Arity() int { return len(o.in) }
+// salted is implemented by our ops (through base): the graph sets its salt.
+type salted interface{ setSalt(uint32) }
 
-func (o base) Type() hm.Type {
+func (o *base) setSalt(s uint32) { o.salt = s }
+
+func (o *base) Arity() int { return len(o.in) }
+
+func (o *base) Type() hm.Type {
 	a := hm.TypeVariable('a')
 	ts := make([]hm.Type, 0, len(o.in)+1)
 	for _, d := range append(append([]int(nil), o.in...), o.out) {
@@ -36,14 +55,14 @@ func (o base) Type() hm.Type {
 	return hm.NewFnType(ts...)
 }
 
-func (o base) ReturnsPtr() bool     { return false }
-func (o base) CallsExtern() bool    { return false }
-func (o base) OverwritesInput() int { return -1 }
-func (o base) String() string       { return o.name + "{" + o.args + "}" }
-func (o base) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "attnzoo.%s{%s}%v->%d", o.name, o.args, o.in, o.out)
+func (o *base) ReturnsPtr() bool     { return false }
+func (o *base) CallsExtern() bool    { return false }
+func (o *base) OverwritesInput() int { return -1 }
+func (o *base) String() string       { return o.name + "{" + o.args + "}" }
+func (o *base) WriteHash(h hash.Hash) {
+	fmt.Fprintf(h, "attnzoo.%s{%s}%v->%d#%d", o.name, o.args, o.in, o.out, o.salt)
 }
-func (o base) Hashcode() uint32 {
+func (o *base) Hashcode() uint32 {
 	h := fnv.New32a()
 	o.WriteHash(h)
 	return h.Sum32()
@@ -64,70 +83,90 @@ func shapes(in []G.DimSizer) ([]tensor.Shape, error) {
 
 // operands is the inputs of one Do call as slices of a single float type.
 type operands struct {
-	dt  tensor.Dtype
-	f64 [][]float64
-	f32 [][]float32
-	sh  []tensor.Shape
+	dt    tensor.Dtype
+	f64   [][]float64
+	f32   [][]float32
+	sh    []tensor.Shape
+	owner *base
 }
 
-func getOperands(name string, vs []G.Value) (*operands, error) {
-	o := &operands{}
+// getOperands reads the inputs of op's Do call. It allocates nothing after
+// the op's first run.
+func (b *base) getOperands(vs []G.Value) (*operands, error) {
+	o := &b.ops
+	o.owner = b
+	o.f64, o.f32, o.sh = o.f64[:0], o.f32[:0], o.sh[:0]
 	for i, v := range vs {
-		if sc, ok := v.(G.Scalar); ok { // a scalar, e.g. the gradient of a scalar cost
-			if i == 0 {
-				o.dt = sc.Dtype()
+		var dt tensor.Dtype
+		switch t := v.(type) {
+		case *tensor.Dense:
+			dt = t.Dtype()
+			o.sh = append(o.sh, t.Shape())
+			switch dt {
+			case Float64:
+				o.f64 = append(o.f64, t.Float64s())
+			case Float32:
+				o.f32 = append(o.f32, t.Float32s())
+			default:
+				return nil, fmt.Errorf("gx: %s: unsupported dtype %v", b.name, dt)
 			}
+		case *G.F64: // a scalar, e.g. the gradient of a scalar cost
+			dt = Float64
 			o.sh = append(o.sh, tensor.ScalarShape())
-			if err := o.add(name, sc.Data()); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		t, ok := v.(tensor.Tensor)
-		if !ok {
-			return nil, fmt.Errorf("gx: %s: input %d is %T, want a tensor", name, i, v)
+			o.f64 = append(o.f64, unsafe.Slice((*float64)(t), 1))
+		case *G.F32:
+			dt = Float32
+			o.sh = append(o.sh, tensor.ScalarShape())
+			o.f32 = append(o.f32, unsafe.Slice((*float32)(t), 1))
+		default:
+			return nil, fmt.Errorf("gx: %s: input %d is %T, want a float tensor", b.name, i, v)
 		}
 		if i == 0 {
-			o.dt = t.Dtype()
-		} else if t.Dtype() != o.dt {
-			return nil, fmt.Errorf("gx: %s: input %d is %v, input 0 is %v", name, i, t.Dtype(), o.dt)
-		}
-		o.sh = append(o.sh, t.Shape())
-		if err := o.add(name, t.Data()); err != nil {
-			return nil, err
+			o.dt = dt
+		} else if dt != o.dt {
+			return nil, fmt.Errorf("gx: %s: input %d is %v, input 0 is %v", b.name, i, dt, o.dt)
 		}
 	}
 	return o, nil
 }
 
-func (o *operands) add(name string, data any) error {
-	switch d := data.(type) {
-	case []float64:
-		o.f64 = append(o.f64, d)
-	case []float32:
-		o.f32 = append(o.f32, d)
-	case float64:
-		o.f64 = append(o.f64, []float64{d})
-	case float32:
-		o.f32 = append(o.f32, []float32{d})
-	default:
-		return fmt.Errorf("gx: %s: unsupported data %T", name, data)
-	}
-	if o.f64 != nil && o.f32 != nil {
-		return fmt.Errorf("gx: %s: mixed float32 and float64 inputs", name)
-	}
-	return nil
-}
-
-// alloc returns a fresh zeroed output of the operands' dtype.
+// alloc returns the op's zeroed output of the operands' dtype.
 func (o *operands) alloc(shape ...int) *tensor.Dense {
-	return tensor.New(tensor.WithShape(shape...), tensor.Of(o.dt))
+	t := o.allocDirty(shape...)
+	t.Zero()
+	return t
 }
 
-// ApplyOp applies op to the nodes, recording any error in g.
+// allocDirty returns the op's output without clearing it: for ops that
+// write every entry.
+func (o *operands) allocDirty(shape ...int) *tensor.Dense {
+	b := o.owner
+	if b.buf != nil && b.buf.Dtype() == o.dt && sameInts(b.buf.Shape(), shape) {
+		return b.buf
+	}
+	b.buf = tensor.New(tensor.WithShape(shape...), tensor.Of(o.dt))
+	return b.buf
+}
+
+func sameInts(s tensor.Shape, shape []int) bool {
+	if len(s) != len(shape) {
+		return false
+	}
+	for i, d := range shape {
+		if s[i] != d {
+			return false
+		}
+	}
+	return true
+}
+
+// apply applies op to the nodes, recording any error in g.
 func (g *Graph) apply(op G.Op, nodes ...*Node) *Node {
 	if !g.ok(nodes...) {
 		return nil
+	}
+	if s, ok := op.(salted); ok {
+		s.setSalt(g.salt)
 	}
 	n, err := G.ApplyOp(op, nodes...)
 	if err != nil {
@@ -137,7 +176,13 @@ func (g *Graph) apply(op G.Op, nodes ...*Node) *Node {
 	return n
 }
 
-func applyOp(op G.Op, nodes ...*Node) (*Node, error) { return G.ApplyOp(op, nodes...) }
+// applyOp applies a gradient op, with the salt of the op it differentiates.
+func (o *base) applyOp(op G.Op, nodes ...*Node) (*Node, error) {
+	if s, ok := op.(salted); ok {
+		s.setSalt(o.salt)
+	}
+	return G.ApplyOp(op, nodes...)
+}
 
 // lead is the product of all but the last dimension.
 func lead(s tensor.Shape) int {

@@ -37,11 +37,11 @@ func addBias[T float](x, b, out []T) {
 }
 
 func (op *addBiasOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := getOperands("AddBias", vs)
+	o, err := op.getOperands(vs)
 	if err != nil {
 		return nil, err
 	}
-	out := o.alloc(o.sh[0]...)
+	out := o.allocDirty(o.sh[0]...)
 	if o.f64 != nil {
 		addBias(o.f64[0], o.f64[1], out.Float64s())
 	} else {
@@ -53,7 +53,7 @@ func (op *addBiasOp) Do(vs ...G.Value) (G.Value, error) {
 func (op *addBiasOp) DiffWRT(int) []bool { return []bool{true, true} }
 
 func (op *addBiasOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
-	db, err := applyOp(&sumRowsOp{base{name: "SumRows", in: []int{grad.Dims()}, out: 1}}, grad)
+	db, err := op.applyOp(&sumRowsOp{base{name: "SumRows", in: []int{grad.Dims()}, out: 1}}, grad)
 	return G.Nodes{grad, db}, err
 }
 
@@ -66,7 +66,7 @@ func (op *sumRowsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 }
 
 func (op *sumRowsOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := getOperands("SumRows", vs)
+	o, err := op.getOperands(vs)
 	if err != nil {
 		return nil, err
 	}

@@ -63,12 +63,12 @@ func (op *bmvOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 }
 
 func (op *bmvOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := getOperands("BMV", vs)
+	o, err := op.getOperands(vs)
 	if err != nil {
 		return nil, err
 	}
 	B, S, D := o.sh[0][0], o.sh[0][1], o.sh[0][2]
-	out := o.alloc(B, S)
+	out := o.allocDirty(B, S)
 	if o.f64 != nil {
 		bmv(o.f64[0], o.f64[1], out.Float64s(), B, S, D, op.c)
 	} else {
@@ -80,11 +80,11 @@ func (op *bmvOp) Do(vs ...G.Value) (G.Value, error) {
 func (op *bmvOp) DiffWRT(int) []bool { return []bool{true, true} }
 
 func (op *bmvOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
-	dX, err := applyOp(newOuter(op.c), grad, in[1])
+	dX, err := op.applyOp(newOuter(op.c), grad, in[1])
 	if err != nil {
 		return nil, err
 	}
-	dy, err := applyOp(newWSum(op.c), grad, in[0])
+	dy, err := op.applyOp(newWSum(op.c), grad, in[0])
 	return G.Nodes{dX, dy}, err
 }
 
@@ -100,7 +100,7 @@ func (op *wsumOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 }
 
 func (op *wsumOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := getOperands("WSum", vs)
+	o, err := op.getOperands(vs)
 	if err != nil {
 		return nil, err
 	}
@@ -117,11 +117,11 @@ func (op *wsumOp) Do(vs ...G.Value) (G.Value, error) {
 func (op *wsumOp) DiffWRT(int) []bool { return []bool{true, true} }
 
 func (op *wsumOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
-	dw, err := applyOp(newBMV(op.c), in[1], grad)
+	dw, err := op.applyOp(newBMV(op.c), in[1], grad)
 	if err != nil {
 		return nil, err
 	}
-	dX, err := applyOp(newOuter(op.c), in[0], grad)
+	dX, err := op.applyOp(newOuter(op.c), in[0], grad)
 	return G.Nodes{dw, dX}, err
 }
 
@@ -137,12 +137,12 @@ func (op *outerOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 }
 
 func (op *outerOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := getOperands("Outer", vs)
+	o, err := op.getOperands(vs)
 	if err != nil {
 		return nil, err
 	}
 	B, S, D := o.sh[0][0], o.sh[0][1], o.sh[1][1]
-	out := o.alloc(B, S, D)
+	out := o.allocDirty(B, S, D)
 	if o.f64 != nil {
 		outer(o.f64[0], o.f64[1], out.Float64s(), B, S, D, op.c)
 	} else {
@@ -154,11 +154,11 @@ func (op *outerOp) Do(vs ...G.Value) (G.Value, error) {
 func (op *outerOp) DiffWRT(int) []bool { return []bool{true, true} }
 
 func (op *outerOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
-	dw, err := applyOp(newBMV(op.c), grad, in[1])
+	dw, err := op.applyOp(newBMV(op.c), grad, in[1])
 	if err != nil {
 		return nil, err
 	}
-	dy, err := applyOp(newWSum(op.c), in[0], grad)
+	dy, err := op.applyOp(newWSum(op.c), in[0], grad)
 	return G.Nodes{dw, dy}, err
 }
 

@@ -64,14 +64,14 @@ func (op *linearOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 }
 
 func (op *linearOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := getOperands("Linear", vs)
+	o, err := op.getOperands(vs)
 	if err != nil {
 		return nil, err
 	}
 	N, D := lead(o.sh[0]), last(o.sh[0])
 	shape := o.sh[0].Clone()
 	shape[len(shape)-1] = op.rows
-	out := o.alloc(shape...)
+	out := o.allocDirty(shape...)
 	// out[N,rows] = X[N,D] · W[:rows]ᵀ
 	if o.f64 != nil {
 		blas64.Implementation().Dgemm(blas.NoTrans, blas.Trans, N, op.rows, D, 1, o.f64[0], D, o.f64[1], D, 0, out.Float64s(), op.rows)
@@ -85,12 +85,12 @@ func (op *linearOp) DiffWRT(int) []bool { return []bool{true, true} }
 
 func (op *linearOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	nd := in[0].Dims()
-	dX, err := applyOp(&linearTOp{base{name: "LinearT", in: []int{nd, 2}, out: nd}}, grad, in[1])
+	dX, err := op.applyOp(&linearTOp{base{name: "LinearT", in: []int{nd, 2}, out: nd}}, grad, in[1])
 	if err != nil {
 		return nil, err
 	}
 	R := in[1].Shape()[0]
-	dW, err := applyOp(&linearWOp{base{name: "LinearW", args: fmt.Sprint(R), in: []int{nd, nd}, out: 2}, R}, grad, in[0])
+	dW, err := op.applyOp(&linearWOp{base{name: "LinearW", args: fmt.Sprint(R), in: []int{nd, nd}, out: 2}, R}, grad, in[0])
 	return G.Nodes{dX, dW}, err
 }
 
@@ -106,14 +106,14 @@ func (op *linearTOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 }
 
 func (op *linearTOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := getOperands("LinearT", vs)
+	o, err := op.getOperands(vs)
 	if err != nil {
 		return nil, err
 	}
 	N, rows, D := lead(o.sh[0]), last(o.sh[0]), o.sh[1][1]
 	shape := o.sh[0].Clone()
 	shape[len(shape)-1] = D
-	out := o.alloc(shape...)
+	out := o.allocDirty(shape...)
 	if o.f64 != nil {
 		blas64.Implementation().Dgemm(blas.NoTrans, blas.NoTrans, N, D, rows, 1, o.f64[0], rows, o.f64[1], D, 0, out.Float64s(), D)
 	} else {
@@ -132,7 +132,7 @@ func (op *linearWOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 }
 
 func (op *linearWOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := getOperands("LinearW", vs)
+	o, err := op.getOperands(vs)
 	if err != nil {
 		return nil, err
 	}

@@ -79,11 +79,11 @@ func sqrt64(x float64) float64 { return math.Sqrt(x) }
 func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(x))) }
 
 func (op *l2NormOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := getOperands("L2Normalize", vs)
+	o, err := op.getOperands(vs)
 	if err != nil {
 		return nil, err
 	}
-	out := o.alloc(o.sh[0]...)
+	out := o.allocDirty(o.sh[0]...)
 	D := last(o.sh[0])
 	if o.f64 != nil {
 		l2norm(o.f64[0], out.Float64s(), D, op.eps, sqrt64)
@@ -97,7 +97,7 @@ func (op *l2NormOp) DiffWRT(int) []bool { return []bool{true} }
 
 func (op *l2NormOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	nd := out.Dims()
-	dx, err := applyOp(&l2GradOp{base{name: "L2Grad", args: fmt.Sprint(op.eps), in: []int{nd, nd}, out: nd}, op.eps}, in[0], grad)
+	dx, err := op.applyOp(&l2GradOp{base{name: "L2Grad", args: fmt.Sprint(op.eps), in: []int{nd, nd}, out: nd}, op.eps}, in[0], grad)
 	return G.Nodes{dx}, err
 }
 
@@ -106,11 +106,11 @@ func (op *l2GradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 }
 
 func (op *l2GradOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := getOperands("L2Grad", vs)
+	o, err := op.getOperands(vs)
 	if err != nil {
 		return nil, err
 	}
-	out := o.alloc(o.sh[0]...)
+	out := o.allocDirty(o.sh[0]...)
 	D := last(o.sh[0])
 	if o.f64 != nil {
 		l2grad(o.f64[0], o.f64[1], out.Float64s(), D, op.eps, sqrt64)
@@ -177,11 +177,11 @@ func scale[T float](x, out []T, c T) {
 }
 
 func (op *scaleByOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := getOperands("ScaleBy", vs)
+	o, err := op.getOperands(vs)
 	if err != nil {
 		return nil, err
 	}
-	out := o.alloc(o.sh[0]...)
+	out := o.allocDirty(o.sh[0]...)
 	if o.f64 != nil {
 		scale(o.f64[0], out.Float64s(), o.f64[1][0])
 	} else {
@@ -193,11 +193,11 @@ func (op *scaleByOp) Do(vs ...G.Value) (G.Value, error) {
 func (op *scaleByOp) DiffWRT(int) []bool { return []bool{true, true} }
 
 func (op *scaleByOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
-	dx, err := applyOp(newScaleBy(grad.Dims(), in[1].Dims()), grad, in[1])
+	dx, err := op.applyOp(newScaleBy(grad.Dims(), in[1].Dims()), grad, in[1])
 	if err != nil {
 		return nil, err
 	}
-	dg, err := applyOp(newDotAll(grad.Dims(), in[1].Dims() == 1), grad, in[0])
+	dg, err := op.applyOp(newDotAll(grad.Dims(), in[1].Dims() == 1), grad, in[0])
 	return G.Nodes{dx, dg}, err
 }
 
@@ -220,7 +220,7 @@ func dotAll[T float](a, b []T) T {
 }
 
 func (op *dotAllOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := getOperands("DotAll", vs)
+	o, err := op.getOperands(vs)
 	if err != nil {
 		return nil, err
 	}
@@ -241,10 +241,10 @@ func (op *dotAllOp) Do(vs ...G.Value) (G.Value, error) {
 func (op *dotAllOp) DiffWRT(int) []bool { return []bool{true, true} }
 
 func (op *dotAllOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
-	da, err := applyOp(newScaleBy(in[1].Dims(), grad.Dims()), in[1], grad)
+	da, err := op.applyOp(newScaleBy(in[1].Dims(), grad.Dims()), in[1], grad)
 	if err != nil {
 		return nil, err
 	}
-	db, err := applyOp(newScaleBy(in[0].Dims(), grad.Dims()), in[0], grad)
+	db, err := op.applyOp(newScaleBy(in[0].Dims(), grad.Dims()), in[0], grad)
 	return G.Nodes{da, db}, err
 }

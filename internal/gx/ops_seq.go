@@ -52,12 +52,12 @@ func embed[T float](E, ids, out []T, V, D int) error {
 }
 
 func (op *embedOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := getOperands("Embed", vs)
+	o, err := op.getOperands(vs)
 	if err != nil {
 		return nil, err
 	}
 	V, D, N := o.sh[0][0], o.sh[0][1], o.sh[1][0]
-	out := o.alloc(N, D)
+	out := o.allocDirty(N, D)
 	if o.f64 != nil {
 		err = embed(o.f64[0], o.f64[1], out.Float64s(), V, D)
 	} else {
@@ -70,7 +70,7 @@ func (op *embedOp) DiffWRT(int) []bool { return []bool{true, false} }
 
 func (op *embedOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	V := in[0].Shape()[0]
-	dE, err := applyOp(&embedGradOp{base{name: "EmbedGrad", args: fmt.Sprint(V), in: []int{2, 1}, out: 2}, V}, grad, in[1])
+	dE, err := op.applyOp(&embedGradOp{base{name: "EmbedGrad", args: fmt.Sprint(V), in: []int{2, 1}, out: 2}, V}, grad, in[1])
 	return G.Nodes{dE, nil}, err
 }
 
@@ -93,7 +93,7 @@ func embedGrad[T float](g, ids, out []T, D int) {
 }
 
 func (op *embedGradOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := getOperands("EmbedGrad", vs)
+	o, err := op.getOperands(vs)
 	if err != nil {
 		return nil, err
 	}
@@ -149,12 +149,12 @@ func (op *stackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 }
 
 func (op *stackOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := getOperands("Stack", vs)
+	o, err := op.getOperands(vs)
 	if err != nil {
 		return nil, err
 	}
 	B, H, S := o.sh[0][0], o.sh[0][1], len(vs)
-	out := o.alloc(B, S, H)
+	out := o.allocDirty(B, S, H)
 	for t := 0; t < S; t++ {
 		for b := 0; b < B; b++ {
 			if o.f64 != nil {
@@ -178,7 +178,7 @@ func (op *stackOp) DiffWRT(n int) []bool {
 func (op *stackOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	out := make(G.Nodes, len(in))
 	for t := range in {
-		n, err := applyOp(newTakeStep(t), grad)
+		n, err := op.applyOp(newTakeStep(t), grad)
 		if err != nil {
 			return nil, err
 		}
@@ -199,12 +199,12 @@ func (op *takeStepOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 }
 
 func (op *takeStepOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := getOperands("TakeStep", vs)
+	o, err := op.getOperands(vs)
 	if err != nil {
 		return nil, err
 	}
 	B, S, H := o.sh[0][0], o.sh[0][1], o.sh[0][2]
-	out := o.alloc(B, H)
+	out := o.allocDirty(B, H)
 	for b := 0; b < B; b++ {
 		if o.f64 != nil {
 			copy(out.Float64s()[b*H:(b+1)*H], o.f64[0][(b*S+op.t)*H:(b*S+op.t+1)*H])
@@ -221,7 +221,7 @@ func (op *takeStepOp) DiffWRT(int) []bool { return []bool{true} }
 // would need constant nodes, so a dedicated op does it.
 func (op *takeStepOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	S := in[0].Shape()[1]
-	n, err := applyOp(&putStepOp{base{name: "PutStep", args: fmt.Sprint(op.t, ",", S), in: []int{2}, out: 3}, op.t, S}, grad)
+	n, err := op.applyOp(&putStepOp{base{name: "PutStep", args: fmt.Sprint(op.t, ",", S), in: []int{2}, out: 3}, op.t, S}, grad)
 	return G.Nodes{n}, err
 }
 
@@ -239,7 +239,7 @@ func (op *putStepOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 }
 
 func (op *putStepOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := getOperands("PutStep", vs)
+	o, err := op.getOperands(vs)
 	if err != nil {
 		return nil, err
 	}
@@ -303,14 +303,14 @@ func concatLast[T float](a, b, out []T, H1, H2 int) {
 }
 
 func (op *concatLastOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := getOperands("ConcatLast", vs)
+	o, err := op.getOperands(vs)
 	if err != nil {
 		return nil, err
 	}
 	H1, H2 := last(o.sh[0]), last(o.sh[1])
 	shape := o.sh[0].Clone()
 	shape[len(shape)-1] = H1 + H2
-	out := o.alloc(shape...)
+	out := o.allocDirty(shape...)
 	if o.f64 != nil {
 		concatLast(o.f64[0], o.f64[1], out.Float64s(), H1, H2)
 	} else {
@@ -323,11 +323,11 @@ func (op *concatLastOp) DiffWRT(int) []bool { return []bool{true, true} }
 
 func (op *concatLastOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	H1, H2 := last(in[0].Shape()), last(in[1].Shape())
-	da, err := applyOp(newSliceLast(grad.Dims(), 0, H1), grad)
+	da, err := op.applyOp(newSliceLast(grad.Dims(), 0, H1), grad)
 	if err != nil {
 		return nil, err
 	}
-	db, err := applyOp(newSliceLast(grad.Dims(), H1, H1+H2), grad)
+	db, err := op.applyOp(newSliceLast(grad.Dims(), H1, H1+H2), grad)
 	return G.Nodes{da, db}, err
 }
 
@@ -352,14 +352,14 @@ func sliceLast[T float](x, out []T, H, lo, hi int) {
 }
 
 func (op *sliceLastOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := getOperands("SliceLast", vs)
+	o, err := op.getOperands(vs)
 	if err != nil {
 		return nil, err
 	}
 	H := last(o.sh[0])
 	shape := o.sh[0].Clone()
 	shape[len(shape)-1] = op.hi - op.lo
-	out := o.alloc(shape...)
+	out := o.allocDirty(shape...)
 	if o.f64 != nil {
 		sliceLast(o.f64[0], out.Float64s(), H, op.lo, op.hi)
 	} else {
@@ -372,7 +372,7 @@ func (op *sliceLastOp) DiffWRT(int) []bool { return []bool{true} }
 
 func (op *sliceLastOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	H := last(in[0].Shape())
-	n, err := applyOp(&padLastOp{base{name: "PadLast", args: fmt.Sprint(op.lo, ":", op.hi, "/", H), in: []int{grad.Dims()}, out: grad.Dims()}, op.lo, H}, grad)
+	n, err := op.applyOp(&padLastOp{base{name: "PadLast", args: fmt.Sprint(op.lo, ":", op.hi, "/", H), in: []int{grad.Dims()}, out: grad.Dims()}, op.lo, H}, grad)
 	return G.Nodes{n}, err
 }
 
@@ -399,7 +399,7 @@ func padLast[T float](g, out []T, W, lo, H int) {
 }
 
 func (op *padLastOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := getOperands("PadLast", vs)
+	o, err := op.getOperands(vs)
 	if err != nil {
 		return nil, err
 	}

@@ -75,7 +75,7 @@ func exp64(x float64) float64 { return math.Exp(x) }
 func exp32(x float32) float32 { return float32(math.Exp(float64(x))) }
 
 func (op *maskedSoftmaxOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := getOperands("MaskedSoftmax", vs)
+	o, err := op.getOperands(vs)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +93,7 @@ func (op *maskedSoftmaxOp) DiffWRT(int) []bool { return []bool{true, false} }
 
 func (op *maskedSoftmaxOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	nd := out.Dims()
-	ds, err := applyOp(&softmaxGradOp{base{name: "SoftmaxGrad", in: []int{nd, nd}, out: nd}}, out, grad)
+	ds, err := op.applyOp(&softmaxGradOp{base{name: "SoftmaxGrad", in: []int{nd, nd}, out: nd}}, out, grad)
 	return G.Nodes{ds, nil}, err
 }
 
@@ -115,11 +115,11 @@ func softmaxGrad[T float](w, g, out []T, S int) {
 }
 
 func (op *softmaxGradOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := getOperands("SoftmaxGrad", vs)
+	o, err := op.getOperands(vs)
 	if err != nil {
 		return nil, err
 	}
-	out := o.alloc(o.sh[0]...)
+	out := o.allocDirty(o.sh[0]...)
 	S := last(o.sh[0])
 	if o.f64 != nil {
 		softmaxGrad(o.f64[0], o.f64[1], out.Float64s(), S)
@@ -164,11 +164,11 @@ func maskFill[T float](s, m, out []T, fill T) {
 }
 
 func (op *maskFillOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := getOperands("MaskFill", vs)
+	o, err := op.getOperands(vs)
 	if err != nil {
 		return nil, err
 	}
-	out := o.alloc(o.sh[0]...)
+	out := o.allocDirty(o.sh[0]...)
 	if o.f64 != nil {
 		maskFill(o.f64[0], o.f64[1], out.Float64s(), op.fill)
 	} else {
@@ -180,7 +180,7 @@ func (op *maskFillOp) Do(vs ...G.Value) (G.Value, error) {
 func (op *maskFillOp) DiffWRT(int) []bool { return []bool{true, false} }
 
 func (op *maskFillOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
-	ds, err := applyOp(newMaskFill(out.Dims(), 0), grad, in[1])
+	ds, err := op.applyOp(newMaskFill(out.Dims(), 0), grad, in[1])
 	return G.Nodes{ds, nil}, err
 }
 

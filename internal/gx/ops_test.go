@@ -51,6 +51,14 @@ func TestOpGradients(t *testing.T) {
 	tmask := gx.NewParam("tmask", gx.Float64, B)
 	tmask.Set([]float64{1, 0.5})
 	u2 := randParam(rng, "u2", B, A)
+	const Hg = 3 // GRU hidden size
+	x1 := randParam(rng, "x1", B, 3*Hg)
+	x2 := randParam(rng, "x2", B, 3*Hg)
+	hh := randParam(rng, "hh", B, 3*Hg)
+	b3 := randParam(rng, "b3", 3*Hg)
+	bhn := randParam(rng, "bhn", Hg)
+	gates := randParam(rng, "gates", B, 4*Hg)
+	h0 := randParam(rng, "h0", B, Hg)
 	mask := gx.NewParam("mask", gx.Float64, B, S)
 	mask.Set([]float64{1, 1, 0, 0, 1, 0})
 
@@ -89,6 +97,13 @@ func TestOpGradients(t *testing.T) {
 		{"ConcatLast3D", []*gx.Param{X, P}, func(g *gx.Graph) *gx.Node { return g.ConcatLast(g.Bind(X), g.Bind(P)) }},
 		{"SoftmaxXent", []*gx.Param{u}, func(g *gx.Graph) *gx.Node {
 			return g.ScaleBy(g.Bind(X), g.SoftmaxXent(g.Bind(u), g.Bind(tgt), g.Bind(tmask), 0.5))
+		}},
+		{"GRUGates", []*gx.Param{x1, x2, hh, b3, bhn}, func(g *gx.Graph) *gx.Node {
+			return g.GRUGates([]*gx.Node{g.Bind(x1), g.Bind(x2)}, g.Bind(hh), g.Bind(b3), g.Bind(bhn))
+		}},
+		{"GRUBlend", []*gx.Param{gates, h0}, func(g *gx.Graph) *gx.Node { return g.GRUBlend(g.Bind(gates), g.Bind(h0)) }},
+		{"GRUStep", []*gx.Param{x1, hh, b3, bhn, h0}, func(g *gx.Graph) *gx.Node {
+			return g.GRUBlend(g.GRUGates([]*gx.Node{g.Bind(x1)}, g.Bind(hh), g.Bind(b3), g.Bind(bhn)), g.Bind(h0))
 		}},
 		{"Chain", []*gx.Param{X, y, W}, func(g *gx.Graph) *gx.Node {
 			// context of a general-score attention: WSum(softmax(BMV(X Wᵀ, y)), X)

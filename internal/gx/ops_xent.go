@@ -73,7 +73,7 @@ func xent[T float](z, y, m []T, V int) (float64, error) {
 }
 
 func (op *softmaxXentOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := getOperands("SoftmaxXent", vs)
+	o, err := op.getOperands(vs)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func (op *softmaxXentOp) Do(vs ...G.Value) (G.Value, error) {
 func (op *softmaxXentOp) DiffWRT(int) []bool { return []bool{true, false, false} }
 
 func (op *softmaxXentOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
-	dz, err := applyOp(&softmaxXentGradOp{base{name: "SoftmaxXentGrad", args: fmt.Sprint(op.c), in: []int{2, 1, 1, 0}, out: 2}, op.c}, in[0], in[1], in[2], grad)
+	dz, err := op.applyOp(&softmaxXentGradOp{base{name: "SoftmaxXentGrad", args: fmt.Sprint(op.c), in: []int{2, 1, 1, 0}, out: 2}, op.c}, in[0], in[1], in[2], grad)
 	return G.Nodes{dz, nil, nil}, err
 }
 
@@ -118,7 +118,7 @@ func xentGrad[T float](z, y, m, out []T, V int, scale T) {
 }
 
 func (op *softmaxXentGradOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := getOperands("SoftmaxXentGrad", vs)
+	o, err := op.getOperands(vs)
 	if err != nil {
 		return nil, err
 	}
@@ -156,11 +156,11 @@ func logSoftmax[T float](z, out []T, V int) {
 }
 
 func (op *logSoftmaxOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := getOperands("LogSoftmax", vs)
+	o, err := op.getOperands(vs)
 	if err != nil {
 		return nil, err
 	}
-	out := o.alloc(o.sh[0]...)
+	out := o.allocDirty(o.sh[0]...)
 	V := o.sh[0][1]
 	if o.f64 != nil {
 		logSoftmax(o.f64[0], out.Float64s(), V)

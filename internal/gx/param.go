@@ -77,3 +77,19 @@ func (p *Param) Glorot(rng *rand.Rand) {
 	}
 	p.Uniform(rng, math.Sqrt(6/float64(in+out)))
 }
+
+// Data32 is the parameter's own storage if it is float32, else nil.
+func (p *Param) Data32() []float32 {
+	if p.Value.Dtype() != Float32 {
+		return nil
+	}
+	return p.Value.Float32s()
+}
+
+// Data64 is the parameter's own storage if it is float64, else nil.
+func (p *Param) Data64() []float64 {
+	if p.Value.Dtype() != Float64 {
+		return nil
+	}
+	return p.Value.Float64s()
+}

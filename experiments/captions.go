@@ -1,0 +1,292 @@
+package experiments
+
+import (
+	"bytes"
+	"fmt"
+	"image/png"
+	"os"
+	"path/filepath"
+
+	"github.com/attnzoo/attnzoo/metrics"
+	"github.com/attnzoo/attnzoo/seq2seq"
+	"github.com/attnzoo/attnzoo/tasks/captioning"
+)
+
+// captionCorpus is a captioning task's data as region vectors: image
+// patches (the patches encoder) or precomputed features.
+type captionCorpus struct {
+	data             *captioning.Data
+	S, P             int // regions and their size
+	rows, cols       int // the regions' grid, for localisation and overlays
+	train, dev, test []capItem
+}
+
+type capItem struct {
+	regions []float32
+	tgt     []int
+	ex      *captioning.Example
+}
+
+func newCaptionCorpus(d *captioning.Data, r *Run) (*captionCorpus, error) {
+	c := &captionCorpus{data: d}
+	cache := map[*captioning.Image][]float32{}
+	regions := func(ex *captioning.Example) ([]float32, error) {
+		if ex.Features != nil {
+			if r.Model.Encoder != "features" {
+				return nil, fmt.Errorf("task %s gives precomputed features: use encoder \"features\"", r.TaskID)
+			}
+			flat := make([]float32, 0, len(ex.Features)*len(ex.Features[0]))
+			for _, f := range ex.Features {
+				flat = append(flat, f...)
+			}
+			c.S, c.P = len(ex.Features), len(ex.Features[0])
+			c.rows, c.cols = ex.Grid[0], ex.Grid[1]
+			return flat, nil
+		}
+		im := ex.Image
+		if im == nil {
+			return nil, fmt.Errorf("example %s has neither an image nor features", ex.ID)
+		}
+		if r.Model.Encoder != "patches" {
+			return nil, fmt.Errorf("task %s gives images: use encoder \"patches\"", r.TaskID)
+		}
+		p := r.Model.Patch
+		if im.H%p != 0 || im.W%p != 0 {
+			return nil, fmt.Errorf("[model] patch %d does not divide the %d×%d images", p, im.H, im.W)
+		}
+		c.rows, c.cols = im.H/p, im.W/p
+		c.S, c.P = c.rows*c.cols, im.C*p*p
+		if v, ok := cache[im]; ok {
+			return v, nil
+		}
+		v := patchify(im, p)
+		cache[im] = v
+		return v, nil
+	}
+	for _, sp := range []struct {
+		in  []captioning.Example
+		out *[]capItem
+	}{{d.Train, &c.train}, {d.Dev, &c.dev}, {d.Test, &c.test}} {
+		for i := range sp.in {
+			ex := &sp.in[i]
+			rg, err := regions(ex)
+			if err != nil {
+				return nil, err
+			}
+			*sp.out = append(*sp.out, capItem{regions: rg, tgt: d.Vocab.Encode(ex.Caption), ex: ex})
+		}
+	}
+	if len(c.train) == 0 || len(c.test) == 0 {
+		return nil, fmt.Errorf("task %s gave %d training and %d test examples", r.TaskID, len(c.train), len(c.test))
+	}
+	return c, nil
+}
+
+// patchify cuts a C×H×W image into non-overlapping p×p patches, row-major
+// over the grid; each patch is flattened channel, then row, then column.
+func patchify(im *captioning.Image, p int) []float32 {
+	rows, cols := im.H/p, im.W/p
+	out := make([]float32, 0, rows*cols*im.C*p*p)
+	for r := 0; r < rows; r++ {
+		for c := 0; c < cols; c++ {
+			for ch := 0; ch < im.C; ch++ {
+				for y := r * p; y < (r+1)*p; y++ {
+					for x := c * p; x < (c+1)*p; x++ {
+						out = append(out, im.At(ch, y, x))
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+func (c *captionCorpus) split(name string) []capItem {
+	switch name {
+	case "dev":
+		return c.dev
+	case "test":
+		return c.test
+	}
+	return c.train
+}
+
+func (c *captionCorpus) configure(cfg *seq2seq.Config) error {
+	if !seq2seq.IsRegionEncoder(cfg.Encoder) {
+		return fmt.Errorf("encoder %q reads token sequences; a captioning task needs patches or features", cfg.Encoder)
+	}
+	cfg.TgtVocab, cfg.Regions, cfg.RegionSize, cfg.MaxSrcLen, cfg.SrcVocab = c.data.Vocab.Len(), c.S, c.P, c.S, 1
+	return nil
+}
+
+// maxSrc is the longest training caption (decoding allows twice that + 10).
+func (c *captionCorpus) maxSrc() int {
+	n := 0
+	for _, it := range c.train {
+		n = max(n, len(it.tgt))
+	}
+	return n
+}
+
+func (c *captionCorpus) trainLen() int { return len(c.train) }
+
+func (c *captionCorpus) batch(items []capItem, withTgt bool) (*seq2seq.Batch, error) {
+	rg := make([][]float32, len(items))
+	var tgt [][]int
+	if withTgt {
+		tgt = make([][]int, len(items))
+	}
+	for i, it := range items {
+		rg[i] = it.regions
+		if withTgt {
+			tgt[i] = it.tgt
+		}
+	}
+	return seq2seq.NewRegionBatch(rg, c.S, c.P, tgt)
+}
+
+func (c *captionCorpus) trainBatch(idx []int) (*seq2seq.Batch, error) {
+	items := make([]capItem, len(idx))
+	for i, j := range idx {
+		items[i] = c.train[j]
+	}
+	return c.batch(items, true)
+}
+
+func (c *captionCorpus) scoringBatches(split string, size int) ([]*seq2seq.Batch, error) {
+	sp := c.split(split)
+	var out []*seq2seq.Batch
+	for i := 0; i < len(sp); i += size {
+		b, err := c.batch(sp[i:min(i+size, len(sp))], true)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+func (c *captionCorpus) vocabs() ([]string, []string) { return nil, c.data.Vocab.Tokens() }
+
+// evaluate decodes a split's images and scores the captions: BLEU-1…4
+// against every reference (bleu = BLEU-4), exact match against any
+// reference, and attention localisation for the generated words that name
+// an object with a gold box (loc_mass: the share of attention inside the
+// box; loc_peak: the share of words whose attention peak lies inside).
+func (c *captionCorpus) evaluate(m *seq2seq.Model, split string, n, batch, maxLen, beam int, alpha float64, cache *seq2seq.GraphCache, keep int, dir string) (*evalResult, error) {
+	sp := c.split(split)
+	n = min(n, len(sp))
+	res := &evalResult{metrics: map[string]float64{}}
+	var hyps [][]string
+	var refs [][][]string
+	exact, entropy, rows := 0, 0.0, 0
+	var locMass, locPeak float64
+	locN := 0
+	for i := 0; i < n; i += batch {
+		items := sp[i:min(i+batch, n)]
+		b, err := c.batch(items, false)
+		if err != nil {
+			return nil, err
+		}
+		var out []seq2seq.Hypothesis
+		if beam == 1 {
+			out, err = m.Greedy(b, maxLen, cache)
+		} else {
+			out, err = m.Beam(b, beam, maxLen, alpha, cache)
+		}
+		if err != nil {
+			return nil, err
+		}
+		for k, h := range out {
+			it := items[k]
+			hyp := c.data.Vocab.Decode(h.Tokens)
+			hyps = append(hyps, hyp)
+			refs = append(refs, it.ex.Refs)
+			for _, r := range it.ex.Refs {
+				if equalTokens(hyp, r) {
+					exact++
+					break
+				}
+			}
+			tok := h.Align[:min(len(h.Align), len(h.Tokens))]
+			if len(tok) > 0 {
+				entropy += metrics.AttentionEntropy(tok) * float64(len(tok))
+				rows += len(tok)
+			}
+			if it.ex.Boxes != nil && c.rows*c.cols == c.S && c.rows > 0 {
+				boxes := make([][]metrics.Region, len(tok))
+				for t := range tok {
+					for _, bx := range it.ex.Boxes[hyp[t]] {
+						boxes[t] = append(boxes[t], metrics.Region(bx))
+					}
+				}
+				mass, peak, nw, err := metrics.Localization(tok, c.rows, c.cols, boxes)
+				if err != nil {
+					return nil, err
+				}
+				if nw > 0 {
+					locMass += mass * float64(nw)
+					locPeak += peak * float64(nw)
+					locN += nw
+				}
+			}
+			idx := i + k
+			if idx < keep {
+				e := Example{Index: idx, Ref: it.ex.Refs[0], Hyp: hyp, Weights: h.Align, Grid: [2]int{c.rows, c.cols}}
+				for s := 0; s < c.S; s++ {
+					e.Src = append(e.Src, fmt.Sprintf("r%d", s))
+				}
+				if it.ex.Raw != nil && dir != "" {
+					name := fmt.Sprintf("examples/%d.png", idx)
+					if err := saveImage(filepath.Join(dir, filepath.FromSlash(name)), it.ex); err != nil {
+						return nil, err
+					}
+					e.Image = name
+				}
+				res.examples = append(res.examples, e)
+			}
+		}
+	}
+	for order := 1; order <= 4; order++ {
+		bl, err := metrics.CorpusBLEU(hyps, refs, metrics.BLEUOptions{MaxOrder: order})
+		if err != nil {
+			return nil, err
+		}
+		res.metrics[fmt.Sprintf("bleu%d", order)] = bl.BLEU
+		if order == 4 {
+			res.metrics["bleu"] = bl.BLEU
+		}
+	}
+	res.metrics["exact_match"] = float64(exact) / float64(max(len(hyps), 1))
+	if rows > 0 {
+		res.metrics["entropy"] = entropy / float64(rows)
+	}
+	if locN > 0 {
+		res.metrics["loc_mass"] = locMass / float64(locN)
+		res.metrics["loc_peak"] = locPeak / float64(locN)
+	}
+	return res, nil
+}
+
+func equalTokens(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func saveImage(path string, ex *captioning.Example) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, ex.Raw); err != nil {
+		return err
+	}
+	return seq2seq.WriteFileAtomic(path, b.Bytes())
+}

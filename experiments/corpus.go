@@ -1,0 +1,115 @@
+package experiments
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/attnzoo/attnzoo/seq2seq"
+	"github.com/attnzoo/attnzoo/tasks"
+	"github.com/attnzoo/attnzoo/tasks/captioning"
+)
+
+// corpus is a run's data, whatever its kind: token sequences (translation)
+// or image regions (captioning). The runner trains and evaluates through it.
+type corpus interface {
+	configure(c *seq2seq.Config) error
+	maxSrc() int
+	trainLen() int
+	trainBatch(idx []int) (*seq2seq.Batch, error)
+	// scoringBatches cuts a split into batches with targets, for perplexity.
+	scoringBatches(split string, size int) ([]*seq2seq.Batch, error)
+	evaluate(m *seq2seq.Model, split string, n, batch, maxLen, beam int, alpha float64, cache *seq2seq.GraphCache, keep int, dir string) (*evalResult, error)
+	vocabs() (src, tgt []string)
+}
+
+// loadCorpus loads a run's task data.
+func loadCorpus(r *Run) (corpus, error) {
+	if slices.Contains(captioning.Names(), r.TaskID) {
+		task, err := captioning.New(r.TaskID, r.Task)
+		if err != nil {
+			return nil, err
+		}
+		data, err := task.Load(r.Seed)
+		if err != nil {
+			return nil, err
+		}
+		return newCaptionCorpus(data, r)
+	}
+	task, err := tasks.New(r.TaskID, r.Task)
+	if err != nil {
+		return nil, err
+	}
+	data, err := task.Load(r.Seed)
+	if err != nil {
+		return nil, err
+	}
+	c := &textCorpus{data: data, train: encode(data, data.Train), dev: encode(data, data.Dev), test: encode(data, data.Test)}
+	if len(c.train.src) == 0 || len(c.test.src) == 0 {
+		return nil, fmt.Errorf("experiments: task %s gave %d training and %d test examples", r.TaskID, len(c.train.src), len(c.test.src))
+	}
+	return c, nil
+}
+
+// textCorpus is a translation task's data.
+type textCorpus struct {
+	data             *tasks.Data
+	train, dev, test encoded
+}
+
+func (c *textCorpus) split(name string) encoded {
+	switch name {
+	case "dev":
+		return c.dev
+	case "test":
+		return c.test
+	}
+	return c.train
+}
+
+func (c *textCorpus) configure(cfg *seq2seq.Config) error {
+	cfg.SrcVocab, cfg.TgtVocab, cfg.MaxSrcLen = c.data.SrcVocab.Len(), c.data.TgtVocab.Len(), c.maxSrc()
+	if seq2seq.IsRegionEncoder(cfg.Encoder) {
+		return fmt.Errorf("encoder %q reads image regions; a translation task needs rnn or birnn", cfg.Encoder)
+	}
+	return nil
+}
+
+func (c *textCorpus) maxSrc() int {
+	n := 0
+	for _, s := range slices.Concat(c.train.src, c.dev.src, c.test.src) {
+		n = max(n, len(s))
+	}
+	return n
+}
+
+func (c *textCorpus) trainLen() int { return len(c.train.src) }
+
+func (c *textCorpus) trainBatch(idx []int) (*seq2seq.Batch, error) {
+	src, tgt := make([][]int, len(idx)), make([][]int, len(idx))
+	for i, j := range idx {
+		src[i], tgt[i] = c.train.src[j], c.train.tgt[j]
+	}
+	return seq2seq.NewBatch(src, tgt)
+}
+
+func (c *textCorpus) scoringBatches(split string, size int) ([]*seq2seq.Batch, error) {
+	sp := c.split(split)
+	var out []*seq2seq.Batch
+	for i := 0; i < len(sp.src); i += size {
+		j := min(i+size, len(sp.src))
+		b, err := seq2seq.NewBatch(sp.src[i:j], sp.tgt[i:j])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+func (c *textCorpus) evaluate(m *seq2seq.Model, split string, n, batch, maxLen, beam int, alpha float64, cache *seq2seq.GraphCache, keep int, _ string) (*evalResult, error) {
+	return evaluate(m, c.data, c.split(split), n, batch, maxLen, beam, alpha, cache, keep)
+}
+
+func (c *textCorpus) vocabs() ([]string, []string) {
+	return c.data.SrcVocab.Tokens(), c.data.TgtVocab.Tokens()
+}
