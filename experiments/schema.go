@@ -323,15 +323,11 @@ func (e *Experiment) taskOptions() tasks.Options {
 
 // taskError places a task's error at the line of the key it names.
 func (e *Experiment) taskError(task string, err error) error {
-	var ke *tasks.KeyError
-	if errors.As(err, &ke) && len(ke.Keys) > 0 {
-		return e.errf("task", ke.Keys[0], "%s", strings.TrimPrefix(err.Error(), "tasks: "))
-	}
-	var ck *captioning.KeyError
-	if errors.As(err, &ck) && len(ck.Keys) > 0 {
-		return e.errf("task", ck.Keys[0], "%s", strings.TrimPrefix(err.Error(), "captioning: "))
-	}
 	msg := strings.TrimPrefix(strings.TrimPrefix(err.Error(), "tasks: "), "captioning: ")
+	var ke *tasks.KeyError // captioning's KeyError is the same type
+	if errors.As(err, &ke) && len(ke.Keys) > 0 {
+		return e.errf("task", ke.Keys[0], "%s", msg)
+	}
 	keys := make([]string, 0, len(e.Task))
 	for k := range e.Task {
 		keys = append(keys, k)

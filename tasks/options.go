@@ -11,6 +11,7 @@ import (
 
 // KeyError reports option keys a task does not accept.
 type KeyError struct {
+	Pkg  string   // the package reporting it ("tasks", "captioning"); "" means tasks
 	Task string   // the task's name
 	Keys []string // the unknown keys, sorted
 	Have []string // the keys the task accepts, sorted
@@ -29,22 +30,27 @@ func (e *KeyError) Error() string {
 	if len(e.Keys) > 1 {
 		noun = "keys"
 	}
-	return fmt.Sprintf("tasks: %s: unknown %s %s (have: %s)", e.Task, noun, strings.Join(quoted, ", "), have)
+	pkg := e.Pkg
+	if pkg == "" {
+		pkg = "tasks"
+	}
+	return fmt.Sprintf("%s: %s: unknown %s %s (have: %s)", pkg, e.Task, noun, strings.Join(quoted, ", "), have)
 }
 
-// optionReader reads a task's options with defaults and collects every
+// OptionReader reads a task's options with defaults and collects every
 // problem, so that a factory reads its keys in a few lines:
 //
-//	r := readOptions("reverse", opts)
-//	n := r.Int("max_len", 10)
-//	r.Check(n >= 1, "max_len: must be >= 1, got %d", n)
+//	r := readOptions("shapes", opts)
+//	n := r.Int("size", 64)
+//	r.Check(n >= 16, "size: must be >= 16, got %d", n)
 //	if err := r.Err(); err != nil {
 //		return nil, err
 //	}
 //
 // A factory must read every key it accepts unconditionally, before calling
 // Err: the keys read are the keys accepted (Keys relies on it).
-type optionReader struct {
+type OptionReader struct {
+	pkg    string
 	task   string
 	opts   Options
 	known  map[string]bool
@@ -52,8 +58,18 @@ type optionReader struct {
 	checks []error // impossible values
 }
 
+// NewOptionReader reads a task's options; pkg prefixes its error messages
+// ("tasks", "captioning"). Other task packages use it so every task reads
+// and reports its options the same way.
+func NewOptionReader(pkg, task string, opts Options) *OptionReader {
+	return &OptionReader{pkg: pkg, task: task, opts: opts, known: make(map[string]bool)}
+}
+
+// optionReader is this package's name for OptionReader.
+type optionReader = OptionReader
+
 func readOptions(task string, opts Options) *optionReader {
-	return &optionReader{task: task, opts: opts, known: make(map[string]bool)}
+	return NewOptionReader("tasks", task, opts)
 }
 
 func (r *optionReader) get(key string) (any, bool) {
@@ -62,8 +78,14 @@ func (r *optionReader) get(key string) (any, bool) {
 	return v, ok
 }
 
+// Has reports whether key was given (and marks it known).
+func (r *optionReader) Has(key string) bool {
+	_, ok := r.get(key)
+	return ok
+}
+
 func (r *optionReader) wrongType(key, want string, v any) {
-	r.errs = append(r.errs, fmt.Errorf("tasks: %s: %s: want %s, got %s", r.task, key, want, describe(v)))
+	r.errs = append(r.errs, fmt.Errorf("%s: %s: %s: want %s, got %s", r.pkg, r.task, key, want, describe(v)))
 }
 
 // Int reads an integer; a float with an integral value (1e4) is accepted.
@@ -113,14 +135,16 @@ func (r *optionReader) String(key, def string) string {
 	return s
 }
 
-// RequiredString reads a string that must be present.
+// RequiredString reads a string that must be present and not empty.
 func (r *optionReader) RequiredString(key string) string {
-	if _, ok := r.opts[key]; !ok {
-		r.known[key] = true
-		r.errs = append(r.errs, fmt.Errorf("tasks: %s: missing required key %q", r.task, key))
+	if _, ok := r.get(key); !ok {
+		r.errs = append(r.errs, fmt.Errorf("%s: %s: missing required key %q", r.pkg, r.task, key))
 		return ""
 	}
-	return r.String(key, "")
+	s := r.String(key, "")
+	_, isString := r.opts[key].(string)
+	r.Check(!isString || s != "", "%s: must not be empty", key)
+	return s
 }
 
 // Bool reads a boolean.
@@ -137,12 +161,71 @@ func (r *optionReader) Bool(key string, def bool) bool {
 	return b
 }
 
+// Strings reads an array of strings.
+func (r *optionReader) Strings(key string, def []string) []string {
+	v, ok := r.get(key)
+	if !ok {
+		return def
+	}
+	switch x := v.(type) {
+	case []string:
+		return append([]string(nil), x...)
+	case []any:
+		out := make([]string, len(x))
+		for i, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				r.wrongType(key, "an array of strings", v)
+				return def
+			}
+			out[i] = s
+		}
+		return out
+	}
+	r.wrongType(key, "an array of strings", v)
+	return def
+}
+
+// IntPair reads either one integer n, meaning (n, n), or an array of two
+// integers.
+func (r *optionReader) IntPair(key string, def [2]int) [2]int {
+	v, ok := r.get(key)
+	if !ok {
+		return def
+	}
+	if n, ok := asInt(v); ok {
+		return [2]int{n, n}
+	}
+	var elems []any
+	switch x := v.(type) {
+	case []any:
+		elems = x
+	case []int:
+		for _, e := range x {
+			elems = append(elems, e)
+		}
+	case []int64:
+		for _, e := range x {
+			elems = append(elems, e)
+		}
+	}
+	if len(elems) == 2 {
+		a, okA := asInt(elems[0])
+		b, okB := asInt(elems[1])
+		if okA && okB {
+			return [2]int{a, b}
+		}
+	}
+	r.wrongType(key, "an integer or an array of two integers", v)
+	return def
+}
+
 // Check records an impossible value when ok is false. The message should
 // name the key(s) and the values. Checks are reported only when every value
 // had the right type, since a value of the wrong type was replaced by its default.
 func (r *optionReader) Check(ok bool, format string, args ...any) {
 	if !ok {
-		r.checks = append(r.checks, fmt.Errorf("tasks: %s: "+format, append([]any{r.task}, args...)...))
+		r.checks = append(r.checks, fmt.Errorf("%s: %s: "+format, append([]any{r.pkg, r.task}, args...)...))
 	}
 }
 
@@ -163,7 +246,7 @@ func (r *optionReader) Err() error {
 			have = append(have, k)
 		}
 		sort.Strings(have)
-		errs = append(errs, &KeyError{Task: r.task, Keys: unknown, Have: have})
+		errs = append(errs, &KeyError{Pkg: r.pkg, Task: r.task, Keys: unknown, Have: have})
 	}
 	errs = append(errs, r.errs...)
 	if len(r.errs) == 0 {
