@@ -188,12 +188,7 @@ func (c *captionCorpus) evaluate(m *seq2seq.Model, split string, n, batch, maxLe
 		if err != nil {
 			return nil, err
 		}
-		var out []seq2seq.Hypothesis
-		if beam == 1 {
-			out, err = m.Greedy(b, maxLen, cache)
-		} else {
-			out, err = m.Beam(b, beam, maxLen, alpha, cache)
-		}
+		out, err := decodeBatch(m, b, maxLen, beam, alpha, cache)
 		if err != nil {
 			return nil, err
 		}

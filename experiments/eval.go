@@ -48,12 +48,7 @@ func evaluate(m *seq2seq.Model, data *tasks.Data, sp encoded, n, batch, maxLen, 
 		if err != nil {
 			return nil, err
 		}
-		var out []seq2seq.Hypothesis
-		if beam == 1 {
-			out, err = m.Greedy(b, maxLen, cache)
-		} else {
-			out, err = m.Beam(b, beam, maxLen, alpha, cache)
-		}
+		out, err := decodeBatch(m, b, maxLen, beam, alpha, cache)
 		if err != nil {
 			return nil, err
 		}
@@ -127,4 +122,12 @@ func writeAlignments(path string, ex []Example) error {
 		b.WriteByte('\n')
 	}
 	return seq2seq.WriteFileAtomic(path, b.Bytes())
+}
+
+// decodeBatch decodes greedily (beam 1) or with beam search.
+func decodeBatch(m *seq2seq.Model, b *seq2seq.Batch, maxLen, beam int, alpha float64, cache *seq2seq.GraphCache) ([]seq2seq.Hypothesis, error) {
+	if beam == 1 {
+		return m.Greedy(b, maxLen, cache)
+	}
+	return m.Beam(b, beam, maxLen, alpha, cache)
 }
