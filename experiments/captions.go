@@ -76,8 +76,8 @@ func newCaptionCorpus(d *captioning.Data, r *Run) (*captionCorpus, error) {
 			*sp.out = append(*sp.out, capItem{regions: rg, tgt: d.Vocab.Encode(ex.Caption), ex: ex})
 		}
 	}
-	if len(c.train) == 0 || len(c.test) == 0 {
-		return nil, fmt.Errorf("task %s gave %d training and %d test examples", r.TaskID, len(c.train), len(c.test))
+	if len(c.train) == 0 || len(c.dev) == 0 || len(c.test) == 0 {
+		return nil, fmt.Errorf("task %s gave %d training, %d dev and %d test examples: every split needs some (dev is evaluated every eval_every steps)", r.TaskID, len(c.train), len(c.dev), len(c.test))
 	}
 	return c, nil
 }

@@ -44,8 +44,8 @@ func loadCorpus(r *Run) (corpus, error) {
 		return nil, err
 	}
 	c := &textCorpus{data: data, train: encode(data, data.Train), dev: encode(data, data.Dev), test: encode(data, data.Test)}
-	if len(c.train.src) == 0 || len(c.test.src) == 0 {
-		return nil, fmt.Errorf("experiments: task %s gave %d training and %d test examples", r.TaskID, len(c.train.src), len(c.test.src))
+	if len(c.train.src) == 0 || len(c.dev.src) == 0 || len(c.test.src) == 0 {
+		return nil, fmt.Errorf("task %s gave %d training, %d dev and %d test examples: every split needs some (dev is evaluated every eval_every steps)", r.TaskID, len(c.train.src), len(c.dev.src), len(c.test.src))
 	}
 	return c, nil
 }

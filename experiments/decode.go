@@ -2,7 +2,6 @@ package experiments
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -30,6 +29,9 @@ func LoadRun(dir string) (*Trained, error) {
 	m, err := seq2seq.FromCheckpoint(st.Model)
 	if err != nil {
 		return nil, fmt.Errorf("experiments: %s: %w", ck, err)
+	}
+	if seq2seq.IsRegionEncoder(m.Cfg.Encoder) {
+		return nil, fmt.Errorf("experiments: %s is a captioning run (encoder %s): it reads images, not text; its test examples and their attention are in alignments.jsonl and the report", dir, m.Cfg.Encoder)
 	}
 	t := &Trained{Model: m, Src: tasks.NewVocab(st.Model.SrcVocab), Tgt: tasks.NewVocab(st.Model.TgtVocab)}
 	var cfg runConfigTOML
@@ -103,5 +105,3 @@ func (t *Trained) DecodeText(input string, beam int) (*Decoded, error) {
 	d.Out, d.Align, d.Score = t.Tgt.Decode(hs[0].Tokens), hs[0].Align, hs[0].Score
 	return d, nil
 }
-
-var _ = os.Stat

@@ -91,7 +91,7 @@ func DrawFigures(dir string, p Plots) (*FigureSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	if e, err := Load(filepath.Join(dir, "experiment.toml")); err == nil {
+	if e, err := loadSaved(filepath.Join(dir, "experiment.toml")); err == nil {
 		p = e.Plots
 	}
 	save := plots.SaveOptions{PDF: contains(p.Formats, "pdf")}

@@ -33,7 +33,7 @@ type Summary struct {
 func Collect(dir string) (*Summary, error) {
 	s := &Summary{Failed: map[string]string{}}
 	order := map[string]int{}
-	if e, err := Load(filepath.Join(dir, "experiment.toml")); err == nil {
+	if e, err := loadSaved(filepath.Join(dir, "experiment.toml")); err == nil {
 		if axes, err := e.axes(); err == nil {
 			for _, a := range axes {
 				s.Keys = append(s.Keys, a.full)

@@ -20,6 +20,11 @@ import (
 	"github.com/attnzoo/attnzoo/tasks"
 )
 
+// batchStream separates the batch sampler's generator from the model's
+// initialisation and the dropout masks (seq2seq seeds those with the run's
+// seed and other stream words), so no two of them ever coincide.
+const batchStream = 0xba7c4e5a3f1d2b69
+
 // ErrInterrupted is returned by a run stopped by its context after it
 // wrote a checkpoint.
 var ErrInterrupted = errors.New("interrupted")
@@ -158,6 +163,9 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 	windowN := 0
 	var lines []evalLine
 	if st, err := readState(ckPath); err == nil {
+		if a, b := fmt.Sprintf("%+v", st.Model.Config), fmt.Sprintf("%+v", model.Cfg); a != b {
+			return nil, fmt.Errorf("experiments: %s was trained with another model configuration than the experiment file now gives:\n  checkpoint: %s\n  file:       %s\nresume with the file it was started with, or use another --out", ckPath, a, b)
+		}
 		if model, err = seq2seq.FromCheckpoint(st.Model); err != nil {
 			return nil, fmt.Errorf("experiments: %s: %w", ckPath, err)
 		}
@@ -175,6 +183,7 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 	}
 
 	tr := seq2seq.NewTrainer(model, opt, uint64(r.Seed))
+	tr.Steps = start
 	defer tr.Cache.Close()
 	evalCache := seq2seq.NewGraphCache(0)
 	defer evalCache.Close()
@@ -193,7 +202,7 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 			}
 			return nil, ErrInterrupted
 		}
-		rng := rand.New(rand.NewPCG(uint64(r.Seed), uint64(step)))
+		rng := rand.New(rand.NewPCG(uint64(r.Seed)^batchStream, uint64(step)))
 		idx := make([]int, r.Train.Batch)
 		for i := range idx {
 			idx[i] = rng.IntN(data.trainLen())
@@ -215,10 +224,13 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 		windowLoss += loss
 		windowN++
 		if step%r.Train.EvalEvery == 0 || step == r.Train.Steps {
-			elapsed := trainSeconds + time.Since(t0).Seconds()
+			// train_seconds counts training steps only: the clock stops for
+			// the dev evaluation and the checkpoint
+			trainSeconds += time.Since(t0).Seconds()
+			elapsed := trainSeconds
 			ev, err := data.evaluate(model, "dev", r.Train.EvalSize, r.Train.Batch, maxLen, 1, r.Decode.Alpha, evalCache, 0, dir)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("experiments: run %s: dev evaluation at step %d: %w", r.ID, step, err)
 			}
 			line := evalLine{Step: step, Loss: windowLoss / float64(windowN), LR: opt.Rate(),
 				DevTokenAcc: ev.metrics["token_acc"], DevExactMatch: ev.metrics["exact_match"], Seconds: elapsed}
@@ -227,11 +239,10 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 			if err := writeLines(metricsPath, lines); err != nil {
 				return nil, err
 			}
-			trainSeconds += time.Since(t0).Seconds()
-			t0 = time.Now()
 			if err := save(step); err != nil {
 				return nil, err
 			}
+			t0 = time.Now()
 		}
 		report(Progress{Run: r.ID, Step: step, Steps: r.Train.Steps, Loss: loss, Elapsed: time.Duration((trainSeconds + time.Since(t0).Seconds()) * float64(time.Second))})
 	}

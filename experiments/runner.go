@@ -75,7 +75,7 @@ func (e *Experiment) runWithReport(ctx context.Context, opt Options, hook func(P
 	if err := seq2seq.WriteFileAtomic(filepath.Join(dir, "experiment.toml"), e.Raw); err != nil {
 		return nil, err
 	}
-	removeStaleTemps(runsDir)
+	removeStaleTemps(runsDir, mine)
 	workers := max(opt.Workers, 1)
 	log := opt.Log
 	if log == nil {
@@ -107,11 +107,13 @@ func (e *Experiment) runWithReport(ctx context.Context, opt Options, hook func(P
 			}
 		}()
 	}
+dispatch:
 	for _, r := range mine {
-		if ctx.Err() != nil {
-			break
+		select {
+		case <-ctx.Done():
+			break dispatch
+		case jobs <- r:
 		}
-		jobs <- r
 	}
 	close(jobs)
 	wg.Wait()
@@ -229,9 +231,13 @@ func (p *progress) finish() {
 
 // removeStaleTemps deletes temporary files a killed process left behind
 // (WriteFileAtomic's ".NAME.tmp*" files, never renamed into place).
-func removeStaleTemps(runsDir string) {
-	matches, _ := filepath.Glob(filepath.Join(runsDir, "*", ".*.tmp*"))
-	for _, m := range matches {
-		os.Remove(m)
+// Only this process's runs are cleaned: another shard may be writing into
+// the same folder.
+func removeStaleTemps(runsDir string, mine []*Run) {
+	for _, r := range mine {
+		matches, _ := filepath.Glob(filepath.Join(runsDir, r.ID, ".*.tmp*"))
+		for _, m := range matches {
+			os.Remove(m)
+		}
 	}
 }

@@ -36,6 +36,8 @@ type Experiment struct {
 
 	File string `toml:"-"` // the file it came from
 	Raw  []byte `toml:"-"` // its text
+
+	skipTask bool // a saved copy: the task's options are not re-checked
 }
 
 // Model is the [model] table.
@@ -141,7 +143,20 @@ func Load(path string) (*Experiment, error) {
 var lineRe = regexp.MustCompile(`line (\d+)`)
 
 // Parse decodes and validates experiment text; file names it in errors.
-func Parse(data []byte, file string) (*Experiment, error) {
+func Parse(data []byte, file string) (*Experiment, error) { return parse(data, file, true) }
+
+// loadSaved reads a results folder's experiment.toml without checking the
+// task's options: relative data paths there point next to the original
+// file, not into the results folder.
+func loadSaved(path string) (*Experiment, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return parse(data, path, false)
+}
+
+func parse(data []byte, file string, checkTask bool) (*Experiment, error) {
 	e := Defaults()
 	e.Seeds = nil
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&e)
@@ -169,6 +184,13 @@ func Parse(data []byte, file string) (*Experiment, error) {
 	if !md.IsDefined("seeds") {
 		e.Seeds = []int64{1}
 	}
+	if md.IsDefined("sweep") && md.Type("sweep") != "Hash" {
+		return nil, e.errf("", "sweep", "must be a table ([sweep]), got a %s", strings.ToLower(md.Type("sweep")))
+	}
+	if md.IsDefined("task") && md.Type("task") != "Hash" {
+		return nil, e.errf("", "task", "must be a table ([task]), got a %s", strings.ToLower(md.Type("task")))
+	}
+	e.skipTask = !checkTask
 	if err := e.validate(); err != nil {
 		return nil, err
 	}
@@ -184,6 +206,9 @@ var tables = map[string][]string{
 }
 
 func (e *Experiment) unknownKey(k toml.Key) error {
+	if len(k) > 2 && k[0] == "sweep" {
+		return e.errf("sweep", k[1], "is a table: write dotted keys in quotes, e.g. \"%s.%s\" = [...]", k[1], k[2])
+	}
 	table := ""
 	if len(k) > 1 {
 		table = strings.Join(k[:len(k)-1], ".")
@@ -280,6 +305,9 @@ func (e *Experiment) validate() error {
 }
 
 func (e *Experiment) validateTask() error {
+	if e.skipTask {
+		return nil
+	}
 	name, ok := e.Task["name"]
 	if !ok {
 		return &Error{File: e.File, Key: "[task] name", Msg: fmt.Sprintf("missing (have: %s)", strings.Join(tasks.Names(), ", "))}
@@ -313,7 +341,10 @@ func (e *Experiment) taskOptions() tasks.Options {
 		}
 		if k == "path" || k == "dir" || k == "captions" || k == "npy" || k == "ids" || strings.HasSuffix(k, "_list") {
 			if p, ok := v.(string); ok && !filepath.IsAbs(p) && e.File != "" {
-				v = filepath.Join(filepath.Dir(e.File), p)
+				// absolute, so config.toml, collect and decode find it from anywhere
+				if abs, err := filepath.Abs(filepath.Join(filepath.Dir(e.File), p)); err == nil {
+					v = abs
+				}
 			}
 		}
 		opts[k] = v
@@ -406,7 +437,7 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 	if m.Encoder == "patches" && m.Patch <= 0 {
 		return errf("model", "patch", "must be > 0, got %d", m.Patch)
 	}
-	if t.Lambda < 0 || math.IsNaN(t.Lambda) {
+	if !(t.Lambda >= 0) || math.IsInf(t.Lambda, 0) {
 		return errf("train", "lambda", "must be ≥ 0, got %g", t.Lambda)
 	}
 	if m.Dropout < 0 || m.Dropout >= 1 || math.IsNaN(m.Dropout) {
@@ -415,16 +446,16 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 	if t.LR <= 0 || math.IsNaN(t.LR) || math.IsInf(t.LR, 0) {
 		return errf("train", "lr", "must be > 0, got %g", t.LR)
 	}
-	if t.Clip < 0 {
+	if !(t.Clip >= 0) || math.IsInf(t.Clip, 0) {
 		return errf("train", "clip", "must be ≥ 0 (0 = no clipping), got %g", t.Clip)
 	}
-	if t.LRDecay <= 0 || t.LRDecay > 1 {
+	if !(t.LRDecay > 0 && t.LRDecay <= 1) {
 		return errf("train", "lr_decay", "must be in (0, 1] (1 = no decay), got %g", t.LRDecay)
 	}
 	if t.LRDecay < 1 && t.LRDecayEvery <= 0 {
 		return errf("train", "lr_decay_every", "must be > 0 when lr_decay is %g, got %d", t.LRDecay, t.LRDecayEvery)
 	}
-	if d.Alpha < 0 {
+	if !(d.Alpha >= 0) || math.IsInf(d.Alpha, 0) {
 		return errf("decode", "alpha", "must be ≥ 0, got %g", d.Alpha)
 	}
 	if d.MaxLen < 0 {

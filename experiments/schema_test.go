@@ -54,6 +54,11 @@ func TestBadExperiments(t *testing.T) {
 		{"bad plot format", goodHead + "[plots]\nformats = [\"gif\"]\n", []string{"[plots] formats", "gif", "png, svg, pdf"}},
 		{"syntax error", goodHead + "[model\n", []string{"bad.toml:", "table name"}},
 		{"task impossible", goodHead + "min_len = 9\nmax_len = 3\n", []string{"[task]", "min_len"}},
+		{"sweep unquoted dotted key", goodHead + "[sweep]\nmodel.hidden = [16, 32]\n", []string{"[sweep] model", "in quotes"}},
+		{"sweep not a table", "sweep = 3\n" + goodHead, []string{"sweep", "must be a table"}},
+		{"nan alpha", goodHead + "[decode]\nalpha = nan\n", []string{"[decode] alpha", "≥ 0"}},
+		{"nan clip", goodHead + "[train]\nclip = nan\n", []string{"[train] clip", "≥ 0"}},
+		{"sweep bad task value", goodHead + "[sweep]\n\"task.max_len\" = [0]\n", []string{`[sweep] "task.max_len"`, "max_len"}},
 		{"decay without every", goodHead + "[train]\nlr_decay = 0.5\n", []string{"[train] lr_decay_every", "> 0"}},
 	}
 	dir := t.TempDir()
@@ -104,6 +109,17 @@ func TestSweepExpansion(t *testing.T) {
 	}
 	if runs[2].Model.Hidden != 32 || runs[4].Model.Scorer != "luong" || runs[0].Task["max_len"] != int64(5) {
 		t.Errorf("settings not applied: %+v %+v %v", runs[2].Model, runs[4].Model, runs[0].Task)
+	}
+}
+
+func TestSweepBool(t *testing.T) {
+	e, err := Parse([]byte(goodHead+"[sweep]\n\"model.beta\" = [true, false]\n"), "x.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := e.Runs()
+	if len(runs) != 4 || !runs[0].Model.Beta || runs[2].Model.Beta {
+		t.Errorf("beta not swept: %d runs", len(runs))
 	}
 }
 

@@ -84,6 +84,9 @@ func (e *Experiment) axes() ([]axis, error) {
 			sort.Strings(sc)
 			return nil, e.errf("sweep", quoteIfDotted(k), "unknown key (write \"model.KEY\", \"train.KEY\", \"decode.KEY\", \"task.KEY\", or one of: %s)", strings.Join(sc, ", "))
 		}
+		if _, nested := v.(map[string]any); nested {
+			return nil, e.errf("sweep", k, "is a table: write dotted keys in quotes, e.g. \"%s.KEY\" = [...]", k)
+		}
 		list, ok := v.([]any)
 		if !ok {
 			return nil, e.errf("sweep", quoteIfDotted(k), "must be a list of values, got %v", v)
@@ -168,9 +171,16 @@ func (e *Experiment) Runs() ([]*Run, error) {
 				taskChanged = taskChanged || strings.HasPrefix(a.Key, "task.")
 			}
 			where := r.PointID()
-			if taskChanged {
+			if taskChanged && !e.skipTask {
 				if err := newTaskCheck(taskName, r.Task); err != nil {
-					return nil, e.errf("sweep", "", "%v (in sweep point %s)", err, where)
+					key := ""
+					for _, a := range p {
+						if strings.HasPrefix(a.Key, "task.") {
+							key = quoteIfDotted(a.Key)
+							break
+						}
+					}
+					return nil, e.errf("sweep", key, "%v (in sweep point %s)", err, where)
 				}
 			}
 			if err := e.validateSettings(r.Model, r.Train, r.Decode, where); err != nil {
@@ -245,6 +255,12 @@ func (e *Experiment) apply(r *Run, a Assignment) error {
 				return bad("integer")
 			}
 			fv.SetInt(n)
+		case reflect.Bool:
+			b, ok := a.Value.(bool)
+			if !ok {
+				return bad("boolean")
+			}
+			fv.SetBool(b)
 		case reflect.Float64:
 			switch x := a.Value.(type) {
 			case float64:

@@ -17,7 +17,9 @@ var normalizers = map[string]Normalizer{
 	"softmax": func(g *gx.Graph, s, m *gx.Node) *gx.Node { return g.MaskedSoftmax(s, m) },
 	// sparsemax (Martins & Astudillo 2016): the Euclidean projection of s
 	// onto the probability simplex; many weights are exactly 0.
-	"sparsemax": func(g *gx.Graph, s, m *gx.Node) *gx.Node { return g.Sparsemax(s, m) },
+	// Masked keys are filled with −1e9 first; multiplying by the mask keeps
+	// them at exactly 0 even in a row with no unmasked key.
+	"sparsemax": func(g *gx.Graph, s, m *gx.Node) *gx.Node { return g.Mul(g.Sparsemax(s, m), m) },
 }
 
 // NormalizerNames returns the normaliser names, sorted.

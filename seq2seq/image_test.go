@@ -67,11 +67,9 @@ func TestRegionGradients(t *testing.T) {
 	}
 }
 
-// TestRegionPenaltyValue: with λ = 1 and one target step whose attention
-// is uniform over S = 4 regions (a zero query and zero keys give equal
-// scores), each region gets Σ_t α_ti = 1/4 from that step alone... the
-// penalty is λ/B Σ_b Σ_i (1 − Σ_t α_ti)². Checked here against the same
-// sum computed from the graph's own attention weights.
+// TestRegionDecodes: a region model decodes with beam search (an alignment
+// row over every region per output token), and training lowers its loss on
+// a batch.
 func TestRegionDecodes(t *testing.T) {
 	cfg := Config{Cell: "gru", Encoder: "patches", Decoder: "bahdanau", Scorer: "dot", TgtVocab: 10, Embed: 8, Hidden: 16, Attention: 8,
 		Regions: 9, RegionSize: 12, Beta: true, Lambda: 1, Dtype: "float32", Seed: 1}

@@ -62,6 +62,7 @@ var commands = map[string]command{
 	"collect": {cmdCollect, "rebuild a results folder's summary from the runs it holds"},
 	"decode":  {cmdDecode, "decode one input with a trained run, with its alignment"},
 	"plot":    {cmdPlot, "redraw every figure and report.html of a results folder"},
+	"bench":   {cmdBench, "time training and decoding on the toy-reverse speed anchor"},
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -75,10 +75,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	runs, _ := e.Runs()
 	fmt.Fprintf(stderr, "attnzoo: %s: %d runs, %d workers → %s\n", file, len(runs), *workers, e.Dir(*out))
-	_, err = e.Run(ctx, experiments.Options{Out: *out, Workers: *workers, Resume: *resume, Shard: si, Shards: sn,
+	res, err := e.Run(ctx, experiments.Options{Out: *out, Workers: *workers, Resume: *resume, Shard: si, Shards: sn,
 		Log: stderr, Terminal: isTerminal(stderr)})
-	if md, rerr := os.ReadFile(filepath.Join(e.Dir(*out), "summary.md")); rerr == nil {
-		stdout.Write(md)
+	if res != nil { // the sweep ran (wholly or in part): its summary is fresh
+		if md, rerr := os.ReadFile(filepath.Join(e.Dir(*out), "summary.md")); rerr == nil {
+			stdout.Write(md)
+		}
 	}
 	if err != nil {
 		return err

@@ -149,6 +149,15 @@ func TestScoreParamsAndOptions(t *testing.T) {
 			break
 		}
 	}
+	// every key masked: sparsemax and softmax both give all-zero weights
+	for _, norm := range []string{"sparsemax", "softmax"} {
+		out, _, _ = runCLI(t, "score", "--scorer", "dot", "--query", "1", "--keys", "1;2", "--normalizer", norm, "--mask", "0,0", "--json")
+		var z struct{ Weights []float64 }
+		json.Unmarshal([]byte(out), &z)
+		if len(z.Weights) != 2 || z.Weights[0] != 0 || z.Weights[1] != 0 {
+			t.Errorf("%s with every key masked: weights %v, want [0 0]", norm, z.Weights)
+		}
+	}
 	// the readable table names the scorer and every key
 	out, _, code = runCLI(t, "score", "--scorer", "scaled-dot", "--query", "1,0,1,0", "--keys", "2,0,0,0;0,0,4,0;1,1,1,1")
 	if code != 0 || !strings.Contains(out, "scaled-dot") || !strings.Contains(out, "0.576117") {

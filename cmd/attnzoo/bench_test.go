@@ -1,0 +1,79 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/attnzoo/attnzoo/internal/gx"
+)
+
+// TestBenchJSON runs a shortened anchor benchmark (7 training steps, 2 of
+// them timed; 1 greedy and 1 beam decoding timed) and checks the JSON line:
+// the PyTorch script's fields, positive timings, the BLAS this binary runs
+// on, and a finite loss near ln 32 ≈ 3.47 (a barely trained model).
+func TestBenchJSON(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	out, errs, code := runCLI(t, "bench", "--json", "--steps", "7", "--reps", "1", "--beam-reps", "1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("not one JSON line: %v\n%s", err, out)
+	}
+	for _, k := range []string{"ms_step_median", "ms_step_min", "ms_step_mean", "decode_ms_batch", "decode_seq_s",
+		"beam5_seq_s", "alloc_bytes_per_step", "allocs_per_step", "threads", "params"} {
+		if v, ok := got[k].(float64); !ok || v <= 0 {
+			t.Errorf("%s = %v, want a positive number", k, got[k])
+		}
+	}
+	if got["blas"] != gx.BLAS() || got["dtype"] != "float32" || !strings.HasPrefix(got["go"].(string), "go") {
+		t.Errorf("blas %v, dtype %v, go %v", got["blas"], got["dtype"], got["go"])
+	}
+	if l, ok := got["loss_at_last"].(float64); !ok || l < 2 || l > 4 {
+		t.Errorf("loss_at_last = %v, want about ln 32", got["loss_at_last"])
+	}
+}
+
+// TestBenchCompare: with --torch, the table shows both systems and the
+// ratio column; a missing or malformed file is an error naming it, and a
+// bad flag value is a usage error.
+func TestBenchCompare(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	dir := t.TempDir()
+	torch := filepath.Join(dir, "torch.json")
+	os.WriteFile(torch, []byte(`{"system": "pytorch-1.13.0a0", "threads": 2, "ms_step_median": 30.0, "decode_seq_s": 5000.0}`+"\n"), 0o644)
+	out, errs, code := runCLI(t, "bench", "--torch", torch, "--steps", "6", "--reps", "1", "--beam-reps", "1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"pytorch-1.13.0a0", "ratio", "train ms/step (median of steps 6–55)", "30.0", "5000", "×"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte("Traceback (most recent call last):\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"bench", "--torch", bad}, 1, "bad.json"},
+		{[]string{"bench", "--torch", filepath.Join(dir, "none.json")}, 1, "none.json"},
+		{[]string{"bench", "--steps", "3"}, 2, "--steps"},
+		{[]string{"bench", "extra"}, 2, "extra"},
+	} {
+		_, errs, code := runCLI(t, tc.args...)
+		if code != tc.code || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, errs, tc.code, tc.want)
+		}
+	}
+}
