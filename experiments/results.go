@@ -203,6 +203,7 @@ func (s *Summary) Points() []*Point {
 }
 
 func fmtMetric(m string, v float64) string {
+	m = strings.TrimSuffix(m, "_beam")
 	switch {
 	case math.IsNaN(v):
 		return "—"

@@ -297,8 +297,8 @@ func (e *Experiment) validate() error {
 			return e.errf("plots", "formats", "unknown format %q (have: png, svg, pdf)", f)
 		}
 	}
-	if e.Plots.Example < 0 {
-		return e.errf("plots", "example", "must be ≥ 0, got %d", e.Plots.Example)
+	if e.Plots.Example < 0 || e.Plots.Example >= e.Decode.Examples {
+		return e.errf("plots", "example", "must be in [0, [decode] examples = %d), got %d: the figures show one of the saved test examples", e.Decode.Examples, e.Plots.Example)
 	}
 	_, err := e.Runs()
 	return err
