@@ -3,12 +3,27 @@ GO       ?= go
 BIN      := bin/attnzoo
 PKGS     := ./...
 
-.PHONY: all build test test-short test-full bench demo fmt fmt-check vet clean
+.PHONY: all build test test-short test-full test-openblas bench bench-compare demo fmt fmt-check vet clean
+
+# BLAS: the matrix products run on OpenBLAS through cgo (gonum's netlib
+# bindings, -tags openblas) when Debian's libopenblas-dev is installed, on
+# gonum's pure-Go BLAS otherwise; `make build BLAS=gonum` forces the latter.
+OPENBLAS_LIB := $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/libopenblas.so /usr/lib/aarch64-linux-gnu/libopenblas.so /usr/lib64/libopenblas.so /usr/lib/libopenblas.so /usr/local/lib/libopenblas.so) \
+	$(shell ldconfig -p 2>/dev/null | grep -o '=> .*libopenblas\.so$$' | head -n1))
+BLAS ?= $(if $(strip $(OPENBLAS_LIB)),openblas,gonum)
+BLAS_TAGS := $(if $(filter openblas,$(BLAS)),-tags openblas)
+OPENBLAS_ENV := CGO_ENABLED=1 CGO_LDFLAGS="$(CGO_LDFLAGS) -lopenblas"
+BUILD_ENV := $(if $(filter openblas,$(BLAS)),$(OPENBLAS_ENV))
+
+# The speed anchor's PyTorch side (shared/anchors/README.md).
+ANCHOR ?= ../shared/anchors/toy_reverse_pytorch.py
+TORCH_PYTHON ?= /usr/bin/python3
 
 all: build
 
 build:
-	$(GO) build -o $(BIN) ./cmd/attnzoo
+	$(BUILD_ENV) $(GO) build $(BLAS_TAGS) -o $(BIN) ./cmd/attnzoo
+	@echo "built $(BIN) with BLAS=$(BLAS)"
 
 # The README's test command: vet, then every test.
 test: vet
@@ -20,8 +35,33 @@ test-short:
 vet:
 	$(GO) vet $(PKGS)
 
+# The numeric packages again on OpenBLAS (CI installs libopenblas-dev).
+test-openblas:
+	$(OPENBLAS_ENV) $(GO) test -tags openblas ./internal/... ./cells/... ./seq2seq/... ./scorers/...
+
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+# The speed anchor, PyTorch then attnzoo, back to back on one BLAS thread
+# each, and the ratios. Installs nothing.
+bench-compare: build
+	@mkdir -p bin
+	@rm -f bin/torch.json
+	@if [ ! -f "$(ANCHOR)" ]; then \
+		echo "bench-compare: $(ANCHOR) not found (set ANCHOR=path/to/toy_reverse_pytorch.py)"; \
+	elif ! $(TORCH_PYTHON) -c 'import torch' 2>/dev/null; then \
+		echo "bench-compare: $(TORCH_PYTHON) cannot import torch; on Debian: apt-get install -y python3-torch libopenblas-dev"; \
+		echo "bench-compare: showing attnzoo's figures alone"; \
+	else \
+		echo "== pytorch: OPENBLAS_NUM_THREADS=1 $(TORCH_PYTHON) $(ANCHOR) --only bench"; \
+		OPENBLAS_NUM_THREADS=1 $(TORCH_PYTHON) $(ANCHOR) --only bench > bin/torch.json && cat bin/torch.json; \
+	fi
+	@echo "== attnzoo: OPENBLAS_NUM_THREADS=1 $(BIN) bench --json (BLAS=$(BLAS))"
+	@if [ -s bin/torch.json ]; then \
+		OPENBLAS_NUM_THREADS=1 ./$(BIN) bench --json --torch bin/torch.json; \
+	else \
+		OPENBLAS_NUM_THREADS=1 ./$(BIN) bench --json --table; \
+	fi
 
 fmt:
 	find . -name '*.go' -not -path './.git/*' | xargs gofmt -w

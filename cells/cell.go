@@ -45,6 +45,20 @@ type Cell interface {
 	Step(g *gx.Graph, xs []*gx.Node, s State) State
 }
 
+// Sequencer is implemented by cells that can run over a whole sequence in
+// one fused op (as cuDNN runs an RNN layer) instead of a few ops per
+// position. Sequence computes what Step computes position by position, with
+// padding carrying the state: h_p = h_{p−1} + m_p ⊙ (h'_p − h_{p−1}).
+type Sequencer interface {
+	// Sequence runs the cell over S positions. xs[j] is input j at every
+	// position, [S·B, Inputs[j]] time-major (row p·B+b is position p of
+	// sequence b); keep [B, S] is m (1 where sequence b has a token at
+	// position p, 0 on padding); s0 is the initial state; reverse runs from
+	// position S−1 down to 0. It returns the state after every position,
+	// [B, S, Hidden]. On an error it records it in g and returns nil.
+	Sequence(g *gx.Graph, xs []*gx.Node, keep *gx.Node, s0 State, reverse bool) *gx.Node
+}
+
 // Factory makes a cell from a validated, filled-in configuration.
 type Factory func(c Config) (Cell, error)
 

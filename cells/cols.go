@@ -26,6 +26,7 @@ type colsOp struct {
 	start, end, width int
 	dims              int // dimensions of input and output
 	pad               bool
+	buf               *tensor.Dense // the output, reused from run to run (as gx's ops do)
 }
 
 // cols returns x[..., start:end] for x [N..., width], recording any error in g.
@@ -87,14 +88,23 @@ func (op *colsOp) Do(vs ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := tensor.New(tensor.WithShape(shape...), tensor.Of(t.Dtype()))
-	switch x := t.Data().(type) {
-	case []float64:
-		copyCols(x, out.Float64s(), op.start, op.end, op.width, op.pad)
-	case []float32:
-		copyCols(x, out.Float32s(), op.start, op.end, op.width, op.pad)
+	if op.buf == nil || op.buf.Dtype() != t.Dtype() || !op.buf.Shape().Eq(shape) {
+		op.buf = tensor.New(tensor.WithShape(shape...), tensor.Of(t.Dtype()))
+	} else if op.pad {
+		op.buf.Zero() // pad writes only its columns
+	}
+	out := op.buf
+	d, ok := t.(*tensor.Dense)
+	if !ok {
+		return nil, fmt.Errorf("cells: %v: input is %T, want a dense tensor", op, t)
+	}
+	switch t.Dtype() {
+	case tensor.Float64:
+		copyCols(d.Float64s(), out.Float64s(), op.start, op.end, op.width, op.pad)
+	case tensor.Float32:
+		copyCols(d.Float32s(), out.Float32s(), op.start, op.end, op.width, op.pad)
 	default:
-		return nil, fmt.Errorf("cells: %v: unsupported data %T", op, x)
+		return nil, fmt.Errorf("cells: %v: unsupported dtype %v", op, t.Dtype())
 	}
 	return out, nil
 }
@@ -119,6 +129,7 @@ func (op *colsOp) DiffWRT(int) []bool { return []bool{true} }
 func (op *colsOp) SymDiff(_ G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	back := *op
 	back.pad = !op.pad
+	back.buf = nil
 	n, err := G.ApplyOp(&back, grad)
 	return G.Nodes{n}, err
 }

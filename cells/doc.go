@@ -10,6 +10,8 @@
 // Matrices map rows: W x is computed as x·Wᵀ (gx.Graph.Linear).
 //
 // Step adds one time step to a graph; unrolling a sequence is a loop of
-// Steps. Errors (wrong shapes, a missing LSTM memory) are recorded in the
+// Steps. A cell that can also run a whole sequence in one fused op says so
+// by implementing Sequencer (gru does); the encoders use it when it is
+// there. Errors (wrong shapes, a missing LSTM memory) are recorded in the
 // graph (gx.Graph.Err), never panics.
 package cells

@@ -1,6 +1,10 @@
 package cells
 
-import "github.com/attnzoo/attnzoo/internal/gx"
+import (
+	"fmt"
+
+	"github.com/attnzoo/attnzoo/internal/gx"
+)
 
 // GRU is the gated recurrent unit of Cho et al. (2014), in the form of
 // PyTorch's nn.GRU:
@@ -31,7 +35,10 @@ type GRU struct {
 	Bhn *gx.Param
 }
 
-var _ Cell = (*GRU)(nil)
+var (
+	_ Cell      = (*GRU)(nil)
+	_ Sequencer = (*GRU)(nil)
+)
 
 func init() {
 	Register("gru", func(c Config) (Cell, error) {
@@ -56,4 +63,21 @@ func (c *GRU) Step(g *gx.Graph, xs []*gx.Node, s State) State {
 	hh := g.Linear(s.H, g.Bind(c.U), 0) // U h   [B,3H]
 	gates := g.GRUGates(proj, hh, g.Bind(c.B), g.Bind(c.Bhn))
 	return State{H: g.GRUBlend(gates, s.H)} // [B,H]
+}
+
+// Sequence runs the GRU over a whole sequence in one fused op
+// (gx.GRUSequence), checked against Step position by position.
+func (c *GRU) Sequence(g *gx.Graph, xs []*gx.Node, keep *gx.Node, s0 State, reverse bool) *gx.Node {
+	if g.Err() != nil {
+		return nil
+	}
+	if len(xs) != len(c.cfg.Inputs) || s0.H == nil || keep == nil {
+		g.Fail(fmt.Errorf("cells: gru: Sequence needs %d inputs, a state and a keep mask, got %d inputs", len(c.cfg.Inputs), len(xs)))
+		return nil
+	}
+	ws := make([]*gx.Node, len(xs))
+	for j := range xs {
+		ws[j] = g.Bind(c.W[j])
+	}
+	return g.GRUSequence(xs, ws, g.Bind(c.U), g.Bind(c.B), g.Bind(c.Bhn), s0.H, keep, reverse)
 }

@@ -5,32 +5,9 @@ import (
 	"testing"
 )
 
-// anchorConfig is the toy-reverse speed anchor of shared/anchors/README.md:
-// vocabulary 32, source 12, target 13, batch 64, embedding 64, hidden 128,
-// unidirectional GRU encoder, GRU decoder with Bahdanau (concat) attention,
-// A = 128, float32. (Our decoder adds the attentional layer
-// tanh(W_s s + W_c c + b) before the vocabulary, and the scorer a bias.)
-func anchorConfig() Config {
-	return Config{Cell: "gru", Encoder: "rnn", Decoder: "bahdanau", Scorer: "concat",
-		SrcVocab: 32, TgtVocab: 32, Embed: 64, Hidden: 128, Attention: 128, MaxSrcLen: 12, Dtype: "float32", Seed: 1}
-}
-
-func anchorBatch(rng *rand.Rand) *Batch {
-	src := make([][]int, 64)
-	tgt := make([][]int, 64)
-	for i := range src {
-		src[i] = make([]int, 12)
-		tgt[i] = make([]int, 12)
-		for j := range src[i] {
-			src[i][j] = 4 + rng.IntN(28)
-		}
-		for j := range tgt[i] {
-			tgt[i][j] = src[i][11-j]
-		}
-	}
-	b, _ := NewBatch(src, tgt)
-	return b
-}
+// The anchor workload: AnchorConfig and AnchorBatch (anchor.go).
+func anchorConfig() Config              { return AnchorConfig() }
+func anchorBatch(rng *rand.Rand) *Batch { return AnchorBatch(rng) }
 
 // BenchmarkTrainStep times one training step (forward, backward, Adam) of
 // the anchor workload.

@@ -3,7 +3,7 @@ package seq2seq
 import (
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/attnzoo/attnzoo/cells"
 	"github.com/attnzoo/attnzoo/internal/gx"
@@ -18,16 +18,20 @@ type encGraph struct {
 	in         *encInputs
 	annot, prj *gx.Node
 	initH      *gx.Node
+	initC      *gx.Node // the LSTM's c_0 (computed by region encoders; zeros otherwise)
 }
 
-// stepGraph is the one-step decoding graph for (rows, S, projected size).
+// stepGraph is the decoding graph for (rows, S, projected size, steps):
+// one decoder step (beam search), or the decoder unrolled over all steps of
+// greedy decoding, each step fed the argmax of the previous one's
+// log-probabilities, so that a batch decodes in one run of the graph.
 type stepGraph struct {
 	g                      *gx.Graph
 	mach                   *gx.Machine
-	y, h, c, feed          *gx.Node // inputs
-	annot, prj, mask       *gx.Node // inputs: the memory
-	logp, weights          *gx.Node // outputs
-	nextH, nextC, nextFeed *gx.Node // outputs
+	y, h, c, feed          *gx.Node   // inputs: the first step's tokens and the state
+	annot, prj, mask       *gx.Node   // inputs: the memory
+	logp, weights          []*gx.Node // outputs, one per step
+	nextH, nextC, nextFeed *gx.Node   // outputs: the state after the last step
 }
 
 func (m *Model) buildEnc(B, S int) (*encGraph, error) {
@@ -45,6 +49,9 @@ func (m *Model) buildEncSalted(B, S int, salt uint32) (*encGraph, error) {
 		eg.prj = eg.annot
 	}
 	eg.initH = g.Watch(enc.init.H)
+	if enc.init.C != nil {
+		eg.initC = g.Watch(enc.init.C)
+	}
 	if g.Err() != nil {
 		return nil, fmt.Errorf("seq2seq: building the encoder graph: %w", g.Err())
 	}
@@ -56,11 +63,11 @@ func (m *Model) buildEncSalted(B, S int, salt uint32) (*encGraph, error) {
 	return eg, nil
 }
 
-func (m *Model) buildStep(R, S int, prjShape []int) (*stepGraph, error) {
-	return salted(func(salt uint32) (*stepGraph, error) { return m.buildStepSalted(R, S, prjShape, salt) })
+func (m *Model) buildStep(R, S int, prjShape []int, steps int) (*stepGraph, error) {
+	return salted(func(salt uint32) (*stepGraph, error) { return m.buildStepSalted(R, S, prjShape, steps, salt) })
 }
 
-func (m *Model) buildStepSalted(R, S int, prjShape []int, salt uint32) (*stepGraph, error) {
+func (m *Model) buildStepSalted(R, S int, prjShape []int, steps int, salt uint32) (*stepGraph, error) {
 	g := gx.NewSaltedGraph(m.dt, salt)
 	H := m.Cfg.Hidden
 	sg := &stepGraph{g: g}
@@ -82,15 +89,24 @@ func (m *Model) buildStepSalted(R, S int, prjShape []int, salt uint32) (*stepGra
 	}
 	sg.mask = g.Input("step.mask", R, S)
 	mem := scorers.NewMemory(m.scorer, sg.prj, sg.annot, sg.mask)
-	next, logits, att := m.decStep(g, mem, g.Embed(g.Bind(m.tgtEmb), sg.y), st, nil)
-	sg.logp = g.Watch(g.LogSoftmax(logits))
-	sg.weights = g.Watch(att.Weights)
-	sg.nextH = g.Watch(next.cell.H)
-	if next.cell.C != nil {
-		sg.nextC = g.Watch(next.cell.C)
+	Et := g.Bind(m.tgtEmb)
+	y := sg.y
+	for t := 0; t < steps; t++ {
+		next, logits, att := m.decStep(g, mem, g.Embed(Et, y), st, nil)
+		logp := g.LogSoftmax(logits)
+		sg.logp = append(sg.logp, g.Watch(logp))
+		sg.weights = append(sg.weights, g.Watch(att.Weights))
+		st = next
+		if t+1 < steps {
+			y = g.ArgmaxLast(logp) // greedy: the most probable token feeds the next step
+		}
 	}
-	if next.feed != nil {
-		sg.nextFeed = g.Watch(next.feed)
+	sg.nextH = g.Watch(st.cell.H)
+	if st.cell.C != nil {
+		sg.nextC = g.Watch(st.cell.C)
+	}
+	if st.feed != nil {
+		sg.nextFeed = g.Watch(st.feed)
 	}
 	if g.Err() != nil {
 		return nil, fmt.Errorf("seq2seq: building the decoding graph: %w", g.Err())
@@ -123,8 +139,8 @@ func (c *GraphCache) enc(m *Model, B, S int) (*encGraph, error) {
 	return eg, nil
 }
 
-func (c *GraphCache) step(m *Model, R, S int, prj []int) (*stepGraph, error) {
-	k := [3]int{R, S, prj[len(prj)-1]}
+func (c *GraphCache) step(m *Model, R, S int, prj []int, steps int) (*stepGraph, error) {
+	k := [4]int{R, S, prj[len(prj)-1], steps}
 	if sg, ok := c.steps[k]; ok {
 		return sg, nil
 	}
@@ -135,7 +151,7 @@ func (c *GraphCache) step(m *Model, R, S int, prj []int) (*stepGraph, error) {
 			break
 		}
 	}
-	sg, err := m.buildStep(R, S, prj)
+	sg, err := m.buildStep(R, S, prj, steps)
 	if err != nil {
 		return nil, err
 	}
@@ -156,13 +172,14 @@ func (h Hypothesis) NormScore(alpha float64) float64 {
 	return h.Score / math.Pow(float64(len(h.Tokens)+1), alpha)
 }
 
-// memory is the encoder's output for a batch, in Go slices.
+// memory is the encoder's output for a batch, read in place from the
+// encoder graph: valid until that graph runs again.
 type memory struct {
-	B, S             int
-	annot, prj, mask []float64
-	prjShape         []int
-	initH            []float64
-	srcLen           []int
+	B, S              int
+	annot, prj, initH gx.Vec
+	initC             gx.Vec // empty without a cell state
+	prjShape          []int
+	srcLen            []int
 }
 
 func (m *Model) runEncoder(b *Batch, cache *GraphCache) (*memory, error) {
@@ -181,193 +198,209 @@ func (m *Model) runEncoder(b *Batch, cache *GraphCache) (*memory, error) {
 		return nil, fmt.Errorf("seq2seq: encoder: %w", err)
 	}
 	mem := &memory{B: B, S: S, srcLen: b.srcLen, prjShape: []int(eg.prj.Shape())}
-	if mem.annot, err = eg.g.Value(eg.annot); err != nil {
+	if mem.annot, err = eg.g.View(eg.annot); err != nil {
 		return nil, err
 	}
-	if mem.prj, err = eg.g.Value(eg.prj); err != nil {
+	if mem.prj, err = eg.g.View(eg.prj); err != nil {
 		return nil, err
 	}
-	if mem.initH, err = eg.g.Value(eg.initH); err != nil {
+	if mem.initH, err = eg.g.View(eg.initH); err != nil {
 		return nil, err
 	}
-	mem.mask = make([]float64, B*S)
-	for i, l := range b.srcLen {
-		for t := 0; t < l; t++ {
-			mem.mask[i*S+t] = 1
+	if eg.initC != nil {
+		if mem.initC, err = eg.g.View(eg.initC); err != nil {
+			return nil, err
 		}
 	}
 	return mem, nil
 }
 
-// rows returns x (rows of size d) with row r repeated k times, in order.
-func repeatRows(x []float64, d, k int) []float64 {
-	out := make([]float64, 0, len(x)*k)
-	for r := 0; r < len(x)/d; r++ {
-		for j := 0; j < k; j++ {
-			out = append(out, x[r*d:(r+1)*d]...)
-		}
-	}
-	return out
-}
-
-// gather returns the rows idx of x (rows of size d).
-func gather(x []float64, d int, idx []int) []float64 {
-	out := make([]float64, 0, len(idx)*d)
-	for _, r := range idx {
-		out = append(out, x[r*d:(r+1)*d]...)
-	}
-	return out
-}
-
-// decoder state of R rows, in Go slices.
-type rowsState struct{ h, c, feed []float64 }
-
-func (s rowsState) gather(H int, idx []int) rowsState {
-	out := rowsState{h: gather(s.h, H, idx)}
-	if s.c != nil {
-		out.c = gather(s.c, H, idx)
-	}
-	if s.feed != nil {
-		out.feed = gather(s.feed, H, idx)
-	}
-	return out
-}
-
 // stepper runs the one-step graph over R rows that each decode one source
-// (rows k*r .. share source r when beams are expanded).
+// (rows k*r .. share source r when beams are expanded). The memory and the
+// state stay in the graph's inputs between steps: the memory is set once per
+// call, and the state is copied row by row from the last step's outputs.
 type stepper struct {
-	m              *Model
-	sg             *stepGraph
-	R, S, V, H     int
-	annot, prj, mk []float64
+	m          *Model
+	sg         *stepGraph
+	R, S, V, H int
+	y          []int // the previous tokens, [R]
 }
 
-func (m *Model) newStepper(mem *memory, k int, cache *GraphCache) (*stepper, rowsState, error) {
+// stepOut is a run's outputs, in place: valid until the next run.
+type stepOut struct {
+	logp, weights         []gx.Vec // per step: [R, V], [R, S]
+	nextH, nextC, nextFed gx.Vec
+}
+
+// newStepper returns a stepper over k rows per source that runs `steps`
+// decoder steps per run (1 for beam search; greedy decoding runs them all).
+func (m *Model) newStepper(mem *memory, k, steps int, cache *GraphCache) (*stepper, error) {
 	R, S, H := mem.B*k, mem.S, m.Cfg.Hidden
-	sg, err := cache.step(m, R, S, mem.prjShape)
+	sg, err := cache.step(m, R, S, mem.prjShape, steps)
 	if err != nil {
-		return nil, rowsState{}, err
+		return nil, err
 	}
-	st := &stepper{m: m, sg: sg, R: R, S: S, V: m.Cfg.TgtVocab, H: H,
-		annot: repeatRows(mem.annot, S*m.annotSize, k),
-		prj:   repeatRows(mem.prj, S*mem.prjShape[len(mem.prjShape)-1], k),
-		mk:    repeatRows(mem.mask, S, k),
+	st := &stepper{m: m, sg: sg, R: R, S: S, V: m.Cfg.TgtVocab, H: H, y: make([]int, R)}
+	src := make([]int, R) // row r decodes source r/k
+	for r := range src {
+		src[r] = r / k
 	}
-	rs := rowsState{h: repeatRows(mem.initH, H, k)}
-	if m.dec.HasCell() {
-		rs.c = make([]float64, R*H)
+	set := func(n *gx.Node, v gx.Vec, d int) {
+		if err == nil {
+			err = gx.SetRows(n, v, d, src)
+		}
 	}
-	if m.Cfg.Decoder == "luong" {
-		rs.feed = make([]float64, R*H)
+	set(sg.annot, mem.annot, S*m.annotSize)
+	if sg.prj != sg.annot {
+		set(sg.prj, mem.prj, S*mem.prjShape[len(mem.prjShape)-1])
 	}
-	return st, rs, nil
+	set(sg.h, mem.initH, H)
+	if sg.c != nil && mem.initC.Len() > 0 {
+		set(sg.c, mem.initC, H)
+	}
+	if err != nil {
+		return nil, err
+	}
+	err = gx.Fill(sg.mask, func(i int) float64 {
+		if i%S < mem.srcLen[i/S/k] {
+			return 1
+		}
+		return 0
+	})
+	zero := []*gx.Node{sg.feed}
+	if mem.initC.Len() == 0 {
+		zero = append(zero, sg.c)
+	}
+	for _, n := range zero {
+		if n != nil && err == nil {
+			err = gx.Fill(n, func(int) float64 { return 0 })
+		}
+	}
+	for r := range st.y {
+		st.y[r] = BosID
+	}
+	return st, err
 }
 
-// run does one step: y [R] previous tokens, the state; returns log-probs
-// [R*V], attention weights [R*S] and the next state.
-func (st *stepper) run(y []float64, rs rowsState) ([]float64, []float64, rowsState, error) {
+// run runs the graph from the tokens st.y and the state in the inputs.
+func (st *stepper) run() (stepOut, error) {
 	sg := st.sg
-	sets := []struct {
-		n *gx.Node
-		v []float64
-	}{{sg.y, y}, {sg.h, rs.h}, {sg.annot, st.annot}, {sg.mask, st.mk}}
-	if sg.prj != sg.annot {
-		sets = append(sets, struct {
-			n *gx.Node
-			v []float64
-		}{sg.prj, st.prj})
-	}
-	if sg.c != nil {
-		sets = append(sets, struct {
-			n *gx.Node
-			v []float64
-		}{sg.c, rs.c})
-	}
-	if sg.feed != nil {
-		sets = append(sets, struct {
-			n *gx.Node
-			v []float64
-		}{sg.feed, rs.feed})
-	}
-	for _, s := range sets {
-		if err := gx.Set(s.n, s.v); err != nil {
-			return nil, nil, rs, err
-		}
+	var out stepOut
+	if err := gx.Fill(sg.y, func(i int) float64 { return float64(st.y[i]) }); err != nil {
+		return out, err
 	}
 	if err := sg.mach.Run(); err != nil {
-		return nil, nil, rs, fmt.Errorf("seq2seq: decoding step: %w", err)
+		return out, fmt.Errorf("seq2seq: decoding step: %w", err)
 	}
-	var next rowsState
-	logp, err := sg.g.Value(sg.logp)
-	if err != nil {
-		return nil, nil, rs, err
-	}
-	w, err := sg.g.Value(sg.weights)
-	if err != nil {
-		return nil, nil, rs, err
-	}
-	if next.h, err = sg.g.Value(sg.nextH); err != nil {
-		return nil, nil, rs, err
-	}
-	if sg.nextC != nil {
-		if next.c, err = sg.g.Value(sg.nextC); err != nil {
-			return nil, nil, rs, err
+	var err error
+	view := func(n *gx.Node, v *gx.Vec) {
+		if n != nil && err == nil {
+			*v, err = sg.g.View(n)
 		}
 	}
-	if sg.nextFeed != nil {
-		if next.feed, err = sg.g.Value(sg.nextFeed); err != nil {
-			return nil, nil, rs, err
-		}
+	out.logp, out.weights = make([]gx.Vec, len(sg.logp)), make([]gx.Vec, len(sg.weights))
+	for t := range sg.logp {
+		view(sg.logp[t], &out.logp[t])
+		view(sg.weights[t], &out.weights[t])
 	}
-	return logp, w, next, nil
+	view(sg.nextH, &out.nextH)
+	view(sg.nextC, &out.nextC)
+	view(sg.nextFeed, &out.nextFed)
+	return out, err
 }
 
+// advance makes the step's next state the inputs of the next step: row r
+// from row idx[r] (nil: row r).
+func (st *stepper) advance(out stepOut, idx []int) error {
+	sg := st.sg
+	if err := gx.SetRows(sg.h, out.nextH, st.H, idx); err != nil {
+		return err
+	}
+	if sg.c != nil {
+		if err := gx.SetRows(sg.c, out.nextC, st.H, idx); err != nil {
+			return err
+		}
+	}
+	if sg.feed != nil {
+		return gx.SetRows(sg.feed, out.nextFed, st.H, idx)
+	}
+	return nil
+}
+
+// row returns entries [off, off+n) of v as float64s, into buf.
+func row(v gx.Vec, off, n int, buf []float64) []float64 {
+	buf = buf[:0]
+	if v.F64 != nil {
+		return append(buf, v.F64[off:off+n]...)
+	}
+	for _, x := range v.F32[off : off+n] {
+		buf = append(buf, float64(x))
+	}
+	return buf
+}
+
+// greedyChunk is how many decoder steps greedy decoding runs per run of
+// its graph: the anchor's 13 in one run, and a model that has learnt to
+// stop wastes at most a few steps past its longest output.
+const greedyChunk = 16
+
 // Greedy decodes each source of b by taking the most probable token at
-// every step, up to maxLen tokens (</s> not counted).
+// every step, up to maxLen tokens (</s> not counted). The steps run in
+// chunks of up to greedyChunk, each chunk one run of a graph that feeds
+// every step the argmax of the last; decoding stops after the chunk in
+// which every source has ended.
 func (m *Model) Greedy(b *Batch, maxLen int, cache *GraphCache) ([]Hypothesis, error) {
 	mem, err := m.runEncoder(b, cache)
 	if err != nil {
 		return nil, err
 	}
-	st, rs, err := m.newStepper(mem, 1, cache)
+	steps := maxLen + 1
+	K := min(steps, greedyChunk)
+	st, err := m.newStepper(mem, 1, K, cache)
 	if err != nil {
 		return nil, err
 	}
 	B, S, V := mem.B, mem.S, st.V
 	hyps := make([]Hypothesis, B)
 	done := make([]bool, B)
-	y := make([]float64, B)
-	for i := range y {
-		y[i] = BosID
-	}
-	for t := 0; t <= maxLen; t++ {
-		logp, w, next, err := st.run(y, rs)
+	buf := make([]float64, 0, V)
+	for t0 := 0; t0 < steps; t0 += K {
+		out, err := st.run()
 		if err != nil {
 			return nil, err
 		}
-		rs = next
 		all := true
-		for i := 0; i < B; i++ {
-			if done[i] {
-				continue
+		for k := 0; k < K && t0+k < steps; k++ {
+			t := t0 + k
+			all = true
+			for i := 0; i < B; i++ {
+				if done[i] {
+					continue
+				}
+				lp := row(out.logp[k], i*V, V, buf)
+				best := argmax(lp) // the token the graph feeds to the next step
+				st.y[i] = best
+				if t == maxLen {
+					best = EosID // out of room: close the hypothesis
+				}
+				hyps[i].Score += lp[best]
+				hyps[i].Align = append(hyps[i].Align, row(out.weights[k], i*S, mem.srcLen[i], nil))
+				if best == EosID {
+					done[i] = true
+				} else {
+					hyps[i].Tokens = append(hyps[i].Tokens, best)
+					all = false
+				}
 			}
-			row := logp[i*V : (i+1)*V]
-			best := argmax(row)
-			if t == maxLen {
-				best = EosID // out of room: close the hypothesis
+			if all {
+				break
 			}
-			hyps[i].Score += row[best]
-			hyps[i].Align = append(hyps[i].Align, append([]float64(nil), w[i*S:i*S+mem.srcLen[i]]...))
-			if best == EosID {
-				done[i] = true
-			} else {
-				hyps[i].Tokens = append(hyps[i].Tokens, best)
-				all = false
-			}
-			y[i] = float64(best)
 		}
 		if all {
 			break
+		}
+		if err := st.advance(out, nil); err != nil {
+			return nil, err
 		}
 	}
 	return hyps, nil
@@ -387,6 +420,10 @@ func argmax(x []float64) int {
 // finished hypotheses by Score / (len+1)^alpha (alpha 0: raw log-probability;
 // 1: per-token average). Each hypothesis keeps its own alignment rows. With
 // k = 1 it is greedy decoding.
+//
+// The search keeps, per step, each live hypothesis's parent slot and token
+// and the step's attention weights, and builds the tokens and alignment of
+// only the hypothesis it returns, by following the parents back.
 func (m *Model) Beam(b *Batch, k, maxLen int, alpha float64, cache *GraphCache) ([]Hypothesis, error) {
 	if k < 1 {
 		return nil, fmt.Errorf("seq2seq: beam width must be ≥ 1, got %d", k)
@@ -395,102 +432,128 @@ func (m *Model) Beam(b *Batch, k, maxLen int, alpha float64, cache *GraphCache) 
 	if err != nil {
 		return nil, err
 	}
-	st, rs, err := m.newStepper(mem, k, cache)
+	st, err := m.newStepper(mem, k, 1, cache)
 	if err != nil {
 		return nil, err
 	}
-	B, S, V, H := mem.B, mem.S, st.V, st.H
-	type beam struct {
-		h     Hypothesis
-		alive bool
+	B, S, V, R := mem.B, mem.S, st.V, st.R
+	buf := make([]float64, 0, V)
+	idx := make([]int, R)
+	// slot r = i·k + j holds hypothesis j of source i
+	scores, alive := make([]float64, R), make([]bool, R)
+	nextScores, nextAlive := make([]float64, R), make([]bool, R)
+	for i := 0; i < B; i++ {
+		alive[i*k] = true // the other k−1 start dead so the first step does not repeat beam 0
 	}
-	beams := make([][]beam, B)
-	finished := make([][]Hypothesis, B)
-	for i := range beams {
-		beams[i] = make([]beam, k)
-		beams[i][0].alive = true // the other k−1 start dead so the first step does not repeat beam 0
+	var parents, tokens [][]int32 // [step][slot after the step]
+	var weights [][]float64       // [step][slot·S + source position]
+	type final struct {
+		t, slot int // finished at step t from the hypothesis in slot
+		score   float64
 	}
-	y := make([]float64, B*k)
-	for i := range y {
-		y[i] = BosID
-	}
+	finished := make([][]final, B)
 	type cand struct {
 		from, tok int
 		score     float64
 	}
+	cs := make([]cand, 0, k*k)
 	for t := 0; t <= maxLen; t++ {
-		logp, w, next, err := st.run(y, rs)
+		out, err := st.run()
 		if err != nil {
 			return nil, err
 		}
-		idx := make([]int, B*k)
+		weights = append(weights, row(out.weights[0], 0, R*S, nil))
+		par, tok := make([]int32, R), make([]int32, R)
 		anyAlive := false
 		for i := 0; i < B; i++ {
-			var cs []cand
+			cs = cs[:0]
 			for j := 0; j < k; j++ {
-				bm := beams[i][j]
-				if !bm.alive {
+				if !alive[i*k+j] {
 					continue
 				}
-				row := logp[(i*k+j)*V : (i*k+j+1)*V]
+				lp := row(out.logp[0], (i*k+j)*V, V, buf)
+				score := scores[i*k+j]
 				if t == maxLen { // out of room: only </s>
-					cs = append(cs, cand{j, EosID, bm.h.Score + row[EosID]})
+					cs = append(cs, cand{j, EosID, score + lp[EosID]})
 					continue
 				}
-				for _, tok := range topK(row, k) {
-					cs = append(cs, cand{j, tok, bm.h.Score + row[tok]})
+				for _, tk := range topK(lp, k) {
+					cs = append(cs, cand{j, tk, score + lp[tk]})
 				}
 			}
-			sort.SliceStable(cs, func(a, b int) bool { return cs[a].score > cs[b].score })
-			nb := make([]beam, k)
+			slices.SortStableFunc(cs, func(a, b cand) int {
+				switch {
+				case a.score > b.score:
+					return -1
+				case b.score > a.score:
+					return 1
+				}
+				return 0
+			})
 			n := 0
 			for _, c := range cs {
 				if n == k || len(finished[i]) >= k {
 					break
 				}
-				old := beams[i][c.from].h
-				h := Hypothesis{Score: c.score, Tokens: old.Tokens, Align: old.Align}
-				row := append([]float64(nil), w[(i*k+c.from)*S:(i*k+c.from)*S+mem.srcLen[i]]...)
-				h.Align = append(append([][]float64(nil), old.Align...), row)
 				if c.tok == EosID {
-					finished[i] = append(finished[i], h)
+					finished[i] = append(finished[i], final{t, i*k + c.from, c.score})
 					continue
 				}
-				h.Tokens = append(append([]int(nil), old.Tokens...), c.tok)
-				nb[n] = beam{h: h, alive: true}
-				idx[i*k+n] = i*k + c.from
-				y[i*k+n] = float64(c.tok)
+				r := i*k + n
+				nextScores[r], nextAlive[r] = c.score, true
+				par[r], tok[r] = int32(i*k+c.from), int32(c.tok)
+				idx[r] = i*k + c.from
+				st.y[r] = c.tok
 				n++
 			}
 			for j := n; j < k; j++ {
 				idx[i*k+j] = i * k
+				nextAlive[i*k+j] = false
 			}
 			if len(finished[i]) >= k {
 				n = 0
-				for j := range nb {
-					nb[j].alive = false
+				for j := 0; j < k; j++ {
+					nextAlive[i*k+j] = false
 				}
 			}
-			beams[i] = nb
 			anyAlive = anyAlive || n > 0
 		}
+		parents, tokens = append(parents, par), append(tokens, tok)
+		scores, nextScores = nextScores, scores
+		alive, nextAlive = nextAlive, alive
 		if !anyAlive {
 			break
 		}
-		rs = next.gather(H, idx)
+		if err := st.advance(out, idx); err != nil {
+			return nil, err
+		}
 	}
 	out := make([]Hypothesis, B)
 	for i := 0; i < B; i++ {
 		best := -1
-		for j, h := range finished[i] {
-			if best < 0 || h.NormScore(alpha) > finished[i][best].NormScore(alpha) {
+		norm := func(f final) float64 { return f.score / math.Pow(float64(f.t+1), alpha) } // NormScore
+		for j, f := range finished[i] {
+			if best < 0 || norm(f) > norm(finished[i][best]) {
 				best = j
 			}
 		}
 		if best < 0 {
 			return nil, fmt.Errorf("seq2seq: beam search finished no hypothesis for source %d", i)
 		}
-		out[i] = finished[i][best]
+		f := finished[i][best]
+		h := Hypothesis{Score: f.score, Align: make([][]float64, f.t+1)}
+		if f.t > 0 {
+			h.Tokens = make([]int, f.t)
+		}
+		slot := f.slot // the hypothesis's slot at step u, from u = f.t down
+		for u := f.t; u >= 0; u-- {
+			h.Align[u] = append([]float64(nil), weights[u][slot*S:slot*S+mem.srcLen[i]]...)
+			if u > 0 {
+				h.Tokens[u-1] = int(tokens[u-1][slot])
+				slot = int(parents[u-1][slot])
+			}
+		}
+		out[i] = h
 	}
 	return out, nil
 }

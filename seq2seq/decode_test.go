@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"sort"
 	"testing"
 )
 
@@ -168,5 +169,185 @@ func TestOptimizerHandWorked(t *testing.T) {
 	}
 	if _, err := NewOptimizer("adamw", 1, 0, 0, 0); err == nil {
 		t.Error("adamw accepted")
+	}
+}
+
+// TestGreedyChunksMatchSteps: Greedy runs its steps in chunks of
+// greedyChunk per run of an unrolled graph, each step fed the argmax of the
+// last; with room for 40 tokens (three chunks) an untrained model, which
+// rarely stops, decodes exactly as beam search of width 1, which runs one
+// step per run and feeds the tokens from Go: tokens, scores, alignments.
+func TestGreedyChunksMatchSteps(t *testing.T) {
+	for _, dec := range Decoders {
+		m, err := New(smallConfig("concat", dec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cache := NewGraphCache(0)
+		src, _ := reversal(rand.New(rand.NewPCG(6, 6)), 24, 2, 9)
+		b, _ := NewBatch(src, nil)
+		const maxLen = 2*greedyChunk + 8
+		g, err := m.Greedy(b, maxLen, cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bm, err := m.Beam(b, 1, maxLen, 0, cache)
+		if err != nil {
+			t.Fatal(err)
+		}
+		long := 0
+		for i := range g {
+			if len(g[i].Tokens) > greedyChunk {
+				long++
+			}
+			if !slices.Equal(g[i].Tokens, bm[i].Tokens) || g[i].Score != bm[i].Score || len(g[i].Align) != len(bm[i].Align) {
+				t.Fatalf("%s input %d: greedy %v (%g), beam 1 %v (%g)", dec, i, g[i].Tokens, g[i].Score, bm[i].Tokens, bm[i].Score)
+			}
+			for r := range g[i].Align {
+				if !slices.Equal(g[i].Align[r], bm[i].Align[r]) {
+					t.Fatalf("%s input %d: alignment row %d differs", dec, i, r)
+				}
+			}
+		}
+		if long == 0 {
+			t.Errorf("%s: no output longer than one chunk (%d tokens): the test does not cross chunks", dec, greedyChunk)
+		}
+		t.Logf("%s: %d of %d outputs longer than one chunk", dec, long, len(g))
+	}
+}
+
+// beamReference is beam search written the straightforward way, every
+// hypothesis carrying copies of its tokens and alignment rows (as Beam did
+// before it kept parent pointers instead).
+func beamReference(m *Model, b *Batch, k, maxLen int, alpha float64, cache *GraphCache) ([]Hypothesis, error) {
+	mem, err := m.runEncoder(b, cache)
+	if err != nil {
+		return nil, err
+	}
+	st, err := m.newStepper(mem, k, 1, cache)
+	if err != nil {
+		return nil, err
+	}
+	B, S, V := mem.B, mem.S, st.V
+	idx := make([]int, B*k)
+	type beam struct {
+		h     Hypothesis
+		alive bool
+	}
+	beams := make([][]beam, B)
+	finished := make([][]Hypothesis, B)
+	for i := range beams {
+		beams[i] = make([]beam, k)
+		beams[i][0].alive = true
+	}
+	type cand struct {
+		from, tok int
+		score     float64
+	}
+	for t := 0; t <= maxLen; t++ {
+		out, err := st.run()
+		if err != nil {
+			return nil, err
+		}
+		anyAlive := false
+		for i := 0; i < B; i++ {
+			var cs []cand
+			for j := 0; j < k; j++ {
+				bm := beams[i][j]
+				if !bm.alive {
+					continue
+				}
+				lp := row(out.logp[0], (i*k+j)*V, V, nil)
+				if t == maxLen {
+					cs = append(cs, cand{j, EosID, bm.h.Score + lp[EosID]})
+					continue
+				}
+				for _, tok := range topK(lp, k) {
+					cs = append(cs, cand{j, tok, bm.h.Score + lp[tok]})
+				}
+			}
+			sort.SliceStable(cs, func(a, b int) bool { return cs[a].score > cs[b].score })
+			nb := make([]beam, k)
+			n := 0
+			for _, c := range cs {
+				if n == k || len(finished[i]) >= k {
+					break
+				}
+				old := beams[i][c.from].h
+				h := Hypothesis{Score: c.score, Tokens: old.Tokens}
+				h.Align = append(append([][]float64(nil), old.Align...), row(out.weights[0], (i*k+c.from)*S, mem.srcLen[i], nil))
+				if c.tok == EosID {
+					finished[i] = append(finished[i], h)
+					continue
+				}
+				h.Tokens = append(append([]int(nil), old.Tokens...), c.tok)
+				nb[n] = beam{h: h, alive: true}
+				idx[i*k+n] = i*k + c.from
+				st.y[i*k+n] = c.tok
+				n++
+			}
+			for j := n; j < k; j++ {
+				idx[i*k+j] = i * k
+			}
+			if len(finished[i]) >= k {
+				n = 0
+				for j := range nb {
+					nb[j].alive = false
+				}
+			}
+			beams[i] = nb
+			anyAlive = anyAlive || n > 0
+		}
+		if !anyAlive {
+			break
+		}
+		if err := st.advance(out, idx); err != nil {
+			return nil, err
+		}
+	}
+	res := make([]Hypothesis, B)
+	for i := range res {
+		best := -1
+		for j, h := range finished[i] {
+			if best < 0 || h.NormScore(alpha) > finished[i][best].NormScore(alpha) {
+				best = j
+			}
+		}
+		res[i] = finished[i][best]
+	}
+	return res, nil
+}
+
+// TestBeamMatchesReference: Beam, which keeps parent pointers and builds
+// only the returned hypotheses, returns exactly what the straightforward
+// search returns: tokens, scores and alignment rows, for widths 2, 3 and 5,
+// alpha 0 and 1, both decoders, on a half-trained model.
+func TestBeamMatchesReference(t *testing.T) {
+	for _, dec := range Decoders {
+		m, tr := trained(t, smallConfig("concat", dec), 40)
+		src, _ := reversal(rand.New(rand.NewPCG(8, 8)), 30, 3, 9)
+		b, _ := NewBatch(src, nil)
+		for _, k := range []int{2, 3, 5} {
+			for _, alpha := range []float64{0, 1} {
+				got, err := m.Beam(b, k, 12, alpha, tr.Cache)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := beamReference(m, b, k, 12, alpha, tr.Cache)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range got {
+					if !slices.Equal(got[i].Tokens, want[i].Tokens) || got[i].Score != want[i].Score || len(got[i].Align) != len(want[i].Align) {
+						t.Fatalf("%s k=%d alpha=%g input %d: %v (%g), reference %v (%g)", dec, k, alpha, i, got[i].Tokens, got[i].Score, want[i].Tokens, want[i].Score)
+					}
+					for r := range got[i].Align {
+						if !slices.Equal(got[i].Align[r], want[i].Align[r]) {
+							t.Fatalf("%s k=%d input %d: alignment row %d differs", dec, k, i, r)
+						}
+					}
+				}
+			}
+		}
 	}
 }

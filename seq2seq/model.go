@@ -148,9 +148,10 @@ func (m *Model) NumParams() int {
 
 // encInputs are a token encoder's graph inputs for a batch shape (B, S).
 type encInputs struct {
-	ids     []*gx.Node // S × [B]
+	ids     []*gx.Node // S × [B], for a cell without a Sequencer
+	idsAll  *gx.Node   // [S·B] time-major, for a cell with one
 	regions *gx.Node   // [B, S, RegionSize] for region encoders
-	carryF  []*gx.Node // S × [B, encHidden]: 1 where the token is real
+	carryF  []*gx.Node // S × [B, encHidden]: 1 where the token is real (no Sequencer)
 	mask    *gx.Node   // [B, S]
 	meanW   *gx.Node   // [B, S]: mask / length, for the mean pool
 }
@@ -161,6 +162,10 @@ func (m *Model) newEncInputs(g *gx.Graph, B, S int) *encInputs {
 	if IsRegionEncoder(m.Cfg.Encoder) {
 		in.regions = g.Input("src.regions", B, S, m.Cfg.RegionSize)
 		steps = 0 // no per-token inputs
+	}
+	if _, ok := m.encF.(cells.Sequencer); ok && steps > 0 {
+		in.idsAll = g.Input("src.ids", S*B)
+		steps = 0
 	}
 	for t := 0; t < steps; t++ {
 		in.ids = append(in.ids, g.Input(fmt.Sprintf("src.%d", t), B))
@@ -178,41 +183,40 @@ func (in *encInputs) set(b *Batch, encHidden int) error {
 		if err := in.setRegions(b); err != nil {
 			return err
 		}
-		S = 0
 	}
-	ids := make([]float64, B)
-	carry := make([]float64, B*encHidden)
-	for t := 0; t < S; t++ {
-		for i := 0; i < B; i++ {
-			ids[i] = float64(b.Src[i][t])
-			v := 0.0
-			if t < b.srcLen[i] {
-				v = 1
-			}
-			for h := 0; h < encHidden; h++ {
-				carry[i*encHidden+h] = v
-			}
-		}
-		if err := gx.Set(in.ids[t], ids); err != nil {
-			return err
-		}
-		if err := gx.Set(in.carryF[t], carry); err != nil {
+	if in.idsAll != nil { // row t·B+i
+		if err := gx.Fill(in.idsAll, func(r int) float64 { return float64(b.Src[r%B][r/B]) }); err != nil {
 			return err
 		}
 	}
-	S = b.SrcLen()
-	mask := make([]float64, B*S)
-	meanW := make([]float64, B*S)
-	for i := 0; i < B; i++ {
-		for t := 0; t < b.srcLen[i]; t++ {
-			mask[i*S+t] = 1
-			meanW[i*S+t] = 1 / float64(b.srcLen[i])
+	for t := range in.ids {
+		if err := gx.Fill(in.ids[t], func(i int) float64 { return float64(b.Src[i][t]) }); err != nil {
+			return err
+		}
+		err := gx.Fill(in.carryF[t], func(k int) float64 {
+			if t < b.srcLen[k/encHidden] {
+				return 1
+			}
+			return 0
+		})
+		if err != nil {
+			return err
 		}
 	}
-	if err := gx.Set(in.mask, mask); err != nil {
+	if err := gx.Fill(in.mask, func(k int) float64 {
+		if k%S < b.srcLen[k/S] {
+			return 1
+		}
+		return 0
+	}); err != nil {
 		return err
 	}
-	return gx.Set(in.meanW, meanW)
+	return gx.Fill(in.meanW, func(k int) float64 {
+		if l := b.srcLen[k/S]; k%S < l {
+			return 1 / float64(l)
+		}
+		return 0
+	})
 }
 
 // encoded is what the encoder gives the decoder.
@@ -252,6 +256,9 @@ func (m *Model) encode(g *gx.Graph, in *encInputs, B int) encoded {
 	if in.regions != nil {
 		return m.encodeRegions(g, in, B)
 	}
+	if in.idsAll != nil {
+		return m.encodeSequence(g, in, B)
+	}
 	E := g.Bind(m.srcEmb)
 	embs := make([]*gx.Node, len(in.ids))
 	for t, ids := range in.ids {
@@ -266,6 +273,32 @@ func (m *Model) encode(g *gx.Graph, in *encInputs, B int) encoded {
 		annot = g.ConcatLast(g.Stack(fw...), g.Stack(bw...)) // [B, S, H]
 		final = g.ConcatLast(fst.H, bst.H)                   // [B, H]
 	}
+	return m.encoded(g, in, annot, final, B)
+}
+
+// encodeSequence is encode for a cell that runs a whole sequence in one op
+// (cells.Sequencer): the embeddings of every position at once, [S·B, E],
+// and the state carried over padding by the op (keep = the source mask).
+func (m *Model) encodeSequence(g *gx.Graph, in *encInputs, B int) encoded {
+	S := in.mask.Shape()[1]
+	x := []*gx.Node{g.Embed(g.Bind(m.srcEmb), in.idsAll)} // [S·B, E]
+	run := func(c cells.Cell, reverse bool, name string) *gx.Node {
+		s0 := cells.State{H: g.Input(name+".h0", B, c.Hidden())}
+		return c.(cells.Sequencer).Sequence(g, x, in.mask, s0, reverse) // [B, S, h]
+	}
+	fw := run(m.encF, false, "enc.fwd")
+	if m.encB == nil {
+		return m.encoded(g, in, fw, g.TakeStep(fw, S-1), B)
+	}
+	bw := run(m.encB, true, "enc.bwd")
+	annot := g.ConcatLast(fw, bw)                                 // [B, S, H]
+	final := g.ConcatLast(g.TakeStep(fw, S-1), g.TakeStep(bw, 0)) // [B, H]
+	return m.encoded(g, in, annot, final, B)
+}
+
+// encoded makes the decoder's initial state from the final encoder state
+// (or the mean annotation).
+func (m *Model) encoded(g *gx.Graph, in *encInputs, annot, final *gx.Node, B int) encoded {
 	pool := final
 	if m.Cfg.Init == "mean" {
 		pool = g.WSum(in.meanW, annot, 1)
@@ -283,10 +316,26 @@ type decState struct {
 	feed *gx.Node // Luong's h̃_{t−1} (input feeding); nil for Bahdanau
 }
 
-// decStep is the one decoder step, shared by the training graph and the
-// one-step decoding graph. y is the embedded previous token [B, E]; dropOut
-// (nil for none) multiplies the attentional layer before the vocabulary.
+// decStep is the one decoder step of the one-step decoding graph. y is the
+// embedded previous token [B, E]; dropOut (nil for none) multiplies the
+// attentional layer before the vocabulary.
 func (m *Model) decStep(g *gx.Graph, mem *scorers.Memory, y *gx.Node, st decState, dropOut *gx.Node) (decState, *gx.Node, scorers.Step) {
+	next, out, att := m.decRecur(g, mem, y, st)
+	if out == nil {
+		out = m.attnLayer(g, next.cell.H, att.Context)
+	}
+	if dropOut != nil {
+		out = g.Mul(out, dropOut)
+	}
+	return next, m.vocabLayer(g, out), att
+}
+
+// decRecur is the recurrent part of a decoder step: attention and the cell,
+// and for Luong the attentional layer, which feeds the next step. It
+// returns the next state, that layer's output h̃_t (nil for Bahdanau, whose
+// attentional layer depends on nothing later, so the training graph computes
+// it for every step at once) and the attention step.
+func (m *Model) decRecur(g *gx.Graph, mem *scorers.Memory, y *gx.Node, st decState) (decState, *gx.Node, scorers.Step) {
 	var next decState
 	var att scorers.Step
 	var out *gx.Node
@@ -296,34 +345,36 @@ func (m *Model) decStep(g *gx.Graph, mem *scorers.Memory, y *gx.Node, st decStat
 		att = mem.Attend(g, st.cell.H, m.norm)
 		att.Context = m.gate(g, st.cell.H, att.Context)
 		next.cell = m.dec.Step(g, []*gx.Node{y, att.Context}, st.cell)
-		out = g.Tanh(g.AddBias(g.Sum(g.Linear(next.cell.H, g.Bind(m.outS), 0), g.Linear(att.Context, g.Bind(m.outC), 0)), g.Bind(m.outB)))
 	case "luong":
 		// Luong et al. 2015: h_t from [y_{t−1}; h̃_{t−1}], attend with h_t,
 		// h̃_t = tanh(W_c [c_t; h_t]).
 		next.cell = m.dec.Step(g, []*gx.Node{y, st.feed}, st.cell)
 		att = mem.Attend(g, next.cell.H, m.norm)
 		att.Context = m.gate(g, next.cell.H, att.Context)
-		out = g.Tanh(g.AddBias(g.Sum(g.Linear(next.cell.H, g.Bind(m.outS), 0), g.Linear(att.Context, g.Bind(m.outC), 0)), g.Bind(m.outB)))
+		out = m.attnLayer(g, next.cell.H, att.Context)
 		next.feed = out
 	}
-	if dropOut != nil {
-		out = g.Mul(out, dropOut)
-	}
-	logits := g.AddBias(g.Linear(out, g.Bind(m.vocabW), 0), g.Bind(m.vocabB))
-	return next, logits, att
+	return next, out, att
 }
 
-// dropoutMask fills a mask for inverted dropout: 0 with probability p,
-// 1/(1−p) otherwise.
-func dropoutMask(rng *rand.Rand, n int, p float64) []float64 {
-	out := make([]float64, n)
-	keep := 1 / (1 - p)
-	for i := range out {
-		if rng.Float64() >= p {
-			out[i] = keep
-		}
+// attnLayer is the attentional layer tanh(W_s s + W_c c + b), for any
+// number of rows of s and c.
+func (m *Model) attnLayer(g *gx.Graph, s, c *gx.Node) *gx.Node {
+	return g.Tanh(g.AddBias(g.Sum(g.Linear(s, g.Bind(m.outS), 0), g.Linear(c, g.Bind(m.outC), 0)), g.Bind(m.outB)))
+}
+
+// vocabLayer is the logits W out + b, for any number of rows.
+func (m *Model) vocabLayer(g *gx.Graph, out *gx.Node) *gx.Node {
+	return g.AddBias(g.Linear(out, g.Bind(m.vocabW), 0), g.Bind(m.vocabB))
+}
+
+// dropoutKeep draws one entry of an inverted-dropout mask: 0 with
+// probability p, 1/(1−p) otherwise.
+func dropoutKeep(rng *rand.Rand, p float64) float64 {
+	if rng.Float64() >= p {
+		return 1 / (1 - p)
 	}
-	return out
+	return 0
 }
 
 var _ = math.Inf

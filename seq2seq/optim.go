@@ -99,6 +99,9 @@ func (o *Optimizer) update(ps []*gx.Param, grads []gx.Vec) {
 	for i, p := range ps {
 		m, v, g := o.m[i], o.v[i], grads[i]
 		switch {
+		case p.Data32() != nil && g.F32 != nil && r.name == "adam":
+			gx.Adam32(p.Data32(), g.F32, m, v, gx.AdamConsts{Scale: r.scale, B1: adamB1, OneMinusB1: 1 - adamB1,
+				B2: adamB2, OneMinusB2: 1 - adamB2, Step: r.lr / r.c1, SqrtC2: math.Sqrt(r.c2), Eps: adamEps})
 		case p.Data32() != nil && g.F32 != nil:
 			apply(r, p.Data32(), g.F32, m, v)
 		case p.Data32() != nil:
@@ -145,12 +148,13 @@ func apply[P, G float](r rule, p []P, g []G, m, v []float64) {
 			v[j] = rmsRho*v[j] + (1-rmsRho)*gj*gj
 			p[j] = P(float64(p[j]) - r.lr*gj/(math.Sqrt(v[j])+adamEps))
 		}
-	default: // adam
+	default: // adam, in PyTorch's arrangement: one square root and one division per entry
+		step, sc2 := r.lr/r.c1, math.Sqrt(r.c2)
 		for j, x := range g {
 			gj := float64(x) * r.scale
 			m[j] = adamB1*m[j] + (1-adamB1)*gj
 			v[j] = adamB2*v[j] + (1-adamB2)*gj*gj
-			p[j] = P(float64(p[j]) - r.lr*(m[j]/r.c1)/(math.Sqrt(v[j]/r.c2)+adamEps))
+			p[j] = P(float64(p[j]) - step*m[j]/(math.Sqrt(v[j])/sc2+adamEps))
 		}
 	}
 }

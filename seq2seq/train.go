@@ -12,17 +12,18 @@ import (
 
 // trainGraph is the training graph for one batch shape (B, S, T).
 type trainGraph struct {
-	g             *gx.Graph
-	mach          *gx.Machine
-	enc           *encInputs
-	tin, tout, tm []*gx.Node // T × [B]
-	drop          []*gx.Node // T × [B, H], nil without dropout
-	zeros         []*gx.Node // initial states
-	cost          *gx.Node
-	grads         []*gx.Node
-	gradVecs      []gx.Vec   // the last run's gradients, in place
-	weights       []*gx.Node // T × [B, S], watched for inspection
-	penalty       *attentionPenalty
+	g        *gx.Graph
+	mach     *gx.Machine
+	enc      *encInputs
+	tin      []*gx.Node // T × [B]
+	tout, tm *gx.Node   // [T·B] target ids and 1/tokens mask, time-major
+	drop     *gx.Node   // [T·B, H], nil without dropout
+	zeros    []*gx.Node // initial states
+	cost     *gx.Node
+	grads    []*gx.Node
+	gradVecs []gx.Vec   // the last run's gradients, in place
+	weights  []*gx.Node // T × [B, S], watched for inspection
+	penalty  *attentionPenalty
 }
 
 type shape struct {
@@ -69,7 +70,9 @@ func (m *Model) buildTrainSalted(B, S, T int, salt uint32) (*trainGraph, error) 
 }
 
 // trainGraphOn adds the forward training graph to g; its cost is the mean
-// token cross-entropy once the inputs are set.
+// token cross-entropy once the inputs are set. Only the recurrence runs step
+// by step: Bahdanau's attentional layer (which feeds nothing back), the
+// vocabulary layer and the cross-entropy run once on all T·B rows (time-major).
 func (m *Model) trainGraphOn(g *gx.Graph, B, S, T int) *trainGraph {
 	tg := &trainGraph{g: g}
 	tg.enc = m.newEncInputs(g, B, S)
@@ -80,29 +83,34 @@ func (m *Model) trainGraphOn(g *gx.Graph, B, S, T int) *trainGraph {
 		st.feed = g.Input("dec.feed0", B, m.Cfg.Hidden)
 	}
 	Et := g.Bind(m.tgtEmb)
-	var cost *gx.Node
+	var states, contexts, outs []*gx.Node // T × [B, H]
 	for t := 0; t < T; t++ {
 		tin := g.Input(fmt.Sprintf("tgt.in.%d", t), B)
-		tout := g.Input(fmt.Sprintf("tgt.out.%d", t), B)
-		tm := g.Input(fmt.Sprintf("tgt.mask.%d", t), B)
-		tg.tin, tg.tout, tg.tm = append(tg.tin, tin), append(tg.tout, tout), append(tg.tm, tm)
-		var drop *gx.Node
-		if m.Cfg.Dropout > 0 {
-			drop = g.Input(fmt.Sprintf("drop.%d", t), B, m.Cfg.Hidden)
-			tg.drop = append(tg.drop, drop)
-		}
-		var logits *gx.Node
+		tg.tin = append(tg.tin, tin)
+		var out *gx.Node
 		var att scorers.Step
-		st, logits, att = m.decStep(g, mem, g.Embed(Et, tin), st, drop)
+		st, out, att = m.decRecur(g, mem, g.Embed(Et, tin), st)
 		tg.weights = append(tg.weights, att.Weights)
-		// the mask carries 1/tokens, so the sum is the mean token NLL
-		l := g.SoftmaxXent(logits, tout, tm, 1)
-		if cost == nil {
-			cost = l
+		if out == nil {
+			states, contexts = append(states, st.cell.H), append(contexts, att.Context)
 		} else {
-			cost = g.Add(cost, l)
+			outs = append(outs, out)
 		}
 	}
+	var out *gx.Node // [T·B, H]
+	if outs == nil {
+		out = m.attnLayer(g, g.StackRows(states...), g.StackRows(contexts...))
+	} else {
+		out = g.StackRows(outs...)
+	}
+	if m.Cfg.Dropout > 0 {
+		tg.drop = g.Input("drop", T*B, m.Cfg.Hidden)
+		out = g.Mul(out, tg.drop)
+	}
+	tg.tout = g.Input("tgt.out", T*B)
+	tg.tm = g.Input("tgt.mask", T*B)
+	// the mask carries 1/tokens, so the sum is the mean token NLL
+	cost := g.SoftmaxXent(m.vocabLayer(g, out), tg.tout, tg.tm, 1)
 	var pen *gx.Node
 	if tg.penalty, pen = m.penaltyOn(g, tg.weights, B, S); pen != nil {
 		cost = g.Add(cost, pen)
@@ -115,31 +123,25 @@ func (m *Model) trainGraphOn(g *gx.Graph, B, S, T int) *trainGraph {
 func (tg *trainGraph) setTargets(b *Batch, rng *rand.Rand, dropout float64, hidden int) error {
 	B, T := b.Size(), b.TgtLen()
 	tokens := float64(b.Tokens())
-	in, out, mask := make([]float64, B), make([]float64, B), make([]float64, B)
 	for t := 0; t < T; t++ {
-		for i := 0; i < B; i++ {
-			in[i] = float64(b.TgtIn[i][t])
-			out[i] = float64(b.TgtOut[i][t])
-			mask[i] = 0
-			if t < b.tgtLen[i] {
-				mask[i] = 1 / tokens
-			}
-		}
-		for _, x := range []struct {
-			n *gx.Node
-			v []float64
-		}{{tg.tin[t], in}, {tg.tout[t], out}, {tg.tm[t], mask}} {
-			if err := gx.Set(x.n, x.v); err != nil {
-				return err
-			}
-		}
-		if tg.drop != nil {
-			if err := gx.Set(tg.drop[t], dropoutMask(rng, B*hidden, dropout)); err != nil {
-				return err
-			}
+		if err := gx.Fill(tg.tin[t], func(i int) float64 { return float64(b.TgtIn[i][t]) }); err != nil {
+			return err
 		}
 	}
-	return nil
+	// rows t·B + i
+	if err := gx.Fill(tg.tout, func(r int) float64 { return float64(b.TgtOut[r%B][r/B]) }); err != nil {
+		return err
+	}
+	err := gx.Fill(tg.tm, func(r int) float64 {
+		if r/B < b.tgtLen[r%B] {
+			return 1 / tokens
+		}
+		return 0
+	})
+	if err != nil || tg.drop == nil {
+		return err
+	}
+	return gx.Fill(tg.drop, func(int) float64 { return dropoutKeep(rng, dropout) })
 }
 
 // Loss computes the mean token cross-entropy of a batch and the gradient
@@ -220,7 +222,7 @@ func (m *Model) checkBatch(b *Batch) error {
 type GraphCache struct {
 	trains map[shape]*trainGraph
 	encs   map[[2]int]*encGraph
-	steps  map[[3]int]*stepGraph
+	steps  map[[4]int]*stepGraph
 	max    int
 }
 
@@ -230,7 +232,7 @@ func NewGraphCache(max int) *GraphCache {
 	if max <= 0 {
 		max = 32
 	}
-	return &GraphCache{trains: map[shape]*trainGraph{}, encs: map[[2]int]*encGraph{}, steps: map[[3]int]*stepGraph{}, max: max}
+	return &GraphCache{trains: map[shape]*trainGraph{}, encs: map[[2]int]*encGraph{}, steps: map[[4]int]*stepGraph{}, max: max}
 }
 
 func (c *GraphCache) train(m *Model, s shape) (*trainGraph, error) {
@@ -279,10 +281,14 @@ func NewTrainer(m *Model, opt *Optimizer, seed uint64) *Trainer {
 	return &Trainer{Model: m, Opt: opt, Cache: NewGraphCache(0), rng: rand.New(rand.NewPCG(seed, 0xd509))}
 }
 
+// dropoutStream is the seed word of the dropout masks' generator, apart
+// from the initialisation's (model.go) and the caller's batch sampler.
+const dropoutStream = 0xd5090d5090d5090d
+
 // Reseed sets the generator of the next steps' dropout masks, so a run
 // resumed at a step draws the masks an uninterrupted run would.
 func (t *Trainer) Reseed(seed, step uint64) {
-	t.rng = rand.New(rand.NewPCG(seed, step^0xd509))
+	t.rng = rand.New(rand.NewPCG(seed^dropoutStream, step))
 }
 
 // NLL returns the summed token negative log-likelihood of a batch under

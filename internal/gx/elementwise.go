@@ -217,10 +217,7 @@ func (op *mapGradOp) Do(vs ...G.Value) (G.Value, error) {
 func sum[T float](xs [][]T, out []T) {
 	copy(out, xs[0])
 	for _, x := range xs[1:] {
-		x = x[:len(out)]
-		for i, v := range x {
-			out[i] += v
-		}
+		axpy(1, x[:len(out)], out)
 	}
 }
 

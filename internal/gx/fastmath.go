@@ -27,6 +27,41 @@ func tanh32(x float32) float32 {
 	return x * p / q
 }
 
+// exp32 is e^x in float32 (Cephes' expf): x = f·ln 2 + r with |r| ≤ ln2/2
+// (Cody–Waite: ln 2 in two parts), e^r = 1 + r + r²·P(r), times 2^f. Within
+// 2 ulp of math.Exp on [−87, 88] (fastmath_test.go); 0 below −87 (where
+// e^x < 1.7e−38), e^88 above 88, NaN for NaN. The softmax routines call it
+// on x ≤ 0.
+func exp32(x float32) float32 {
+	if x < -87 {
+		return 0
+	}
+	x = min(x, 88)
+	f := float32(math.Floor(float64(x*1.44269504088896341 + 0.5)))
+	r := x - f*0.693359375
+	r = r - f*-2.12194440e-4
+	r2 := r * r
+	p := r*1.9875691500e-4 + 1.3981999507e-3
+	p = p*r + 8.3334519073e-3
+	p = p*r + 4.1665795894e-2
+	p = p*r + 1.6666665459e-1
+	p = p*r + 5.0000001201e-1
+	y := p*r2 + r + 1
+	return y * math.Float32frombits(uint32(int32(f)+127)<<23)
+}
+
+// exps sets out[i] = e^x[i]: exp32 for float32, math.Exp for float64.
+func exps[T float](x, out []T) {
+	if x32, ok := any(x).([]float32); ok {
+		exps32(x32, any(out).([]float32))
+		return
+	}
+	out = out[:len(x)]
+	for i, v := range x {
+		out[i] = T(math.Exp(float64(v)))
+	}
+}
+
 // sigmoid32 is σ(x) = (1 + tanh(x/2)) / 2.
 func sigmoid32(x float32) float32 { return 0.5 + 0.5*tanh32(0.5*x) }
 
@@ -46,10 +81,7 @@ func tanhs[T float](x, out []T) {
 	out = out[:len(x)]
 	switch x := any(x).(type) {
 	case []float32:
-		o := any(out).([]float32)
-		for i, v := range x {
-			o[i] = tanh32(v)
-		}
+		tanhs32(x, any(out).([]float32))
 	case []float64:
 		o := any(out).([]float64)
 		for i, v := range x {
@@ -63,14 +95,148 @@ func sigmoids[T float](x, out []T) {
 	out = out[:len(x)]
 	switch x := any(x).(type) {
 	case []float32:
-		o := any(out).([]float32)
-		for i, v := range x {
-			o[i] = sigmoid32(v)
-		}
+		sigmoids32(x, any(out).([]float32))
 	case []float64:
 		o := any(out).([]float64)
 		for i, v := range x {
 			o[i] = sigmoid64(v)
 		}
+	}
+}
+
+// Vector kernels, generic over the float type: float32 runs the AVX code
+// where there is one (bit for bit the float32 Go loop), float64 the loop.
+
+// axpy sets y[i] += a·x[i].
+func axpy[T float](a T, x, y []T) {
+	if x32, ok := any(x).([]float32); ok {
+		axpy32(float32(a), x32, any(y).([]float32))
+		return
+	}
+	y = y[:len(x)]
+	for i, v := range x {
+		y[i] += a * v
+	}
+}
+
+// scaleTo sets y[i] = a·x[i].
+func scaleTo[T float](a T, x, y []T) {
+	if x32, ok := any(x).([]float32); ok {
+		scale32(float32(a), x32, any(y).([]float32))
+		return
+	}
+	y = y[:len(x)]
+	for i, v := range x {
+		y[i] = a * v
+	}
+}
+
+// addTanhs sets out[i] = tanh((p[i] + u[i]) + c[i]).
+func addTanhs[T float](p, u, c, out []T) {
+	if p32, ok := any(p).([]float32); ok {
+		addTanhs32(p32, any(u).([]float32), any(c).([]float32), any(out).([]float32))
+		return
+	}
+	u, c, out = u[:len(p)], c[:len(p)], out[:len(p)]
+	for i, v := range p {
+		out[i] = T(math.Tanh(float64(v + u[i] + c[i])))
+	}
+}
+
+// tanhDelta sets out[i] = (g·v[i]) · (1 − t[i]²).
+func tanhDelta[T float](g T, v, t, out []T) {
+	if v32, ok := any(v).([]float32); ok {
+		tanhDelta32(float32(g), v32, any(t).([]float32), any(out).([]float32))
+		return
+	}
+	t, out = t[:len(v)], out[:len(v)]
+	for i, x := range v {
+		out[i] = g * x * (1 - t[i]*t[i])
+	}
+}
+
+// AdamConsts are one Adam step's constants: the gradient scale (clipping),
+// β₁ and 1 − β₁, β₂ and 1 − β₂, the step lr/(1 − β₁ᵗ), √(1 − β₂ᵗ) and ε.
+type AdamConsts struct {
+	Scale, B1, OneMinusB1, B2, OneMinusB2, Step, SqrtC2, Eps float64
+}
+
+// adam32 is the Adam update in PyTorch's arrangement, in float64:
+//
+//	g ← g·scale;  m ← β₁m + (1 − β₁)g;  v ← β₂v + (1 − β₂)g·g
+//	p ← p − step·m / (√v/√(1 − β₂ᵗ) + ε)
+//
+// Adam32 runs it four entries at a time on amd64 with AVX, bit for bit.
+func adam32(p, g []float32, m, v []float64, a AdamConsts) {
+	g, m, v = g[:len(p)], m[:len(p)], v[:len(p)]
+	for j, x := range g {
+		gj := float64(x) * a.Scale
+		m[j] = a.B1*m[j] + a.OneMinusB1*gj
+		v[j] = a.B2*v[j] + a.OneMinusB2*gj*gj
+		p[j] = float32(float64(p[j]) - a.Step*m[j]/(math.Sqrt(v[j])/a.SqrtC2+a.Eps))
+	}
+}
+
+// The GRU's elementwise pieces (see ops_gru.go, ops_gruseq.go).
+
+// add2 sets out[i] = a[i] + b[i].
+func add2[T float](a, b, out []T) {
+	if a32, ok := any(a).([]float32); ok && hasAVX {
+		add2s32(a32, any(b).([]float32), any(out).([]float32))
+		return
+	}
+	b, out = b[:len(a)], out[:len(a)]
+	for i, v := range a {
+		out[i] = v + b[i]
+	}
+}
+
+// add3 sets out[i] = (a[i] + b[i]) + c[i].
+func add3[T float](a, b, c, out []T) {
+	if a32, ok := any(a).([]float32); ok && hasAVX {
+		add3s32(a32, any(b).([]float32), any(c).([]float32), any(out).([]float32))
+		return
+	}
+	b, c, out = b[:len(a)], c[:len(a)], out[:len(a)]
+	for i, v := range a {
+		out[i] = v + b[i] + c[i]
+	}
+}
+
+// gruN sets hn[i] = hhn[i] + bhn[i] and nn[i] += r[i]·hn[i].
+func gruN[T float](hhn, bhn, r, hn, nn []T) {
+	if h32, ok := any(hhn).([]float32); ok && hasAVX {
+		gruN32(h32, any(bhn).([]float32), any(r).([]float32), any(hn).([]float32), any(nn).([]float32))
+		return
+	}
+	bhn, r, hn, nn = bhn[:len(hhn)], r[:len(hhn)], hn[:len(hhn)], nn[:len(hhn)]
+	for i, v := range hhn {
+		hn[i] = v + bhn[i]
+		nn[i] += r[i] * hn[i]
+	}
+}
+
+// blend sets out[i] = nn[i] + z[i]·(h[i] − nn[i]).
+func blend[T float](nn, z, h, out []T) {
+	if n32, ok := any(nn).([]float32); ok && hasAVX {
+		blend32(n32, any(z).([]float32), any(h).([]float32), any(out).([]float32))
+		return
+	}
+	z, h, out = z[:len(nn)], h[:len(nn)], out[:len(nn)]
+	for i, v := range nn {
+		out[i] = v + z[i]*(h[i]-v)
+	}
+}
+
+// blendCarry sets out[i] = h[i] + m·((nn[i] + z[i]·(h[i] − nn[i])) − h[i]).
+func blendCarry[T float](m T, nn, z, h, out []T) {
+	if n32, ok := any(nn).([]float32); ok && hasAVX {
+		blendCarry32(float32(m), n32, any(z).([]float32), any(h).([]float32), any(out).([]float32))
+		return
+	}
+	z, h, out = z[:len(nn)], h[:len(nn)], out[:len(nn)]
+	for i, v := range nn {
+		hnew := v + z[i]*(h[i]-v)
+		out[i] = h[i] + m*(hnew-h[i])
 	}
 }

@@ -153,6 +153,72 @@ func Set(n *Node, data []float64) error {
 	return fill(t, data, n.Name())
 }
 
+// Fill sets entry i (row-major) of an input node's value to f(i), in the
+// node's dtype, without an intermediate slice.
+func Fill(n *Node, f func(i int) float64) error {
+	t, ok := n.Value().(*tensor.Dense)
+	if !ok {
+		return fmt.Errorf("gx: %s has no tensor value", n.Name())
+	}
+	switch t.Dtype() {
+	case Float64:
+		d := t.Float64s()
+		for i := range d {
+			d[i] = f(i)
+		}
+	case Float32:
+		d := t.Float32s()
+		for i := range d {
+			d[i] = float32(f(i))
+		}
+	default:
+		return fmt.Errorf("gx: %s: unsupported dtype %v", n.Name(), t.Dtype())
+	}
+	return nil
+}
+
+// SetRows copies rows of src (rows of d entries, e.g. a View of another
+// graph's node) into an input node: row r of n gets row idx[r] of src, or
+// row r when idx is nil. The dtypes may differ.
+func SetRows(n *Node, src Vec, d int, idx []int) error {
+	t, ok := n.Value().(*tensor.Dense)
+	if !ok {
+		return fmt.Errorf("gx: %s has no tensor value", n.Name())
+	}
+	rows := t.Shape().TotalSize() / d
+	if idx != nil && len(idx) != rows || idx == nil && src.Len() != rows*d {
+		return fmt.Errorf("gx: %s: %d rows of %d from %d values (%d indices)", n.Name(), rows, d, src.Len(), len(idx))
+	}
+	from := func(r int) int {
+		if idx != nil {
+			return idx[r]
+		}
+		return r
+	}
+	switch t.Dtype() {
+	case Float32:
+		setRows(t.Float32s(), src.F32, src.F64, d, rows, from)
+	case Float64:
+		setRows(t.Float64s(), src.F64, src.F32, d, rows, from)
+	default:
+		return fmt.Errorf("gx: %s: unsupported dtype %v", n.Name(), t.Dtype())
+	}
+	return nil
+}
+
+func setRows[T, U float](dst []T, same []T, other []U, d, rows int, from func(int) int) {
+	for r := 0; r < rows; r++ {
+		o, q := dst[r*d:(r+1)*d], from(r)*d
+		if same != nil {
+			copy(o, same[q:q+d])
+			continue
+		}
+		for i, v := range other[q : q+d] {
+			o[i] = T(v)
+		}
+	}
+}
+
 func fill(t tensor.Tensor, data []float64, what string) error {
 	if t.Shape().TotalSize() != len(data) {
 		return fmt.Errorf("gx: %s: shape %v holds %d values, got %d", what, t.Shape(), t.Shape().TotalSize(), len(data))
@@ -328,7 +394,7 @@ func (g *Graph) Machine() (*Machine, error) {
 	if err := g.checkHashes(); err != nil {
 		return nil, err
 	}
-	return &Machine{vm: G.NewTapeMachine(g.g)}, nil
+	return &Machine{vm: G.NewTapeMachine(g.g, G.WithEngine(engine{}))}, nil
 }
 
 // Machine runs a compiled graph.

@@ -16,16 +16,20 @@ import (
 // [B,A], bias c [A] and v [A], built as two ops so that the tanh is
 // computed once and kept for the backward pass:
 //
-//	T = tanh(P + u + c)   [B,S,A]   (addTanhOp)
-//	out = T · v           [B,S]     (projLastOp, a matrix–vector product)
+//	T = tanh(P + u + c)              [B,S,A]  (addTanhOp)
+//	out = additiveOut(T, v, P, u, c) = T · v  [B,S]    (a matrix–vector product)
 //
-// With incoming gradient g [B,S]: ∂T = g ⊗ v (outerLastOp), ∂v = Tᵀ g
-// (projLastVOp); δ = ∂T ⊙ (1 − T²) (mapGradOp), and ∂P = δ, ∂u = Σ_i δ,
-// ∂c = Σ_{b,i} δ (sumLeadOp).
+// additiveOut differentiates with respect to P, u, c and v directly, reading
+// T as the value of tanh(P + u + c) (T itself gets no gradient, so nothing is
+// counted twice): with incoming gradient g [B,S],
+//
+//	δ = (g ⊗ v) ⊙ (1 − T²)  (additiveDeltaOp),  ∂P = δ,  ∂u = Σ_i δ,  ∂c = Σ_b ∂u,  ∂v = Tᵀ g
+//
+// the same derivative as differentiating Σ_a v_a tanh(·) as one function.
 type addTanhOp struct{ base }
-type projLastOp struct{ base }
+type additiveOutOp struct{ base }
+type additiveDeltaOp struct{ base }
 type projLastVOp struct{ base }
-type outerLastOp struct{ base }
 type sumLeadOp struct {
 	base
 	keep int // number of trailing dims kept
@@ -41,11 +45,84 @@ func (g *Graph) Additive(P, u, c, v *Node) *Node {
 		return nil
 	}
 	T := g.apply(&addTanhOp{base{name: "AddTanh", in: []int{3, 2, 1}, out: 3}}, P, u, c)
-	return g.apply(newProjLast(3), T, v)
+	return g.apply(&additiveOutOp{base{name: "AdditiveOut", in: []int{3, 1, 3, 2, 1}, out: 2}}, T, v, P, u, c)
 }
 
-func newProjLast(nd int) *projLastOp {
-	return &projLastOp{base{name: "ProjLast", in: []int{nd, 1}, out: nd - 1}}
+func (op *additiveOutOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	s, err := shapes(in)
+	if err != nil {
+		return nil, err
+	}
+	if !s[0].Eq(s[2]) || len(s[1]) != 1 || s[1][0] != last(s[0]) {
+		return nil, shapeErr("Additive", "T and P [B,S,A], v [A], u [B,A], c [A]", s)
+	}
+	return s[0][:2].Clone(), nil
+}
+
+func (op *additiveOutOp) Do(vs ...G.Value) (G.Value, error) {
+	o, err := op.getOperands(vs)
+	if err != nil {
+		return nil, err
+	}
+	N, A := lead(o.sh[0]), last(o.sh[0])
+	out := o.allocDirty(o.sh[0][:2]...)
+	if o.f64 != nil {
+		blas64.Implementation().Dgemv(blas.NoTrans, N, A, 1, o.f64[0], A, o.f64[1], 1, 0, out.Float64s(), 1)
+	} else {
+		blas32.Implementation().Sgemv(blas.NoTrans, N, A, 1, o.f32[0], A, o.f32[1], 1, 0, out.Float32s(), 1)
+	}
+	return out, nil
+}
+
+// DiffWRT: T is read as tanh(P + u + c), not differentiated (see Additive).
+func (op *additiveOutOp) DiffWRT(int) []bool { return []bool{false, true, true, true, true} }
+
+func (op *additiveOutOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+	T, v := in[0], in[1]
+	delta, err := op.applyOp(&additiveDeltaOp{base{name: "AdditiveDelta", in: []int{3, 1, 2}, out: 3}}, T, v, grad)
+	if err != nil {
+		return nil, err
+	}
+	du, err := op.applyOp(&sumLeadOp{base{name: "SumMid", args: "2", in: []int{3}, out: 2}, 2}, delta)
+	if err != nil {
+		return nil, err
+	}
+	dc, err := op.applyOp(&sumRowsOp{base{name: "SumRows", in: []int{2}, out: 1}}, du)
+	if err != nil {
+		return nil, err
+	}
+	dv, err := op.applyOp(&projLastVOp{base{name: "ProjLastV", in: []int{3, 2}, out: 1}}, T, grad)
+	return G.Nodes{nil, dv, delta, du, dc}, err
+}
+
+func (op *additiveDeltaOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	s, err := shapes(in)
+	if err != nil {
+		return nil, err
+	}
+	return s[0].Clone(), nil
+}
+
+// additiveDelta sets δ[n,a] = g[n] v[a] (1 − T[n,a]²).
+func additiveDelta[T float](t, v, g, out []T) {
+	A := len(v)
+	for n, gn := range g {
+		tanhDelta(gn, v, t[n*A:(n+1)*A], out[n*A:(n+1)*A])
+	}
+}
+
+func (op *additiveDeltaOp) Do(vs ...G.Value) (G.Value, error) {
+	o, err := op.getOperands(vs)
+	if err != nil {
+		return nil, err
+	}
+	out := o.allocDirty(o.sh[0]...)
+	if o.f64 != nil {
+		additiveDelta(o.f64[0], o.f64[1], o.f64[2], out.Float64s())
+	} else {
+		additiveDelta(o.f32[0], o.f32[1], o.f32[2], out.Float32s())
+	}
+	return out, nil
 }
 
 func (op *addTanhOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
@@ -65,14 +142,9 @@ func addTanh[T float](P, u, c, out []T, B, S, A int) {
 	for b := 0; b < B; b++ {
 		ub := u[b*A : (b+1)*A]
 		for i := 0; i < S; i++ {
-			row := P[(b*S+i)*A : (b*S+i+1)*A]
-			or := out[(b*S+i)*A : (b*S+i+1)*A]
-			for a, p := range row {
-				or[a] = p + ub[a] + c[a]
-			}
+			addTanhs(P[(b*S+i)*A:(b*S+i+1)*A], ub, c, out[(b*S+i)*A:(b*S+i+1)*A])
 		}
 	}
-	tanhs(out[:B*S*A], out)
 }
 
 func (op *addTanhOp) Do(vs ...G.Value) (G.Value, error) {
@@ -88,93 +160,6 @@ func (op *addTanhOp) Do(vs ...G.Value) (G.Value, error) {
 	} else {
 		f := o.f32
 		addTanh(f[0], f[1], f[2], out.Float32s(), B, S, A)
-	}
-	return out, nil
-}
-
-func (op *addTanhOp) DiffWRT(int) []bool { return []bool{true, true, true} }
-
-func (op *addTanhOp) SymDiff(_ G.Nodes, out, grad *G.Node) (G.Nodes, error) {
-	delta, err := op.applyOp(&mapGradOp{base{name: "TanhGrad", in: []int{3, 3}, out: 3}, mapTanh}, out, grad)
-	if err != nil {
-		return nil, err
-	}
-	du, err := op.applyOp(&sumLeadOp{base{name: "SumMid", args: "2", in: []int{3}, out: 2}, 2}, delta)
-	if err != nil {
-		return nil, err
-	}
-	dc, err := op.applyOp(&sumLeadOp{base{name: "SumLead", args: "1", in: []int{3}, out: 1}, 1}, delta)
-	return G.Nodes{delta, du, dc}, err
-}
-
-// projLastOp: X [N..., A], v [A] → X·v [N...].
-func (op *projLastOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
-	if len(s[0]) < 2 || len(s[1]) != 1 || last(s[0]) != s[1][0] {
-		return nil, shapeErr("ProjLast", "X [N..., A] and v [A]", s)
-	}
-	return s[0][:len(s[0])-1].Clone(), nil
-}
-
-func (op *projLastOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	N, A := lead(o.sh[0]), last(o.sh[0])
-	out := o.allocDirty(o.sh[0][:len(o.sh[0])-1]...)
-	if o.f64 != nil {
-		blas64.Implementation().Dgemv(blas.NoTrans, N, A, 1, o.f64[0], A, o.f64[1], 1, 0, out.Float64s(), 1)
-	} else {
-		blas32.Implementation().Sgemv(blas.NoTrans, N, A, 1, o.f32[0], A, o.f32[1], 1, 0, out.Float32s(), 1)
-	}
-	return out, nil
-}
-
-func (op *projLastOp) DiffWRT(int) []bool { return []bool{true, true} }
-
-func (op *projLastOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
-	nd := in[0].Dims()
-	dX, err := op.applyOp(&outerLastOp{base{name: "OuterLast", in: []int{nd - 1, 1}, out: nd}}, grad, in[1])
-	if err != nil {
-		return nil, err
-	}
-	dv, err := op.applyOp(&projLastVOp{base{name: "ProjLastV", in: []int{nd, nd - 1}, out: 1}}, in[0], grad)
-	return G.Nodes{dX, dv}, err
-}
-
-// outerLastOp: g [N...], v [A] → g ⊗ v [N..., A].
-func (op *outerLastOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
-	return append(s[0].Clone(), s[1][0]), nil
-}
-
-func outerLast[T float](g, v, out []T) {
-	A := len(v)
-	for n, gn := range g {
-		row := out[n*A : (n+1)*A]
-		for a, x := range v {
-			row[a] = gn * x
-		}
-	}
-}
-
-func (op *outerLastOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	out := o.allocDirty(append(o.sh[0].Clone(), o.sh[1][0])...)
-	if o.f64 != nil {
-		outerLast(o.f64[0], o.f64[1], out.Float64s())
-	} else {
-		outerLast(o.f32[0], o.f32[1], out.Float32s())
 	}
 	return out, nil
 }
@@ -220,9 +205,7 @@ func sumMid[T float](x, out []T, B, S, A int) {
 	for b := 0; b < B; b++ {
 		ob := out[b*A : (b+1)*A]
 		for i := 0; i < S; i++ {
-			for a, v := range x[(b*S+i)*A : (b*S+i+1)*A] {
-				ob[a] += v
-			}
+			axpy(1, x[(b*S+i)*A:(b*S+i+1)*A], ob)
 		}
 	}
 }
@@ -230,9 +213,7 @@ func sumMid[T float](x, out []T, B, S, A int) {
 func sumAll[T float](x, out []T, A int) {
 	out = out[:A]
 	for r := 0; r+A <= len(x); r += A {
-		for a, v := range x[r : r+A] {
-			out[a] += v
-		}
+		axpy(1, x[r:r+A], out)
 	}
 }
 

@@ -31,8 +31,8 @@ func (op *addBiasOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 
 func addBias[T float](x, b, out []T) {
 	H := len(b)
-	for i, v := range x {
-		out[i] = v + b[i%H]
+	for r := 0; r+H <= len(x); r += H {
+		add2(x[r:r+H], b, out[r:r+H])
 	}
 }
 

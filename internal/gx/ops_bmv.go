@@ -3,6 +3,9 @@ package gx
 import (
 	"fmt"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -164,17 +167,20 @@ func (op *outerOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 
 type float interface{ ~float32 | ~float64 }
 
+// bmv is one matrix–vector product per batch row, on the BLAS.
 func bmv[T float](X, y, out []T, B, S, D int, c T) {
 	for b := 0; b < B; b++ {
-		yb := y[b*D : (b+1)*D]
-		for i := 0; i < S; i++ {
-			row := X[(b*S+i)*D : (b*S+i+1)*D]
-			var s T
-			for d, v := range row {
-				s += v * yb[d]
-			}
-			out[b*S+i] = c * s
-		}
+		gemv(S, D, c, X[b*S*D:(b+1)*S*D], y[b*D:(b+1)*D], out[b*S:(b+1)*S])
+	}
+}
+
+// gemv sets out = c·X y for X [m, n] row-major.
+func gemv[T float](m, n int, c T, X, y, out []T) {
+	switch X := any(X).(type) {
+	case []float32:
+		blas32.Implementation().Sgemv(blas.NoTrans, m, n, float32(c), X, n, any(y).([]float32), 1, 0, any(out).([]float32), 1)
+	case []float64:
+		blas64.Implementation().Dgemv(blas.NoTrans, m, n, float64(c), X, n, any(y).([]float64), 1, 0, any(out).([]float64), 1)
 	}
 }
 
@@ -186,10 +192,7 @@ func wsum[T float](w, X, out []T, B, S, D int, c T) {
 			if wi == 0 {
 				continue
 			}
-			row := X[(b*S+i)*D : (b*S+i+1)*D]
-			for d, v := range row {
-				ob[d] += wi * v
-			}
+			axpy(wi, X[(b*S+i)*D:(b*S+i+1)*D], ob)
 		}
 	}
 }
@@ -198,11 +201,7 @@ func outer[T float](w, y, out []T, B, S, D int, c T) {
 	for b := 0; b < B; b++ {
 		yb := y[b*D : (b+1)*D]
 		for i := 0; i < S; i++ {
-			wi := c * w[b*S+i]
-			row := out[(b*S+i)*D : (b*S+i+1)*D]
-			for d, v := range yb {
-				row[d] = wi * v
-			}
+			scaleTo(c*w[b*S+i], yb, out[(b*S+i)*D:(b*S+i+1)*D])
 		}
 	}
 }

@@ -99,21 +99,14 @@ func gruGates[T float](xs [][]T, hh, b, bhn, out []T, B, H int) {
 	for r := 0; r < B; r++ {
 		h := hh[r*3*H : (r+1)*3*H]
 		o := out[r*4*H : (r+1)*4*H]
-		for i := 0; i < 2*H; i++ { // r and z: b + hh; n: b
-			o[i] = b[i] + h[i]
-		}
+		add2(b[:2*H], h[:2*H], o[:2*H]) // r and z: b + hh; n: b
 		copy(o[2*H:3*H], b[2*H:])
 		for _, x := range xs {
-			for i, v := range x[r*3*H : (r+1)*3*H] {
-				o[i] += v
-			}
+			axpy(1, x[r*3*H:(r+1)*3*H], o[:3*H])
 		}
 		sigmoids(o[:2*H], o[:2*H])
 		rg, n, hn := o[:H], o[2*H:3*H], o[3*H:4*H]
-		for i := 0; i < H; i++ {
-			hn[i] = h[2*H+i] + bhn[i]
-			n[i] += rg[i] * hn[i]
-		}
+		gruN(h[2*H:3*H], bhn, rg, hn, n) // hn = hh_n + b_hn; n += r ⊙ hn
 		tanhs(n, n)
 	}
 }
@@ -196,17 +189,26 @@ func gruGatesBack[T float](gates, g, out []T, B, H int, dh bool) {
 		x := gates[row*4*H : (row+1)*4*H]
 		d := g[row*4*H : (row+1)*4*H]
 		o := out[row*3*H : (row+1)*3*H]
-		r, z, n, hn := x[:H], x[H:2*H], x[2*H:3*H], x[3*H:4*H]
-		gr, gz, gn, ghn := d[:H], d[H:2*H], d[2*H:3*H], d[3*H:4*H]
-		for i := 0; i < H; i++ {
-			dn := gn[i] * (1 - n[i]*n[i])
-			o[i] = (gr[i] + dn*hn[i]) * r[i] * (1 - r[i])
-			o[H+i] = gz[i] * z[i] * (1 - z[i])
-			if dh {
-				o[2*H+i] = ghn[i] + dn*r[i]
-			} else {
-				o[2*H+i] = dn
-			}
+		if x32, ok := any(x).([]float32); ok {
+			gruGatesBackRow32(x32, any(d).([]float32), any(o).([]float32), H, dh)
+		} else {
+			gruGatesBackRow(x, d, o, H, 0, dh)
+		}
+	}
+}
+
+// gruGatesBackRow does entries i ≥ from of one row of gruGatesBack.
+func gruGatesBackRow[T float](x, d, o []T, H, from int, dh bool) {
+	r, z, n, hn := x[:H], x[H:2*H], x[2*H:3*H], x[3*H:4*H]
+	gr, gz, gn, ghn := d[:H], d[H:2*H], d[2*H:3*H], d[3*H:4*H]
+	for i := from; i < H; i++ {
+		dn := gn[i] * (1 - n[i]*n[i])
+		o[i] = (gr[i] + dn*hn[i]) * r[i] * (1 - r[i])
+		o[H+i] = gz[i] * z[i] * (1 - z[i])
+		if dh {
+			o[2*H+i] = ghn[i] + dn*r[i]
+		} else {
+			o[2*H+i] = dn
 		}
 	}
 }
@@ -242,9 +244,7 @@ func (op *sumColsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 
 func sumCols[T float](x, out []T, W, lo, hi int) {
 	for r := 0; r+W <= len(x); r += W {
-		for i, v := range x[r+lo : r+hi] {
-			out[i] += v
-		}
+		axpy(1, x[r+lo:r+hi], out)
 	}
 }
 
@@ -277,11 +277,7 @@ func (op *gruBlendOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 func gruBlend[T float](gates, h, out []T, B, H int) {
 	for row := 0; row < B; row++ {
 		x := gates[row*4*H : (row+1)*4*H]
-		z, n := x[H:2*H], x[2*H:3*H]
-		hr, o := h[row*H:(row+1)*H], out[row*H:(row+1)*H]
-		for i := range o {
-			o[i] = n[i] + z[i]*(hr[i]-n[i])
-		}
+		blend(x[2*H:3*H], x[H:2*H], h[row*H:(row+1)*H], out[row*H:(row+1)*H])
 	}
 }
 

@@ -137,7 +137,12 @@ func (op *linearWOp) Do(vs ...G.Value) (G.Value, error) {
 		return nil, err
 	}
 	N, rows, D := lead(o.sh[0]), last(o.sh[0]), last(o.sh[1])
-	out := o.alloc(op.R, D)
+	var out *tensor.Dense
+	if rows == op.R {
+		out = o.allocDirty(op.R, D) // the product writes every entry
+	} else {
+		out = o.alloc(op.R, D) // rows past `rows` stay zero
+	}
 	if o.f64 != nil {
 		blas64.Implementation().Dgemm(blas.Trans, blas.NoTrans, rows, D, N, 1, o.f64[0], rows, o.f64[1], D, 0, out.Float64s()[:rows*D], D)
 	} else {

@@ -85,10 +85,7 @@ func (op *embedGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 func embedGrad[T float](g, ids, out []T, D int) {
 	for n, x := range ids {
 		i := int(x)
-		row := out[i*D : (i+1)*D]
-		for d, v := range g[n*D : (n+1)*D] {
-			row[d] += v
-		}
+		axpy(1, g[n*D:(n+1)*D], out[i*D:(i+1)*D])
 	}
 }
 

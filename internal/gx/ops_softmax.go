@@ -46,7 +46,11 @@ func (op *maskedSoftmaxOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return sameShape("MaskedSoftmax", in)
 }
 
-func maskedSoftmax[T float](s, m, out []T, S int, exp func(T) T) {
+// maskedSoftmax normalises each row of s over its unmasked keys: the
+// exponentials are taken in one pass over the row (exps), masked keys get
+// −∞, whose exponential is 0.
+func maskedSoftmax[T float](s, m, out []T, S int) {
+	negInf := T(math.Inf(-1))
 	for r := 0; r < len(s)/S; r++ {
 		row, mr, or := s[r*S:(r+1)*S], m[r*S:(r+1)*S], out[r*S:(r+1)*S]
 		max, any := T(0), false
@@ -56,13 +60,23 @@ func maskedSoftmax[T float](s, m, out []T, S int, exp func(T) T) {
 			}
 		}
 		if !any {
-			continue // all masked: zeros
+			clear(or) // all masked: zeros
+			continue
 		}
-		var sum T
 		for i, v := range row {
 			if mr[i] > 0.5 {
-				or[i] = exp(v - max)
+				or[i] = v - max
+			} else {
+				or[i] = negInf
+			}
+		}
+		exps(or, or)
+		var sum T
+		for i := range or {
+			if mr[i] > 0.5 {
 				sum += or[i]
+			} else {
+				or[i] = 0 // exactly, whatever e^−∞ gave
 			}
 		}
 		for i := range or {
@@ -71,20 +85,17 @@ func maskedSoftmax[T float](s, m, out []T, S int, exp func(T) T) {
 	}
 }
 
-func exp64(x float64) float64 { return math.Exp(x) }
-func exp32(x float32) float32 { return float32(math.Exp(float64(x))) }
-
 func (op *maskedSoftmaxOp) Do(vs ...G.Value) (G.Value, error) {
 	o, err := op.getOperands(vs)
 	if err != nil {
 		return nil, err
 	}
-	out := o.alloc(o.sh[0]...)
+	out := o.allocDirty(o.sh[0]...)
 	S := last(o.sh[0])
 	if o.f64 != nil {
-		maskedSoftmax(o.f64[0], o.f64[1], out.Float64s(), S, exp64)
+		maskedSoftmax(o.f64[0], o.f64[1], out.Float64s(), S)
 	} else {
-		maskedSoftmax(o.f32[0], o.f32[1], out.Float32s(), S, exp32)
+		maskedSoftmax(o.f32[0], o.f32[1], out.Float32s(), S)
 	}
 	return out, nil
 }

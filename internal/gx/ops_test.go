@@ -94,6 +94,11 @@ func TestOpGradients(t *testing.T) {
 			st := g.Stack(g.SliceLast(b, 0, D), a, g.SliceLast(b, 1, D+1))
 			return g.ConcatLast(g.TakeStep(st, 1), g.TakeStep(st, 2))
 		}},
+		{"StackRowsRows", []*gx.Param{y, u}, func(g *gx.Graph) *gx.Node {
+			a, b := g.Bind(y), g.Bind(u)
+			st := g.StackRows(g.SliceLast(b, 0, D), a, g.SliceLast(b, 1, D+1)) // [3B, D]
+			return g.ConcatLast(g.Rows(st, B, 2*B), g.Rows(st, 1, 1+B))
+		}},
 		{"ConcatLast3D", []*gx.Param{X, P}, func(g *gx.Graph) *gx.Node { return g.ConcatLast(g.Bind(X), g.Bind(P)) }},
 		{"SoftmaxXent", []*gx.Param{u}, func(g *gx.Graph) *gx.Node {
 			return g.ScaleBy(g.Bind(X), g.SoftmaxXent(g.Bind(u), g.Bind(tgt), g.Bind(tmask), 0.5))

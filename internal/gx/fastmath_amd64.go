@@ -1,0 +1,277 @@
+package gx
+
+// On amd64 with AVX, tanhs and sigmoids on float32 run eight lanes at a
+// time in assembly (fastmath_amd64.s): the same float32 multiplications,
+// additions and division, in the same order, as tanh32 and sigmoid32, so the
+// results are bit for bit those of the Go code (fastmath_test.go checks it)
+// and do not depend on the processor. No FMA: a fused multiply–add would
+// round differently.
+
+//go:noescape
+func tanhAVX(x, out *float32, n int)
+
+//go:noescape
+func sigmoidAVX(x, out *float32, n int)
+
+//go:noescape
+func addTanhAVX(p, u, c, out *float32, n int)
+
+//go:noescape
+func axpyAVX(a float32, x, y *float32, n int)
+
+//go:noescape
+func scaleAVX(a float32, x, y *float32, n int)
+
+//go:noescape
+func add2AVX(a, b, out *float32, n int)
+
+//go:noescape
+func add3AVX(a, b, c, out *float32, n int)
+
+//go:noescape
+func gruNAVX(hhn, bhn, r, hn, nn *float32, n int)
+
+//go:noescape
+func blendAVX(nn, z, h, out *float32, n int)
+
+//go:noescape
+func blendCarryAVX(m float32, nn, z, h, out *float32, n int)
+
+//go:noescape
+func gruGatesBackAVX(x, d, o *float32, H, n, dh int)
+
+//go:noescape
+func gruSeqBackAVX(m float32, gh, c, x, hp, di, dh *float32, H, n int)
+
+//go:noescape
+func expAVX(x, out *float32, n int)
+
+//go:noescape
+func adamAVX(p, gr *float32, m, v *float64, n int, scale, b1, omb1, b2, omb2, step, sc2, eps float64)
+
+//go:noescape
+func tanhDeltaAVX(gs float32, v, t, out *float32, n int)
+
+func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
+func xgetbv() (eax, edx uint32)
+
+// hasAVX reports whether the processor has AVX and the operating system
+// saves the YMM registers.
+var hasAVX = func() bool {
+	_, _, c, _ := cpuid(1, 0)
+	const osxsave, avx = 1 << 27, 1 << 28
+	if c&osxsave == 0 || c&avx == 0 {
+		return false
+	}
+	eax, _ := xgetbv()
+	return eax&6 == 6 // XMM and YMM state
+}()
+
+// hasAVX2 reports whether the processor also has AVX2 (256-bit integer
+// operations: expAVX builds 2^n in them).
+var hasAVX2 = func() bool {
+	if !hasAVX {
+		return false
+	}
+	if max, _, _, _ := cpuid(0, 0); max < 7 {
+		return false
+	}
+	_, b, _, _ := cpuid(7, 0)
+	return b&(1<<5) != 0
+}()
+
+// exps32 sets out[i] = exp32(x[i]).
+func exps32(x, out []float32) {
+	out = out[:len(x)]
+	n := 0
+	if hasAVX2 && len(x) >= 8 {
+		n = len(x) &^ 7
+		expAVX(&x[0], &out[0], n)
+	}
+	for i := n; i < len(x); i++ {
+		out[i] = exp32(x[i])
+	}
+}
+
+// tanhs32 sets out[i] = tanh32(x[i]).
+func tanhs32(x, out []float32) {
+	out = out[:len(x)]
+	n := 0
+	if hasAVX && len(x) >= 8 {
+		n = len(x) &^ 7
+		tanhAVX(&x[0], &out[0], n)
+	}
+	for i := n; i < len(x); i++ {
+		out[i] = tanh32(x[i])
+	}
+}
+
+// sigmoids32 sets out[i] = sigmoid32(x[i]).
+func sigmoids32(x, out []float32) {
+	out = out[:len(x)]
+	n := 0
+	if hasAVX && len(x) >= 8 {
+		n = len(x) &^ 7
+		sigmoidAVX(&x[0], &out[0], n)
+	}
+	for i := n; i < len(x); i++ {
+		out[i] = sigmoid32(x[i])
+	}
+}
+
+// addTanhs32 sets out[i] = tanh32((p[i] + u[i]) + c[i]).
+func addTanhs32(p, u, c, out []float32) {
+	u, c, out = u[:len(p)], c[:len(p)], out[:len(p)]
+	n := 0
+	if hasAVX && len(p) >= 8 {
+		n = len(p) &^ 7
+		addTanhAVX(&p[0], &u[0], &c[0], &out[0], n)
+	}
+	for i := n; i < len(p); i++ {
+		out[i] = tanh32(p[i] + u[i] + c[i])
+	}
+}
+
+// axpy32 sets y[i] += a·x[i].
+func axpy32(a float32, x, y []float32) {
+	y = y[:len(x)]
+	n := 0
+	if hasAVX && len(x) >= 8 {
+		n = len(x) &^ 7
+		axpyAVX(a, &x[0], &y[0], n)
+	}
+	for i := n; i < len(x); i++ {
+		y[i] += a * x[i]
+	}
+}
+
+// scale32 sets y[i] = a·x[i].
+func scale32(a float32, x, y []float32) {
+	y = y[:len(x)]
+	n := 0
+	if hasAVX && len(x) >= 8 {
+		n = len(x) &^ 7
+		scaleAVX(a, &x[0], &y[0], n)
+	}
+	for i := n; i < len(x); i++ {
+		y[i] = a * x[i]
+	}
+}
+
+// tanhDelta32 sets out[i] = (g·v[i]) · (1 − t[i]²).
+func tanhDelta32(g float32, v, t, out []float32) {
+	t, out = t[:len(v)], out[:len(v)]
+	n := 0
+	if hasAVX && len(v) >= 8 {
+		n = len(v) &^ 7
+		tanhDeltaAVX(g, &v[0], &t[0], &out[0], n)
+	}
+	for i := n; i < len(v); i++ {
+		out[i] = g * v[i] * (1 - t[i]*t[i])
+	}
+}
+
+// Adam32 is one Adam update of float32 parameters p from float32 gradients g
+// with float64 moments m and v (see adam32).
+func Adam32(p, g []float32, m, v []float64, a AdamConsts) {
+	g, m, v = g[:len(p)], m[:len(p)], v[:len(p)]
+	n := 0
+	if hasAVX && len(p) >= 4 {
+		n = len(p) &^ 3
+		adamAVX(&p[0], &g[0], &m[0], &v[0], n, a.Scale, a.B1, a.OneMinusB1, a.B2, a.OneMinusB2, a.Step, a.SqrtC2, a.Eps)
+	}
+	adam32(p[n:], g[n:], m[n:], v[n:], a)
+}
+
+// add2s32 sets out[i] = a[i] + b[i].
+func add2s32(a, b, out []float32) {
+	b, out = b[:len(a)], out[:len(a)]
+	n := 0
+	if hasAVX && len(a) >= 8 {
+		n = len(a) &^ 7
+		add2AVX(&a[0], &b[0], &out[0], n)
+	}
+	for i := n; i < len(a); i++ {
+		out[i] = a[i] + b[i]
+	}
+}
+
+// add3s32 sets out[i] = (a[i] + b[i]) + c[i].
+func add3s32(a, b, c, out []float32) {
+	b, c, out = b[:len(a)], c[:len(a)], out[:len(a)]
+	n := 0
+	if hasAVX && len(a) >= 8 {
+		n = len(a) &^ 7
+		add3AVX(&a[0], &b[0], &c[0], &out[0], n)
+	}
+	for i := n; i < len(a); i++ {
+		out[i] = a[i] + b[i] + c[i]
+	}
+}
+
+// gruN32 sets hn[i] = hhn[i] + bhn[i] and nn[i] += r[i]·hn[i].
+func gruN32(hhn, bhn, r, hn, nn []float32) {
+	bhn, r, hn, nn = bhn[:len(hhn)], r[:len(hhn)], hn[:len(hhn)], nn[:len(hhn)]
+	n := 0
+	if hasAVX && len(hhn) >= 8 {
+		n = len(hhn) &^ 7
+		gruNAVX(&hhn[0], &bhn[0], &r[0], &hn[0], &nn[0], n)
+	}
+	for i := n; i < len(hhn); i++ {
+		hn[i] = hhn[i] + bhn[i]
+		nn[i] += r[i] * hn[i]
+	}
+}
+
+// blend32 sets out[i] = nn[i] + z[i]·(h[i] − nn[i]).
+func blend32(nn, z, h, out []float32) {
+	z, h, out = z[:len(nn)], h[:len(nn)], out[:len(nn)]
+	n := 0
+	if hasAVX && len(nn) >= 8 {
+		n = len(nn) &^ 7
+		blendAVX(&nn[0], &z[0], &h[0], &out[0], n)
+	}
+	for i := n; i < len(nn); i++ {
+		out[i] = nn[i] + z[i]*(h[i]-nn[i])
+	}
+}
+
+// blendCarry32 sets out[i] = h[i] + m·((nn[i] + z[i]·(h[i] − nn[i])) − h[i]).
+func blendCarry32(m float32, nn, z, h, out []float32) {
+	z, h, out = z[:len(nn)], h[:len(nn)], out[:len(nn)]
+	n := 0
+	if hasAVX && len(nn) >= 8 {
+		n = len(nn) &^ 7
+		blendCarryAVX(m, &nn[0], &z[0], &h[0], &out[0], n)
+	}
+	for i := n; i < len(nn); i++ {
+		hnew := nn[i] + z[i]*(h[i]-nn[i])
+		out[i] = h[i] + m*(hnew-h[i])
+	}
+}
+
+// gruGatesBackRow32 is one row of gruGatesBack (see there).
+func gruGatesBackRow32(x, d, o []float32, H int, dh bool) {
+	n := 0
+	if hasAVX && H >= 8 {
+		n = H &^ 7
+		flag := 0
+		if dh {
+			flag = 1
+		}
+		_, _, _ = x[4*H-1], d[4*H-1], o[3*H-1]
+		gruGatesBackAVX(&x[0], &d[0], &o[0], H, n, flag)
+	}
+	gruGatesBackRow(x, d, o, H, n, dh)
+}
+
+// gruSeqBackRow32 is one row of gruSeqBack's position loop (see there).
+func gruSeqBackRow32(m float32, gh, c, x, hp, di, dh []float32, H int) {
+	n := 0
+	if hasAVX && H >= 8 {
+		n = H &^ 7
+		_, _, _, _, _, _ = gh[H-1], c[H-1], x[4*H-1], hp[H-1], di[3*H-1], dh[3*H-1]
+		gruSeqBackAVX(m, &gh[0], &c[0], &x[0], &hp[0], &di[0], &dh[0], H, n)
+	}
+	gruSeqBackRow(m, gh, c, x, hp, di, dh, H, n)
+}

@@ -1,0 +1,439 @@
+package gx
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// GRUSequence runs a GRU (the step of GRUGates and GRUBlend) over all S
+// positions of a batch in one op, as cuDNN does, instead of a few ops per
+// position: the input projections of every position are one matrix
+// product, and so is each weight gradient.
+//
+// Inputs x_j are [S·B, In_j] time-major (row p·B+b is position p of
+// sequence b), with weights W_j [3H, In_j]; U [3H,H], b [3H], b_hn [H]; the
+// initial state h0 [B,H]; keep m [B,S] (1 where sequence b has a token at
+// position p, 0 on padding). Positions run from 0 to S−1 (from S−1 to 0
+// when reverse), each from the state h_prev of the previous one (h0
+// first):
+//
+//	h'  = GRU step of x_·[p] from h_prev
+//	h_p = h_prev + m[b,p] (h' − h_prev)        (padding carries the state)
+//
+// The op's output packs, for every (b, p), [h_p | r | z | n | hn] [B,S,5H].
+// GRUSequence returns the states h [B,S,H] copied out of it by
+// gruSeqStatesOp, which differentiates with respect to the op's inputs
+// directly, reading the packed gates as the values they are (the packed
+// tensor itself gets no gradient, so nothing is counted twice): its backward
+// pass (gruSeqBackOp) runs back through the positions once and writes every
+// gradient into one flat tensor that unflatOps cut up.
+type gruSeqOp struct {
+	base
+	k       int // number of inputs
+	reverse bool
+	xw      scratch // Σ_j x_j W_jᵀ + b  [S·B, 3H]
+	hh      scratch // U h_prev          [B, 3H]
+}
+
+// gruSeqStatesOp: (packed, x_j…, W_j…, U, b, b_hn, h0, keep) → h [B,S,H].
+type gruSeqStatesOp struct {
+	base
+	k       int
+	reverse bool
+}
+
+type gruSeqBackOp struct {
+	base
+	k       int
+	reverse bool
+	dxi     scratch // [S·B, 3H] pre-activation gradients of the input projections
+	dhh     scratch // [S·B, 3H] … of the recurrent projection
+	hprev   scratch // [S·B, H]  the state each position started from
+	carry   scratch // [B, H]    ∂h flowing back to the previous position
+	dhp     scratch // [B, H]    ∂h_prev through U
+}
+
+// unflatOp copies entries [off, off+size) of a flat tensor into a tensor of
+// the given shape.
+type unflatOp struct {
+	base
+	off   int
+	shape tensor.Shape
+}
+
+// scratch is an op's working buffer, kept across runs.
+type scratch struct {
+	f32 []float32
+	f64 []float64
+}
+
+func (s *scratch) get32(n int) []float32 {
+	if cap(s.f32) < n {
+		s.f32 = make([]float32, n)
+	}
+	return s.f32[:n]
+}
+
+func (s *scratch) get64(n int) []float64 {
+	if cap(s.f64) < n {
+		s.f64 = make([]float64, n)
+	}
+	return s.f64[:n]
+}
+
+func getScratch[T float](s *scratch, n int) []T {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return any(s.get32(n)).([]T)
+	}
+	return any(s.get64(n)).([]T)
+}
+
+// gemm is C = α op(A) op(B) + β C on row-major matrices with leading
+// dimensions, on whatever BLAS blas32/blas64 have installed.
+func gemm[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	ta, tb := blas.NoTrans, blas.NoTrans
+	if tA {
+		ta = blas.Trans
+	}
+	if tB {
+		tb = blas.Trans
+	}
+	switch a := any(a).(type) {
+	case []float32:
+		blas32.Implementation().Sgemm(ta, tb, m, n, k, float32(alpha), a, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
+	case []float64:
+		blas64.Implementation().Dgemm(ta, tb, m, n, k, float64(alpha), a, lda, any(b).([]float64), ldb, float64(beta), any(c).([]float64), ldc)
+	}
+}
+
+// GRUSequence returns the states [B,S,H] of a GRU run over x_j [S·B, In_j]
+// with weights W_j, U, b, b_hn from h0 [B,H], carrying the state where keep
+// [B,S] is 0; reverse runs from the last position to the first.
+func (g *Graph) GRUSequence(xs, ws []*Node, U, b, bhn, h0, keep *Node, reverse bool) *Node {
+	if len(xs) == 0 || len(xs) != len(ws) {
+		g.Failf("gx: GRUSequence: %d inputs and %d weights", len(xs), len(ws))
+		return nil
+	}
+	nodes := append(append(append([]*Node(nil), xs...), ws...), U, b, bhn, h0, keep)
+	if !g.ok(nodes...) {
+		return nil
+	}
+	in := make([]int, len(nodes))
+	for i := range in {
+		in[i] = 2
+	}
+	k := len(xs)
+	in[2*k+1], in[2*k+2] = 1, 1 // b, b_hn
+	packed := g.apply(&gruSeqOp{base: base{name: "GRUSequence", args: fmt.Sprint(k, ",", reverse), in: in, out: 3}, k: k, reverse: reverse}, nodes...)
+	if packed == nil {
+		return nil
+	}
+	return g.apply(&gruSeqStatesOp{base: base{name: "GRUSequenceStates", args: fmt.Sprint(k, ",", reverse), in: append([]int{3}, in...), out: 3}, k: k, reverse: reverse},
+		append([]*Node{packed}, nodes...)...)
+}
+
+func (op *gruSeqStatesOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	s, err := shapes(in)
+	if err != nil {
+		return nil, err
+	}
+	if len(s[0]) != 3 || s[0][2]%5 != 0 {
+		return nil, shapeErr("GRUSequenceStates", "packed [B,S,5H]", s)
+	}
+	return tensor.Shape{s[0][0], s[0][1], s[0][2] / 5}, nil
+}
+
+func (op *gruSeqStatesOp) Do(vs ...G.Value) (G.Value, error) {
+	o, err := op.getOperands(vs)
+	if err != nil {
+		return nil, err
+	}
+	B, S, H := o.sh[0][0], o.sh[0][1], o.sh[0][2]/5
+	out := o.allocDirty(B, S, H)
+	if o.f64 != nil {
+		sliceLast(o.f64[0], out.Float64s(), 5*H, 0, H)
+	} else {
+		sliceLast(o.f32[0], out.Float32s(), 5*H, 0, H)
+	}
+	return out, nil
+}
+
+// DiffWRT: every input of the sequence but keep; not the packed tensor.
+func (op *gruSeqStatesOp) DiffWRT(n int) []bool {
+	d := make([]bool, n)
+	for i := 1; i < n-1; i++ {
+		d[i] = true
+	}
+	return d
+}
+
+func (op *gruSeqOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	s, err := shapes(in)
+	if err != nil {
+		return nil, err
+	}
+	k := op.k
+	want := "x_j [S·B, In_j], W_j [3H, In_j], U [3H,H], b [3H], b_hn [H], h0 [B,H], keep [B,S]"
+	if len(s) != 2*k+5 {
+		return nil, shapeErr("GRUSequence", want, s)
+	}
+	U, b, bhn, h0, keep := s[2*k], s[2*k+1], s[2*k+2], s[2*k+3], s[2*k+4]
+	if len(h0) != 2 || len(keep) != 2 || len(U) != 2 || len(b) != 1 || len(bhn) != 1 {
+		return nil, shapeErr("GRUSequence", want, s)
+	}
+	B, H, S := h0[0], h0[1], keep[1]
+	if keep[0] != B || U[0] != 3*H || U[1] != H || b[0] != 3*H || bhn[0] != H {
+		return nil, shapeErr("GRUSequence", want, s)
+	}
+	for j := 0; j < k; j++ {
+		x, w := s[j], s[k+j]
+		if len(x) != 2 || len(w) != 2 || x[0] != S*B || w[0] != 3*H || w[1] != x[1] {
+			return nil, shapeErr("GRUSequence", want, s)
+		}
+	}
+	return tensor.Shape{B, S, 5 * H}, nil
+}
+
+// position returns the position of step t.
+func position(t, S int, reverse bool) int {
+	if reverse {
+		return S - 1 - t
+	}
+	return t
+}
+
+func gruSeqFwd[T float](op *gruSeqOp, f [][]T, out []T, B, S, H int) {
+	k := op.k
+	U, b, bhn, h0, keep := f[2*k], f[2*k+1], f[2*k+2], f[2*k+3], f[2*k+4]
+	xw := getScratch[T](&op.xw, S*B*3*H)
+	hh := getScratch[T](&op.hh, B*3*H)
+	for j := 0; j < k; j++ {
+		In := len(f[k+j]) / (3 * H)
+		beta := T(1)
+		if j == 0 {
+			beta = 0
+		}
+		gemm(false, true, S*B, 3*H, In, 1, f[j], In, f[k+j], In, beta, xw, 3*H)
+	}
+	W := 5 * H
+	prev, ld := h0, H // h_prev as a [B,H] matrix with leading dimension ld
+	for t := 0; t < S; t++ {
+		p := position(t, S, op.reverse)
+		gemm(false, true, B, 3*H, H, 1, prev, ld, U, H, 0, hh, 3*H)
+		for r := 0; r < B; r++ {
+			o := out[(r*S+p)*W : (r*S+p+1)*W]
+			x := xw[(p*B+r)*3*H : (p*B+r+1)*3*H]
+			h := hh[r*3*H : (r+1)*3*H]
+			hp := prev[r*ld : r*ld+H]
+			gates := o[H:]
+			add3(x[:2*H], b[:2*H], h[:2*H], gates[:2*H]) // r, z pre-activations
+			sigmoids(gates[:2*H], gates[:2*H])
+			rg, n, hn := gates[:H], gates[2*H:3*H], gates[3*H:4*H]
+			add2(x[2*H:3*H], b[2*H:3*H], n)
+			gruN(h[2*H:3*H], bhn, rg, hn, n) // hn = hh_n + b_hn; n = x_n + b_n + r ⊙ hn
+			tanhs(n, n)
+			blendCarry(keep[r*S+p], n, gates[H:2*H], hp, o[:H])
+		}
+		prev, ld = out[p*W:], S*W
+	}
+}
+
+func (op *gruSeqOp) Do(vs ...G.Value) (G.Value, error) {
+	o, err := op.getOperands(vs)
+	if err != nil {
+		return nil, err
+	}
+	k := op.k
+	B, H, S := o.sh[2*k+3][0], o.sh[2*k+3][1], o.sh[2*k+4][1]
+	out := o.allocDirty(B, S, 5*H)
+	if o.f64 != nil {
+		gruSeqFwd(op, o.f64, out.Float64s(), B, S, H)
+	} else {
+		gruSeqFwd(op, o.f32, out.Float32s(), B, S, H)
+	}
+	return out, nil
+}
+
+// gradSizes are the shapes of the gradients the backward op packs, in input
+// order: x_j, W_j, U, b, b_hn, h0.
+func gradShapes(in G.Nodes, k int) []tensor.Shape {
+	out := make([]tensor.Shape, 2*k+4)
+	for i := range out {
+		out[i] = in[i].Shape().Clone()
+	}
+	return out
+}
+
+func (op *gruSeqStatesOp) SymDiff(all G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+	k := op.k
+	packed, in := all[0], all[1:]
+	// back reads: the packed gates, the states' gradient, x_j, W_j, U, h0, keep
+	args := append(G.Nodes{packed, grad}, in[:2*k+1]...)
+	args = append(args, in[2*k+3], in[2*k+4])
+	dims := make([]int, len(args))
+	dims[0], dims[1] = 3, 3 // packed [B,S,5H], ∂h [B,S,H]
+	for i := 2; i < len(dims); i++ {
+		dims[i] = 2
+	}
+	back, err := op.applyOp(&gruSeqBackOp{base: base{name: "GRUSequenceBack", args: fmt.Sprint(k, ",", op.reverse), in: dims, out: 1}, k: k, reverse: op.reverse}, args...)
+	if err != nil {
+		return nil, err
+	}
+	res := make(G.Nodes, len(all)) // res[0] (packed) and res[last] (keep): nil, not differentiated
+	off := 0
+	for i, sh := range gradShapes(in, k) {
+		u := &unflatOp{base{name: "Unflat", args: fmt.Sprint(off, sh), in: []int{1}, out: len(sh)}, off, sh}
+		if res[1+i], err = op.applyOp(u, back); err != nil {
+			return nil, err
+		}
+		off += sh.TotalSize()
+	}
+	return res, nil
+}
+
+func (op *gruSeqBackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	s, err := shapes(in)
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	for _, x := range s[2 : 2+2*op.k+1] { // x_j, W_j, U
+		n += x.TotalSize()
+	}
+	H := s[0][2] / 5
+	n += 3*H + H + s[2+2*op.k+1].TotalSize() // b, b_hn, h0
+	return tensor.Shape{n}, nil
+}
+
+func gruSeqBack[T float](op *gruSeqBackOp, f [][]T, out []T, B, S, H int) {
+	k := op.k
+	fwd, gr := f[0], f[1]
+	xs, ws := f[2:2+k], f[2+k:2+2*k]
+	U, h0, keep := f[2+2*k], f[3+2*k], f[4+2*k]
+	W := 5 * H
+	dxi := getScratch[T](&op.dxi, S*B*3*H)
+	dhh := getScratch[T](&op.dhh, S*B*3*H)
+	hprev := getScratch[T](&op.hprev, S*B*H)
+	carry := getScratch[T](&op.carry, B*H)
+	dhp := getScratch[T](&op.dhp, B*H)
+	clear(carry)
+	for t := S - 1; t >= 0; t-- {
+		p := position(t, S, op.reverse)
+		for r := 0; r < B; r++ {
+			x := fwd[(r*S+p)*W : (r*S+p+1)*W]
+			gh := gr[(r*S+p)*H : (r*S+p+1)*H]
+			var hp []T
+			if t == 0 {
+				hp = h0[r*H : (r+1)*H]
+			} else {
+				q := position(t-1, S, op.reverse)
+				hp = fwd[(r*S+q)*W : (r*S+q)*W+H]
+			}
+			copy(hprev[(p*B+r)*H:(p*B+r+1)*H], hp)
+			c := carry[r*H : (r+1)*H]
+			di := dxi[(p*B+r)*3*H : (p*B+r+1)*3*H]
+			dh := dhh[(p*B+r)*3*H : (p*B+r+1)*3*H]
+			if x32, ok := any(x).([]float32); ok {
+				gruSeqBackRow32(float32(keep[r*S+p]), any(gh).([]float32), any(c).([]float32), x32[H:],
+					any(hp).([]float32), any(di).([]float32), any(dh).([]float32), H)
+			} else {
+				gruSeqBackRow(keep[r*S+p], gh, c, x[H:], hp, di, dh, H, 0)
+			}
+		}
+		// ∂h_prev += ∂hh · U
+		gemm(false, false, B, H, 3*H, 1, dhh[p*B*3*H:(p+1)*B*3*H], 3*H, U, H, 0, dhp, H)
+		axpy(1, dhp, carry)
+	}
+	// the flat output: x_j, W_j, U, b, b_hn, h0
+	off := 0
+	for j := 0; j < k; j++ { // ∂x_j = ∂xi · W_j
+		In := len(ws[j]) / (3 * H)
+		gemm(false, false, S*B, In, 3*H, 1, dxi, 3*H, ws[j], In, 0, out[off:off+S*B*In], In)
+		off += S * B * In
+	}
+	for j := 0; j < k; j++ { // ∂W_j = ∂xiᵀ x_j
+		In := len(ws[j]) / (3 * H)
+		gemm(true, false, 3*H, In, S*B, 1, dxi, 3*H, xs[j], In, 0, out[off:off+3*H*In], In)
+		off += 3 * H * In
+	}
+	gemm(true, false, 3*H, H, S*B, 1, dhh, 3*H, hprev, H, 0, out[off:off+3*H*H], H) // ∂U = ∂hhᵀ h_prev
+	off += 3 * H * H
+	db, dbhn := out[off:off+3*H], out[off+3*H:off+4*H]
+	clear(db)
+	clear(dbhn)
+	for r := 0; r < S*B; r++ {
+		axpy(1, dxi[r*3*H:(r+1)*3*H], db)
+		axpy(1, dhh[r*3*H+2*H:(r+1)*3*H], dbhn)
+	}
+	off += 4 * H
+	copy(out[off:off+B*H], carry) // ∂h0
+}
+
+func (op *gruSeqBackOp) Do(vs ...G.Value) (G.Value, error) {
+	o, err := op.getOperands(vs)
+	if err != nil {
+		return nil, err
+	}
+	B, S, H := o.sh[0][0], o.sh[0][1], o.sh[0][2]/5
+	n := 0
+	for _, x := range o.sh[2 : 2+2*op.k+1] {
+		n += x.TotalSize()
+	}
+	n += 4*H + B*H
+	out := o.allocDirty(n)
+	if o.f64 != nil {
+		gruSeqBack(op, o.f64, out.Float64s(), B, S, H)
+	} else {
+		gruSeqBack(op, o.f32, out.Float32s(), B, S, H)
+	}
+	return out, nil
+}
+
+func (op *unflatOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	s, err := shapes(in)
+	if err != nil {
+		return nil, err
+	}
+	if len(s[0]) != 1 || op.off+op.shape.TotalSize() > s[0][0] {
+		return nil, fmt.Errorf("gx: Unflat %d+%v of %v", op.off, op.shape, s[0])
+	}
+	return op.shape.Clone(), nil
+}
+
+func (op *unflatOp) Do(vs ...G.Value) (G.Value, error) {
+	o, err := op.getOperands(vs)
+	if err != nil {
+		return nil, err
+	}
+	out := o.allocDirty(op.shape...)
+	n := op.shape.TotalSize()
+	if o.f64 != nil {
+		copy(out.Float64s(), o.f64[0][op.off:op.off+n])
+	} else {
+		copy(out.Float32s(), o.f32[0][op.off:op.off+n])
+	}
+	return out, nil
+}
+
+// gruSeqBackRow does entries i ≥ from of one row of gruSeqBack's position
+// loop: x holds the row's gates [r|z|n|hn], c the gradient carried back.
+func gruSeqBackRow[T float](m T, gh, c, x, hp, di, dh []T, H, from int) {
+	rg, z, n, hn := x[:H], x[H:2*H], x[2*H:3*H], x[3*H:4*H]
+	for i := from; i < H; i++ {
+		g := gh[i] + c[i] // ∂h_p
+		dnew := m * g     // ∂h'
+		c[i] = g - dnew   // (1 − m) ∂h_p, flows to h_prev
+		c[i] += dnew * z[i]
+		dn := dnew * (1 - z[i]) * (1 - n[i]*n[i])
+		dr := dn * hn[i] * rg[i] * (1 - rg[i])
+		dz := dnew * (hp[i] - n[i]) * z[i] * (1 - z[i])
+		di[i], di[H+i], di[2*H+i] = dr, dz, dn
+		dh[i], dh[H+i], dh[2*H+i] = dr, dz, dn*rg[i]
+	}
+}

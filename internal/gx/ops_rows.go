@@ -1,0 +1,151 @@
+package gx
+
+import (
+	"fmt"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Row blocks of 2-D tensors, for hoisting per-step work out of a loop:
+//
+//	StackRows(x_0..x_{T−1}, each [B,H]) → [T·B,H]   row t·B+b is x_t[b]
+//	Rows(X [N,H], lo, hi)               → [hi−lo,H]  (StackRows' gradient)
+//	padRows(g [hi−lo,H], lo, N)         → [N,H]      g at rows lo.., zeros elsewhere (Rows' gradient)
+type stackRowsOp struct{ base }
+type rowsOp struct {
+	base
+	lo, hi int
+}
+type padRowsOp struct {
+	base
+	lo, n int
+}
+
+// StackRows stacks T nodes [B,H] into [T·B,H], time-major.
+func (g *Graph) StackRows(xs ...*Node) *Node {
+	if len(xs) == 0 {
+		g.Failf("gx: StackRows of nothing")
+		return nil
+	}
+	in := make([]int, len(xs))
+	for i := range in {
+		in[i] = 2
+	}
+	return g.apply(&stackRowsOp{base{name: "StackRows", args: fmt.Sprint(len(xs)), in: in, out: 2}}, xs...)
+}
+
+// Rows returns rows [lo, hi) of X [N,H].
+func (g *Graph) Rows(X *Node, lo, hi int) *Node { return g.apply(newRows(lo, hi), X) }
+
+func newRows(lo, hi int) *rowsOp {
+	return &rowsOp{base{name: "Rows", args: fmt.Sprint(lo, ":", hi), in: []int{2}, out: 2}, lo, hi}
+}
+
+func (op *stackRowsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	s, err := shapes(in)
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range s {
+		if len(x) != 2 || !x.Eq(s[0]) {
+			return nil, shapeErr("StackRows", "T nodes of one shape [B,H]", s)
+		}
+	}
+	return tensor.Shape{len(s) * s[0][0], s[0][1]}, nil
+}
+
+func (op *stackRowsOp) Do(vs ...G.Value) (G.Value, error) {
+	o, err := op.getOperands(vs)
+	if err != nil {
+		return nil, err
+	}
+	B, H, T := o.sh[0][0], o.sh[0][1], len(vs)
+	out := o.allocDirty(T*B, H)
+	for t := 0; t < T; t++ {
+		if o.f64 != nil {
+			copy(out.Float64s()[t*B*H:(t+1)*B*H], o.f64[t])
+		} else {
+			copy(out.Float32s()[t*B*H:(t+1)*B*H], o.f32[t])
+		}
+	}
+	return out, nil
+}
+
+func (op *stackRowsOp) DiffWRT(n int) []bool {
+	d := make([]bool, n)
+	for i := range d {
+		d[i] = true
+	}
+	return d
+}
+
+func (op *stackRowsOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+	B := in[0].Shape()[0]
+	out := make(G.Nodes, len(in))
+	for t := range in {
+		n, err := op.applyOp(newRows(t*B, (t+1)*B), grad)
+		if err != nil {
+			return nil, err
+		}
+		out[t] = n
+	}
+	return out, nil
+}
+
+func (op *rowsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	s, err := shapes(in)
+	if err != nil {
+		return nil, err
+	}
+	if len(s[0]) != 2 || op.lo < 0 || op.hi > s[0][0] || op.lo >= op.hi {
+		return nil, fmt.Errorf("gx: Rows %d:%d of %v", op.lo, op.hi, s[0])
+	}
+	return tensor.Shape{op.hi - op.lo, s[0][1]}, nil
+}
+
+func (op *rowsOp) Do(vs ...G.Value) (G.Value, error) {
+	o, err := op.getOperands(vs)
+	if err != nil {
+		return nil, err
+	}
+	H := o.sh[0][1]
+	out := o.allocDirty(op.hi-op.lo, H)
+	if o.f64 != nil {
+		copy(out.Float64s(), o.f64[0][op.lo*H:op.hi*H])
+	} else {
+		copy(out.Float32s(), o.f32[0][op.lo*H:op.hi*H])
+	}
+	return out, nil
+}
+
+func (op *rowsOp) DiffWRT(int) []bool { return []bool{true} }
+
+func (op *rowsOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+	N := in[0].Shape()[0]
+	n, err := op.applyOp(&padRowsOp{base{name: "PadRows", args: fmt.Sprint(op.lo, "/", N), in: []int{2}, out: 2}, op.lo, N}, grad)
+	return G.Nodes{n}, err
+}
+
+func (op *padRowsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	s, err := shapes(in)
+	if err != nil {
+		return nil, err
+	}
+	return tensor.Shape{op.n, s[0][1]}, nil
+}
+
+func (op *padRowsOp) Do(vs ...G.Value) (G.Value, error) {
+	o, err := op.getOperands(vs)
+	if err != nil {
+		return nil, err
+	}
+	H := o.sh[0][1]
+	out := o.alloc(op.n, H)
+	if o.f64 != nil {
+		copy(out.Float64s()[op.lo*H:], o.f64[0])
+	} else {
+		copy(out.Float32s()[op.lo*H:], o.f32[0])
+	}
+	return out, nil
+}
