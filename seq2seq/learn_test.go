@@ -13,12 +13,21 @@ import (
 // rate and the share of alignment argmaxes on the anti-diagonal, on fresh
 // test pairs.
 func trainReversal(t *testing.T, cfg Config, steps, batch, lo, hi int) (exact, diag float64) {
+	return trainReversalDecay(t, cfg, steps, batch, lo, hi, 0, 0)
+}
+
+// trainReversalDecay is trainReversal with the learning rate multiplied by
+// decay every `every` steps.
+func trainReversalDecay(t *testing.T, cfg Config, steps, batch, lo, hi int, decay float64, every int) (exact, diag float64) {
 	t.Helper()
 	m, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt, _ := NewOptimizer("adam", 3e-3, 5, 0, 0)
+	opt, err := NewOptimizer("adam", 3e-3, 5, decay, every)
+	if err != nil {
+		t.Fatal(err)
+	}
 	tr := NewTrainer(m, opt, 1)
 	rng := rand.New(rand.NewPCG(cfg.Seed, 7))
 	start := time.Now()
@@ -92,7 +101,10 @@ func TestReversalFull(t *testing.T) {
 				if s := os.Getenv("ATTNZOO_STEPS"); s != "" {
 					steps, _ = strconv.Atoi(s)
 				}
-				exact, diag := trainReversal(t, cfg, steps, 32, 3, 10)
+				// lr 3e-3 halved every 1000 steps: with a constant rate some
+				// runs plateau just short of 99% (measured: general/bahdanau
+				// 0.84, dot/bahdanau 0.98 at 4000 steps).
+				exact, diag := trainReversalDecay(t, cfg, steps, 32, 3, 10, 0.5, 1000)
 				if exact < 0.99 || diag < 0.9 {
 					t.Errorf("exact %.3f (want ≥ 0.99), diagonal %.3f (want ≥ 0.9)", exact, diag)
 				}
