@@ -33,8 +33,10 @@
 // gorgonia's own ops on an engine with a vectorised Add (engine.go), the sum
 // gorgonia's backward pass uses for a node read at every step. Matrix
 // products run on whatever BLAS gonum's blas32/blas64 have installed:
-// gonum's pure-Go one, or OpenBLAS through cgo in a build with
-// -tags openblas (package openblas; BLAS reports which).
+// OpenBLAS through cgo in a build with -tags openblas (package openblas;
+// BLAS reports which), or gonum's pure-Go one, whose float32 products are
+// replaced where there is AVX by a 4×16 register-blocked kernel of ours
+// (sgemm.go), with each weight transposed once per run.
 //
 // gorgonia's compiler eliminates common subexpressions by a 32-bit node hash
 // alone, so two different nodes with the same hash silently compute as one;

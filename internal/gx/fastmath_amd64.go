@@ -47,6 +47,9 @@ func gruSeqBackAVX(m float32, gh, c, x, hp, di, dh *float32, H, n int)
 func expAVX(x, out *float32, n int)
 
 //go:noescape
+func sgemm4x16AVX(k int, a *float32, sia, sla int, b *float32, ldb int, c *float32, ldc int, acc int)
+
+//go:noescape
 func adamAVX(p, gr *float32, m, v *float64, n int, scale, b1, omb1, b2, omb2, step, sc2, eps float64)
 
 //go:noescape
@@ -274,4 +277,17 @@ func gruSeqBackRow32(m float32, gh, c, x, hp, di, dh []float32, H int) {
 		gruSeqBackAVX(m, &gh[0], &c[0], &x[0], &hp[0], &di[0], &dh[0], H, n)
 	}
 	gruSeqBackRow(m, gh, c, x, hp, di, dh, H, n)
+}
+
+// sgemmBlock computes the 4×16 block of C at (i, j) with the AVX kernel.
+func sgemmBlock(k int, a []float32, ai, sia, sla int, b []float32, bj, ldb int, c []float32, ci, ldc int, acc bool) {
+	f := 0
+	if acc {
+		f = 1
+	}
+	// bounds: the last entries the kernel reads and writes
+	_ = a[ai+3*sia+(k-1)*sla]
+	_ = b[bj+(k-1)*ldb+15]
+	_ = c[ci+3*ldc+15]
+	sgemm4x16AVX(k, &a[ai], sia, sla, &b[bj], ldb, &c[ci], ldc, f)
 }

@@ -747,6 +747,94 @@ exdone:
 	VZEROUPPER
 	RET
 
+// func sgemm4x16AVX(k int, a *float32, sia, sla int, b *float32, ldb int, c *float32, ldc int, acc int)
+// C[4×16] = (acc ? C : 0) + A[4×k]·B[k×16], A(i,l) at a[i·sia + l·sla],
+// B(l,j) at b[l·ldb + j], C(i,j) at c[i·ldc + j]; k ≥ 1. Each entry of C
+// sums its k products in order, one multiplication and one addition each.
+TEXT ·sgemm4x16AVX(SB), NOSPLIT, $0-72
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ sia+16(FP), R8
+	SHLQ $2, R8
+	MOVQ sla+24(FP), R9
+	SHLQ $2, R9
+	MOVQ b+32(FP), DX
+	MOVQ ldb+40(FP), R10
+	SHLQ $2, R10
+	MOVQ c+48(FP), DI
+	MOVQ ldc+56(FP), R11
+	SHLQ $2, R11
+	MOVQ acc+64(FP), R12
+	LEAQ (SI)(R8*1), AX      // row 1
+	LEAQ (SI)(R8*2), BX      // row 2
+	LEAQ (AX)(R8*2), R13     // row 3
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+gmloop:
+	VMOVUPS (DX), Y8
+	VMOVUPS 32(DX), Y9
+	VBROADCASTSS (SI), Y10
+	VMULPS Y8, Y10, Y11
+	VADDPS Y11, Y0, Y0
+	VMULPS Y9, Y10, Y11
+	VADDPS Y11, Y1, Y1
+	VBROADCASTSS (AX), Y10
+	VMULPS Y8, Y10, Y11
+	VADDPS Y11, Y2, Y2
+	VMULPS Y9, Y10, Y11
+	VADDPS Y11, Y3, Y3
+	VBROADCASTSS (BX), Y10
+	VMULPS Y8, Y10, Y11
+	VADDPS Y11, Y4, Y4
+	VMULPS Y9, Y10, Y11
+	VADDPS Y11, Y5, Y5
+	VBROADCASTSS (R13), Y10
+	VMULPS Y8, Y10, Y11
+	VADDPS Y11, Y6, Y6
+	VMULPS Y9, Y10, Y11
+	VADDPS Y11, Y7, Y7
+	ADDQ R9, SI
+	ADDQ R9, AX
+	ADDQ R9, BX
+	ADDQ R9, R13
+	ADDQ R10, DX
+	DECQ CX
+	JNZ  gmloop
+	CMPQ R12, $0
+	JEQ  gmstore
+	VADDPS (DI), Y0, Y0
+	VADDPS 32(DI), Y1, Y1
+	ADDQ R11, DI
+	VADDPS (DI), Y2, Y2
+	VADDPS 32(DI), Y3, Y3
+	ADDQ R11, DI
+	VADDPS (DI), Y4, Y4
+	VADDPS 32(DI), Y5, Y5
+	ADDQ R11, DI
+	VADDPS (DI), Y6, Y6
+	VADDPS 32(DI), Y7, Y7
+	MOVQ c+48(FP), DI
+gmstore:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ R11, DI
+	VMOVUPS Y2, (DI)
+	VMOVUPS Y3, 32(DI)
+	ADDQ R11, DI
+	VMOVUPS Y4, (DI)
+	VMOVUPS Y5, 32(DI)
+	ADDQ R11, DI
+	VMOVUPS Y6, (DI)
+	VMOVUPS Y7, 32(DI)
+	VZEROUPPER
+	RET
+
 // func adamAVX(p, gr *float32, m, v *float64, n int, scale, b1, omb1, b2, omb2, step, sc2, eps float64)
 // For n a multiple of 4, in float64 exactly as adam32's loop:
 //	gj = g·scale; m = b1·m + omb1·gj; v = b2·v + (omb2·gj)·gj

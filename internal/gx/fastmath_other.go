@@ -86,3 +86,8 @@ func gruGatesBackRow32(x, d, o []float32, H int, dh bool) { gruGatesBackRow(x, d
 func gruSeqBackRow32(m float32, gh, c, x, hp, di, dh []float32, H int) {
 	gruSeqBackRow(m, gh, c, x, hp, di, dh, H, 0)
 }
+
+// sgemmBlock is never called without AVX (see sgemm).
+func sgemmBlock(k int, a []float32, ai, sia, sla int, b []float32, bj, ldb int, c []float32, ci, ldc int, acc bool) {
+	panic("gx: sgemmBlock without AVX")
+}

@@ -24,6 +24,7 @@ type Graph struct {
 	g     *G.ExprGraph
 	dt    tensor.Dtype
 	salt  uint32
+	run   *runState
 	err   error
 	bound map[*Param]*Node
 	names map[string]bool
@@ -35,6 +36,7 @@ func NewGraph(dt tensor.Dtype) *Graph {
 	return &Graph{
 		g:     G.NewGraph(),
 		dt:    dt,
+		run:   &runState{},
 		bound: map[*Param]*Node{},
 		names: map[string]bool{},
 		reads: map[*Node]*G.Value{},
@@ -394,15 +396,19 @@ func (g *Graph) Machine() (*Machine, error) {
 	if err := g.checkHashes(); err != nil {
 		return nil, err
 	}
-	return &Machine{vm: G.NewTapeMachine(g.g, G.WithEngine(engine{}))}, nil
+	return &Machine{vm: G.NewTapeMachine(g.g, G.WithEngine(engine{})), run: g.run}, nil
 }
 
 // Machine runs a compiled graph.
-type Machine struct{ vm G.VM }
+type Machine struct {
+	vm  G.VM
+	run *runState
+}
 
 // Run resets the machine and runs the whole graph once. (Running without a
 // reset silently returns the previous result: shared/GORGONIA.md.)
 func (m *Machine) Run() error {
+	m.run.gen++
 	m.vm.Reset()
 	return m.vm.RunAll()
 }

@@ -29,16 +29,18 @@ type base struct {
 	in   []int  // dims of each input (0 = scalar)
 	out  int    // dims of the output
 
-	salt uint32 // the graph's (Graph.salt), written into the hash
+	salt uint32    // the graph's (Graph.salt), written into the hash
+	run  *runState // the graph's, shared by its ops
 
 	buf *tensor.Dense // the output, reused across runs
 	ops operands      // the last run's operands, reused
 }
 
-// salted is implemented by our ops (through base): the graph sets its salt.
-type salted interface{ setSalt(uint32) }
+// salted is implemented by our ops (through base): the graph sets its salt
+// and its run state.
+type salted interface{ setGraph(uint32, *runState) }
 
-func (o *base) setSalt(s uint32) { o.salt = s }
+func (o *base) setGraph(s uint32, r *runState) { o.salt, o.run = s, r }
 
 func (o *base) Arity() int { return len(o.in) }
 
@@ -166,7 +168,7 @@ func (g *Graph) apply(op G.Op, nodes ...*Node) *Node {
 		return nil
 	}
 	if s, ok := op.(salted); ok {
-		s.setSalt(g.salt)
+		s.setGraph(g.salt, g.run)
 	}
 	n, err := G.ApplyOp(op, nodes...)
 	if err != nil {
@@ -179,7 +181,7 @@ func (g *Graph) apply(op G.Op, nodes ...*Node) *Node {
 // applyOp applies a gradient op, with the salt of the op it differentiates.
 func (o *base) applyOp(op G.Op, nodes ...*Node) (*Node, error) {
 	if s, ok := op.(salted); ok {
-		s.setSalt(o.salt)
+		s.setGraph(o.salt, o.run)
 	}
 	return G.ApplyOp(op, nodes...)
 }

@@ -38,6 +38,7 @@ type gruSeqOp struct {
 	reverse bool
 	xw      scratch // Σ_j x_j W_jᵀ + b  [S·B, 3H]
 	hh      scratch // U h_prev          [B, 3H]
+	ut      scratch // Uᵀ for the pure-Go product, once per run
 }
 
 // gruSeqStatesOp: (packed, x_j…, W_j…, U, b, b_hn, h0, keep) → h [B,S,H].
@@ -95,7 +96,8 @@ func getScratch[T float](s *scratch, n int) []T {
 }
 
 // gemm is C = α op(A) op(B) + β C on row-major matrices with leading
-// dimensions, on whatever BLAS blas32/blas64 have installed.
+// dimensions, on whatever BLAS blas32/blas64 have installed (float32 on
+// gonum's: sgemm.go's kernel where there is AVX).
 func gemm[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	ta, tb := blas.NoTrans, blas.NoTrans
 	if tA {
@@ -106,6 +108,12 @@ func gemm[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb
 	}
 	switch a := any(a).(type) {
 	case []float32:
+		if alpha == 1 && (beta == 0 || beta == 1) && ownSgemm() {
+			pack := packs.Get().(*scratch)
+			sgemm(tA, tB, m, n, k, a, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc, pack)
+			packs.Put(pack)
+			return
+		}
 		blas32.Implementation().Sgemm(ta, tb, m, n, k, float32(alpha), a, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
 	case []float64:
 		blas64.Implementation().Dgemm(ta, tb, m, n, k, float64(alpha), a, lda, any(b).([]float64), ldb, float64(beta), any(c).([]float64), ldc)
@@ -222,10 +230,24 @@ func gruSeqFwd[T float](op *gruSeqOp, f [][]T, out []T, B, S, H int) {
 		gemm(false, true, S*B, 3*H, In, 1, f[j], In, f[k+j], In, beta, xw, 3*H)
 	}
 	W := 5 * H
+	// U h_prev at every position: on the pure-Go product, from Uᵀ made once
+	var ut []float32
+	if u32, ok := any(U).([]float32); ok && ownSgemm() {
+		ut = op.ut.get32(3 * H * H)
+		for j := 0; j < 3*H; j++ {
+			for l, v := range u32[j*H : (j+1)*H] {
+				ut[l*3*H+j] = v
+			}
+		}
+	}
 	prev, ld := h0, H // h_prev as a [B,H] matrix with leading dimension ld
 	for t := 0; t < S; t++ {
 		p := position(t, S, op.reverse)
-		gemm(false, true, B, 3*H, H, 1, prev, ld, U, H, 0, hh, 3*H)
+		if ut != nil {
+			sgemm(false, false, B, 3*H, H, any(prev).([]float32), ld, ut, 3*H, 0, any(hh).([]float32), 3*H, nil)
+		} else {
+			gemm(false, true, B, 3*H, H, 1, prev, ld, U, H, 0, hh, 3*H)
+		}
 		for r := 0; r < B; r++ {
 			o := out[(r*S+p)*W : (r*S+p+1)*W]
 			x := xw[(p*B+r)*3*H : (p*B+r+1)*3*H]

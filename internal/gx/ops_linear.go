@@ -3,9 +3,6 @@ package gx
 import (
 	"fmt"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
-	"gonum.org/v1/gonum/blas/blas64"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -22,10 +19,12 @@ import (
 //	∂/∂X = G · W[:rows]            (linearTOp)
 //	∂/∂W = [Gᵀ · X; 0]             (linearWOp, rows ≥ `rows` get zero)
 //
-// computed with gonum's BLAS (whatever blas64.Use / blas32.Use installed).
+// computed with gonum's BLAS (whatever blas64.Use / blas32.Use installed;
+// see gemm).
 type linearOp struct {
 	base
-	rows int
+	rows   int
+	wInput bool // W is an input of the graph: constant within a run
 }
 
 type linearTOp struct{ base }
@@ -47,7 +46,7 @@ func (g *Graph) Linear(X, W *Node, rows int) *Node {
 	if rows == 0 {
 		rows = W.Shape()[0]
 	}
-	return g.apply(&linearOp{base{name: "Linear", args: fmt.Sprint(rows), in: []int{X.Dims(), 2}, out: X.Dims()}, rows}, X, W)
+	return g.apply(&linearOp{base{name: "Linear", args: fmt.Sprint(rows), in: []int{X.Dims(), 2}, out: X.Dims()}, rows, W.IsVar()}, X, W)
 }
 
 func (op *linearOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
@@ -74,9 +73,13 @@ func (op *linearOp) Do(vs ...G.Value) (G.Value, error) {
 	out := o.allocDirty(shape...)
 	// out[N,rows] = X[N,D] · W[:rows]ᵀ
 	if o.f64 != nil {
-		blas64.Implementation().Dgemm(blas.NoTrans, blas.Trans, N, op.rows, D, 1, o.f64[0], D, o.f64[1], D, 0, out.Float64s(), op.rows)
+		gemm(false, true, N, op.rows, D, 1, o.f64[0], D, o.f64[1], D, 0, out.Float64s(), op.rows)
+	} else if op.wInput && op.run != nil && ownSgemm() {
+		// the pure-Go product on Wᵀ, transposed once per run for every step that reads W
+		wt := op.run.transposed(o.f32[1], op.rows, D)
+		sgemm(false, false, N, op.rows, D, o.f32[0], D, wt, op.rows, 0, out.Float32s(), op.rows, nil)
 	} else {
-		blas32.Implementation().Sgemm(blas.NoTrans, blas.Trans, N, op.rows, D, 1, o.f32[0], D, o.f32[1], D, 0, out.Float32s(), op.rows)
+		gemm(false, true, N, op.rows, D, 1, o.f32[0], D, o.f32[1], D, 0, out.Float32s(), op.rows)
 	}
 	return out, nil
 }
@@ -115,9 +118,9 @@ func (op *linearTOp) Do(vs ...G.Value) (G.Value, error) {
 	shape[len(shape)-1] = D
 	out := o.allocDirty(shape...)
 	if o.f64 != nil {
-		blas64.Implementation().Dgemm(blas.NoTrans, blas.NoTrans, N, D, rows, 1, o.f64[0], rows, o.f64[1], D, 0, out.Float64s(), D)
+		gemm(false, false, N, D, rows, 1, o.f64[0], rows, o.f64[1], D, 0, out.Float64s(), D)
 	} else {
-		blas32.Implementation().Sgemm(blas.NoTrans, blas.NoTrans, N, D, rows, 1, o.f32[0], rows, o.f32[1], D, 0, out.Float32s(), D)
+		gemm(false, false, N, D, rows, 1, o.f32[0], rows, o.f32[1], D, 0, out.Float32s(), D)
 	}
 	return out, nil
 }
@@ -144,9 +147,9 @@ func (op *linearWOp) Do(vs ...G.Value) (G.Value, error) {
 		out = o.alloc(op.R, D) // rows past `rows` stay zero
 	}
 	if o.f64 != nil {
-		blas64.Implementation().Dgemm(blas.Trans, blas.NoTrans, rows, D, N, 1, o.f64[0], rows, o.f64[1], D, 0, out.Float64s()[:rows*D], D)
+		gemm(true, false, rows, D, N, 1, o.f64[0], rows, o.f64[1], D, 0, out.Float64s()[:rows*D], D)
 	} else {
-		blas32.Implementation().Sgemm(blas.Trans, blas.NoTrans, rows, D, N, 1, o.f32[0], rows, o.f32[1], D, 0, out.Float32s()[:rows*D], D)
+		gemm(true, false, rows, D, N, 1, o.f32[0], rows, o.f32[1], D, 0, out.Float32s()[:rows*D], D)
 	}
 	return out, nil
 }
