@@ -52,10 +52,7 @@ func (m *Model) buildEncSalted(B, S int, salt uint32) (*encGraph, error) {
 	if enc.init.C != nil {
 		eg.initC = g.Watch(enc.init.C)
 	}
-	if g.Err() != nil {
-		return nil, fmt.Errorf("seq2seq: building the encoder graph: %w", g.Err())
-	}
-	mach, err := g.Machine()
+	mach, err := compile(g, "encoder")
 	if err != nil {
 		return nil, err
 	}
@@ -108,10 +105,7 @@ func (m *Model) buildStepSalted(R, S int, prjShape []int, steps int, salt uint32
 	if st.feed != nil {
 		sg.nextFeed = g.Watch(st.feed)
 	}
-	if g.Err() != nil {
-		return nil, fmt.Errorf("seq2seq: building the decoding graph: %w", g.Err())
-	}
-	mach, err := g.Machine()
+	mach, err := compile(g, "decoding")
 	if err != nil {
 		return nil, err
 	}
@@ -120,43 +114,13 @@ func (m *Model) buildStepSalted(R, S int, prjShape []int, steps int, salt uint32
 }
 
 func (c *GraphCache) enc(m *Model, B, S int) (*encGraph, error) {
-	k := [2]int{B, S}
-	if eg, ok := c.encs[k]; ok {
-		return eg, nil
-	}
-	if len(c.encs) >= c.max {
-		for k, v := range c.encs {
-			v.mach.Close()
-			delete(c.encs, k)
-			break
-		}
-	}
-	eg, err := m.buildEnc(B, S)
-	if err != nil {
-		return nil, err
-	}
-	c.encs[k] = eg
-	return eg, nil
+	return cached(c.encs, [2]int{B, S}, c.max, func(eg *encGraph) *gx.Machine { return eg.mach },
+		func() (*encGraph, error) { return m.buildEnc(B, S) })
 }
 
 func (c *GraphCache) step(m *Model, R, S int, prj []int, steps int) (*stepGraph, error) {
-	k := [4]int{R, S, prj[len(prj)-1], steps}
-	if sg, ok := c.steps[k]; ok {
-		return sg, nil
-	}
-	if len(c.steps) >= c.max {
-		for k, v := range c.steps {
-			v.mach.Close()
-			delete(c.steps, k)
-			break
-		}
-	}
-	sg, err := m.buildStep(R, S, prj, steps)
-	if err != nil {
-		return nil, err
-	}
-	c.steps[k] = sg
-	return sg, nil
+	return cached(c.steps, [4]int{R, S, prj[len(prj)-1], steps}, c.max, func(sg *stepGraph) *gx.Machine { return sg.mach },
+		func() (*stepGraph, error) { return m.buildStep(R, S, prj, steps) })
 }
 
 // Hypothesis is one decoded output.

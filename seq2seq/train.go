@@ -58,10 +58,7 @@ func (m *Model) buildTrainSalted(B, S, T int, salt uint32) (*trainGraph, error) 
 		nodes[i] = g.Bind(p)
 	}
 	tg.grads = g.Grad(tg.cost, nodes...)
-	if g.Err() != nil {
-		return nil, fmt.Errorf("seq2seq: building the training graph: %w", g.Err())
-	}
-	mach, err := g.Machine()
+	mach, err := compile(g, "training")
 	if err != nil {
 		return nil, err
 	}
@@ -236,22 +233,38 @@ func NewGraphCache(max int) *GraphCache {
 }
 
 func (c *GraphCache) train(m *Model, s shape) (*trainGraph, error) {
-	if tg, ok := c.trains[s]; ok {
-		return tg, nil
+	return cached(c.trains, s, c.max, func(tg *trainGraph) *gx.Machine { return tg.mach },
+		func() (*trainGraph, error) { return m.buildTrain(s.B, s.S, s.T) })
+}
+
+// cached returns the graph for key k, building it on a miss; when the map
+// already holds max graphs, one is closed and dropped first.
+func cached[K comparable, V any](graphs map[K]V, k K, max int, mach func(V) *gx.Machine, build func() (V, error)) (V, error) {
+	if v, ok := graphs[k]; ok {
+		return v, nil
 	}
-	if len(c.trains) >= c.max {
-		for k, v := range c.trains {
-			v.mach.Close()
-			delete(c.trains, k)
+	if len(graphs) >= max {
+		for old, v := range graphs {
+			mach(v).Close()
+			delete(graphs, old)
 			break
 		}
 	}
-	tg, err := m.buildTrain(s.B, s.S, s.T)
+	v, err := build()
 	if err != nil {
-		return nil, err
+		return v, err
 	}
-	c.trains[s] = tg
-	return tg, nil
+	graphs[k] = v
+	return v, nil
+}
+
+// compile turns a built graph into a machine, or reports what went wrong
+// while building it.
+func compile(g *gx.Graph, what string) (*gx.Machine, error) {
+	if g.Err() != nil {
+		return nil, fmt.Errorf("seq2seq: building the %s graph: %w", what, g.Err())
+	}
+	return g.Machine()
 }
 
 // Close releases every cached machine.
