@@ -12,17 +12,20 @@ import (
 	"github.com/attnzoo/attnzoo/tasks/captioning"
 )
 
-// captionCorpus is a captioning task's data as region vectors: image
-// patches (the patches encoder) or precomputed features.
+// captionCorpus is a captioning task's data as the encoder reads it: image
+// patches (the patches encoder), whole images (cnn) or precomputed
+// features.
 type captionCorpus struct {
 	data             *captioning.Data
-	S, P             int // regions and their size
-	rows, cols       int // the regions' grid, for localisation and overlays
+	S, P             int    // regions and their size (cnn: grid cells, and the H·W·C pixels of an image)
+	rows, cols       int    // the regions' grid, for localisation and overlays
+	cnn              bool   // regions hold whole images, for NewImageBatch
+	img              [3]int // C, H, W of the images (cnn)
 	train, dev, test []capItem
 }
 
 type capItem struct {
-	regions []float32
+	regions []float32 // or pixels, for cnn
 	tgt     []int
 	ex      *captioning.Example
 }
@@ -47,8 +50,23 @@ func newCaptionCorpus(d *captioning.Data, r *Run) (*captionCorpus, error) {
 		if im == nil {
 			return nil, fmt.Errorf("example %s has neither an image nor features", ex.ID)
 		}
+		if r.Model.Encoder == "cnn" {
+			// grid cell (r, c) stands for the pixels a patch of side H/rows would cover
+			rows, cols, err := seq2seq.CNNGrid(im.H, im.W, len(r.Model.Conv))
+			if err != nil {
+				return nil, fmt.Errorf("[model] conv %v on the task's %d×%d images: %w", r.Model.Conv, im.H, im.W, err)
+			}
+			c.rows, c.cols, c.cnn, c.img = rows, cols, true, [3]int{im.C, im.H, im.W}
+			c.S, c.P = rows*cols, im.C*im.H*im.W
+			if v, ok := cache[im]; ok {
+				return v, nil
+			}
+			v := channelsLast(im)
+			cache[im] = v
+			return v, nil
+		}
 		if r.Model.Encoder != "patches" {
-			return nil, fmt.Errorf("task %s gives images: use encoder \"patches\"", r.TaskID)
+			return nil, fmt.Errorf("task %s gives images: use encoder \"cnn\" or \"patches\"", r.TaskID)
 		}
 		p := r.Model.Patch
 		if im.H%p != 0 || im.W%p != 0 {
@@ -101,6 +119,20 @@ func patchify(im *captioning.Image, p int) []float32 {
 	return out
 }
 
+// channelsLast lays a C×H×W image out as the cnn encoder reads it:
+// positions row-major, channels last (value (y·W + x)·C + ch).
+func channelsLast(im *captioning.Image) []float32 {
+	out := make([]float32, 0, im.C*im.H*im.W)
+	for y := 0; y < im.H; y++ {
+		for x := 0; x < im.W; x++ {
+			for ch := 0; ch < im.C; ch++ {
+				out = append(out, im.At(ch, y, x))
+			}
+		}
+	}
+	return out
+}
+
 func (c *captionCorpus) split(name string) []capItem {
 	switch name {
 	case "dev":
@@ -113,9 +145,13 @@ func (c *captionCorpus) split(name string) []capItem {
 
 func (c *captionCorpus) configure(cfg *seq2seq.Config) error {
 	if !seq2seq.IsRegionEncoder(cfg.Encoder) {
-		return fmt.Errorf("encoder %q reads token sequences; a captioning task needs patches or features", cfg.Encoder)
+		return fmt.Errorf("encoder %q reads token sequences; a captioning task needs cnn, patches or features", cfg.Encoder)
 	}
 	cfg.TgtVocab, cfg.Regions, cfg.RegionSize, cfg.MaxSrcLen, cfg.SrcVocab = c.data.Vocab.Len(), c.S, c.P, c.S, 1
+	if c.cnn { // the grid and its vectors' size follow from the image and the layers
+		cfg.RegionSize = 0
+		cfg.ImageC, cfg.ImageH, cfg.ImageW = c.img[0], c.img[1], c.img[2]
+	}
 	return nil
 }
 
@@ -141,6 +177,9 @@ func (c *captionCorpus) batch(items []capItem, withTgt bool) (*seq2seq.Batch, er
 		if withTgt {
 			tgt[i] = it.tgt
 		}
+	}
+	if c.cnn {
+		return seq2seq.NewImageBatch(rg, c.S, c.P, tgt)
 	}
 	return seq2seq.NewRegionBatch(rg, c.S, c.P, tgt)
 }

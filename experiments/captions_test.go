@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/attnzoo/attnzoo/seq2seq"
 	"github.com/attnzoo/attnzoo/tasks/captioning"
 )
 
@@ -156,6 +157,13 @@ captions = "caps.json"
 	if _, err := Load(exp); err == nil || !strings.Contains(err.Error(), "encoder") {
 		t.Errorf("birnn on features: %v", err)
 	}
+	// so is the cnn encoder, which reads images
+	bad = strings.Replace(text, `encoder = "features"`, `encoder = "cnn"`, 1)
+	os.WriteFile(exp, []byte(bad), 0o644)
+	_, err = Load(exp)
+	if err == nil || !strings.Contains(err.Error(), "f.toml:8: [model] encoder") || !strings.Contains(err.Error(), `"cnn" reads images`) {
+		t.Errorf("cnn on features: %v", err)
+	}
 }
 
 // TestShapesMetrics: a short shapes run reports BLEU-1…4 and the
@@ -192,5 +200,118 @@ test = 8
 	}
 	if !found {
 		t.Error("no captioning overlay drawn")
+	}
+}
+
+// TestCnnShapesEndToEnd: a tiny shapes experiment with the cnn encoder
+// trains, decodes and writes its summary; its attention is over the 4×4
+// grid that three stride-2 layers make of 32×32 images, and the
+// overlay figure maps it onto the image.
+func TestCnnShapesEndToEnd(t *testing.T) {
+	text := `name = "cnn"
+[task]
+name = "shapes"
+size = 32
+max_objects = 1
+train = 40
+dev = 4
+test = 4
+` + strings.Replace(capModel, "[model]\n", "[model]\nencoder = \"cnn\"\nconv = [4, 8, 8]\n", 1)
+	out := t.TempDir()
+	res := runExp(t, writeExp(t, text), out, Options{Workers: 1})
+	if len(res.Finished) != 1 {
+		t.Fatalf("%d finished runs", len(res.Finished))
+	}
+	m := res.Finished[0].Metrics
+	for _, k := range []string{"bleu1", "bleu4", "perplexity", "bleu_beam"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("no %s in %v", k, m)
+		}
+	}
+	for _, f := range []string{"summary.csv", "summary.md"} {
+		if _, err := os.Stat(filepath.Join(out, "cnn", f)); err != nil {
+			t.Error(err)
+		}
+	}
+	run := filepath.Join(out, "cnn", "runs", "scorer=concat_seed=1")
+	ex, err := readExamples(run)
+	if err != nil || len(ex) != 2 || ex[0].Grid != [2]int{4, 4} || ex[0].Image == "" {
+		t.Fatalf("examples %+v, %v", ex, err)
+	}
+	for _, row := range ex[0].Weights {
+		if len(row) != 16 {
+			t.Fatalf("attention over %d cells, want 16", len(row))
+		}
+	}
+	cfg, err := os.ReadFile(filepath.Join(run, "config.toml"))
+	if err != nil || !strings.Contains(string(cfg), "conv = [4, 8, 8]") {
+		t.Errorf("config.toml without conv (%v):\n%s", err, cfg)
+	}
+	ck, err := os.ReadFile(filepath.Join(run, "checkpoint"))
+	if err != nil || !strings.Contains(string(ck), `"cnn.2.W"`) {
+		t.Errorf("checkpoint without the conv layers (%v)", err)
+	}
+	set, err := DrawFigures(filepath.Join(out, "cnn"), Plots{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, s := range set.Sections {
+		for _, f := range s.Figures {
+			found = found || strings.HasPrefix(f.Base, "overlay_")
+		}
+	}
+	if !found {
+		t.Error("no captioning overlay drawn")
+	}
+}
+
+// TestCnnGrid: the cnn corpus lays each image out channels last and maps
+// the encoder's G×G grid onto the image as the patches corpus maps patches
+// of side size/G (the same rows, cols and regions, so loc_mass, loc_peak
+// and the overlays read cell (r, c) as the same pixels); a size the layers
+// cannot halve exactly is an error naming [model] conv and the sizes.
+func TestCnnGrid(t *testing.T) {
+	task, err := captioning.New("shapes", map[string]any{"size": int64(32), "train": int64(3), "dev": int64(1), "test": int64(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := task.Load(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	corpus := func(m Model) (*captionCorpus, error) { return newCaptionCorpus(data, &Run{TaskID: "shapes", Model: m}) }
+	cnn, err := corpus(Model{Encoder: "cnn", Conv: []int{4, 8, 8}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	patches, err := corpus(Model{Encoder: "patches", Patch: 32 / 4}) // G = 4
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cnn.rows != 4 || cnn.cols != 4 || cnn.S != 16 || cnn.P != 3*32*32 {
+		t.Errorf("cnn corpus: %d×%d grid, %d regions, %d pixel values", cnn.rows, cnn.cols, cnn.S, cnn.P)
+	}
+	if cnn.rows != patches.rows || cnn.cols != patches.cols || cnn.S != patches.S {
+		t.Errorf("cnn grid %d×%d (%d), patches %d×%d (%d)", cnn.rows, cnn.cols, cnn.S, patches.rows, patches.cols, patches.S)
+	}
+	im := data.Train[0].Image
+	px := cnn.train[0].regions
+	for _, p := range [][3]int{{0, 0, 0}, {2, 5, 7}, {1, 31, 30}} {
+		ch, y, x := p[0], p[1], p[2]
+		if got, want := px[(y*32+x)*3+ch], im.At(ch, y, x); got != want {
+			t.Errorf("pixel (%d, %d) channel %d: %v, want %v", y, x, ch, got, want)
+		}
+	}
+	cfg := seq2seq.Config{Encoder: "cnn"}
+	if err := cnn.configure(&cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.ImageC != 3 || cfg.ImageH != 32 || cfg.ImageW != 32 || cfg.Regions != 16 {
+		t.Errorf("configured %+v", cfg)
+	}
+	_, err = corpus(Model{Encoder: "cnn", Conv: []int{4, 4, 4, 4, 4, 4}})
+	if err == nil || !strings.Contains(err.Error(), "[model] conv") || !strings.Contains(err.Error(), "multiples of 64") || !strings.Contains(err.Error(), "32×32") {
+		t.Errorf("6 layers on 32×32 images: %v", err)
 	}
 }

@@ -53,6 +53,7 @@ type Model struct {
 	Attention  int     `toml:"attention"`
 	Dropout    float64 `toml:"dropout"`
 	Patch      int     `toml:"patch"` // patches encoder: the patch side in pixels
+	Conv       []int   `toml:"conv"`  // cnn encoder: output channels per 3×3 stride-2 layer
 	Beta       bool    `toml:"beta"`  // Show, Attend and Tell's gating scalar
 }
 
@@ -199,7 +200,7 @@ func parse(data []byte, file string, checkTask bool) (*Experiment, error) {
 
 var tables = map[string][]string{
 	"":       {"decode", "device", "dtype", "model", "name", "plots", "seeds", "sweep", "task", "train"},
-	"model":  {"attention", "beta", "cell", "decoder", "dropout", "embed", "encoder", "hidden", "init", "normalizer", "patch", "scorer"},
+	"model":  {"attention", "beta", "cell", "conv", "decoder", "dropout", "embed", "encoder", "hidden", "init", "normalizer", "patch", "scorer"},
 	"train":  {"batch", "clip", "eval_every", "eval_size", "lambda", "lr", "lr_decay", "lr_decay_every", "optimizer", "steps"},
 	"decode": {"alpha", "beam", "examples", "max_len"},
 	"plots":  {"example", "formats", "palette"},
@@ -291,6 +292,9 @@ func (e *Experiment) validate() error {
 	}
 	if err := e.validateSettings(e.Model, e.Train, e.Decode, ""); err != nil {
 		return err
+	}
+	if e.Model.Conv != nil && !e.usesEncoder("cnn") {
+		return e.errf("model", "conv", "only the cnn encoder has conv layers, and no run uses it (encoder is %q)", e.Model.Encoder)
 	}
 	for _, f := range e.Plots.Formats {
 		if !oneOf(f, []string{"png", "svg", "pdf"}) {
@@ -387,11 +391,12 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 	taskName, _ := e.Task["name"].(string)
 	captions := oneOf(taskName, captioning.Names())
 	if captions {
-		encoders = seq2seq.RegionEncoders
+		encoders = []string{"cnn", "patches"} // the image tasks
 		if taskName == "features" {
+			if oneOf(m.Encoder, encoders) {
+				return errf("model", "encoder", "%q reads images, and task features gives precomputed feature vectors (have: features)", m.Encoder)
+			}
 			encoders = []string{"features"}
-		} else {
-			encoders = []string{"patches"}
 		}
 	}
 	checks := []struct {
@@ -437,6 +442,16 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 	if m.Encoder == "patches" && m.Patch <= 0 {
 		return errf("model", "patch", "must be > 0, got %d", m.Patch)
 	}
+	if m.Conv != nil {
+		if len(m.Conv) == 0 {
+			return errf("model", "conv", "must list at least one layer's output channels, e.g. %v", seq2seq.DefaultConv)
+		}
+		for l, ch := range m.Conv {
+			if ch <= 0 {
+				return errf("model", "conv", "layer %d has %d output channels: each must be > 0", l+1, ch)
+			}
+		}
+	}
 	if !(t.Lambda >= 0) || math.IsInf(t.Lambda, 0) {
 		return errf("train", "lambda", "must be ≥ 0, got %g", t.Lambda)
 	}
@@ -465,4 +480,32 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 		return errf("decode", "examples", "must be ≥ 0, got %d", d.Examples)
 	}
 	return nil
+}
+
+// usesEncoder reports whether some run of the experiment uses the encoder:
+// the file's own, or one listed by a sweep of the encoder.
+func (e *Experiment) usesEncoder(name string) bool {
+	if e.Model.Encoder == name {
+		return true
+	}
+	for k, v := range e.Sweep {
+		if k != "encoder" && k != "model.encoder" {
+			continue
+		}
+		if list, ok := v.([]any); ok && slices.Contains(list, any(name)) {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveConv gives a cnn run the default layers when the file names none,
+// and drops conv from a run of another encoder (a sweep over encoders).
+func (m *Model) resolveConv() {
+	switch {
+	case m.Encoder != "cnn":
+		m.Conv = nil
+	case m.Conv == nil:
+		m.Conv = slices.Clone(seq2seq.DefaultConv)
+	}
 }

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -131,6 +132,85 @@ func TestShippedExperimentsValid(t *testing.T) {
 	for _, f := range files {
 		if _, err := Load(f); err != nil {
 			t.Errorf("%v", err)
+		}
+	}
+}
+
+const shapesHead = `name = "s"
+[task]
+name = "shapes"
+size = 32
+train = 10
+dev = 2
+test = 2
+[model]
+cell = "lstm"
+`
+
+// TestCnnExperimentErrors: a bad conv key and conv without the cnn encoder
+// are refused at load, naming the file, the line and the key (cnn on
+// precomputed features: TestFeaturesEndToEnd).
+func TestCnnExperimentErrors(t *testing.T) {
+	cases := []struct {
+		name, text string
+		want       []string
+	}{
+		{"zero channels", shapesHead + "encoder = \"cnn\"\nconv = [32, 0]\n", []string{"bad.toml:11: [model] conv", "layer 2 has 0 output channels"}},
+		{"empty", shapesHead + "encoder = \"cnn\"\nconv = []\n", []string{"bad.toml:11: [model] conv", "at least one layer"}},
+		{"not a list", shapesHead + "encoder = \"cnn\"\nconv = 32\n", []string{"bad.toml:11", "conv"}},
+		{"patches", shapesHead + "encoder = \"patches\"\nconv = [8]\n", []string{"bad.toml:11: [model] conv", "only the cnn encoder", `"patches"`}},
+		{"tokens", goodHead + "[model]\nconv = [8]\n", []string{"bad.toml:9: [model] conv", "only the cnn encoder", `"birnn"`}},
+		{"sweep", shapesHead + "encoder = \"cnn\"\n[sweep]\n\"model.conv\" = [[8], [8, 8]]\n", []string{`"model.conv"`}},
+	}
+	dir := t.TempDir()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, "bad.toml")
+			if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Load(path)
+			if err == nil {
+				t.Fatalf("accepted:\n%s", tc.text)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestCnnConvDefault: a cnn run without conv gets [32, 64, 64]; in a sweep
+// over encoders, conv goes to the cnn runs only.
+func TestCnnConvDefault(t *testing.T) {
+	e, err := Parse([]byte(shapesHead+"encoder = \"cnn\"\n"), "x.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := e.Runs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := runs[0].Model.Conv; fmt.Sprint(got) != "[32 64 64]" {
+		t.Errorf("default conv %v", got)
+	}
+	e, err = Parse([]byte(shapesHead+"encoder = \"patches\"\nconv = [8, 16]\n[sweep]\nencoder = [\"patches\", \"cnn\"]\n"), "x.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err = e.Runs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		want := "[]"
+		if r.Model.Encoder == "cnn" {
+			want = "[8 16]"
+		}
+		if got := fmt.Sprint(r.Model.Conv); got != want {
+			t.Errorf("%s: conv %s, want %s", r.ID, got, want)
 		}
 	}
 }

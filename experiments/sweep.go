@@ -170,6 +170,7 @@ func (e *Experiment) Runs() ([]*Run, error) {
 				}
 				taskChanged = taskChanged || strings.HasPrefix(a.Key, "task.")
 			}
+			r.Model.resolveConv()
 			where := r.PointID()
 			if taskChanged && !e.skipTask {
 				if err := newTaskCheck(taskName, r.Task); err != nil {

@@ -13,6 +13,9 @@ type Batch struct {
 	Regions    [][]float32
 	RegionSize int
 	tgtLen     []int // n + 1 (the </s>)
+
+	// Image sources (NewImageBatch): B rows of H·W·C pixels (cnn encoder).
+	Pixels [][]float32
 }
 
 // NewBatch pads token-id sequences into a batch. tgt may be nil (decoding).

@@ -11,7 +11,7 @@ import (
 // Config describes a model.
 type Config struct {
 	Cell       string  `json:"cell"`       // rnn | gru | lstm
-	Encoder    string  `json:"encoder"`    // rnn | birnn
+	Encoder    string  `json:"encoder"`    // rnn | birnn | cnn | patches | features
 	Decoder    string  `json:"decoder"`    // bahdanau | luong
 	Scorer     string  `json:"scorer"`     // any registered scorer
 	Normalizer string  `json:"normalizer"` // softmax | sparsemax
@@ -26,11 +26,19 @@ type Config struct {
 	Dtype      string  `json:"dtype"` // float32 | float64
 
 	// Region encoders (patches, features): S regions of RegionSize values.
+	// The cnn encoder derives both from its image and layers (Validate).
 	Regions    int     `json:"regions,omitempty"`
 	RegionSize int     `json:"region_size,omitempty"`
 	Beta       bool    `json:"beta,omitempty"`   // Show, Attend and Tell's gating scalar on the context
 	Lambda     float64 `json:"lambda,omitempty"` // the doubly stochastic attention penalty's weight
 	Seed       uint64  `json:"seed"`
+
+	// The cnn encoder (cnn.go): output channels per 3×3 stride-2 layer, and
+	// the image's channels, height and width.
+	Conv   []int `json:"conv,omitempty"`
+	ImageC int   `json:"image_c,omitempty"`
+	ImageH int   `json:"image_h,omitempty"`
+	ImageW int   `json:"image_w,omitempty"`
 }
 
 // Encoders and Decoders are the token encoders and decoders this package has.
@@ -72,6 +80,13 @@ func (c *Config) Validate() error {
 	}
 	if err := oneOf("encoder", c.Encoder, append(append([]string(nil), Encoders...), RegionEncoders...)); err != nil {
 		return err
+	}
+	if c.Encoder == "cnn" {
+		if err := c.validateCNN(); err != nil {
+			return err
+		}
+	} else if len(c.Conv) > 0 {
+		return fmt.Errorf("seq2seq: conv: only the cnn encoder has conv layers, encoder is %q", c.Encoder)
 	}
 	if IsRegionEncoder(c.Encoder) {
 		if c.Regions <= 0 || c.RegionSize <= 0 {

@@ -13,13 +13,14 @@ import (
 //
 //	a_i = tanh(W_r r_i + b_r)            i = 1..S, r_i of size RegionSize
 //
-// `patches` and `features` share this graph; they differ in how the caller
-// makes r_i (non-overlapping image patches flattened, or rows of an .npy
-// feature array). Every region is present (mask all ones), and the decoder
+// `patches`, `features` and `cnn` share this graph; they differ in how r_i
+// is made: non-overlapping image patches flattened, or rows of an .npy
+// feature array, both by the caller; or a convolutional stack trained with
+// the model (cnn.go). Every region is present (mask all ones), and the decoder
 // starts from the mean annotation (Xu et al. §3.1.2):
 // h_0 = tanh(W_init mean(a) + b_init), and c_0 = tanh(W_initc mean(a) + b_initc)
 // for an LSTM.
-var RegionEncoders = []string{"features", "patches"}
+var RegionEncoders = []string{"cnn", "features", "patches"}
 
 // IsRegionEncoder reports whether name attends over image regions.
 func IsRegionEncoder(name string) bool {
@@ -62,8 +63,12 @@ func (m *Model) regionParams() {
 
 // encodeRegions is the region encoder.
 func (m *Model) encodeRegions(g *gx.Graph, in *encInputs, B int) encoded {
-	annot := g.Tanh(g.AddBias(g.Linear(in.regions, g.Bind(m.regW), 0), g.Bind(m.regB))) // [B, S, H]
-	pool := g.WSum(in.meanW, annot, 1)                                                  // mean annotation [B, H]
+	r := in.regions // [B, S, RegionSize]
+	if in.pixels != nil {
+		r = m.convStack(g, in.pixels)
+	}
+	annot := g.Tanh(g.AddBias(g.Linear(r, g.Bind(m.regW), 0), g.Bind(m.regB))) // [B, S, H]
+	pool := g.WSum(in.meanW, annot, 1)                                         // mean annotation [B, H]
 	init := cells.State{H: g.Tanh(g.AddBias(g.Linear(pool, g.Bind(m.initW), 0), g.Bind(m.initB)))}
 	if m.dec.HasCell() {
 		init.C = g.Tanh(g.AddBias(g.Linear(pool, g.Bind(m.initCW), 0), g.Bind(m.initCB)))

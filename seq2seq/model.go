@@ -31,9 +31,10 @@ type Model struct {
 	byName               map[string]*gx.Param
 	encHidden, annotSize int
 
-	regW, regB     *gx.Param // region encoders
-	initCW, initCB *gx.Param // LSTM c_0 from the mean annotation (region encoders)
-	betaW, betaB   *gx.Param // the gating scalar
+	regW, regB     *gx.Param   // region encoders
+	convW, convB   []*gx.Param // the cnn encoder's layers
+	initCW, initCB *gx.Param   // LSTM c_0 from the mean annotation (region encoders)
+	betaW, betaB   *gx.Param   // the gating scalar
 }
 
 // New builds a model with freshly initialised parameters (seeded by
@@ -56,6 +57,9 @@ func New(cfg Config) (*Model, error) {
 	region := IsRegionEncoder(cfg.Encoder)
 	if region {
 		m.encHidden = H
+		if cfg.Encoder == "cnn" {
+			m.cnnParams(rng)
+		}
 		m.regionParams()
 		m.regW.Glorot(rng)
 	} else {
@@ -151,6 +155,7 @@ type encInputs struct {
 	ids     []*gx.Node // S × [B], for a cell without a Sequencer
 	idsAll  *gx.Node   // [S·B] time-major, for a cell with one
 	regions *gx.Node   // [B, S, RegionSize] for region encoders
+	pixels  *gx.Node   // [B, H·W, C] for the cnn encoder
 	carryF  []*gx.Node // S × [B, encHidden]: 1 where the token is real (no Sequencer)
 	mask    *gx.Node   // [B, S]
 	meanW   *gx.Node   // [B, S]: mask / length, for the mean pool
@@ -159,9 +164,12 @@ type encInputs struct {
 func (m *Model) newEncInputs(g *gx.Graph, B, S int) *encInputs {
 	in := &encInputs{}
 	steps := S
-	if IsRegionEncoder(m.Cfg.Encoder) {
-		in.regions = g.Input("src.regions", B, S, m.Cfg.RegionSize)
+	if c := m.Cfg; c.Encoder == "cnn" {
+		in.pixels = g.Input("src.pixels", B, c.ImageH*c.ImageW, c.ImageC)
 		steps = 0 // no per-token inputs
+	} else if IsRegionEncoder(c.Encoder) {
+		in.regions = g.Input("src.regions", B, S, c.RegionSize)
+		steps = 0
 	}
 	if _, ok := m.encF.(cells.Sequencer); ok && steps > 0 {
 		in.idsAll = g.Input("src.ids", S*B)
@@ -181,6 +189,11 @@ func (in *encInputs) set(b *Batch, encHidden int) error {
 	B, S := b.Size(), b.SrcLen()
 	if in.regions != nil {
 		if err := in.setRegions(b); err != nil {
+			return err
+		}
+	}
+	if in.pixels != nil {
+		if err := in.setPixels(b); err != nil {
 			return err
 		}
 	}
@@ -253,7 +266,7 @@ func (m *Model) runDir(g *gx.Graph, c cells.Cell, embs, carry []*gx.Node, B int,
 // encode builds the token encoder: annotations and the decoder's initial
 // state.
 func (m *Model) encode(g *gx.Graph, in *encInputs, B int) encoded {
-	if in.regions != nil {
+	if in.regions != nil || in.pixels != nil {
 		return m.encodeRegions(g, in, B)
 	}
 	if in.idsAll != nil {

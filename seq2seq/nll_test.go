@@ -11,22 +11,28 @@ import (
 // starts from the state the training graph starts from (an LSTM's c_0
 // included).
 func TestGreedyScoreIsNLL(t *testing.T) {
-	for _, enc := range []string{"birnn", "patches"} {
+	for _, enc := range []string{"birnn", "patches", "cnn"} {
 		for _, cell := range []string{"gru", "lstm"} {
 			t.Run(enc+"/"+cell, func(t *testing.T) {
 				cfg := Config{Cell: cell, Encoder: enc, Decoder: "bahdanau", Scorer: "concat", SrcVocab: 14, TgtVocab: 14,
 					Embed: 8, Hidden: 16, Attention: 8, MaxSrcLen: 8, Regions: 4, RegionSize: 6, Dtype: "float64", Seed: 2}
-				if enc == "birnn" {
+				switch enc {
+				case "birnn":
 					cfg.Regions, cfg.RegionSize = 0, 0
+				case "cnn": // 8×8×2 images → a 2×2 grid: 4 regions of 6
+					cfg.Conv, cfg.ImageC, cfg.ImageH, cfg.ImageW = []int{5, 6}, 2, 8, 8
 				}
 				m, err := New(cfg)
 				if err != nil {
 					t.Fatal(err)
 				}
 				var b *Batch
-				if enc == "patches" {
+				switch enc {
+				case "patches":
 					b = regionBatch(rand.New(rand.NewPCG(1, 1)), 3, 4, 6)
-				} else {
+				case "cnn":
+					b = imageBatch(rand.New(rand.NewPCG(1, 1)), 3, 8, 8, 2, 4, 0, 14)
+				default:
 					src, _ := reversal(rand.New(rand.NewPCG(1, 1)), 3, 3, 6)
 					b, _ = NewBatch(src, nil)
 				}
@@ -36,9 +42,12 @@ func TestGreedyScoreIsNLL(t *testing.T) {
 				}
 				for i, h := range hs {
 					var one *Batch
-					if enc == "patches" {
+					switch enc {
+					case "patches":
 						one, _ = NewRegionBatch(b.Regions[i:i+1], 4, 6, [][]int{h.Tokens})
-					} else {
+					case "cnn":
+						one, _ = NewImageBatch(b.Pixels[i:i+1], 4, 8*8*2, [][]int{h.Tokens})
+					default:
 						one, _ = NewBatch([][]int{b.Src[i][:b.SrcLens()[i]]}, [][]int{h.Tokens})
 					}
 					nll, _, err := m.NLL(one, NewGraphCache(0))

@@ -194,6 +194,11 @@ func (m *Model) loss(b *Batch, rng *rand.Rand, cache *GraphCache) (float64, []gx
 }
 
 func (m *Model) checkBatch(b *Batch) error {
+	if IsRegionEncoder(m.Cfg.Encoder) {
+		if err := m.checkImages(b); err != nil {
+			return err
+		}
+	}
 	for i, s := range b.Src {
 		for t, id := range s[:b.srcLen[i]] {
 			if id < 0 || id >= m.Cfg.SrcVocab {

@@ -10,6 +10,7 @@ import (
 // Elementwise ops of our own (same shapes in, same shape out; scalars too):
 //
 //	Tanh, Sigmoid:  y = f(x)          ∂x = g ⊙ f'(y): 1 − y², y(1 − y)  (mapGradOp, from y)
+//	ReLU:           y = max(x, 0)     ∂x = g ⊙ [y > 0]  (ops_conv.go)
 //	Sum:            y = Σ_k x_k       ∂x_k = g
 //	Sub:            y = a − b         ∂a = g, ∂b = −g
 //	Mul:            y = a ⊙ b         ∂a = g ⊙ b, ∂b = g ⊙ a
@@ -23,9 +24,10 @@ type mapKind int
 const (
 	mapTanh mapKind = iota
 	mapSigmoid
+	mapReLU
 )
 
-func (k mapKind) String() string { return [...]string{"Tanh", "Sigmoid"}[k] }
+func (k mapKind) String() string { return [...]string{"Tanh", "Sigmoid", "ReLU"}[k] }
 
 type mapOp struct {
 	base
@@ -178,8 +180,11 @@ func (op *mapOp) Do(vs ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if op.kind == mapTanh {
+	switch op.kind {
+	case mapTanh:
 		return o.result(func(y []float32) { tanhs(o.f32[0], y) }, func(y []float64) { tanhs(o.f64[0], y) }), nil
+	case mapReLU:
+		return o.result(func(y []float32) { relus(o.f32[0], y) }, func(y []float64) { relus(o.f64[0], y) }), nil
 	}
 	return o.result(func(y []float32) { sigmoids(o.f32[0], y) }, func(y []float64) { sigmoids(o.f64[0], y) }), nil
 }
@@ -191,12 +196,23 @@ func (op *mapOp) SymDiff(_ G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	return G.Nodes{n}, err
 }
 
-// mapGrad sets out = g ⊙ f'(y) for f = tanh (1 − y²) or σ (y(1 − y)).
+// mapGrad sets out = g ⊙ f'(y) for f = tanh (1 − y²), σ (y(1 − y)) or
+// ReLU ([y > 0]: 0 at the kink).
 func mapGrad[T float](kind mapKind, y, g, out []T) {
 	g, out = g[:len(y)], out[:len(y)]
-	if kind == mapTanh {
+	switch kind {
+	case mapTanh:
 		for i, v := range y {
 			out[i] = g[i] * (1 - v*v)
+		}
+		return
+	case mapReLU:
+		for i, v := range y {
+			if v > 0 {
+				out[i] = g[i]
+			} else {
+				out[i] = 0
+			}
 		}
 		return
 	}

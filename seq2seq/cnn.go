@@ -1,0 +1,167 @@
+package seq2seq
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/attnzoo/attnzoo/internal/gx"
+)
+
+// The cnn encoder (issue 7): a small convolutional stack, trained from
+// scratch with the captioner, makes the image's grid of region vectors r_i
+// that the region encoder (image.go) then projects:
+//
+//	f⁰ = the image                          [H·W, C₀]: positions row-major, channels last
+//	fˡ = ReLU(W_l im2col(fˡ⁻¹) + b_l)        3×3 kernel, stride 2, padding 1;  l = 1..L
+//	r_i = f^L_i                             i = 1..S,  S = (H/2^L)·(W/2^L),  size C_L
+//	a_i = tanh(W_r r_i + b_r)               as for patches
+//
+// with C₀ the image's channels and C_l = Conv[l−1]. W_l is
+// [C_l, 3·3·C_{l−1}] (columns ordered ky, kx, c), the parameter
+// "cnn.{l−1}.W". A stride-2 layer with padding 1 halves an even side
+// exactly, so the image's sides must be multiples of 2^L; grid cell (r, c)
+// then stands for pixels [r·2^L, (r+1)·2^L) × [c·2^L, (c+1)·2^L), as a
+// patch of side 2^L would (localisation and overlays map it so). Its
+// receptive field is wider, 2^(L+1) − 1 pixels, centred 2^(L−1) − ½ pixels
+// up and left of the cell's centre.
+const (
+	cnnKernel = 3
+	cnnStride = 2
+	cnnPad    = 1
+)
+
+// DefaultConv is the cnn encoder's layers when none are given: output
+// channels per layer (64×64 images → an 8×8 grid of 64-vectors).
+var DefaultConv = []int{32, 64, 64}
+
+// CNNGrid is the grid of cells the cnn encoder makes of an h×w image with
+// the given number of layers, or an error saying which sizes work.
+func CNNGrid(h, w, layers int) (rows, cols int, err error) {
+	if layers < 1 || layers > 16 {
+		return 0, 0, fmt.Errorf("seq2seq: cnn encoder: want 1 to 16 conv layers, got %d", layers)
+	}
+	f := 1 << layers
+	for _, side := range []int{h, w} {
+		if side < f || side%f != 0 {
+			near := fmt.Sprint(f)
+			if lo := side / f * f; lo > 0 {
+				near = fmt.Sprintf("%d or %d", lo, lo+f)
+			}
+			return 0, 0, fmt.Errorf("seq2seq: cnn encoder: %d stride-2 layers halve the image %d times, so its sides must be multiples of %d, got %d×%d (nearest: %s)",
+				layers, layers, f, h, w, near)
+		}
+	}
+	return h / f, w / f, nil
+}
+
+// validateCNN checks the cnn encoder's fields and derives the regions:
+// S = the grid's cells, each of the last layer's size.
+func (c *Config) validateCNN() error {
+	if len(c.Conv) == 0 {
+		return fmt.Errorf("seq2seq: conv: the cnn encoder needs at least one layer (e.g. %v)", DefaultConv)
+	}
+	for l, ch := range c.Conv {
+		if ch <= 0 {
+			return fmt.Errorf("seq2seq: conv: layer %d has %d output channels: each must be > 0", l+1, ch)
+		}
+	}
+	if c.ImageC <= 0 || c.ImageH <= 0 || c.ImageW <= 0 {
+		return fmt.Errorf("seq2seq: cnn encoder: image channels, height and width must be > 0, got %d×%d×%d", c.ImageC, c.ImageH, c.ImageW)
+	}
+	rows, cols, err := CNNGrid(c.ImageH, c.ImageW, len(c.Conv))
+	if err != nil {
+		return err
+	}
+	c.Regions, c.RegionSize = rows*cols, c.Conv[len(c.Conv)-1]
+	return nil
+}
+
+// cnnGeoms is each layer's geometry.
+func (c *Config) cnnGeoms() []gx.ConvGeom {
+	geos := make([]gx.ConvGeom, len(c.Conv))
+	h, w := c.ImageH, c.ImageW
+	for l := range geos {
+		geos[l] = gx.ConvGeom{H: h, W: w, K: cnnKernel, Stride: cnnStride, Pad: cnnPad}
+		h, w = geos[l].Out()
+	}
+	return geos
+}
+
+// cnnParams adds the conv layers, "cnn.k.W" [Conv[k], 3·3·C_in] and
+// "cnn.k.b" [Conv[k]] for k = 0..L−1 (C_in: the previous layer's channels,
+// or the image's). W is drawn He/Kaiming-uniform, U(±√(6/fan_in)) with
+// fan_in = 3·3·C_in: ReLU layers so drawn keep the variance of their
+// activations from layer to layer (He et al. 2015, §2.2); b = 0.
+func (m *Model) cnnParams(rng *rand.Rand) {
+	in := m.Cfg.ImageC
+	for l, out := range m.Cfg.Conv {
+		fanIn := cnnKernel * cnnKernel * in
+		W := m.param(fmt.Sprintf("cnn.%d.W", l), out, fanIn)
+		W.Uniform(rng, math.Sqrt(6/float64(fanIn)))
+		m.convW = append(m.convW, W)
+		m.convB = append(m.convB, m.param(fmt.Sprintf("cnn.%d.b", l), out))
+		in = out
+	}
+}
+
+// convStack maps the pixels [B, H·W, C] to the region vectors
+// [B, S, Conv[L−1]].
+func (m *Model) convStack(g *gx.Graph, pixels *gx.Node) *gx.Node {
+	f := pixels
+	for l, geo := range m.Cfg.cnnGeoms() {
+		f = g.ReLU(g.AddBias(g.Linear(g.Im2Col(f, geo), g.Bind(m.convW[l]), 0), g.Bind(m.convB[l]))) // [B, Ho·Wo, Conv[l]]
+	}
+	return f
+}
+
+// NewImageBatch makes a batch of B images for the cnn encoder, P = H·W·C
+// pixel values each (pixels[i], positions row-major, channels last), with
+// their targets (nil for decoding). The encoder attends over the S cells of
+// its grid (CNNGrid), not over the pixels.
+func NewImageBatch(pixels [][]float32, S, P int, tgt [][]int) (*Batch, error) {
+	if len(pixels) == 0 {
+		return nil, fmt.Errorf("seq2seq: empty batch")
+	}
+	src := make([][]int, len(pixels))
+	for i, p := range pixels {
+		if len(p) != P {
+			return nil, fmt.Errorf("seq2seq: image %d has %d pixel values, want %d", i, len(p), P)
+		}
+		src[i] = make([]int, S) // placeholders: the grid cells are the source
+	}
+	b, err := NewBatch(src, tgt)
+	if err != nil {
+		return nil, err
+	}
+	b.Pixels = pixels
+	return b, nil
+}
+
+// setPixels fills the pixel input from a batch.
+func (in *encInputs) setPixels(b *Batch) error {
+	P := len(b.Pixels[0])
+	return gx.Fill(in.pixels, func(k int) float64 { return float64(b.Pixels[k/P][k%P]) })
+}
+
+// checkImages checks that a batch holds what the model's region encoder
+// reads: images of the configured size on the model's grid, or regions.
+func (m *Model) checkImages(b *Batch) error {
+	c := &m.Cfg
+	if c.Encoder != "cnn" {
+		if b.Regions == nil {
+			return fmt.Errorf("seq2seq: the %s encoder reads region vectors: make the batch with NewRegionBatch", c.Encoder)
+		}
+		return nil
+	}
+	if b.Pixels == nil {
+		return fmt.Errorf("seq2seq: the cnn encoder reads images: make the batch with NewImageBatch")
+	}
+	if P := c.ImageH * c.ImageW * c.ImageC; len(b.Pixels[0]) != P {
+		return fmt.Errorf("seq2seq: cnn encoder: images of %d values, want %d×%d×%d = %d", len(b.Pixels[0]), c.ImageH, c.ImageW, c.ImageC, P)
+	}
+	if b.SrcLen() != c.Regions {
+		return fmt.Errorf("seq2seq: cnn encoder: the batch attends over %d cells, the %d×%d image makes %d", b.SrcLen(), c.ImageH, c.ImageW, c.Regions)
+	}
+	return nil
+}

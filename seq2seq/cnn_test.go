@@ -1,0 +1,230 @@
+package seq2seq
+
+import (
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/attnzoo/attnzoo/internal/gradcheck"
+	"github.com/attnzoo/attnzoo/internal/gx"
+)
+
+// imageBatch draws B random H×W×C images (pixels ~ N(0, 1), as normalised
+// images are) for a cnn model's grid of S cells, with targets of 1–3 words
+// when tgtLen is 0, else of tgtLen words.
+func imageBatch(rng *rand.Rand, B, H, W, C, S, tgtLen, vocab int) *Batch {
+	pixels := make([][]float32, B)
+	tgt := make([][]int, B)
+	for i := range pixels {
+		pixels[i] = make([]float32, H*W*C)
+		for j := range pixels[i] {
+			pixels[i][j] = float32(rng.NormFloat64())
+		}
+		n := tgtLen
+		if n == 0 {
+			n = 1 + i%3
+		}
+		tgt[i] = make([]int, n)
+		for j := range tgt[i] {
+			tgt[i][j] = 4 + rng.IntN(vocab-4)
+		}
+	}
+	b, err := NewImageBatch(pixels, S, H*W*C, tgt)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// tinyCNN: 8×8 images, two layers → a 2×2 grid of 4-vectors.
+func tinyCNN(cell, decoder, scorer string) Config {
+	return Config{Cell: cell, Encoder: "cnn", Decoder: decoder, Scorer: scorer, TgtVocab: 10, Embed: 3, Hidden: 4, Attention: 3,
+		Conv: []int{3, 4}, ImageC: 3, ImageH: 8, ImageW: 8, Beta: true, Lambda: 0.5, Dtype: "float64", Seed: 3}
+}
+
+// TestCnnGradients: the conv layers, the region projection, the gate and
+// the penalty, through the whole captioning model, agree with finite
+// differences (every entry of every parameter, float64).
+func TestCnnGradients(t *testing.T) {
+	for _, cfg := range []Config{tinyCNN("lstm", "bahdanau", "concat"), tinyCNN("gru", "luong", "general")} {
+		t.Run(cfg.Cell+"/"+cfg.Decoder, func(t *testing.T) {
+			m, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := imageBatch(rand.New(rand.NewPCG(1, 2)), 3, 8, 8, 3, 4, 0, 10)
+			build := func(g *gx.Graph) *gx.Node {
+				tg := m.trainGraphOn(g, b.Size(), b.SrcLen(), b.TgtLen())
+				if g.Err() != nil {
+					return nil
+				}
+				g.Fail(tg.enc.set(b, m.encHidden))
+				g.Fail(tg.setTargets(b, nil, 0, cfg.Hidden))
+				g.Fail(tg.penalty.set(b, cfg.Lambda))
+				return tg.cost
+			}
+			es, err := gradcheck.Check(build, m.Params(), gradcheck.Options{Step: 3e-5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var conv []gradcheck.Entry
+			for _, e := range es {
+				if strings.HasPrefix(e.Param, "cnn.") {
+					conv = append(conv, e)
+				}
+			}
+			if want := 3*27 + 3 + 4*27 + 4; len(conv) != want {
+				t.Errorf("%d conv entries checked, want %d", len(conv), want)
+			}
+			if e, r := gradcheck.Worst(es, 1e-4); r > 1e-6 {
+				t.Errorf("worst relative error %.3g at %v", r, e)
+			} else {
+				_, rc := gradcheck.Worst(conv, 1e-4)
+				t.Logf("%d entries, worst relative error %.2g (conv layers: %.2g)", len(es), r, rc)
+			}
+		})
+	}
+}
+
+// TestCnnConfig: the grid and the region size follow from the image and the
+// layers; impossible sizes are errors that name the sizes.
+func TestCnnConfig(t *testing.T) {
+	c := Config{Cell: "gru", Encoder: "cnn", Decoder: "bahdanau", Scorer: "dot", TgtVocab: 10, Embed: 8, Hidden: 16,
+		Conv: DefaultConv, ImageC: 3, ImageH: 64, ImageW: 64}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if c.Regions != 64 || c.RegionSize != 64 {
+		t.Errorf("64×64 image, conv %v: %d regions of %d, want 64 of 64", c.Conv, c.Regions, c.RegionSize)
+	}
+	m, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]int{"cnn.0.W": {32, 27}, "cnn.0.b": {32}, "cnn.1.W": {64, 288}, "cnn.2.W": {64, 576}, "reg.W": {16, 64}}
+	for _, p := range m.Params() {
+		if w, ok := want[p.Name]; ok {
+			if !slices.Equal(p.Shape(), w) {
+				t.Errorf("%s has shape %v, want %v", p.Name, p.Shape(), w)
+			}
+			delete(want, p.Name)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("missing parameters %v", want)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*Config)
+		want []string
+	}{
+		{"odd size", func(c *Config) { c.ImageH, c.ImageW = 60, 60 }, []string{"multiples of 8", "60×60", "56 or 64"}},
+		{"too small", func(c *Config) { c.ImageH, c.ImageW = 4, 4 }, []string{"multiples of 8", "4×4"}},
+		{"no layers", func(c *Config) { c.Conv = nil }, []string{"conv", "at least one layer"}},
+		{"zero channels", func(c *Config) { c.Conv = []int{8, 0} }, []string{"conv", "layer 2", "0 output channels"}},
+		{"no image", func(c *Config) { c.ImageC = 0 }, []string{"image", "0×64×64"}},
+		{"conv on patches", func(c *Config) { c.Encoder, c.Regions, c.RegionSize = "patches", 4, 4 }, []string{"conv", "only the cnn encoder", "patches"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := c
+			d.Conv = slices.Clone(c.Conv)
+			tc.edit(&d)
+			err := d.Validate()
+			if err == nil {
+				t.Fatalf("accepted %+v", d)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestCnnBatchErrors: a batch the cnn encoder cannot read is an error, not
+// a panic.
+func TestCnnBatchErrors(t *testing.T) {
+	m, err := New(tinyCNN("gru", "bahdanau", "dot"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	for name, b := range map[string]*Batch{
+		"regions":    regionBatch(rng, 2, 4, 5),
+		"wrong size": imageBatch(rng, 2, 4, 4, 3, 4, 0, 10),
+		"wrong grid": imageBatch(rng, 2, 8, 8, 3, 9, 0, 10),
+	} {
+		if _, _, err := m.Loss(b, nil, NewGraphCache(0)); err == nil || !strings.Contains(err.Error(), "cnn") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// TestCnnCheckpoint: a trained cnn model saved and loaded decodes exactly
+// as before (tokens, scores and attention), and training lowered its loss.
+func TestCnnCheckpoint(t *testing.T) {
+	cfg := tinyCNN("lstm", "bahdanau", "concat")
+	cfg.Dtype, cfg.Hidden, cfg.Embed, cfg.Attention = "float32", 16, 8, 8
+	m, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := imageBatch(rand.New(rand.NewPCG(5, 5)), 6, 8, 8, 3, 4, 0, 10)
+	opt, _ := NewOptimizer("adam", 1e-2, 5, 0, 0)
+	tr := NewTrainer(m, opt, 1)
+	first, err := tr.Step(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last float64
+	for i := 0; i < 30; i++ {
+		if last, err = tr.Step(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if last >= first {
+		t.Errorf("loss %g → %g after 30 steps on one batch", first, last)
+	}
+	path := filepath.Join(t.TempDir(), "checkpoint")
+	if err := m.Save(path, nil, []string{"a"}, 31); err != nil {
+		t.Fatal(err)
+	}
+	m2, ck, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ck.Config.Conv, cfg.Conv) || ck.Config.ImageH != 8 || ck.Config.Regions != 4 {
+		t.Errorf("checkpoint config %+v", ck.Config)
+	}
+	test := imageBatch(rand.New(rand.NewPCG(6, 6)), 5, 8, 8, 3, 4, 0, 10)
+	test.TgtIn, test.TgtOut = nil, nil
+	for _, beam := range []int{1, 3} {
+		decode := func(m *Model, cache *GraphCache) []Hypothesis {
+			var hs []Hypothesis
+			var err error
+			if beam == 1 {
+				hs, err = m.Greedy(test, 6, cache)
+			} else {
+				hs, err = m.Beam(test, beam, 6, 1, cache)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			return hs
+		}
+		h1, h2 := decode(m, tr.Cache), decode(m2, NewGraphCache(0))
+		for i := range h1 {
+			if !slices.Equal(h1[i].Tokens, h2[i].Tokens) || h1[i].Score != h2[i].Score {
+				t.Errorf("beam %d, image %d: before %v %v, after %v %v", beam, i, h1[i].Tokens, h1[i].Score, h2[i].Tokens, h2[i].Score)
+			}
+			for u := range h1[i].Align {
+				if len(h1[i].Align[u]) != 4 || !slices.Equal(h1[i].Align[u], h2[i].Align[u]) {
+					t.Fatalf("beam %d, image %d, step %d: attention %v, after loading %v (want 4 cells)", beam, i, u, h1[i].Align[u], h2[i].Align[u])
+				}
+			}
+		}
+	}
+}
