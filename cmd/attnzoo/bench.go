@@ -58,8 +58,11 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&opt.steps, "steps", 55, "training steps (the first 5 are not timed)")
 	fs.IntVar(&opt.reps, "reps", 20, "greedy decodings timed (after 3 untimed)")
 	fs.IntVar(&opt.beamReps, "beam-reps", 10, "beam-5 decodings timed (after 2 untimed)")
+	parallel := fs.Int("parallel", 0, "instead: measure how N workers scale (N anchor models one after another, then side by side)")
+	parSteps := fs.Int("parallel-steps", 40, "with --parallel, timed training steps per model and phase")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: attnzoo bench [--json [--table]] [--torch PYTORCH.json]")
+		fmt.Fprintln(stderr, "       attnzoo bench --parallel N [--parallel-steps S] [--json]")
 		fmt.Fprintln(stderr, "Runs the toy-reverse speed anchor (shared/anchors/README.md) through the harness:")
 		fmt.Fprintln(stderr, "concat scorer, GRU, Bahdanau decoder, V=32, S=12, T=13, B=64, E=64, H=128, A=128, float32, Adam.")
 		fs.PrintDefaults()
@@ -76,6 +79,23 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	opt.skip, opt.warmups = 5, 3
 	if opt.steps <= opt.skip || opt.reps < 1 || opt.beamReps < 1 {
 		return usagef("bench: want --steps > %d, --reps ≥ 1 and --beam-reps ≥ 1", opt.skip)
+	}
+	if *parallel < 0 || *parSteps < 1 {
+		return usagef("bench: want --parallel ≥ 1 and --parallel-steps ≥ 1")
+	}
+	if *parallel > 0 {
+		spareProc(*parallel)
+		r, err := runParallel(ctx, *parallel, *parSteps)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			line, _ := json.Marshal(r)
+			fmt.Fprintln(stdout, string(line))
+		} else {
+			fmt.Fprintf(stdout, "GOMAXPROCS %d, BLAS %s: %s\n", runtime.GOMAXPROCS(0), gx.BLAS(), r)
+		}
+		return nil
 	}
 	var ref map[string]any
 	if *torch != "" {

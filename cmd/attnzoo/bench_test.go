@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,5 +76,31 @@ func TestBenchCompare(t *testing.T) {
 		if code != tc.code || !strings.Contains(errs, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, errs, tc.code, tc.want)
 		}
+	}
+}
+
+// TestBenchParallel: --parallel N trains N anchor models one after another
+// and then side by side; the JSON line's speed-up is the ratio of the two
+// times it reports, and a negative N is a usage error.
+func TestBenchParallel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	out, errs, code := runCLI(t, "bench", "--parallel", "2", "--parallel-steps", "2", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got parallelResult
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("not one JSON line: %v\n%s", err, out)
+	}
+	if got.Workers != 2 || got.Steps != 2 || got.SerialS <= 0 || got.ParallelS <= 0 {
+		t.Fatalf("got %+v", got)
+	}
+	if r := got.SerialS / got.ParallelS; math.Abs(got.SpeedUp-r) > 1e-9*r {
+		t.Errorf("speed_up %v, want serial_s / parallel_s = %v", got.SpeedUp, r)
+	}
+	if _, _, code := runCLI(t, "bench", "--parallel", "-1"); code != 2 {
+		t.Errorf("--parallel -1: exit %d, want 2", code)
 	}
 }

@@ -74,6 +74,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return usageError{err}
 	}
 	runs, _ := e.Runs()
+	spareProc(min(*workers, len(runs)))
 	fmt.Fprintf(stderr, "attnzoo: %s: %d runs, %d workers → %s\n", file, len(runs), *workers, e.Dir(*out))
 	res, err := e.Run(ctx, experiments.Options{Out: *out, Workers: *workers, Resume: *resume, Shard: si, Shards: sn,
 		Log: stderr, Terminal: isTerminal(stderr)})

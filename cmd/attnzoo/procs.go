@@ -1,0 +1,27 @@
+package main
+
+import (
+	"os"
+	"runtime"
+	"strings"
+
+	"github.com/attnzoo/attnzoo/internal/gx"
+)
+
+// spareProc gives the Go scheduler one P more than there are workers when
+// the matrix products run on OpenBLAS through cgo. A goroutine inside a cgo
+// call holds its P until the scheduler's monitor takes it away, and must
+// queue for one on return; with one P per worker, two BLAS-heavy workers
+// keep waiting on each other. Measured on 2 cores (`attnzoo bench
+// --parallel 2`, OpenBLAS): speed-up 1.62–1.65× with GOMAXPROCS 2,
+// 1.78–1.82× with 3 or 4; the pure-Go build gains nothing (1.76–1.78× with
+// 2, 1.70–1.75× with 3), so it is left alone. A GOMAXPROCS the user set is
+// never changed. It returns the GOMAXPROCS in force.
+func spareProc(workers int) int {
+	if os.Getenv("GOMAXPROCS") == "" && strings.HasPrefix(gx.BLAS(), "openblas") {
+		if want := workers + 1; want > runtime.GOMAXPROCS(0) {
+			runtime.GOMAXPROCS(want)
+		}
+	}
+	return runtime.GOMAXPROCS(0)
+}
