@@ -11,6 +11,9 @@ import (
 // of concurrent runs.
 var packs = sync.Pool{New: func() any { return new(scratch) }}
 
+// edgePacks holds scratch for B's last columns padded to the kernel's width.
+var edgePacks = sync.Pool{New: func() any { return new(scratch) }}
+
 // A float32 matrix product for the pure-Go build. gonum's Sgemm runs 4-wide
 // SSE loops (about 12 GFLOP/s here); with AVX this one runs a 4×16
 // register-blocked kernel (fastmath_amd64.s, about 3× faster) on the blocks
@@ -79,8 +82,35 @@ func sgemm(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb int,
 			}
 		}
 	}
-	for i := 0; i < m4; i++ {
-		edge(i, n16, n)
+	if rem := n - n16; rem > 0 && m4 > 0 && k >= 64 {
+		// A long, narrow edge (a weight gradient whose width is not a
+		// multiple of 16, say 27 = 3·3·3 over 32,768 rows) runs the kernel
+		// on B's last columns padded to 16 with zeros, through a 4×16 block.
+		p := edgePacks.Get().(*scratch)
+		pb := p.get32(k * 16)
+		for l := 0; l < k; l++ {
+			copy(pb[l*16:l*16+rem], b[l*ldb+n16:l*ldb+n])
+			clear(pb[l*16+rem : l*16+16])
+		}
+		var blk [64]float32
+		for i := 0; i < m4; i += 4 {
+			sgemmBlock(k, a, i*sia, sia, sla, pb, 0, 16, blk[:], 0, 16, false)
+			for r := 0; r < 4; r++ {
+				row := c[(i+r)*ldc+n16 : (i+r)*ldc+n]
+				for j := range row {
+					if acc {
+						row[j] += blk[r*16+j]
+					} else {
+						row[j] = blk[r*16+j]
+					}
+				}
+			}
+		}
+		edgePacks.Put(p)
+	} else {
+		for i := 0; i < m4; i++ {
+			edge(i, n16, n)
+		}
 	}
 	for i := m4; i < m; i++ {
 		edge(i, 0, n)

@@ -27,7 +27,7 @@ func TestSgemm(t *testing.T) {
 		return v
 	}
 	var pack scratch
-	for _, s := range [][3]int{{4, 16, 1}, {64, 384, 128}, {7, 33, 5}, {3, 15, 9}, {832, 32, 128}, {384, 128, 64}, {1, 1, 1}, {9, 17, 300}} {
+	for _, s := range [][3]int{{4, 16, 1}, {64, 384, 128}, {7, 33, 5}, {3, 15, 9}, {832, 32, 128}, {384, 128, 64}, {1, 1, 1}, {9, 17, 300}, {32, 27, 2048}, {13, 43, 70}} {
 		m, n, k := s[0], s[1], s[2]
 		for _, tA := range []bool{false, true} {
 			for _, tB := range []bool{false, true} {
