@@ -53,7 +53,7 @@ type Model struct {
 	Attention  int     `toml:"attention"`
 	Dropout    float64 `toml:"dropout"`
 	Patch      int     `toml:"patch"` // patches encoder: the patch side in pixels
-	Conv       []int   `toml:"conv"`  // cnn encoder: output channels per 3×3 stride-2 layer
+	Conv       []int   `toml:"conv"`  // cnn encoder: output channels per 4×4 stride-2 layer
 	Beta       bool    `toml:"beta"`  // Show, Attend and Tell's gating scalar
 }
 

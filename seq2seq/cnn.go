@@ -13,20 +13,27 @@ import (
 // that the region encoder (image.go) then projects:
 //
 //	f⁰ = the image                          [H·W, C₀]: positions row-major, channels last
-//	fˡ = ReLU(W_l im2col(fˡ⁻¹) + b_l)        3×3 kernel, stride 2, padding 1;  l = 1..L
+//	fˡ = ReLU(W_l im2col(fˡ⁻¹) + b_l)        4×4 kernel, stride 2, padding 1;  l = 1..L
 //	r_i = f^L_i                             i = 1..S,  S = (H/2^L)·(W/2^L),  size C_L
 //	a_i = tanh(W_r r_i + b_r)               as for patches
 //
 // with C₀ the image's channels and C_l = Conv[l−1]. W_l is
-// [C_l, 3·3·C_{l−1}] (columns ordered ky, kx, c), the parameter
+// [C_l, 4·4·C_{l−1}] (columns ordered ky, kx, c), the parameter
 // "cnn.{l−1}.W". A stride-2 layer with padding 1 halves an even side
 // exactly, so the image's sides must be multiples of 2^L; grid cell (r, c)
 // then stands for pixels [r·2^L, (r+1)·2^L) × [c·2^L, (c+1)·2^L), as a
-// patch of side 2^L would (localisation and overlays map it so). Its
-// receptive field is wider, 2^(L+1) − 1 pixels, centred 2^(L−1) − ½ pixels
-// up and left of the cell's centre.
+// patch of side 2^L would (localisation and overlays map it so).
+//
+// The kernel is 4 wide, not 3, so that every cell's receptive field is
+// centred on the cell: a 4-wide stride-2 window over padding 1 covers input
+// pixels 2o−1 … 2o+2, centred on output pixel o's own two, at every layer.
+// A 3-wide window centres on 2o, and after L layers the field sits
+// 2^(L−1) − ½ pixels up and left of its cell (3.5 px with 3 layers, on
+// 8-px cells): attention on the right cell would then see features of the
+// cells above and left of it. The field is 3·2^L − 2 pixels wide (22 px
+// with 3 layers: one shapes object and its margin).
 const (
-	cnnKernel = 3
+	cnnKernel = 4
 	cnnStride = 2
 	cnnPad    = 1
 )
@@ -88,10 +95,10 @@ func (c *Config) cnnGeoms() []gx.ConvGeom {
 	return geos
 }
 
-// cnnParams adds the conv layers, "cnn.k.W" [Conv[k], 3·3·C_in] and
+// cnnParams adds the conv layers, "cnn.k.W" [Conv[k], 4·4·C_in] and
 // "cnn.k.b" [Conv[k]] for k = 0..L−1 (C_in: the previous layer's channels,
 // or the image's). W is drawn He/Kaiming-uniform, U(±√(6/fan_in)) with
-// fan_in = 3·3·C_in: ReLU layers so drawn keep the variance of their
+// fan_in = 4·4·C_in: ReLU layers so drawn keep the variance of their
 // activations from layer to layer (He et al. 2015, §2.2); b = 0.
 func (m *Model) cnnParams(rng *rand.Rand) {
 	in := m.Cfg.ImageC

@@ -48,8 +48,10 @@ func tinyCNN(cell, decoder, scorer string) Config {
 // the penalty, through the whole captioning model, agree with finite
 // differences (every entry of every parameter, float64).
 func TestCnnGradients(t *testing.T) {
-	for _, cfg := range []Config{tinyCNN("lstm", "bahdanau", "concat"), tinyCNN("gru", "luong", "general")} {
-		t.Run(cfg.Cell+"/"+cfg.Decoder, func(t *testing.T) {
+	zero := tinyCNN("lstm", "bahdanau", "dot")
+	zero.Init = "zero" // no init layers: everything reaches the decoder by attention
+	for _, cfg := range []Config{tinyCNN("lstm", "bahdanau", "concat"), tinyCNN("gru", "luong", "general"), zero} {
+		t.Run(cfg.Cell+"/"+cfg.Decoder+"/"+cfg.Scorer, func(t *testing.T) {
 			m, err := New(cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -75,7 +77,7 @@ func TestCnnGradients(t *testing.T) {
 					conv = append(conv, e)
 				}
 			}
-			if want := 3*27 + 3 + 4*27 + 4; len(conv) != want {
+			if want := 3*48 + 3 + 4*48 + 4; len(conv) != want {
 				t.Errorf("%d conv entries checked, want %d", len(conv), want)
 			}
 			if e, r := gradcheck.Worst(es, 1e-4); r > 1e-6 {
@@ -103,7 +105,7 @@ func TestCnnConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string][]int{"cnn.0.W": {32, 27}, "cnn.0.b": {32}, "cnn.1.W": {64, 288}, "cnn.2.W": {64, 576}, "reg.W": {16, 64}}
+	want := map[string][]int{"cnn.0.W": {32, 48}, "cnn.0.b": {32}, "cnn.1.W": {64, 512}, "cnn.2.W": {64, 1024}, "reg.W": {16, 64}}
 	for _, p := range m.Params() {
 		if w, ok := want[p.Name]; ok {
 			if !slices.Equal(p.Shape(), w) {

@@ -15,7 +15,7 @@ type Config struct {
 	Decoder    string  `json:"decoder"`    // bahdanau | luong
 	Scorer     string  `json:"scorer"`     // any registered scorer
 	Normalizer string  `json:"normalizer"` // softmax | sparsemax
-	Init       string  `json:"init"`       // decoder initial state: final | mean
+	Init       string  `json:"init"`       // decoder initial state: final | mean | zero
 	SrcVocab   int     `json:"src_vocab"`
 	TgtVocab   int     `json:"tgt_vocab"`
 	Embed      int     `json:"embed"`
@@ -33,7 +33,7 @@ type Config struct {
 	Lambda     float64 `json:"lambda,omitempty"` // the doubly stochastic attention penalty's weight
 	Seed       uint64  `json:"seed"`
 
-	// The cnn encoder (cnn.go): output channels per 3×3 stride-2 layer, and
+	// The cnn encoder (cnn.go): output channels per 4×4 stride-2 layer, and
 	// the image's channels, height and width.
 	Conv   []int `json:"conv,omitempty"`
 	ImageC int   `json:"image_c,omitempty"`
@@ -45,7 +45,7 @@ type Config struct {
 var (
 	Encoders = []string{"birnn", "rnn"}
 	Decoders = []string{"bahdanau", "luong"}
-	Inits    = []string{"final", "mean"}
+	Inits    = []string{"final", "mean", "zero"}
 )
 
 func (c *Config) fill() {
@@ -98,7 +98,9 @@ func (c *Config) Validate() error {
 		if c.MaxSrcLen < c.Regions {
 			c.MaxSrcLen = c.Regions
 		}
-		c.Init = "mean"
+		if c.Init != "zero" {
+			c.Init = "mean" // regions have no final state: Show, Attend and Tell's mean
+		}
 	}
 	if c.Lambda < 0 {
 		return fmt.Errorf("seq2seq: lambda: must be ≥ 0, got %g", c.Lambda)

@@ -73,7 +73,9 @@ func TestModelGradients(t *testing.T) {
 	cases = append(cases, tiny("lstm", "rnn", "luong", "general"), tiny("rnn", "birnn", "bahdanau", "dot"))
 	mean := tiny("lstm", "birnn", "bahdanau", "concat")
 	mean.Init = "mean"
-	cases = append(cases, mean)
+	zero := tiny("gru", "birnn", "luong", "scaled-dot")
+	zero.Init = "zero"
+	cases = append(cases, mean, zero)
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("%s/%s/%s/%s/%s", c.Cell, c.Encoder, c.Decoder, c.Scorer, c.Init), func(t *testing.T) {
 			// h = 3e-5: the cosine scorer's learned sharpness starts at 5,

@@ -68,7 +68,10 @@ func (m *Model) encodeRegions(g *gx.Graph, in *encInputs, B int) encoded {
 		r = m.convStack(g, in.pixels)
 	}
 	annot := g.Tanh(g.AddBias(g.Linear(r, g.Bind(m.regW), 0), g.Bind(m.regB))) // [B, S, H]
-	pool := g.WSum(in.meanW, annot, 1)                                         // mean annotation [B, H]
+	if m.Cfg.Init == "zero" {
+		return encoded{annotations: annot, init: m.zeroInit(g, B)}
+	}
+	pool := g.WSum(in.meanW, annot, 1) // mean annotation [B, H]
 	init := cells.State{H: g.Tanh(g.AddBias(g.Linear(pool, g.Bind(m.initW), 0), g.Bind(m.initB)))}
 	if m.dec.HasCell() {
 		init.C = g.Tanh(g.AddBias(g.Linear(pool, g.Bind(m.initCW), 0), g.Bind(m.initCB)))

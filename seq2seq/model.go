@@ -100,17 +100,20 @@ func New(cfg Config) (*Model, error) {
 	if m.norm, err = scorers.NewNormalizer(cfg.Normalizer); err != nil {
 		return nil, err
 	}
-	m.initW = m.param("init.W", H, H)
-	m.initB = m.param("init.b", H)
+	if cfg.Init != "zero" {
+		m.initW = m.param("init.W", H, H)
+		m.initB = m.param("init.b", H)
+		m.initW.Glorot(rng)
+	}
 	m.outS = m.param("out.W_s", H, H)
 	m.outC = m.param("out.W_c", H, m.annotSize)
 	m.outB = m.param("out.b", H)
 	m.vocabW = m.param("vocab.W", cfg.TgtVocab, H)
 	m.vocabB = m.param("vocab.b", cfg.TgtVocab)
-	for _, p := range []*gx.Param{m.initW, m.outS, m.outC, m.vocabW} {
+	for _, p := range []*gx.Param{m.outS, m.outC, m.vocabW} {
 		p.Glorot(rng)
 	}
-	if region && m.dec.HasCell() {
+	if region && m.dec.HasCell() && cfg.Init != "zero" {
 		m.initCW = m.param("init.W_c", H, H)
 		m.initCB = m.param("init.b_c", H)
 		m.initCW.Glorot(rng)
@@ -312,6 +315,9 @@ func (m *Model) encodeSequence(g *gx.Graph, in *encInputs, B int) encoded {
 // encoded makes the decoder's initial state from the final encoder state
 // (or the mean annotation).
 func (m *Model) encoded(g *gx.Graph, in *encInputs, annot, final *gx.Node, B int) encoded {
+	if m.Cfg.Init == "zero" {
+		return encoded{annotations: annot, init: m.zeroInit(g, B)}
+	}
 	pool := final
 	if m.Cfg.Init == "mean" {
 		pool = g.WSum(in.meanW, annot, 1)
@@ -321,6 +327,17 @@ func (m *Model) encoded(g *gx.Graph, in *encInputs, annot, final *gx.Node, B int
 		init.C = g.Input("dec.c0", B, m.Cfg.Hidden)
 	}
 	return encoded{annotations: annot, init: init}
+}
+
+// zeroInit is the decoder's initial state for init "zero": inputs never
+// set, so zeros; everything the decoder learns of the source then comes
+// through attention.
+func (m *Model) zeroInit(g *gx.Graph, B int) cells.State {
+	st := cells.State{H: g.Input("dec.h0", B, m.Cfg.Hidden)}
+	if m.dec.HasCell() {
+		st.C = g.Input("dec.c0", B, m.Cfg.Hidden)
+	}
+	return st
 }
 
 // decState is the decoder's recurrent state between steps.
