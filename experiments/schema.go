@@ -52,9 +52,10 @@ type Model struct {
 	Hidden     int     `toml:"hidden"`
 	Attention  int     `toml:"attention"`
 	Dropout    float64 `toml:"dropout"`
-	Patch      int     `toml:"patch"` // patches encoder: the patch side in pixels
-	Conv       []int   `toml:"conv"`  // cnn encoder: output channels per 4×4 stride-2 layer
-	Beta       bool    `toml:"beta"`  // Show, Attend and Tell's gating scalar
+	Patch      int     `toml:"patch"`       // patches encoder: the patch side in pixels
+	Conv       []int   `toml:"conv"`        // cnn encoder: output channels per 4×4 stride-2 layer
+	ConvKernel int     `toml:"conv_kernel"` // cnn encoder: the kernel side, even (default 4)
+	Beta       bool    `toml:"beta"`        // Show, Attend and Tell's gating scalar
 }
 
 // Train is the [train] table.
@@ -200,7 +201,7 @@ func parse(data []byte, file string, checkTask bool) (*Experiment, error) {
 
 var tables = map[string][]string{
 	"":       {"decode", "device", "dtype", "model", "name", "plots", "seeds", "sweep", "task", "train"},
-	"model":  {"attention", "beta", "cell", "conv", "decoder", "dropout", "embed", "encoder", "hidden", "init", "normalizer", "patch", "scorer"},
+	"model":  {"attention", "beta", "cell", "conv", "conv_kernel", "decoder", "dropout", "embed", "encoder", "hidden", "init", "normalizer", "patch", "scorer"},
 	"train":  {"batch", "clip", "eval_every", "eval_size", "lambda", "lr", "lr_decay", "lr_decay_every", "optimizer", "steps"},
 	"decode": {"alpha", "beam", "examples", "max_len"},
 	"plots":  {"example", "formats", "palette"},
@@ -295,6 +296,9 @@ func (e *Experiment) validate() error {
 	}
 	if e.Model.Conv != nil && !e.usesEncoder("cnn") {
 		return e.errf("model", "conv", "only the cnn encoder has conv layers, and no run uses it (encoder is %q)", e.Model.Encoder)
+	}
+	if e.Model.ConvKernel != 0 && !e.usesEncoder("cnn") {
+		return e.errf("model", "conv_kernel", "only the cnn encoder has conv layers, and no run uses it (encoder is %q)", e.Model.Encoder)
 	}
 	for _, f := range e.Plots.Formats {
 		if !oneOf(f, []string{"png", "svg", "pdf"}) {
@@ -452,6 +456,9 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 			}
 		}
 	}
+	if k := m.ConvKernel; k != 0 && (k < 2 || k%2 != 0 || k > 16) {
+		return errf("model", "conv_kernel", "must be even, 2 to 16 (padding k/2 − 1 keeps each cell's field centred on it), got %d", k)
+	}
 	if !(t.Lambda >= 0) || math.IsInf(t.Lambda, 0) {
 		return errf("train", "lambda", "must be ≥ 0, got %g", t.Lambda)
 	}
@@ -504,7 +511,7 @@ func (e *Experiment) usesEncoder(name string) bool {
 func (m *Model) resolveConv() {
 	switch {
 	case m.Encoder != "cnn":
-		m.Conv = nil
+		m.Conv, m.ConvKernel = nil, 0
 	case m.Conv == nil:
 		m.Conv = slices.Clone(seq2seq.DefaultConv)
 	}

@@ -159,6 +159,8 @@ func TestCnnExperimentErrors(t *testing.T) {
 		{"empty", shapesHead + "encoder = \"cnn\"\nconv = []\n", []string{"bad.toml:11: [model] conv", "at least one layer"}},
 		{"not a list", shapesHead + "encoder = \"cnn\"\nconv = 32\n", []string{"bad.toml:11", "conv"}},
 		{"patches", shapesHead + "encoder = \"patches\"\nconv = [8]\n", []string{"bad.toml:11: [model] conv", "only the cnn encoder", `"patches"`}},
+		{"odd kernel", shapesHead + "encoder = \"cnn\"\nconv_kernel = 3\n", []string{"bad.toml:11: [model] conv_kernel", "even", "got 3"}},
+		{"kernel on patches", shapesHead + "encoder = \"patches\"\nconv_kernel = 2\n", []string{"bad.toml:11: [model] conv_kernel", "only the cnn encoder"}},
 		{"tokens", goodHead + "[model]\nconv = [8]\n", []string{"bad.toml:9: [model] conv", "only the cnn encoder", `"birnn"`}},
 		{"sweep", shapesHead + "encoder = \"cnn\"\n[sweep]\n\"model.conv\" = [[8], [8, 8]]\n", []string{`"model.conv"`}},
 	}

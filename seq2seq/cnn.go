@@ -32,11 +32,23 @@ import (
 // 8-px cells): attention on the right cell would then see features of the
 // cells above and left of it. The field is 3·2^L − 2 pixels wide (22 px
 // with 3 layers: one shapes object and its margin).
+//
+// ConvKernel sets the kernel (default 4); any even k with padding k/2 − 1
+// keeps the fields centred. k = 2 (padding 0) makes non-overlapping
+// windows: each cell then sees exactly its own 2^L×2^L pixels, as a patch
+// does, through L nonlinear layers.
 const (
-	cnnKernel = 4
-	cnnStride = 2
-	cnnPad    = 1
+	DefaultConvKernel = 4
+	cnnStride         = 2
 )
+
+// convKernel is the kernel side in force.
+func (c *Config) convKernel() int {
+	if c.ConvKernel == 0 {
+		return DefaultConvKernel
+	}
+	return c.ConvKernel
+}
 
 // DefaultConv is the cnn encoder's layers when none are given: output
 // channels per layer (64×64 images → an 8×8 grid of 64-vectors).
@@ -73,6 +85,9 @@ func (c *Config) validateCNN() error {
 			return fmt.Errorf("seq2seq: conv: layer %d has %d output channels: each must be > 0", l+1, ch)
 		}
 	}
+	if k := c.convKernel(); k < 2 || k%2 != 0 || k > 16 {
+		return fmt.Errorf("seq2seq: conv_kernel: must be even, 2 to 16 (padding k/2 − 1 keeps each cell's field centred on it), got %d", c.ConvKernel)
+	}
 	if c.ImageC <= 0 || c.ImageH <= 0 || c.ImageW <= 0 {
 		return fmt.Errorf("seq2seq: cnn encoder: image channels, height and width must be > 0, got %d×%d×%d", c.ImageC, c.ImageH, c.ImageW)
 	}
@@ -89,7 +104,8 @@ func (c *Config) cnnGeoms() []gx.ConvGeom {
 	geos := make([]gx.ConvGeom, len(c.Conv))
 	h, w := c.ImageH, c.ImageW
 	for l := range geos {
-		geos[l] = gx.ConvGeom{H: h, W: w, K: cnnKernel, Stride: cnnStride, Pad: cnnPad}
+		k := c.convKernel()
+		geos[l] = gx.ConvGeom{H: h, W: w, K: k, Stride: cnnStride, Pad: k/2 - 1}
 		h, w = geos[l].Out()
 	}
 	return geos
@@ -103,7 +119,7 @@ func (c *Config) cnnGeoms() []gx.ConvGeom {
 func (m *Model) cnnParams(rng *rand.Rand) {
 	in := m.Cfg.ImageC
 	for l, out := range m.Cfg.Conv {
-		fanIn := cnnKernel * cnnKernel * in
+		fanIn := m.Cfg.convKernel() * m.Cfg.convKernel() * in
 		W := m.param(fmt.Sprintf("cnn.%d.W", l), out, fanIn)
 		W.Uniform(rng, math.Sqrt(6/float64(fanIn)))
 		m.convW = append(m.convW, W)

@@ -50,6 +50,7 @@ func tinyCNN(cell, decoder, scorer string) Config {
 func TestCnnGradients(t *testing.T) {
 	zero := tinyCNN("lstm", "bahdanau", "dot")
 	zero.Init = "zero" // no init layers: everything reaches the decoder by attention
+	zero.ConvKernel = 2 // non-overlapping windows, padding 0
 	for _, cfg := range []Config{tinyCNN("lstm", "bahdanau", "concat"), tinyCNN("gru", "luong", "general"), zero} {
 		t.Run(cfg.Cell+"/"+cfg.Decoder+"/"+cfg.Scorer, func(t *testing.T) {
 			m, err := New(cfg)
@@ -77,7 +78,8 @@ func TestCnnGradients(t *testing.T) {
 					conv = append(conv, e)
 				}
 			}
-			if want := 3*48 + 3 + 4*48 + 4; len(conv) != want {
+			k2 := cfg.convKernel() * cfg.convKernel()
+			if want := 3*k2*3 + 3 + 4*k2*3 + 4; len(conv) != want {
 				t.Errorf("%d conv entries checked, want %d", len(conv), want)
 			}
 			if e, r := gradcheck.Worst(es, 1e-4); r > 1e-6 {
@@ -117,6 +119,21 @@ func TestCnnConfig(t *testing.T) {
 	if len(want) > 0 {
 		t.Errorf("missing parameters %v", want)
 	}
+	// conv_kernel 2: non-overlapping 2×2 windows, 2·2·C_in columns, the same grid.
+	k2 := c
+	k2.ConvKernel = 2
+	if err := k2.Validate(); err != nil || k2.Regions != 64 {
+		t.Fatalf("conv_kernel 2: %v, %d regions", err, k2.Regions)
+	}
+	m2, err := New(k2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range m2.Params() {
+		if w, ok := map[string][]int{"cnn.0.W": {32, 12}, "cnn.1.W": {64, 128}, "cnn.2.W": {64, 256}}[p.Name]; ok && !slices.Equal(p.Shape(), w) {
+			t.Errorf("conv_kernel 2: %s has shape %v, want %v", p.Name, p.Shape(), w)
+		}
+	}
 	for _, tc := range []struct {
 		name string
 		edit func(*Config)
@@ -128,6 +145,8 @@ func TestCnnConfig(t *testing.T) {
 		{"zero channels", func(c *Config) { c.Conv = []int{8, 0} }, []string{"conv", "layer 2", "0 output channels"}},
 		{"no image", func(c *Config) { c.ImageC = 0 }, []string{"image", "0×64×64"}},
 		{"conv on patches", func(c *Config) { c.Encoder, c.Regions, c.RegionSize = "patches", 4, 4 }, []string{"conv", "only the cnn encoder", "patches"}},
+		{"odd kernel", func(c *Config) { c.ConvKernel = 3 }, []string{"conv_kernel", "even", "got 3"}},
+		{"kernel on patches", func(c *Config) { c.Encoder, c.Regions, c.RegionSize, c.Conv, c.ConvKernel = "patches", 4, 4, nil, 2 }, []string{"conv", "only the cnn encoder"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := c

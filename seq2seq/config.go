@@ -35,10 +35,11 @@ type Config struct {
 
 	// The cnn encoder (cnn.go): output channels per 4×4 stride-2 layer, and
 	// the image's channels, height and width.
-	Conv   []int `json:"conv,omitempty"`
-	ImageC int   `json:"image_c,omitempty"`
-	ImageH int   `json:"image_h,omitempty"`
-	ImageW int   `json:"image_w,omitempty"`
+	Conv       []int `json:"conv,omitempty"`
+	ConvKernel int   `json:"conv_kernel,omitempty"` // even; 0 = DefaultConvKernel
+	ImageC     int   `json:"image_c,omitempty"`
+	ImageH     int   `json:"image_h,omitempty"`
+	ImageW     int   `json:"image_w,omitempty"`
 }
 
 // Encoders and Decoders are the token encoders and decoders this package has.
@@ -85,7 +86,7 @@ func (c *Config) Validate() error {
 		if err := c.validateCNN(); err != nil {
 			return err
 		}
-	} else if len(c.Conv) > 0 {
+	} else if len(c.Conv) > 0 || c.ConvKernel != 0 {
 		return fmt.Errorf("seq2seq: conv: only the cnn encoder has conv layers, encoder is %q", c.Encoder)
 	}
 	if IsRegionEncoder(c.Encoder) {
