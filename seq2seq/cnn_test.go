@@ -49,7 +49,7 @@ func tinyCNN(cell, decoder, scorer string) Config {
 // differences (every entry of every parameter, float64).
 func TestCnnGradients(t *testing.T) {
 	zero := tinyCNN("lstm", "bahdanau", "dot")
-	zero.Init = "zero" // no init layers: everything reaches the decoder by attention
+	zero.Init = "zero"  // no init layers: everything reaches the decoder by attention
 	zero.ConvKernel = 2 // non-overlapping windows, padding 0
 	for _, cfg := range []Config{tinyCNN("lstm", "bahdanau", "concat"), tinyCNN("gru", "luong", "general"), zero} {
 		t.Run(cfg.Cell+"/"+cfg.Decoder+"/"+cfg.Scorer, func(t *testing.T) {
