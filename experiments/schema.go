@@ -53,7 +53,7 @@ type Model struct {
 	Attention  int     `toml:"attention"`
 	Dropout    float64 `toml:"dropout"`
 	Patch      int     `toml:"patch"`       // patches encoder: the patch side in pixels
-	Conv       []int   `toml:"conv"`        // cnn encoder: output channels per 4×4 stride-2 layer
+	Conv       []int   `toml:"conv"`        // cnn encoder: output channels per stride-2 layer
 	ConvKernel int     `toml:"conv_kernel"` // cnn encoder: the kernel side, even (default 4)
 	Beta       bool    `toml:"beta"`        // Show, Attend and Tell's gating scalar
 }
@@ -300,6 +300,11 @@ func (e *Experiment) validate() error {
 	if e.Model.ConvKernel != 0 && !e.usesEncoder("cnn") {
 		return e.errf("model", "conv_kernel", "only the cnn encoder has conv layers, and no run uses it (encoder is %q)", e.Model.Encoder)
 	}
+	for _, k := range []string{"conv_kernel", "model.conv_kernel"} {
+		if _, ok := e.Sweep[k]; ok && !e.usesEncoder("cnn") {
+			return e.errf("sweep", quoteIfDotted(k), "only the cnn encoder has conv layers, and no run uses it (encoder is %q): the runs would be identical", e.Model.Encoder)
+		}
+	}
 	for _, f := range e.Plots.Formats {
 		if !oneOf(f, []string{"png", "svg", "pdf"}) {
 			return e.errf("plots", "formats", "unknown format %q (have: png, svg, pdf)", f)
@@ -514,5 +519,8 @@ func (m *Model) resolveConv() {
 		m.Conv, m.ConvKernel = nil, 0
 	case m.Conv == nil:
 		m.Conv = slices.Clone(seq2seq.DefaultConv)
+	}
+	if m.Encoder == "cnn" && m.ConvKernel == 0 {
+		m.ConvKernel = seq2seq.DefaultConvKernel // recorded in config.toml and the checkpoint
 	}
 }

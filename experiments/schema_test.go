@@ -161,6 +161,7 @@ func TestCnnExperimentErrors(t *testing.T) {
 		{"patches", shapesHead + "encoder = \"patches\"\nconv = [8]\n", []string{"bad.toml:11: [model] conv", "only the cnn encoder", `"patches"`}},
 		{"odd kernel", shapesHead + "encoder = \"cnn\"\nconv_kernel = 3\n", []string{"bad.toml:11: [model] conv_kernel", "even", "got 3"}},
 		{"kernel on patches", shapesHead + "encoder = \"patches\"\nconv_kernel = 2\n", []string{"bad.toml:11: [model] conv_kernel", "only the cnn encoder"}},
+		{"kernel swept on patches", shapesHead + "encoder = \"patches\"\n[sweep]\n\"model.conv_kernel\" = [2, 4]\n", []string{"[sweep] \"model.conv_kernel\"", "only the cnn encoder", "identical"}},
 		{"tokens", goodHead + "[model]\nconv = [8]\n", []string{"bad.toml:9: [model] conv", "only the cnn encoder", `"birnn"`}},
 		{"sweep", shapesHead + "encoder = \"cnn\"\n[sweep]\n\"model.conv\" = [[8], [8, 8]]\n", []string{`"model.conv"`}},
 	}
@@ -197,6 +198,9 @@ func TestCnnConvDefault(t *testing.T) {
 	}
 	if got := runs[0].Model.Conv; fmt.Sprint(got) != "[32 64 64]" {
 		t.Errorf("default conv %v", got)
+	}
+	if got := runs[0].Model.ConvKernel; got != 4 {
+		t.Errorf("default conv_kernel %d, want 4 (recorded, not 0)", got)
 	}
 	e, err = Parse([]byte(shapesHead+"encoder = \"patches\"\nconv = [8, 16]\n[sweep]\nencoder = [\"patches\", \"cnn\"]\n"), "x.toml")
 	if err != nil {

@@ -13,12 +13,12 @@ import (
 // that the region encoder (image.go) then projects:
 //
 //	f⁰ = the image                          [H·W, C₀]: positions row-major, channels last
-//	fˡ = ReLU(W_l im2col(fˡ⁻¹) + b_l)        4×4 kernel, stride 2, padding 1;  l = 1..L
+//	fˡ = ReLU(W_l im2col(fˡ⁻¹) + b_l)        k×k kernel (4), stride 2, padding k/2 − 1;  l = 1..L
 //	r_i = f^L_i                             i = 1..S,  S = (H/2^L)·(W/2^L),  size C_L
 //	a_i = tanh(W_r r_i + b_r)               as for patches
 //
 // with C₀ the image's channels and C_l = Conv[l−1]. W_l is
-// [C_l, 4·4·C_{l−1}] (columns ordered ky, kx, c), the parameter
+// [C_l, k·k·C_{l−1}] (columns ordered ky, kx, c), the parameter
 // "cnn.{l−1}.W". A stride-2 layer with padding 1 halves an even side
 // exactly, so the image's sides must be multiples of 2^L; grid cell (r, c)
 // then stands for pixels [r·2^L, (r+1)·2^L) × [c·2^L, (c+1)·2^L), as a
@@ -91,6 +91,7 @@ func (c *Config) validateCNN() error {
 	if c.ImageC <= 0 || c.ImageH <= 0 || c.ImageW <= 0 {
 		return fmt.Errorf("seq2seq: cnn encoder: image channels, height and width must be > 0, got %d×%d×%d", c.ImageC, c.ImageH, c.ImageW)
 	}
+	c.ConvKernel = c.convKernel() // recorded in checkpoints
 	rows, cols, err := CNNGrid(c.ImageH, c.ImageW, len(c.Conv))
 	if err != nil {
 		return err
@@ -111,10 +112,10 @@ func (c *Config) cnnGeoms() []gx.ConvGeom {
 	return geos
 }
 
-// cnnParams adds the conv layers, "cnn.k.W" [Conv[k], 4·4·C_in] and
-// "cnn.k.b" [Conv[k]] for k = 0..L−1 (C_in: the previous layer's channels,
+// cnnParams adds the conv layers, "cnn.l.W" [Conv[l], k·k·C_in] and
+// "cnn.l.b" [Conv[l]] for l = 0..L−1 (C_in: the previous layer's channels,
 // or the image's). W is drawn He/Kaiming-uniform, U(±√(6/fan_in)) with
-// fan_in = 4·4·C_in: ReLU layers so drawn keep the variance of their
+// fan_in = k·k·C_in: ReLU layers so drawn keep the variance of their
 // activations from layer to layer (He et al. 2015, §2.2); b = 0.
 func (m *Model) cnnParams(rng *rand.Rand) {
 	in := m.Cfg.ImageC

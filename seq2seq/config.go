@@ -33,7 +33,7 @@ type Config struct {
 	Lambda     float64 `json:"lambda,omitempty"` // the doubly stochastic attention penalty's weight
 	Seed       uint64  `json:"seed"`
 
-	// The cnn encoder (cnn.go): output channels per 4×4 stride-2 layer, and
+	// The cnn encoder (cnn.go): output channels per stride-2 layer, and
 	// the image's channels, height and width.
 	Conv       []int `json:"conv,omitempty"`
 	ConvKernel int   `json:"conv_kernel,omitempty"` // even; 0 = DefaultConvKernel

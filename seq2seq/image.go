@@ -19,7 +19,7 @@ import (
 // the model (cnn.go). Every region is present (mask all ones), and the decoder
 // starts from the mean annotation (Xu et al. §3.1.2):
 // h_0 = tanh(W_init mean(a) + b_init), and c_0 = tanh(W_initc mean(a) + b_initc)
-// for an LSTM.
+// for an LSTM — or, with init "zero", from zeros.
 var RegionEncoders = []string{"cnn", "features", "patches"}
 
 // IsRegionEncoder reports whether name attends over image regions.

@@ -2,6 +2,7 @@ package seq2seq
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -11,10 +12,15 @@ import (
 // starts from the state the training graph starts from (an LSTM's c_0
 // included).
 func TestGreedyScoreIsNLL(t *testing.T) {
-	for _, enc := range []string{"birnn", "patches", "cnn"} {
+	for _, enc := range []string{"birnn", "patches", "cnn", "birnn/zero", "cnn/zero"} {
 		for _, cell := range []string{"gru", "lstm"} {
 			t.Run(enc+"/"+cell, func(t *testing.T) {
-				cfg := Config{Cell: cell, Encoder: enc, Decoder: "bahdanau", Scorer: "concat", SrcVocab: 14, TgtVocab: 14,
+				init := ""
+				enc, zero := strings.CutSuffix(enc, "/zero")
+				if zero {
+					init = "zero"
+				}
+				cfg := Config{Cell: cell, Encoder: enc, Decoder: "bahdanau", Scorer: "concat", SrcVocab: 14, TgtVocab: 14, Init: init,
 					Embed: 8, Hidden: 16, Attention: 8, MaxSrcLen: 8, Regions: 4, RegionSize: 6, Dtype: "float64", Seed: 2}
 				switch enc {
 				case "birnn":

@@ -14,12 +14,14 @@ import (
 // queue for one on return; with one P per worker, two BLAS-heavy workers
 // keep waiting on each other. Measured on 2 cores (`attnzoo bench
 // --parallel 2`, OpenBLAS): speed-up 1.62–1.65× with GOMAXPROCS 2,
-// 1.78–1.82× with 3 or 4; the pure-Go build gains nothing (1.76–1.78× with
+// 1.68–1.82× with 3 or 4 (five runs); the pure-Go build gains nothing (1.76–1.78× with
 // 2, 1.70–1.75× with 3), so it is left alone. A GOMAXPROCS the user set is
-// never changed. It returns the GOMAXPROCS in force.
+// never changed, and at most one P beyond the CPUs is added. The setting is
+// process-wide and stays: the CLI runs one command per process. It returns
+// the GOMAXPROCS in force.
 func spareProc(workers int) int {
 	if os.Getenv("GOMAXPROCS") == "" && strings.HasPrefix(gx.BLAS(), "openblas") {
-		if want := workers + 1; want > runtime.GOMAXPROCS(0) {
+		if want := min(workers, runtime.NumCPU()) + 1; want > runtime.GOMAXPROCS(0) {
 			runtime.GOMAXPROCS(want)
 		}
 	}

@@ -11,13 +11,15 @@ import (
 )
 
 // convCases are small geometries: stride 1 and 2, padding 0 and 1, an odd
-// and an even grid, a rectangular one.
+// and an even grid, a rectangular one, and the cnn encoder's even kernels.
 var convCases = []gx.ConvGeom{
 	{H: 6, W: 6, K: 3, Stride: 1, Pad: 1},
 	{H: 5, W: 5, K: 3, Stride: 2, Pad: 1},
 	{H: 6, W: 6, K: 3, Stride: 2, Pad: 1},
 	{H: 5, W: 4, K: 3, Stride: 1, Pad: 0},
 	{H: 4, W: 6, K: 2, Stride: 2, Pad: 1},
+	{H: 8, W: 8, K: 4, Stride: 2, Pad: 1}, // the cnn encoder's default layer
+	{H: 4, W: 4, K: 2, Stride: 2, Pad: 0}, // conv_kernel 2: non-overlapping windows
 }
 
 // directConv is the textbook convolution (cross-correlation, as every
