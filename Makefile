@@ -3,7 +3,7 @@ GO       ?= go
 BIN      := bin/attnzoo
 PKGS     := ./...
 
-.PHONY: all build test test-short test-full test-openblas bench bench-compare demo fmt fmt-check vet clean
+.PHONY: all build test test-short test-full test-captioning test-openblas bench bench-compare demo fmt fmt-check vet clean
 
 # BLAS: the matrix products run on OpenBLAS through cgo (gonum's netlib
 # bindings, -tags openblas) when Debian's libopenblas-dev is installed, on
@@ -82,3 +82,8 @@ clean:
 # finite-difference gradients at a realistic size for every scorer × decoder.
 test-full:
 	ATTNZOO_FULL=1 $(GO) test -timeout 90m -run 'Full|Realistic' -v ./seq2seq ./experiments
+
+# The captioning bar (issue 7): shapes-scorers.toml with one seed, ~30 min on
+# 2 cores; ATTNZOO_RESULTS=dir keeps the results folder.
+test-captioning:
+	ATTNZOO_CAPTIONING=1 $(BUILD_ENV) $(GO) test $(BLAS_TAGS) -timeout 3h -run 'TestShapesBar' -v ./experiments
