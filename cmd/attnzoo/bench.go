@@ -126,16 +126,12 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // one batch with the trained model.
 func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
 	cfg := seq2seq.AnchorConfig()
-	m, err := seq2seq.New(cfg)
+	tr, err := anchorTrainer(cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
-	o, err := seq2seq.NewOptimizer("adam", 1e-3, 0, 0, 0)
-	if err != nil {
-		return nil, err
-	}
-	tr := seq2seq.NewTrainer(m, o, 1)
 	defer tr.Cache.Close()
+	m := tr.Model
 	rng := rand.New(rand.NewPCG(1, 1))
 	batches := make([]*seq2seq.Batch, opt.steps)
 	for i := range batches {
@@ -206,6 +202,22 @@ func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
 		*p = math.Round(*p*10) / 10
 	}
 	return res, nil
+}
+
+// anchorTrainer is the anchor model (seeded) with the anchor's optimizer:
+// Adam, lr 1e-3, no clipping or decay.
+func anchorTrainer(seed uint64) (*seq2seq.Trainer, error) {
+	cfg := seq2seq.AnchorConfig()
+	cfg.Seed = seed
+	m, err := seq2seq.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	o, err := seq2seq.NewOptimizer("adam", 1e-3, 0, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	return seq2seq.NewTrainer(m, o, 1), nil
 }
 
 func median(x []float64) float64 {

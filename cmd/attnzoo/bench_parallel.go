@@ -33,17 +33,10 @@ func runParallel(ctx context.Context, workers, steps int) (*parallelResult, erro
 	}
 	jobs := make([]job, workers)
 	for i := range jobs {
-		cfg := seq2seq.AnchorConfig()
-		cfg.Seed = uint64(i + 1)
-		m, err := seq2seq.New(cfg)
+		tr, err := anchorTrainer(uint64(i + 1))
 		if err != nil {
 			return nil, err
 		}
-		o, err := seq2seq.NewOptimizer("adam", 1e-3, 0, 0, 0)
-		if err != nil {
-			return nil, err
-		}
-		tr := seq2seq.NewTrainer(m, o, 1)
 		defer tr.Cache.Close()
 		rng := rand.New(rand.NewPCG(uint64(i+1), 7))
 		bs := make([]*seq2seq.Batch, warm+2*steps)
