@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/attnzoo/attnzoo/internal/gradcheck"
-	"github.com/attnzoo/attnzoo/internal/gx"
 )
 
 // imageBatch draws B random H×W×C images (pixels ~ N(0, 1), as normalised
@@ -58,17 +57,7 @@ func TestCnnGradients(t *testing.T) {
 				t.Fatal(err)
 			}
 			b := imageBatch(rand.New(rand.NewPCG(1, 2)), 3, 8, 8, 3, 4, 0, 10)
-			build := func(g *gx.Graph) *gx.Node {
-				tg := m.trainGraphOn(g, b.Size(), b.SrcLen(), b.TgtLen())
-				if g.Err() != nil {
-					return nil
-				}
-				g.Fail(tg.enc.set(b, m.encHidden))
-				g.Fail(tg.setTargets(b, nil, 0, cfg.Hidden))
-				g.Fail(tg.penalty.set(b, cfg.Lambda))
-				return tg.cost
-			}
-			es, err := gradcheck.Check(build, m.Params(), gradcheck.Options{Step: 3e-5})
+			es, err := gradcheck.Check(trainCost(m, b), m.Params(), gradcheck.Options{Step: 3e-5})
 			if err != nil {
 				t.Fatal(err)
 			}

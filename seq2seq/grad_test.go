@@ -36,16 +36,7 @@ func gradCase(t *testing.T, cfg Config, B, lo, hi, sample int, step float64, flo
 	if err != nil {
 		t.Fatal(err)
 	}
-	build := func(g *gx.Graph) *gx.Node {
-		tg := m.trainGraphOn(g, b.Size(), b.SrcLen(), b.TgtLen())
-		if g.Err() != nil {
-			return nil
-		}
-		g.Fail(tg.enc.set(b, m.encHidden))
-		g.Fail(tg.setTargets(b, nil, 0, cfg.Hidden))
-		return tg.cost
-	}
-	es, err := gradcheck.Check(build, m.Params(), gradcheck.Options{Sample: sample, Rand: rng, Step: step})
+	es, err := gradcheck.Check(trainCost(m, b), m.Params(), gradcheck.Options{Sample: sample, Rand: rng, Step: step})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,6 +45,21 @@ func gradCase(t *testing.T, cfg Config, B, lo, hi, sample int, step float64, flo
 		t.Errorf("worst relative error %.3g at %v", r, e)
 	}
 	t.Logf("%d entries of %d tensors, worst relative error %.2g", len(es), len(m.Params()), r)
+}
+
+// trainCost builds m's training graph for b with its inputs set (the
+// attention penalty too, where the model has one) and returns its cost.
+func trainCost(m *Model, b *Batch) func(*gx.Graph) *gx.Node {
+	return func(g *gx.Graph) *gx.Node {
+		tg := m.trainGraphOn(g, b.Size(), b.SrcLen(), b.TgtLen())
+		if g.Err() != nil {
+			return nil
+		}
+		g.Fail(tg.enc.set(b, m.encHidden))
+		g.Fail(tg.setTargets(b, nil, 0, m.Cfg.Hidden))
+		g.Fail(tg.penalty.set(b, m.Cfg.Lambda))
+		return tg.cost
+	}
 }
 
 func tiny(cell, enc, dec, scorer string) Config {

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/attnzoo/attnzoo/internal/gradcheck"
-	"github.com/attnzoo/attnzoo/internal/gx"
 )
 
 func regionBatch(rng *rand.Rand, B, S, P int) *Batch {
@@ -44,17 +43,7 @@ func TestRegionGradients(t *testing.T) {
 				t.Fatal(err)
 			}
 			b := regionBatch(rand.New(rand.NewPCG(1, 2)), 3, 4, 5)
-			build := func(g *gx.Graph) *gx.Node {
-				tg := m.trainGraphOn(g, b.Size(), b.SrcLen(), b.TgtLen())
-				if g.Err() != nil {
-					return nil
-				}
-				g.Fail(tg.enc.set(b, m.encHidden))
-				g.Fail(tg.setTargets(b, nil, 0, cfg.Hidden))
-				g.Fail(tg.penalty.set(b, cfg.Lambda))
-				return tg.cost
-			}
-			es, err := gradcheck.Check(build, m.Params(), gradcheck.Options{Step: 3e-5})
+			es, err := gradcheck.Check(trainCost(m, b), m.Params(), gradcheck.Options{Step: 3e-5})
 			if err != nil {
 				t.Fatal(err)
 			}
