@@ -20,11 +20,38 @@ test = 10
 // TestBadExperiments: each mistake is rejected before anything trains, and
 // the message names the file, the key and the problem (and the line where
 // the key is written).
+// badFile is an experiment file Load must refuse, with the pieces its
+// error must name.
+type badFile struct {
+	name, text string
+	want       []string
+}
+
+// checkBadFiles writes each case to bad.toml and checks Load's error.
+func checkBadFiles(t *testing.T, cases []badFile) {
+	t.Helper()
+	dir := t.TempDir()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, "bad.toml")
+			if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Load(path)
+			if err == nil {
+				t.Fatalf("accepted:\n%s", tc.text)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
 func TestBadExperiments(t *testing.T) {
-	cases := []struct {
-		name, text string
-		want       []string
-	}{
+	cases := []badFile{
 		{"unknown top key", "epochs = 3\n" + goodHead, []string{"bad.toml:1", "epochs", "unknown key", "have: decode"}},
 		{"unknown model key", goodHead + "[model]\nhiden = 64\n", []string{"[model] hiden", "unknown key", "hidden"}},
 		{"unknown scorer", goodHead + "[model]\nscorer = \"dto\"\n", []string{"bad.toml:9", "[model] scorer", `"dto"`, "concat, cosine, dot"}},
@@ -62,24 +89,7 @@ func TestBadExperiments(t *testing.T) {
 		{"sweep bad task value", goodHead + "[sweep]\n\"task.max_len\" = [0]\n", []string{`[sweep] "task.max_len"`, "max_len"}},
 		{"decay without every", goodHead + "[train]\nlr_decay = 0.5\n", []string{"[train] lr_decay_every", "> 0"}},
 	}
-	dir := t.TempDir()
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			path := filepath.Join(dir, "bad.toml")
-			if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			_, err := Load(path)
-			if err == nil {
-				t.Fatalf("accepted:\n%s", tc.text)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q lacks %q", err, w)
-				}
-			}
-		})
-	}
+	checkBadFiles(t, cases)
 	if len(cases) < 15 {
 		t.Fatalf("only %d cases", len(cases))
 	}
@@ -151,10 +161,7 @@ cell = "lstm"
 // are refused at load, naming the file, the line and the key (cnn on
 // precomputed features: TestFeaturesEndToEnd).
 func TestCnnExperimentErrors(t *testing.T) {
-	cases := []struct {
-		name, text string
-		want       []string
-	}{
+	cases := []badFile{
 		{"zero channels", shapesHead + "encoder = \"cnn\"\nconv = [32, 0]\n", []string{"bad.toml:11: [model] conv", "layer 2 has 0 output channels"}},
 		{"empty", shapesHead + "encoder = \"cnn\"\nconv = []\n", []string{"bad.toml:11: [model] conv", "at least one layer"}},
 		{"not a list", shapesHead + "encoder = \"cnn\"\nconv = 32\n", []string{"bad.toml:11", "conv"}},
@@ -165,24 +172,7 @@ func TestCnnExperimentErrors(t *testing.T) {
 		{"tokens", goodHead + "[model]\nconv = [8]\n", []string{"bad.toml:9: [model] conv", "only the cnn encoder", `"birnn"`}},
 		{"sweep", shapesHead + "encoder = \"cnn\"\n[sweep]\n\"model.conv\" = [[8], [8, 8]]\n", []string{`"model.conv"`}},
 	}
-	dir := t.TempDir()
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			path := filepath.Join(dir, "bad.toml")
-			if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			_, err := Load(path)
-			if err == nil {
-				t.Fatalf("accepted:\n%s", tc.text)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q lacks %q", err, w)
-				}
-			}
-		})
-	}
+	checkBadFiles(t, cases)
 }
 
 // TestCnnConvDefault: a cnn run without conv gets [32, 64, 64]; in a sweep
