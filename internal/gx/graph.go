@@ -261,16 +261,15 @@ func (g *Graph) Bind(p *Param) *Node {
 }
 
 // Watch arranges for n's value to be readable with Value after a run. Use it
-// for every intermediate node you read: gorgonia may reuse an intermediate
-// node's memory for a later in-place op (shared/GORGONIA.md, case 8).
+// for every intermediate node you read: the machine may sum gradients in
+// place in an unwatched node's memory (exec.go), and a node's own .Value()
+// is not set by our machine.
 func (g *Graph) Watch(n *Node) *Node {
 	if !g.ok(n) {
 		return n
 	}
 	if _, ok := g.reads[n]; !ok {
-		v := new(G.Value)
-		G.Read(n, v)
-		g.reads[n] = v
+		g.reads[n] = new(G.Value)
 	}
 	return n
 }
@@ -385,43 +384,4 @@ func (g *Graph) Grad(cost *Node, wrt ...*Node) []*Node {
 		g.Watch(n)
 	}
 	return grads
-}
-
-// Machine compiles the graph into a tape machine. Close it when done. It
-// refuses a graph in which two nodes share a hash (ErrHashCollision).
-func (g *Graph) Machine() (*Machine, error) {
-	if g.err != nil {
-		return nil, g.err
-	}
-	if err := g.checkHashes(); err != nil {
-		return nil, err
-	}
-	return &Machine{vm: G.NewTapeMachine(g.g, G.WithEngine(engine{})), run: g.run}, nil
-}
-
-// Machine runs a compiled graph.
-type Machine struct {
-	vm  G.VM
-	run *runState
-}
-
-// Run resets the machine and runs the whole graph once. (Running without a
-// reset silently returns the previous result: shared/GORGONIA.md.)
-func (m *Machine) Run() error {
-	m.run.gen++
-	m.vm.Reset()
-	return m.vm.RunAll()
-}
-
-// Close releases the machine.
-func (m *Machine) Close() error { return m.vm.Close() }
-
-// Run compiles, runs once and closes: the simplest way to evaluate a graph.
-func (g *Graph) Run() error {
-	m, err := g.Machine()
-	if err != nil {
-		return err
-	}
-	defer m.Close()
-	return m.Run()
 }

@@ -18,11 +18,10 @@ import (
 //
 // An op also keeps its output buffer and its operand lists from one run to
 // the next, so a compiled graph run again allocates almost nothing. This is
-// safe on a tape machine because every node runs its op once per run, each
-// op belongs to one node, and gorgonia's liveness analysis, which decides
-// when a value may be overwritten, holds within a run whatever memory the
-// values live in. A value read after a run must therefore be copied (Watch
-// and Value do) before the graph runs again.
+// safe on our Machine (exec.go) because every node runs its op once per
+// run, each op belongs to one node, and the machine writes into no op's
+// buffer. A value read after a run (Watch, View) stays valid until the next
+// run; copy it (Value does) to keep it longer.
 type base struct {
 	name string
 	args string // every parameter of the op, for the hash

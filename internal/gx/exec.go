@@ -1,0 +1,258 @@
+package gx
+
+import (
+	"fmt"
+	"strings"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Machine runs a compiled graph: every op node once, in the order of
+// gorgonia's own tape machine (Sort, reversed), each calling its op's Do
+// on its children's values.
+//
+// We run graphs ourselves rather than on gorgonia's tape machine because
+// the tape machine's per-op overhead is most of the cost of a small model
+// and does not scale across cores. Per op it formats log arguments (an
+// allocation), looks the node up in a map and rebinds it; per run it locks
+// the OS thread and hands the work to a fresh goroutine. Measured (2-core
+// VM, 500 chained 8×8 tanh ops): 0.19 ms per run on one core, and two
+// machines side by side only 1.2–1.5× one (a pure compute loop: 2.0×).
+//
+// Every op of ours keeps its output buffer across runs (base), so a run
+// allocates almost nothing. The only gorgonia ops in our graphs are the
+// Adds its backward pass chains to sum a node's gradients (ReduceAdd), the
+// constant that seeds the gradient, and anything a test builds from
+// gorgonia directly: the Adds run here into buffers the machine keeps, a
+// chain of them accumulating in one buffer (an Add whose left operand is an
+// unwatched Add read by nothing else adds into that operand's buffer; each
+// sum is the same bit for bit); anything else runs its op's Do.
+//
+// Values read after a run (Watch, View) stay valid until the next run.
+type Machine struct {
+	run    *runState
+	vals   []G.Value // per node, in run order
+	inputs []slot    // inputs and constants: their value is read each run
+	steps  []step
+	reads  []slot // watched nodes: *into = vals[idx] after each run
+}
+
+type slot struct {
+	idx  int
+	node *Node
+	into *G.Value
+}
+
+type step struct {
+	node *Node
+	op   G.Op
+	args []int     // children's indices in vals
+	argv []G.Value // the children's values, reused
+	out  int       // this node's index in vals
+	add  bool      // a + b of two same-shape tensors (gorgonia's elemBinOp +)
+	into int       // for add: the operand whose buffer receives the sum, or -1
+	buf  *tensor.Dense
+}
+
+// Machine compiles the graph. Close it when done. It refuses a graph in
+// which two nodes share a hash (ErrHashCollision).
+func (g *Graph) Machine() (*Machine, error) {
+	if g.err != nil {
+		return nil, g.err
+	}
+	if err := g.checkHashes(); err != nil {
+		return nil, err
+	}
+	sorted, err := G.Sort(g.g)
+	if err != nil {
+		return nil, fmt.Errorf("gx: %w", err)
+	}
+	m := &Machine{run: g.run, vals: make([]G.Value, len(sorted))}
+	idx := make(map[*Node]int, len(sorted))
+	for i := range sorted {
+		n := sorted[len(sorted)-1-i] // children first
+		idx[n] = i
+	}
+	uses := make([]int, len(sorted))
+	watched := make([]bool, len(sorted))
+	for n, into := range g.reads {
+		i, ok := idx[n]
+		if !ok {
+			return nil, fmt.Errorf("gx: watched node %s is not in the graph", n.Name())
+		}
+		watched[i] = true
+		m.reads = append(m.reads, slot{idx: i, node: n, into: into})
+	}
+	for i := range sorted {
+		n := sorted[len(sorted)-1-i]
+		op := n.Op()
+		if op == nil || isConstant(op) {
+			m.inputs = append(m.inputs, slot{idx: i, node: n})
+			continue
+		}
+		var args []int
+		for it := g.g.From(n.ID()); it.Next(); {
+			c := it.Node().(*Node)
+			j, ok := idx[c]
+			if !ok || j >= i {
+				return nil, fmt.Errorf("gx: node %s: child %s is not computed before it", n.Name(), c.Name())
+			}
+			args = append(args, j)
+			uses[j]++
+		}
+		m.steps = append(m.steps, step{node: n, op: op, args: args, argv: make([]G.Value, len(args)), out: i,
+			add: isAdd(op) && len(args) == 2, into: -1})
+	}
+	// an Add may sum into an operand's buffer when that operand is an Add
+	// of this machine (its buffer is ours), read by this Add alone and not
+	// watched; each chain of Adds then shares one buffer
+	ownAdd := map[int]bool{}
+	for k := range m.steps {
+		s := &m.steps[k]
+		if !s.add {
+			continue
+		}
+		for _, a := range s.args {
+			if ownAdd[a] && uses[a] == 1 && !watched[a] && s.args[0] != s.args[1] {
+				s.into = a
+				break
+			}
+		}
+		ownAdd[s.out] = true
+	}
+	return m, nil
+}
+
+// isConstant reports gorgonia's constant ops (the gradient's seed).
+func isConstant(op G.Op) bool {
+	t := fmt.Sprintf("%T", op)
+	return t == "gorgonia.constantScalar" || t == "gorgonia.constantTensor"
+}
+
+// isAdd reports gorgonia's elementwise a + b.
+func isAdd(op G.Op) bool {
+	return fmt.Sprintf("%T", op) == "gorgonia.elemBinOp" && strings.HasPrefix(op.String(), "+")
+}
+
+// Run runs the whole graph once.
+func (m *Machine) Run() error {
+	m.run.gen++
+	for _, in := range m.inputs {
+		m.vals[in.idx] = in.node.Value()
+	}
+	for k := range m.steps {
+		s := &m.steps[k]
+		for j, a := range s.args {
+			s.argv[j] = m.vals[a]
+		}
+		var v G.Value
+		var err error
+		if s.add {
+			v, err = m.add(s)
+		} else {
+			v, err = s.op.Do(s.argv...)
+		}
+		if err != nil {
+			return fmt.Errorf("gx: node %s (%v): %w", s.node.Name(), s.op, err)
+		}
+		m.vals[s.out] = v
+	}
+	for _, r := range m.reads {
+		*r.into = m.vals[r.idx]
+	}
+	return nil
+}
+
+// add sums the step's two operands into its own buffer, or into the
+// operand's buffer chosen at compile time; other operands (scalars,
+// broadcasts, mixed dtypes) go to gorgonia's op.
+func (m *Machine) add(s *step) (G.Value, error) {
+	a, b := s.argv[0], s.argv[1]
+	ta, okA := a.(*tensor.Dense)
+	tb, okB := b.(*tensor.Dense)
+	if !okA || !okB || ta.Dtype() != tb.Dtype() || !ta.Shape().Eq(tb.Shape()) {
+		return s.op.Do(a, b)
+	}
+	va, okA := dense(ta)
+	vb, okB := dense(tb)
+	if !okA || !okB || va.Len() == 0 {
+		return s.op.Do(a, b)
+	}
+	if s.into >= 0 {
+		dst := m.vals[s.into].(*tensor.Dense)
+		vd, _ := dense(dst)
+		addInto(vd, va, vb)
+		return dst, nil
+	}
+	if s.buf == nil || s.buf.Dtype() != ta.Dtype() || !s.buf.Shape().Eq(ta.Shape()) {
+		s.buf = tensor.New(tensor.Of(ta.Dtype()), tensor.WithShape(ta.Shape().Clone()...))
+	}
+	vd, _ := dense(s.buf)
+	addInto(vd, va, vb)
+	return s.buf, nil
+}
+
+// Close releases the machine.
+func (m *Machine) Close() error { return nil }
+
+// Run compiles, runs once and closes: the simplest way to evaluate a graph.
+func (g *Graph) Run() error {
+	m, err := g.Machine()
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	return m.Run()
+}
+
+// dense returns t's data as its own slice type when Add may work on it
+// directly: a dense, contiguous, unmasked float tensor that is not a view.
+func dense(t tensor.Tensor) (Vec, bool) {
+	d, ok := t.(*tensor.Dense)
+	if !ok || d.IsView() || d.IsScalar() || d.RequiresIterator() {
+		return Vec{}, false
+	}
+	var v Vec
+	switch d.Dtype() {
+	case Float32:
+		v.F32 = d.Float32s()
+	case Float64:
+		v.F64 = d.Float64s()
+	default:
+		return Vec{}, false
+	}
+	return v, v.Len() == d.Shape().TotalSize()
+}
+
+func same(a, b Vec) bool {
+	if a.F32 != nil && b.F32 != nil {
+		return &a.F32[0] == &b.F32[0]
+	}
+	if a.F64 != nil && b.F64 != nil {
+		return &a.F64[0] == &b.F64[0]
+	}
+	return false
+}
+
+// addInto sets dst = a + b, for dst one of a and b or apart from both.
+func addInto(dst, a, b Vec) {
+	switch {
+	case same(dst, a):
+		axpyVec(b, dst)
+	case same(dst, b):
+		axpyVec(a, dst)
+	default:
+		copy(dst.F32, a.F32)
+		copy(dst.F64, a.F64)
+		axpyVec(b, dst)
+	}
+}
+
+func axpyVec(x, y Vec) {
+	if x.F32 != nil {
+		axpy(1, x.F32, y.F32)
+	} else {
+		axpy(1, x.F64, y.F64)
+	}
+}

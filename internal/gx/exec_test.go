@@ -1,0 +1,108 @@
+package gx
+
+import (
+	"slices"
+	"testing"
+
+	G "gorgonia.org/gorgonia"
+)
+
+// TestMachineSumsGradientsInPlace: x is used four times, so gorgonia's
+// backward pass sums four gradient contributions with a chain of Adds,
+// which the machine accumulates in one buffer. With cost = Σ_j (x ⊙ c_k)_j
+// over k = 1..4, ∂cost/∂x = c₁ + c₂ + c₃ + c₄ = [1+10+100+1000, 2+20+200+2000]
+// = [1111, 2222]. A watched Add in the middle of a chain of our own keeps
+// its value: s₂ = x + x = [2, 4] stays [2, 4] though s₃ = s₂ + x follows.
+// (Our own g.Add is a gx op; the chains are of gorgonia's.)
+func TestMachineSumsGradientsInPlace(t *testing.T) {
+	for _, dt := range []struct {
+		name string
+		g    *Graph
+	}{{"float64", NewGraph(Float64)}, {"float32", NewGraph(Float32)}} {
+		g := dt.g
+		x := g.Const("x", []float64{1, 2}, 2)
+		var terms []*Node
+		for k, c := range [][]float64{{1, 2}, {10, 20}, {100, 200}, {1000, 2000}} {
+			terms = append(terms, g.DotAll(x, g.Const("c"+string(rune('1'+k)), c, 2)))
+		}
+		cost := g.Watch(g.Sum(terms...))
+		grad := g.Grad(cost, x)
+		s2 := g.Watch(G.Must(G.Add(x, x))) // gorgonia's own Adds, as the backward pass makes
+		s3 := g.Watch(G.Must(G.Add(s2, x)))
+		m, err := g.Machine()
+		if err != nil {
+			t.Fatal(err)
+		}
+		adds, chained := 0, 0
+		for _, s := range m.steps {
+			if s.add {
+				adds++
+				if s.into >= 0 {
+					chained++
+				}
+			}
+		}
+		if adds < 5 || chained < 2 {
+			t.Fatalf("%s: %d gorgonia Adds, %d summing in place: the fixture no longer makes a chain", dt.name, adds, chained)
+		}
+		for run := 0; run < 3; run++ { // the buffers are reused: every run must give the same
+			if err := m.Run(); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []struct {
+				n    *Node
+				want []float64
+			}{{grad[0], []float64{1111, 2222}}, {s2, []float64{2, 4}}, {s3, []float64{3, 6}}, {cost, []float64{1*1 + 2*2 + 10*1 + 20*2 + 100*1 + 200*2 + 1000*1 + 2000*2}}} {
+				got, err := g.Value(c.n)
+				if err != nil {
+					t.Fatalf("%s: %v", dt.name, err)
+				}
+				if !slices.Equal(got, c.want) {
+					t.Fatalf("%s run %d: %s = %v, want %v", dt.name, run, c.n.Name(), got, c.want)
+				}
+			}
+		}
+	}
+}
+
+// TestMachineRunsGorgoniaOps: an op of gorgonia's own (not one of ours)
+// runs through its Do: tanh(0) = 0 and (x·2)[i] = 2x[i].
+func TestMachineRunsGorgoniaOps(t *testing.T) {
+	g := NewGraph(Float64)
+	x := g.Const("x", []float64{0, 1.5}, 2)
+	two := G.NewConstant(2.0)
+	y := g.Watch(G.Must(G.Mul(x, two)))
+	m, err := g.Machine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Run(); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := g.Value(y)
+	if !slices.Equal(got, []float64{0, 3}) {
+		t.Fatalf("x·2 = %v, want [0 3]", got)
+	}
+}
+
+// BenchmarkMachineOverhead runs 500 chained tanh ops on 8×8 tensors: almost
+// all of a run is the machine's per-op cost. (gorgonia's tape machine: about
+// 190 µs a run on the 2-core VM of issue 8; this machine about 32 µs.)
+func BenchmarkMachineOverhead(b *testing.B) {
+	g := NewGraph(Float32)
+	y := g.Input("x", 8, 8)
+	for range 500 {
+		y = g.Tanh(y)
+	}
+	g.Watch(y)
+	m, err := g.Machine()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := m.Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
