@@ -52,9 +52,13 @@ func newCaptionCorpus(d *captioning.Data, r *Run) (*captionCorpus, error) {
 		}
 		if r.Model.Encoder == "cnn" {
 			// grid cell (r, c) stands for the pixels a patch of side H/rows would cover
-			rows, cols, err := seq2seq.CNNGrid(im.H, im.W, len(r.Model.Conv))
+			rows, cols, err := seq2seq.CNNGrid(im.H, im.W, seq2seq.CNNHalvings(len(r.Model.Conv), r.Model.ConvStride))
 			if err != nil {
-				return nil, fmt.Errorf("[model] conv %v on the task's %d×%d images: %w", r.Model.Conv, im.H, im.W, err)
+				layers := fmt.Sprintf("conv %v", r.Model.Conv)
+				if len(r.Model.ConvStride) > 0 {
+					layers += fmt.Sprintf(", conv_stride %v", r.Model.ConvStride)
+				}
+				return nil, fmt.Errorf("[model] %s on the task's %d×%d images: %w", layers, im.H, im.W, err)
 			}
 			c.rows, c.cols, c.cnn, c.img = rows, cols, true, [3]int{im.C, im.H, im.W}
 			c.S, c.P = rows*cols, im.C*im.H*im.W

@@ -205,8 +205,8 @@ test = 8
 
 // TestCnnShapesEndToEnd: a tiny shapes experiment with the cnn encoder
 // trains, decodes and writes its summary; its attention is over the 4×4
-// grid that three stride-2 layers make of 32×32 images, and the
-// overlay figure maps it onto the image.
+// grid that three stride-2 layers (and a stride-1 one, conv_stride) make of
+// 32×32 images, and the overlay figure maps it onto the image.
 func TestCnnShapesEndToEnd(t *testing.T) {
 	text := `name = "cnn"
 [task]
@@ -216,7 +216,7 @@ max_objects = 1
 train = 40
 dev = 4
 test = 4
-` + strings.Replace(capModel, "[model]\n", "[model]\nencoder = \"cnn\"\nconv = [4, 8, 8]\n", 1)
+` + strings.Replace(capModel, "[model]\n", "[model]\nencoder = \"cnn\"\nconv = [4, 8, 8, 8]\nconv_stride = [2, 2, 1, 2]\n", 1)
 	out := t.TempDir()
 	res := runExp(t, writeExp(t, text), out, Options{Workers: 1})
 	if len(res.Finished) != 1 {
@@ -244,12 +244,15 @@ test = 4
 		}
 	}
 	cfg, err := os.ReadFile(filepath.Join(run, "config.toml"))
-	if err != nil || !strings.Contains(string(cfg), "conv = [4, 8, 8]") {
-		t.Errorf("config.toml without conv (%v):\n%s", err, cfg)
+	if err != nil || !strings.Contains(string(cfg), "conv = [4, 8, 8, 8]") || !strings.Contains(string(cfg), "conv_stride = [2, 2, 1, 2]") {
+		t.Errorf("config.toml without conv or conv_stride (%v):\n%s", err, cfg)
 	}
 	ck, err := os.ReadFile(filepath.Join(run, "checkpoint"))
-	if err != nil || !strings.Contains(string(ck), `"cnn.2.W"`) {
+	if err != nil || !strings.Contains(string(ck), `"cnn.3.W"`) {
 		t.Errorf("checkpoint without the conv layers (%v)", err)
+	}
+	if st, err := readState(filepath.Join(run, "checkpoint")); err != nil || fmt.Sprint(st.Model.Config.ConvStride) != "[2 2 1 2]" {
+		t.Errorf("checkpoint without the strides (%v)", err)
 	}
 	set, err := DrawFigures(filepath.Join(out, "cnn"), Plots{})
 	if err != nil {
@@ -309,6 +312,22 @@ func TestCnnGrid(t *testing.T) {
 	}
 	if cfg.ImageC != 3 || cfg.ImageH != 32 || cfg.ImageW != 32 || cfg.Regions != 16 {
 		t.Errorf("configured %+v", cfg)
+	}
+	// conv_stride [2, 1, 2]: two halvings, so cells of 4 px, as patches of 4
+	fine, err := corpus(Model{Encoder: "cnn", Conv: []int{4, 8, 8}, ConvStride: []int{2, 1, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p4, err := corpus(Model{Encoder: "patches", Patch: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fine.rows != 8 || fine.cols != 8 || fine.S != 64 || fine.rows != p4.rows || fine.S != p4.S {
+		t.Errorf("conv_stride [2 1 2]: %d×%d grid (%d), want 8×8 as patches of 4 (%d×%d)", fine.rows, fine.cols, fine.S, p4.rows, p4.cols)
+	}
+	_, err = corpus(Model{Encoder: "cnn", Conv: []int{4, 4, 4, 4, 4, 4, 4}, ConvStride: []int{2, 2, 2, 2, 2, 1, 2}})
+	if err == nil || !strings.Contains(err.Error(), "conv_stride [2 2 2 2 2 1 2]") || !strings.Contains(err.Error(), "multiples of 64") {
+		t.Errorf("6 stride-2 layers of 7 on 32×32 images: %v", err)
 	}
 	_, err = corpus(Model{Encoder: "cnn", Conv: []int{4, 4, 4, 4, 4, 4}})
 	if err == nil || !strings.Contains(err.Error(), "[model] conv") || !strings.Contains(err.Error(), "multiples of 64") || !strings.Contains(err.Error(), "32×32") {

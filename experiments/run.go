@@ -144,7 +144,7 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 		Normalizer: r.Model.Normalizer, Init: r.Model.Init,
 		Embed: r.Model.Embed, Hidden: r.Model.Hidden, Attention: r.Model.Attention,
 		Dropout: r.Model.Dropout, Dtype: r.Dtype, Seed: uint64(r.Seed), Beta: r.Model.Beta, Lambda: r.Train.Lambda,
-		Conv: r.Model.Conv, ConvKernel: r.Model.ConvKernel,
+		Conv: r.Model.Conv, ConvStride: r.Model.ConvStride, ConvKernel: r.Model.ConvKernel,
 	}
 	if err := data.configure(&mcfg); err != nil {
 		return nil, fmt.Errorf("experiments: run %s: %w", r.ID, err)

@@ -53,8 +53,9 @@ type Model struct {
 	Attention  int     `toml:"attention"`
 	Dropout    float64 `toml:"dropout"`
 	Patch      int     `toml:"patch"`       // patches encoder: the patch side in pixels
-	Conv       []int   `toml:"conv"`        // cnn encoder: output channels per stride-2 layer
-	ConvKernel int     `toml:"conv_kernel"` // cnn encoder: the kernel side, even (default 4)
+	Conv       []int   `toml:"conv"`        // cnn encoder: output channels per layer
+	ConvStride []int   `toml:"conv_stride"` // cnn encoder: stride per layer, 1 or 2 (default all 2)
+	ConvKernel int     `toml:"conv_kernel"` // cnn encoder: the stride-2 kernel side, even (default 4)
 	Beta       bool    `toml:"beta"`        // Show, Attend and Tell's gating scalar
 }
 
@@ -201,7 +202,7 @@ func parse(data []byte, file string, checkTask bool) (*Experiment, error) {
 
 var tables = map[string][]string{
 	"":       {"decode", "device", "dtype", "model", "name", "plots", "seeds", "sweep", "task", "train"},
-	"model":  {"attention", "beta", "cell", "conv", "conv_kernel", "decoder", "dropout", "embed", "encoder", "hidden", "init", "normalizer", "patch", "scorer"},
+	"model":  {"attention", "beta", "cell", "conv", "conv_kernel", "conv_stride", "decoder", "dropout", "embed", "encoder", "hidden", "init", "normalizer", "patch", "scorer"},
 	"train":  {"batch", "clip", "eval_every", "eval_size", "lambda", "lr", "lr_decay", "lr_decay_every", "optimizer", "steps"},
 	"decode": {"alpha", "beam", "examples", "max_len"},
 	"plots":  {"example", "formats", "palette"},
@@ -296,6 +297,9 @@ func (e *Experiment) validate() error {
 	}
 	if e.Model.Conv != nil && !e.usesEncoder("cnn") {
 		return e.errf("model", "conv", "only the cnn encoder has conv layers, and no run uses it (encoder is %q)", e.Model.Encoder)
+	}
+	if e.Model.ConvStride != nil && !e.usesEncoder("cnn") {
+		return e.errf("model", "conv_stride", "only the cnn encoder has conv layers, and no run uses it (encoder is %q)", e.Model.Encoder)
 	}
 	if e.Model.ConvKernel != 0 && !e.usesEncoder("cnn") {
 		return e.errf("model", "conv_kernel", "only the cnn encoder has conv layers, and no run uses it (encoder is %q)", e.Model.Encoder)
@@ -461,6 +465,20 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 			}
 		}
 	}
+	if m.ConvStride != nil && m.Encoder == "cnn" { // another encoder's: refused in validate, dropped by resolveConv
+		layers, which := len(m.Conv), "conv"
+		if m.Conv == nil {
+			layers, which = len(seq2seq.DefaultConv), fmt.Sprintf("the default conv %v", seq2seq.DefaultConv)
+		}
+		if len(m.ConvStride) != layers {
+			return errf("model", "conv_stride", "%d strides for the %d layers of %s: want one per layer", len(m.ConvStride), layers, which)
+		}
+		for l, s := range m.ConvStride {
+			if s != 1 && s != 2 {
+				return errf("model", "conv_stride", "layer %d has stride %d: each must be 1 (3×3 kernel, the grid kept) or 2 (the grid halved)", l+1, s)
+			}
+		}
+	}
 	if k := m.ConvKernel; k != 0 && (k < 2 || k%2 != 0 || k > 16) {
 		return errf("model", "conv_kernel", "must be even, 2 to 16 (padding k/2 − 1 keeps each cell's field centred on it), got %d", k)
 	}
@@ -513,10 +531,12 @@ func (e *Experiment) usesEncoder(name string) bool {
 
 // resolveConv gives a cnn run the default layers when the file names none,
 // and drops conv from a run of another encoder (a sweep over encoders).
+// conv_stride stays as given (validateSettings checked it against the
+// layers): none means every layer stride 2.
 func (m *Model) resolveConv() {
 	switch {
 	case m.Encoder != "cnn":
-		m.Conv, m.ConvKernel = nil, 0
+		m.Conv, m.ConvStride, m.ConvKernel = nil, nil, 0
 	case m.Conv == nil:
 		m.Conv = slices.Clone(seq2seq.DefaultConv)
 	}

@@ -175,8 +175,33 @@ func TestCnnExperimentErrors(t *testing.T) {
 	checkBadFiles(t, cases)
 }
 
-// TestCnnConvDefault: a cnn run without conv gets [32, 64, 64]; in a sweep
-// over encoders, conv goes to the cnn runs only.
+// TestConvStrideErrors: a conv_stride that does not give each layer a stride
+// of 1 or 2, or that no run can use, is refused at load with the file, the
+// line and the key; like conv it cannot be swept.
+func TestConvStrideErrors(t *testing.T) {
+	cnn := shapesHead + "encoder = \"cnn\"\n"
+	cases := []badFile{
+		{"shorter than conv", cnn + "conv = [8, 8]\nconv_stride = [2]\n", []string{"bad.toml:12: [model] conv_stride", "1 strides for the 2 layers of conv", "one per layer"}},
+		{"longer than conv", cnn + "conv = [8]\nconv_stride = [2, 1]\n", []string{"bad.toml:12: [model] conv_stride", "2 strides for the 1 layers of conv"}},
+		{"empty", cnn + "conv = [8]\nconv_stride = []\n", []string{"bad.toml:12: [model] conv_stride", "0 strides for the 1 layers"}},
+		{"default conv", cnn + "conv_stride = [2, 1]\n", []string{"bad.toml:11: [model] conv_stride", "2 strides for the 3 layers of the default conv [32 64 64]"}},
+		{"stride 3", cnn + "conv = [8, 8, 8]\nconv_stride = [2, 3, 2]\n", []string{"bad.toml:12: [model] conv_stride", "layer 2 has stride 3", "1 (3×3 kernel", "or 2"}},
+		{"stride 0", cnn + "conv_stride = [0, 2, 2]\n", []string{"bad.toml:11: [model] conv_stride", "layer 1 has stride 0"}},
+		{"not a list", cnn + "conv = [8]\nconv_stride = 2\n", []string{"bad.toml:12", "conv_stride"}},
+		{"patches", shapesHead + "encoder = \"patches\"\nconv_stride = [2]\n", []string{"bad.toml:11: [model] conv_stride", "only the cnn encoder", `"patches"`}},
+		{"tokens", goodHead + "[model]\nconv_stride = [1]\n", []string{"bad.toml:9: [model] conv_stride", "only the cnn encoder", `"birnn"`}},
+		{"swept lists", cnn + "[sweep]\n\"model.conv_stride\" = [[2, 2, 1], [2, 2, 2]]\n", []string{`[sweep] "model.conv_stride"`}},
+		{"swept values", cnn + "[sweep]\n\"model.conv_stride\" = [1, 2]\n", []string{`[sweep] "model.conv_stride"`, "cannot be swept"}},
+		{"cnn run of an encoder sweep", shapesHead + "encoder = \"patches\"\nconv = [8, 8]\nconv_stride = [2, 5]\n[sweep]\nencoder = [\"patches\", \"cnn\"]\n",
+			[]string{"bad.toml:12: [model] conv_stride", "layer 2 has stride 5", "encoder=cnn"}},
+	}
+	checkBadFiles(t, cases)
+}
+
+// TestCnnConvDefault: a cnn run without conv gets [32, 64, 64] (and no
+// conv_stride: every layer stride 2; a conv_stride given for the default
+// layers is kept); in a sweep over encoders, conv and conv_stride go to the
+// cnn runs only.
 func TestCnnConvDefault(t *testing.T) {
 	e, err := Parse([]byte(shapesHead+"encoder = \"cnn\"\n"), "x.toml")
 	if err != nil {
@@ -192,7 +217,20 @@ func TestCnnConvDefault(t *testing.T) {
 	if got := runs[0].Model.ConvKernel; got != 4 {
 		t.Errorf("default conv_kernel %d, want 4 (recorded, not 0)", got)
 	}
-	e, err = Parse([]byte(shapesHead+"encoder = \"patches\"\nconv = [8, 16]\n[sweep]\nencoder = [\"patches\", \"cnn\"]\n"), "x.toml")
+	if got := runs[0].Model.ConvStride; got != nil {
+		t.Errorf("default conv_stride %v, want none (every layer stride 2)", got)
+	}
+	e, err = Parse([]byte(shapesHead+"encoder = \"cnn\"\nconv_stride = [2, 2, 1]\n"), "x.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs, err = e.Runs(); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(runs[0].Model.Conv, runs[0].Model.ConvStride); got != "[32 64 64] [2 2 1]" {
+		t.Errorf("conv_stride on the default conv: conv, conv_stride %s, want [32 64 64] [2 2 1]", got)
+	}
+	e, err = Parse([]byte(shapesHead+"encoder = \"patches\"\nconv = [8, 16]\nconv_stride = [2, 1]\n[sweep]\nencoder = [\"patches\", \"cnn\"]\n"), "x.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,6 +245,12 @@ func TestCnnConvDefault(t *testing.T) {
 		}
 		if got := fmt.Sprint(r.Model.Conv); got != want {
 			t.Errorf("%s: conv %s, want %s", r.ID, got, want)
+		}
+		if want == "[8 16]" {
+			want = "[2 1]"
+		}
+		if got := fmt.Sprint(r.Model.ConvStride); got != want {
+			t.Errorf("%s: conv_stride %s, want %s", r.ID, got, want)
 		}
 	}
 }

@@ -13,36 +13,51 @@ import (
 // that the region encoder (image.go) then projects:
 //
 //	f⁰ = the image                          [H·W, C₀]: positions row-major, channels last
-//	fˡ = ReLU(W_l im2col(fˡ⁻¹) + b_l)        k×k kernel (4), stride 2, padding k/2 − 1;  l = 1..L
-//	r_i = f^L_i                             i = 1..S,  S = (H/2^L)·(W/2^L),  size C_L
+//	fˡ = ReLU(W_l im2col(fˡ⁻¹) + b_l)        l = 1..L; stride s_l = ConvStride[l−1] (default 2):
+//	                                          s_l = 2: k×k kernel (4), padding k/2 − 1
+//	                                          s_l = 1: 3×3 kernel, padding 1
+//	r_i = f^L_i                             i = 1..S,  S = (H/2^n)·(W/2^n),  size C_L
 //	a_i = tanh(W_r r_i + b_r)               as for patches
 //
-// with C₀ the image's channels and C_l = Conv[l−1]. W_l is
-// [C_l, k·k·C_{l−1}] (columns ordered ky, kx, c), the parameter
-// "cnn.{l−1}.W". A stride-2 layer with padding 1 halves an even side
-// exactly, so the image's sides must be multiples of 2^L; grid cell (r, c)
-// then stands for pixels [r·2^L, (r+1)·2^L) × [c·2^L, (c+1)·2^L), as a
-// patch of side 2^L would (localisation and overlays map it so).
+// with C₀ the image's channels, C_l = Conv[l−1] and n the number of stride-2
+// layers. W_l is [C_l, k_l·k_l·C_{l−1}] (columns ordered ky, kx, c; k_l the
+// layer's kernel), the parameter "cnn.{l−1}.W". A stride-2 layer with
+// padding k/2 − 1 halves an even side exactly ((h + k − 2 − k)/2 + 1 = h/2)
+// and a stride-1 3×3 layer with padding 1 keeps it (h + 2 − 3 + 1 = h), so
+// the image's sides must be multiples of 2^n; grid cell (r, c) then stands
+// for pixels [r·2^n, (r+1)·2^n) × [c·2^n, (c+1)·2^n), as a patch of side 2^n
+// would (localisation and overlays map it so). Stride-1 layers deepen the
+// features without coarsening the grid: conv [32, 64, 64] with stride
+// [2, 2, 1] makes a 16×16 grid of 64×64 images.
 //
-// The kernel is 4 wide, not 3, so that every cell's receptive field is
-// centred on the cell: a 4-wide stride-2 window over padding 1 covers input
-// pixels 2o−1 … 2o+2, centred on output pixel o's own two, at every layer.
-// A 3-wide window centres on 2o, and after L layers the field sits
-// 2^(L−1) − ½ pixels up and left of its cell (3.5 px with 3 layers, on
+// The stride-2 kernel is 4 wide, not 3, so that every cell's receptive
+// field is centred on the cell: a 4-wide stride-2 window over padding 1
+// covers input pixels 2o−1 … 2o+2, centred on output pixel o's own two, at
+// every layer. A 3-wide window centres on 2o, and after L layers the field
+// sits 2^(L−1) − ½ pixels up and left of its cell (3.5 px with 3 layers, on
 // 8-px cells): attention on the right cell would then see features of the
-// cells above and left of it. The field is 3·2^L − 2 pixels wide (22 px
-// with 3 layers: one shapes object and its margin).
+// cells above and left of it. A stride-1 window must be odd to stay
+// centred: the 3-wide one covers o−1 … o+1, centred on o itself (a 4-wide
+// one would sit ½ cell off). Each of these windows is symmetric about its
+// output cell's centre, so by induction every cell's field is centred on
+// the cell's own 2^n×2^n pixels, however the strides are mixed.
 //
-// ConvKernel sets the kernel (default 4); any even k with padding k/2 − 1
-// keeps the fields centred. k = 2 (padding 0) makes non-overlapping
-// windows: each cell then sees exactly its own 2^L×2^L pixels, as a patch
-// does, through L nonlinear layers.
+// Layer l widens the field by (k_l − 1)·2^(n_l) pixels, n_l the stride-2
+// layers before it (its input's cell side), from 1 pixel: with the default
+// stride 2 everywhere it is 1 + 3·(2^L − 1) = 3·2^L − 2 pixels wide (22 px
+// with 3 layers: one shapes object and its margin); with stride [2, 2, 1]
+// it is 1 + 3 + 6 + 2·4 = 18 px on 4-px cells.
+//
+// ConvKernel sets the stride-2 kernel (default 4); any even k with padding
+// k/2 − 1 keeps the fields centred. k = 2 (padding 0) makes non-overlapping
+// windows: with every layer stride 2, each cell then sees exactly its own
+// 2^L×2^L pixels, as a patch does, through L nonlinear layers.
 const (
 	DefaultConvKernel = 4
-	cnnStride         = 2
+	stride1Kernel     = 3 // a stride-1 layer's kernel side, with padding 1
 )
 
-// convKernel is the kernel side in force.
+// convKernel is the stride-2 kernel side in force.
 func (c *Config) convKernel() int {
 	if c.ConvKernel == 0 {
 		return DefaultConvKernel
@@ -50,17 +65,51 @@ func (c *Config) convKernel() int {
 	return c.ConvKernel
 }
 
+// convStride is layer l's stride: ConvStride[l], or 2 when none are given.
+func (c *Config) convStride(l int) int {
+	if len(c.ConvStride) == 0 {
+		return 2
+	}
+	return c.ConvStride[l]
+}
+
+// layerKernel is layer l's kernel side and padding.
+func (c *Config) layerKernel(l int) (k, pad int) {
+	if c.convStride(l) == 1 {
+		return stride1Kernel, stride1Kernel / 2
+	}
+	k = c.convKernel()
+	return k, k/2 - 1
+}
+
 // DefaultConv is the cnn encoder's layers when none are given: output
 // channels per layer (64×64 images → an 8×8 grid of 64-vectors).
 var DefaultConv = []int{32, 64, 64}
 
-// CNNGrid is the grid of cells the cnn encoder makes of an h×w image with
-// the given number of layers, or an error saying which sizes work.
-func CNNGrid(h, w, layers int) (rows, cols int, err error) {
-	if layers < 1 || layers > 16 {
-		return 0, 0, fmt.Errorf("seq2seq: cnn encoder: want 1 to 16 conv layers, got %d", layers)
+// CNNHalvings is the number of stride-2 layers among layers conv layers
+// with the given strides (none given: every layer stride 2), the n that
+// CNNGrid takes.
+func CNNHalvings(layers int, stride []int) int {
+	if len(stride) == 0 {
+		return layers
 	}
-	f := 1 << layers
+	n := 0
+	for _, s := range stride {
+		if s == 2 {
+			n++
+		}
+	}
+	return n
+}
+
+// CNNGrid is the grid of cells the cnn encoder makes of an h×w image with
+// the given number of stride-2 layers (CNNHalvings; stride-1 layers keep
+// the size), or an error saying which sizes work.
+func CNNGrid(h, w, halvings int) (rows, cols int, err error) {
+	if halvings < 0 || halvings > 16 {
+		return 0, 0, fmt.Errorf("seq2seq: cnn encoder: want 0 to 16 stride-2 conv layers, got %d", halvings)
+	}
+	f := 1 << halvings
 	for _, side := range []int{h, w} {
 		if side < f || side%f != 0 {
 			near := fmt.Sprint(f)
@@ -68,7 +117,7 @@ func CNNGrid(h, w, layers int) (rows, cols int, err error) {
 				near = fmt.Sprintf("%d or %d", lo, lo+f)
 			}
 			return 0, 0, fmt.Errorf("seq2seq: cnn encoder: %d stride-2 layers halve the image %d times, so its sides must be multiples of %d, got %d×%d (nearest: %s)",
-				layers, layers, f, h, w, near)
+				halvings, halvings, f, h, w, near)
 		}
 	}
 	return h / f, w / f, nil
@@ -85,14 +134,22 @@ func (c *Config) validateCNN() error {
 			return fmt.Errorf("seq2seq: conv: layer %d has %d output channels: each must be > 0", l+1, ch)
 		}
 	}
+	if len(c.ConvStride) > 0 && len(c.ConvStride) != len(c.Conv) {
+		return fmt.Errorf("seq2seq: conv_stride: %d strides for %d conv layers: want one per layer (or none: every layer stride 2)", len(c.ConvStride), len(c.Conv))
+	}
+	for l, s := range c.ConvStride {
+		if s != 1 && s != 2 {
+			return fmt.Errorf("seq2seq: conv_stride: layer %d has stride %d: each must be 1 (3×3 kernel, the grid kept) or 2 (the grid halved)", l+1, s)
+		}
+	}
 	if k := c.convKernel(); k < 2 || k%2 != 0 || k > 16 {
 		return fmt.Errorf("seq2seq: conv_kernel: must be even, 2 to 16 (padding k/2 − 1 keeps each cell's field centred on it), got %d", c.ConvKernel)
 	}
 	if c.ImageC <= 0 || c.ImageH <= 0 || c.ImageW <= 0 {
 		return fmt.Errorf("seq2seq: cnn encoder: image channels, height and width must be > 0, got %d×%d×%d", c.ImageC, c.ImageH, c.ImageW)
 	}
-	c.ConvKernel = c.convKernel() // recorded in checkpoints
-	rows, cols, err := CNNGrid(c.ImageH, c.ImageW, len(c.Conv))
+	c.ConvKernel = c.convKernel() // recorded in checkpoints, as ConvStride is when given
+	rows, cols, err := CNNGrid(c.ImageH, c.ImageW, CNNHalvings(len(c.Conv), c.ConvStride))
 	if err != nil {
 		return err
 	}
@@ -105,22 +162,24 @@ func (c *Config) cnnGeoms() []gx.ConvGeom {
 	geos := make([]gx.ConvGeom, len(c.Conv))
 	h, w := c.ImageH, c.ImageW
 	for l := range geos {
-		k := c.convKernel()
-		geos[l] = gx.ConvGeom{H: h, W: w, K: k, Stride: cnnStride, Pad: k/2 - 1}
+		k, pad := c.layerKernel(l)
+		geos[l] = gx.ConvGeom{H: h, W: w, K: k, Stride: c.convStride(l), Pad: pad}
 		h, w = geos[l].Out()
 	}
 	return geos
 }
 
-// cnnParams adds the conv layers, "cnn.l.W" [Conv[l], k·k·C_in] and
-// "cnn.l.b" [Conv[l]] for l = 0..L−1 (C_in: the previous layer's channels,
-// or the image's). W is drawn He/Kaiming-uniform, U(±√(6/fan_in)) with
-// fan_in = k·k·C_in: ReLU layers so drawn keep the variance of their
-// activations from layer to layer (He et al. 2015, §2.2); b = 0.
+// cnnParams adds the conv layers, "cnn.l.W" [Conv[l], k_l·k_l·C_in] and
+// "cnn.l.b" [Conv[l]] for l = 0..L−1 (k_l: the layer's kernel, 3 at stride
+// 1; C_in: the previous layer's channels, or the image's). W is drawn
+// He/Kaiming-uniform, U(±√(6/fan_in)) with fan_in = k_l·k_l·C_in: ReLU
+// layers so drawn keep the variance of their activations from layer to
+// layer (He et al. 2015, §2.2); b = 0.
 func (m *Model) cnnParams(rng *rand.Rand) {
 	in := m.Cfg.ImageC
 	for l, out := range m.Cfg.Conv {
-		fanIn := m.Cfg.convKernel() * m.Cfg.convKernel() * in
+		k, _ := m.Cfg.layerKernel(l)
+		fanIn := k * k * in
 		W := m.param(fmt.Sprintf("cnn.%d.W", l), out, fanIn)
 		W.Uniform(rng, math.Sqrt(6/float64(fanIn)))
 		m.convW = append(m.convW, W)

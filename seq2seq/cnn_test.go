@@ -1,6 +1,9 @@
 package seq2seq
 
 import (
+	"encoding/json"
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -50,13 +53,28 @@ func TestCnnGradients(t *testing.T) {
 	zero := tinyCNN("lstm", "bahdanau", "dot")
 	zero.Init = "zero"  // no init layers: everything reaches the decoder by attention
 	zero.ConvKernel = 2 // non-overlapping windows, padding 0
-	for _, cfg := range []Config{tinyCNN("lstm", "bahdanau", "concat"), tinyCNN("gru", "luong", "general"), zero} {
-		t.Run(cfg.Cell+"/"+cfg.Decoder+"/"+cfg.Scorer, func(t *testing.T) {
+	// a stride-1 3×3 layer after a stride-2 one: 8×8 → 4×4 → 4×4, 16 cells
+	fine := tinyCNN("gru", "bahdanau", "concat")
+	fine.ConvStride = []int{2, 1}
+	fine.Lambda = 1.0 / 16 // λ ≈ 1/regions: the penalty, summed over 16 cells, keeps the cost (and the differences' rounding) small
+	for _, cfg := range []Config{tinyCNN("lstm", "bahdanau", "concat"), tinyCNN("gru", "luong", "general"), zero, fine} {
+		name := cfg.Cell + "/" + cfg.Decoder + "/" + cfg.Scorer
+		if cfg.ConvStride != nil {
+			name += fmt.Sprintf("/stride%v", cfg.ConvStride)
+		}
+		t.Run(name, func(t *testing.T) {
 			m, err := New(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			b := imageBatch(rand.New(rand.NewPCG(1, 2)), 3, 8, 8, 3, 4, 0, 10)
+			S := 4 // 2×2 cells
+			if cfg.ConvStride != nil {
+				S = 16 // 4×4
+			}
+			if m.Cfg.Regions != S {
+				t.Fatalf("%d regions, want %d", m.Cfg.Regions, S)
+			}
+			b := imageBatch(rand.New(rand.NewPCG(1, 2)), 3, 8, 8, 3, S, 0, 10)
 			es, err := gradcheck.Check(trainCost(m, b), m.Params(), gradcheck.Options{Step: 3e-5})
 			if err != nil {
 				t.Fatal(err)
@@ -67,8 +85,11 @@ func TestCnnGradients(t *testing.T) {
 					conv = append(conv, e)
 				}
 			}
-			k2 := cfg.convKernel() * cfg.convKernel()
-			if want := 3*k2*3 + 3 + 4*k2*3 + 4; len(conv) != want {
+			k0, k1 := cfg.convKernel(), cfg.convKernel() // the stride-2 kernel
+			if cfg.ConvStride != nil {
+				k1 = 3 // the stride-1 layer's
+			}
+			if want := 3*k0*k0*3 + 3 + 4*k1*k1*3 + 4; len(conv) != want {
 				t.Errorf("%d conv entries checked, want %d", len(conv), want)
 			}
 			if e, r := gradcheck.Worst(es, 1e-4); r > 1e-6 {
@@ -123,11 +144,91 @@ func TestCnnConfig(t *testing.T) {
 			t.Errorf("conv_kernel 2: %s has shape %v, want %v", p.Name, p.Shape(), w)
 		}
 	}
+	// conv_stride [2, 2, 1]: two halvings, a 16×16 grid; the stride-1
+	// layer's W is [64, 3·3·64].
+	s1 := c
+	s1.ConvStride = []int{2, 2, 1}
+	if err := s1.Validate(); err != nil || s1.Regions != 16*16 || s1.RegionSize != 64 {
+		t.Fatalf("conv_stride [2 2 1]: %v, %d regions of %d, want 256 of 64", err, s1.Regions, s1.RegionSize)
+	}
+	if got := fmt.Sprint(s1.ConvStride, s1.ConvKernel); got != "[2 2 1] 4" {
+		t.Errorf("conv_stride [2 2 1]: recorded conv_stride and kernel %s", got)
+	}
+	// checkpoints record the strides; a model without them saves as before
+	if js, _ := json.Marshal(s1); !strings.Contains(string(js), `"conv_stride":[2,2,1]`) {
+		t.Errorf("conv_stride [2 2 1] not in the saved config %s", js)
+	}
+	if js, _ := json.Marshal(c); strings.Contains(string(js), "conv_stride") {
+		t.Errorf("every layer stride 2, yet the saved config names conv_stride: %s", js)
+	}
+	var sides []string
+	for _, g := range s1.cnnGeoms() {
+		ho, wo := g.Out()
+		sides = append(sides, fmt.Sprintf("%d→%d×%d k%d s%d p%d", g.H, ho, wo, g.K, g.Stride, g.Pad))
+	}
+	if got, want := strings.Join(sides, ", "), "64→32×32 k4 s2 p1, 32→16×16 k4 s2 p1, 16→16×16 k3 s1 p1"; got != want {
+		t.Errorf("conv_stride [2 2 1] layers: %s, want %s", got, want)
+	}
+	ms1, err := New(s1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ms1.Params() {
+		if w, ok := map[string][]int{"cnn.0.W": {32, 48}, "cnn.1.W": {64, 512}, "cnn.2.W": {64, 576}}[p.Name]; ok && !slices.Equal(p.Shape(), w) {
+			t.Errorf("conv_stride [2 2 1]: %s has shape %v, want %v", p.Name, p.Shape(), w)
+		}
+	}
+	// He-uniform with fan_in k_l·k_l·C_in: the stride-1 layer's bound is √(6/576).
+	for _, p := range ms1.Params() {
+		if p.Name != "cnn.2.W" {
+			continue
+		}
+		bound, worst := math.Sqrt(6.0/576), 0.0
+		for _, v := range p.Float64s() {
+			worst = math.Max(worst, math.Abs(v))
+		}
+		if worst > bound || worst < 0.9*bound {
+			t.Errorf("cnn.2.W: largest |w| %g, want just under √(6/576) = %g", worst, bound)
+		}
+	}
+	// every layer stride 1: the grid is the image (n = 0 halvings)
+	all1 := c
+	all1.Conv, all1.ConvStride, all1.ImageH, all1.ImageW = []int{4, 6}, []int{1, 1}, 5, 7
+	if err := all1.Validate(); err != nil || all1.Regions != 35 || all1.RegionSize != 6 {
+		t.Errorf("conv_stride [1 1] on 5×7: %v, %d regions of %d, want 35 of 6", err, all1.Regions, all1.RegionSize)
+	}
+	for _, tc := range []struct {
+		h, w, n    int
+		rows, cols int
+	}{{64, 64, 2, 16, 16}, {64, 32, 3, 8, 4}, {5, 7, 0, 5, 7}} {
+		if r, c, err := CNNGrid(tc.h, tc.w, tc.n); err != nil || r != tc.rows || c != tc.cols {
+			t.Errorf("CNNGrid(%d, %d, %d) = %d, %d, %v; want %d, %d", tc.h, tc.w, tc.n, r, c, err, tc.rows, tc.cols)
+		}
+	}
+	if _, _, err := CNNGrid(64, 64, -1); err == nil || !strings.Contains(err.Error(), "0 to 16 stride-2") {
+		t.Errorf("CNNGrid with -1 halvings: %v", err)
+	}
+	for _, tc := range []struct {
+		stride []int
+		want   int
+	}{{nil, 3}, {[]int{2, 2, 1}, 2}, {[]int{1, 1, 1}, 0}, {[]int{1, 2, 1}, 1}} {
+		if got := CNNHalvings(3, tc.stride); got != tc.want {
+			t.Errorf("CNNHalvings(3, %v) = %d, want %d", tc.stride, got, tc.want)
+		}
+	}
 	for _, tc := range []struct {
 		name string
 		edit func(*Config)
 		want []string
 	}{
+		{"stride [2 2 1] odd size", func(c *Config) { c.ConvStride, c.ImageH, c.ImageW = []int{2, 2, 1}, 62, 62 }, []string{"2 stride-2 layers", "multiples of 4", "62×62", "nearest: 60 or 64"}},
+		{"short stride", func(c *Config) { c.ConvStride = []int{2, 1} }, []string{"conv_stride", "2 strides for 3 conv layers"}},
+		{"long stride", func(c *Config) { c.ConvStride = []int{2, 1, 1, 1} }, []string{"conv_stride", "4 strides for 3 conv layers"}},
+		{"stride 3", func(c *Config) { c.ConvStride = []int{2, 3, 1} }, []string{"conv_stride", "layer 2 has stride 3", "1", "2"}},
+		{"stride 0", func(c *Config) { c.ConvStride = []int{0, 2, 2} }, []string{"conv_stride", "layer 1 has stride 0"}},
+		{"stride on patches", func(c *Config) {
+			c.Encoder, c.Regions, c.RegionSize, c.Conv, c.ConvStride = "patches", 4, 4, nil, []int{2}
+		}, []string{"conv", "only the cnn encoder"}},
 		{"odd size", func(c *Config) { c.ImageH, c.ImageW = 60, 60 }, []string{"multiples of 8", "60×60", "56 or 64"}},
 		{"too small", func(c *Config) { c.ImageH, c.ImageW = 4, 4 }, []string{"multiples of 8", "4×4"}},
 		{"no layers", func(c *Config) { c.Conv = nil }, []string{"conv", "at least one layer"}},
@@ -178,6 +279,7 @@ func TestCnnBatchErrors(t *testing.T) {
 func TestCnnCheckpoint(t *testing.T) {
 	cfg := tinyCNN("lstm", "bahdanau", "concat")
 	cfg.Dtype, cfg.Hidden, cfg.Embed, cfg.Attention = "float32", 16, 8, 8
+	cfg.Conv, cfg.ConvStride = []int{3, 4, 4}, []int{2, 1, 2} // 8×8 → 4×4 → 4×4 → 2×2: 4 cells
 	m, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -206,7 +308,7 @@ func TestCnnCheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(ck.Config.Conv, cfg.Conv) || ck.Config.ImageH != 8 || ck.Config.Regions != 4 {
+	if !slices.Equal(ck.Config.Conv, cfg.Conv) || !slices.Equal(ck.Config.ConvStride, cfg.ConvStride) || ck.Config.ImageH != 8 || ck.Config.Regions != 4 {
 		t.Errorf("checkpoint config %+v", ck.Config)
 	}
 	test := imageBatch(rand.New(rand.NewPCG(6, 6)), 5, 8, 8, 3, 4, 0, 10)

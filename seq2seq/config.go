@@ -33,10 +33,11 @@ type Config struct {
 	Lambda     float64 `json:"lambda,omitempty"` // the doubly stochastic attention penalty's weight
 	Seed       uint64  `json:"seed"`
 
-	// The cnn encoder (cnn.go): output channels per stride-2 layer, and
-	// the image's channels, height and width.
+	// The cnn encoder (cnn.go): output channels and stride (1 or 2) per
+	// layer, and the image's channels, height and width.
 	Conv       []int `json:"conv,omitempty"`
-	ConvKernel int   `json:"conv_kernel,omitempty"` // even; 0 = DefaultConvKernel
+	ConvStride []int `json:"conv_stride,omitempty"` // one per layer; empty = every layer stride 2
+	ConvKernel int   `json:"conv_kernel,omitempty"` // the stride-2 kernel, even; 0 = DefaultConvKernel
 	ImageC     int   `json:"image_c,omitempty"`
 	ImageH     int   `json:"image_h,omitempty"`
 	ImageW     int   `json:"image_w,omitempty"`
@@ -86,7 +87,7 @@ func (c *Config) Validate() error {
 		if err := c.validateCNN(); err != nil {
 			return err
 		}
-	} else if len(c.Conv) > 0 || c.ConvKernel != 0 {
+	} else if len(c.Conv) > 0 || len(c.ConvStride) > 0 || c.ConvKernel != 0 {
 		return fmt.Errorf("seq2seq: conv: only the cnn encoder has conv layers, encoder is %q", c.Encoder)
 	}
 	if IsRegionEncoder(c.Encoder) {
