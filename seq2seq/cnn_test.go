@@ -135,15 +135,7 @@ func TestCnnConfig(t *testing.T) {
 	if err := k2.Validate(); err != nil || k2.Regions != 64 {
 		t.Fatalf("conv_kernel 2: %v, %d regions", err, k2.Regions)
 	}
-	m2, err := New(k2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range m2.Params() {
-		if w, ok := map[string][]int{"cnn.0.W": {32, 12}, "cnn.1.W": {64, 128}, "cnn.2.W": {64, 256}}[p.Name]; ok && !slices.Equal(p.Shape(), w) {
-			t.Errorf("conv_kernel 2: %s has shape %v, want %v", p.Name, p.Shape(), w)
-		}
-	}
+	checkParamShapes(t, k2, "conv_kernel 2", map[string][]int{"cnn.0.W": {32, 12}, "cnn.1.W": {64, 128}, "cnn.2.W": {64, 256}})
 	// conv_stride [2, 2, 1]: two halvings, a 16×16 grid; the stride-1
 	// layer's W is [64, 3·3·64].
 	s1 := c
@@ -169,15 +161,7 @@ func TestCnnConfig(t *testing.T) {
 	if got, want := strings.Join(sides, ", "), "64→32×32 k4 s2 p1, 32→16×16 k4 s2 p1, 16→16×16 k3 s1 p1"; got != want {
 		t.Errorf("conv_stride [2 2 1] layers: %s, want %s", got, want)
 	}
-	ms1, err := New(s1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range ms1.Params() {
-		if w, ok := map[string][]int{"cnn.0.W": {32, 48}, "cnn.1.W": {64, 512}, "cnn.2.W": {64, 576}}[p.Name]; ok && !slices.Equal(p.Shape(), w) {
-			t.Errorf("conv_stride [2 2 1]: %s has shape %v, want %v", p.Name, p.Shape(), w)
-		}
-	}
+	ms1 := checkParamShapes(t, s1, "conv_stride [2 2 1]", map[string][]int{"cnn.0.W": {32, 48}, "cnn.1.W": {64, 512}, "cnn.2.W": {64, 576}})
 	// He-uniform with fan_in k_l·k_l·C_in: the stride-1 layer's bound is √(6/576).
 	for _, p := range ms1.Params() {
 		if p.Name != "cnn.2.W" {
@@ -339,4 +323,20 @@ func TestCnnCheckpoint(t *testing.T) {
 			}
 		}
 	}
+}
+
+// checkParamShapes builds cfg's model and checks the shapes of the named
+// parameters.
+func checkParamShapes(t *testing.T, cfg Config, label string, want map[string][]int) *Model {
+	t.Helper()
+	m, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range m.Params() {
+		if w, ok := want[p.Name]; ok && !slices.Equal(p.Shape(), w) {
+			t.Errorf("%s: %s has shape %v, want %v", label, p.Name, p.Shape(), w)
+		}
+	}
+	return m
 }
