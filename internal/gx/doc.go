@@ -29,17 +29,19 @@
 // compiled graph run again allocates almost nothing. float32 elementwise
 // loops run eight lanes at a time in AVX assembly where the processor has it
 // (fastmath_amd64.s), bit for bit the Go loops they replace; tanh and σ are
-// a rational approximation within 4e-7 (fastmath.go). Machines run
-// gorgonia's own ops on an engine with a vectorised Add (engine.go), the sum
-// gorgonia's backward pass uses for a node read at every step. Matrix
+// a rational approximation within 4e-7 (fastmath.go). Graphs run on
+// our own Machine (exec.go), not gorgonia's tape machine, whose per-op
+// bookkeeping dominated small models and did not scale across cores; it
+// sums the gradients of a node read at every step in one buffer. Matrix
 // products run on whatever BLAS gonum's blas32/blas64 have installed:
 // OpenBLAS through cgo in a build with -tags openblas (package openblas;
 // BLAS reports which), or gonum's pure-Go one, whose float32 products are
 // replaced where there is AVX by a 4×16 register-blocked kernel of ours
 // (sgemm.go), with each weight transposed once per run.
 //
-// gorgonia's compiler eliminates common subexpressions by a 32-bit node hash
-// alone, so two different nodes with the same hash silently compute as one;
-// Machine refuses such a graph (ErrHashCollision), and a graph built again
-// with another salt (NewSaltedGraph) hashes differently.
+// gorgonia keys a graph's nodes by a 32-bit hash, and its tape machine
+// computed two different nodes with the same hash as one (graph_test.go).
+// Our machine does not merge nodes, but Machine still refuses such a graph
+// (ErrHashCollision) rather than depend on what gorgonia does with it; a
+// graph built again with another salt (NewSaltedGraph) hashes differently.
 package gx

@@ -18,16 +18,19 @@ import (
 // allocation), looks the node up in a map and rebinds it; per run it locks
 // the OS thread and hands the work to a fresh goroutine. Measured (2-core
 // VM, 500 chained 8×8 tanh ops): 0.19 ms per run on one core, and two
-// machines side by side only 1.2–1.5× one (a pure compute loop: 2.0×).
+// machines side by side only 1.2–1.5× one (a pure compute loop: 2.0×);
+// this machine: ~35 µs (BenchmarkMachineOverhead).
 //
 // Every op of ours keeps its output buffer across runs (base), so a run
-// allocates almost nothing. The only gorgonia ops in our graphs are the
-// Adds its backward pass chains to sum a node's gradients (ReduceAdd), the
-// constant that seeds the gradient, and anything a test builds from
-// gorgonia directly: the Adds run here into buffers the machine keeps, a
-// chain of them accumulating in one buffer (an Add whose left operand is an
-// unwatched Add read by nothing else adds into that operand's buffer; each
-// sum is the same bit for bit); anything else runs its op's Do.
+// allocates almost nothing. Of gorgonia's own ops our graphs hold the Adds
+// its backward pass chains to sum a node's gradients (ReduceAdd), the
+// constant that seeds the gradient, its sparsemax (Graph.Sparsemax) and
+// whatever a test builds from gorgonia directly. The Adds run here into
+// buffers the machine keeps, a chain of them accumulating in one buffer: an
+// Add whose operand is another Add of this machine, read by nothing else
+// and not watched, adds into that operand's buffer (each sum is the same
+// bit for bit). Anything else runs its op's Do, which never writes into
+// its inputs.
 //
 // Values read after a run (Watch, View) stay valid until the next run.
 type Machine struct {
@@ -114,7 +117,7 @@ func (g *Graph) Machine() (*Machine, error) {
 			continue
 		}
 		for _, a := range s.args {
-			if ownAdd[a] && uses[a] == 1 && !watched[a] && s.args[0] != s.args[1] {
+			if ownAdd[a] && uses[a] == 1 && !watched[a] {
 				s.into = a
 				break
 			}
