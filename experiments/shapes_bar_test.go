@@ -8,7 +8,7 @@ import (
 )
 
 // TestShapesBar runs the shipped shapes-scorers.toml with one seed (every
-// main scorer, 3000 steps each: about 25 minutes on 2 cores; set
+// main scorer, 3000 steps each: about 30 minutes on 2 cores; set
 // ATTNZOO_CAPTIONING=1, or `make test-captioning`) and checks the
 // captioning bar: the best scorer reaches BLEU-4 ≥ 80 on the test split and
 // puts its attention peak inside the named object's gold box for ≥ 80% of
