@@ -473,10 +473,8 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 		if len(m.ConvStride) != layers {
 			return errf("model", "conv_stride", "%d strides for the %d layers of %s: want one per layer", len(m.ConvStride), layers, which)
 		}
-		for l, s := range m.ConvStride {
-			if s != 1 && s != 2 {
-				return errf("model", "conv_stride", "layer %d has stride %d: each must be 1 (3×3 kernel, the grid kept) or 2 (the grid halved)", l+1, s)
-			}
+		if err := seq2seq.CheckStrides(m.ConvStride); err != nil {
+			return errf("model", "conv_stride", "%v", err)
 		}
 	}
 	if k := m.ConvKernel; k != 0 && (k < 2 || k%2 != 0 || k > 16) {

@@ -86,6 +86,16 @@ func (c *Config) layerKernel(l int) (k, pad int) {
 // channels per layer (64×64 images → an 8×8 grid of 64-vectors).
 var DefaultConv = []int{32, 64, 64}
 
+// CheckStrides reports the first layer whose stride is neither 1 nor 2.
+func CheckStrides(stride []int) error {
+	for l, s := range stride {
+		if s != 1 && s != 2 {
+			return fmt.Errorf("layer %d has stride %d: each must be 1 (3×3 kernel, the grid kept) or 2 (the grid halved)", l+1, s)
+		}
+	}
+	return nil
+}
+
 // CNNHalvings is the number of stride-2 layers among layers conv layers
 // with the given strides (none given: every layer stride 2), the n that
 // CNNGrid takes.
@@ -137,10 +147,8 @@ func (c *Config) validateCNN() error {
 	if len(c.ConvStride) > 0 && len(c.ConvStride) != len(c.Conv) {
 		return fmt.Errorf("seq2seq: conv_stride: %d strides for %d conv layers: want one per layer (or none: every layer stride 2)", len(c.ConvStride), len(c.Conv))
 	}
-	for l, s := range c.ConvStride {
-		if s != 1 && s != 2 {
-			return fmt.Errorf("seq2seq: conv_stride: layer %d has stride %d: each must be 1 (3×3 kernel, the grid kept) or 2 (the grid halved)", l+1, s)
-		}
+	if err := CheckStrides(c.ConvStride); err != nil {
+		return fmt.Errorf("seq2seq: conv_stride: %w", err)
 	}
 	if k := c.convKernel(); k < 2 || k%2 != 0 || k > 16 {
 		return fmt.Errorf("seq2seq: conv_kernel: must be even, 2 to 16 (padding k/2 − 1 keeps each cell's field centred on it), got %d", c.ConvKernel)

@@ -54,9 +54,9 @@ func NewSaltedGraph(dt tensor.Dtype, salt uint32) *Graph {
 // ErrHashCollision is returned by Machine when two different nodes of the
 // graph have the same 32-bit hash. gorgonia keys nodes by that hash, and its
 // tape machine silently computed one such node in place of the other; we
-// refuse the graph rather than depend on gorgonia. A graph built again with another salt
-// (NewSaltedGraph) has different hashes for every node computed by our ops;
-// inputs are hashed by name.
+// refuse the graph rather than depend on gorgonia. A graph built again with
+// another salt (NewSaltedGraph) has different hashes for every node
+// computed by our ops; inputs are hashed by name.
 var ErrHashCollision = errors.New("gx: two different nodes have the same gorgonia hash")
 
 // checkHashes returns ErrHashCollision, wrapped with the nodes' names, if two
