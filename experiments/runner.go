@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/attnzoo/attnzoo/internal/atomicfile"
 	"github.com/attnzoo/attnzoo/seq2seq"
 )
 
@@ -230,12 +231,12 @@ func (p *progress) finish() {
 }
 
 // removeStaleTemps deletes temporary files a killed process left behind
-// (WriteFileAtomic's ".NAME.tmp*" files, never renamed into place).
+// (atomicfile's temporary files, never renamed into place).
 // Only this process's runs are cleaned: another shard may be writing into
 // the same folder.
 func removeStaleTemps(runsDir string, mine []*Run) {
 	for _, r := range mine {
-		matches, _ := filepath.Glob(filepath.Join(runsDir, r.ID, ".*.tmp*"))
+		matches, _ := filepath.Glob(filepath.Join(runsDir, r.ID, atomicfile.TempPattern))
 		for _, m := range matches {
 			os.Remove(m)
 		}

@@ -166,11 +166,7 @@ func parse(data []byte, file string, checkTask bool) (*Experiment, error) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			key := ""
-			if pe.LastKey != "" {
-				key = "[" + pe.LastKey + "]"
-			}
-			return nil, &Error{File: file, Line: pe.Position.Line, Key: key, Msg: pe.Message}
+			return nil, syntaxError(file, data, pe)
 		}
 		msg := err.Error()
 		line := 0
@@ -198,6 +194,23 @@ func parse(data []byte, file string, checkTask bool) (*Experiment, error) {
 		return nil, err
 	}
 	return &e, nil
+}
+
+// syntaxError reports a TOML syntax error at its line, with the lines
+// before it and a caret under the spot. The decoder counts the newline that
+// ends a line as the start of the next one (a header broken as "[decode"
+// on line 26 comes back as line 27, after the last key of the previous
+// table), so the line is counted again from the error's byte offset. The
+// last parsed key is left out: it names the table before the mistake.
+func syntaxError(file string, data []byte, pe toml.ParseError) error {
+	if pe.Position.Start >= 0 && pe.Position.Start <= len(data) {
+		pe.Position.Line = 1 + bytes.Count(data[:pe.Position.Start], []byte("\n"))
+	}
+	excerpt := pe.ErrorWithPosition() // "toml: error: MSG\n\nAt line L, column C:\n\n" then the lines
+	if i := strings.LastIndex(excerpt, ":\n\n"); i >= 0 {
+		excerpt = excerpt[i+3:]
+	}
+	return &Error{File: file, Line: pe.Position.Line, Msg: pe.Message + "\n" + strings.TrimRight(excerpt, "\n")}
 }
 
 var tables = map[string][]string{

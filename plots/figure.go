@@ -16,6 +16,8 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/attnzoo/attnzoo/internal/atomicfile"
 )
 
 // Format names an output format of a Figure.
@@ -140,37 +142,10 @@ func Save(base string, f *Figure, opt SaveOptions) ([]string, error) {
 		if err := f.Render(&buf, format, opt.DPI); err != nil {
 			return paths, fmt.Errorf("plots: save %s: %w", path, err)
 		}
-		if err := writeAtomic(path, buf.Bytes()); err != nil {
+		if err := atomicfile.Write(path, buf.Bytes()); err != nil {
 			return paths, fmt.Errorf("plots: save: %w", err)
 		}
 		paths = append(paths, path)
 	}
 	return paths, nil
-}
-
-// writeAtomic writes data to a temporary file next to path and renames it
-// to path.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
-	}
-	return err
 }

@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
+
+	"github.com/attnzoo/attnzoo/internal/atomicfile"
 )
 
 // Checkpoint is a model's configuration, parameters and vocabularies, as
@@ -45,33 +46,9 @@ func (m *Model) Checkpoint(srcVocab, tgtVocab []string, step int) *Checkpoint {
 }
 
 // WriteFileAtomic writes data to a temporary file beside path, syncs it and
-// renames it over path, so a crash never leaves a half-written file.
-func WriteFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
-}
+// renames it over path, so a crash never leaves a half-written file; the
+// file has the usual mode (0666 less the umask).
+func WriteFileAtomic(path string, data []byte) error { return atomicfile.Write(path, data) }
 
 // Load reads a checkpoint and rebuilds its model. Every parameter of the
 // configuration must be present with its shape; an error names the file and
