@@ -15,8 +15,8 @@ BLAS_TAGS := $(if $(filter openblas,$(BLAS)),-tags openblas)
 OPENBLAS_ENV := CGO_ENABLED=1 CGO_LDFLAGS="$(CGO_LDFLAGS) -lopenblas"
 BUILD_ENV := $(if $(filter openblas,$(BLAS)),$(OPENBLAS_ENV))
 
-# The speed anchor's PyTorch side (shared/anchors/README.md).
-ANCHOR ?= ../shared/anchors/toy_reverse_pytorch.py
+# The bench workload's PyTorch side (bench/README.md).
+TORCH_SCRIPT := bench/pytorch/reverse.py
 TORCH_PYTHON ?= /usr/bin/python3
 
 all: build
@@ -42,26 +42,43 @@ test-openblas:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
-# The speed anchor, PyTorch then attnzoo, back to back on one BLAS thread
-# each, and the ratios. Installs nothing.
+# The bench workload in PyTorch then in attnzoo, back to back, each on one
+# BLAS thread (torch.set_num_threads(1)), at every hidden size of SIZES, and
+# one table of both. A hidden size up to 128 runs the anchor's batch, source
+# length and vocabulary (64, 12, 32) for 55 steps (50 timed), 20 greedy and
+# 10 beam decodings; a larger one runs BIG_WORKLOAD for BIG_RUN. Installs
+# nothing; without torch it shows attnzoo's figures alone. The JSON lines
+# stay in bin/bench-compare.jsonl.
+SIZES ?= 128
+BIG_WORKLOAD ?= --batch 128 --src-len 20 --vocab 1001
+BIG_RUN ?= --steps 10 --warmup 2 --reps 5
+BIG_BEAM ?= --beam-reps 2
 bench-compare: build
 	@mkdir -p bin
-	@rm -f bin/torch.json
-	@if [ ! -f "$(ANCHOR)" ]; then \
-		echo "bench-compare: $(ANCHOR) not found (set ANCHOR=path/to/toy_reverse_pytorch.py)"; \
-	elif ! $(TORCH_PYTHON) -c 'import torch' 2>/dev/null; then \
+	@rm -f bin/bench-compare.jsonl
+	@torch=yes; \
+	if ! $(TORCH_PYTHON) -c 'import torch' 2>/dev/null; then \
 		echo "bench-compare: $(TORCH_PYTHON) cannot import torch; on Debian: apt-get install -y python3-torch libopenblas-dev"; \
 		echo "bench-compare: showing attnzoo's figures alone"; \
-	else \
-		echo "== pytorch: OPENBLAS_NUM_THREADS=1 $(TORCH_PYTHON) $(ANCHOR) --only bench"; \
-		OPENBLAS_NUM_THREADS=1 $(TORCH_PYTHON) $(ANCHOR) --only bench > bin/torch.json && cat bin/torch.json; \
-	fi
-	@echo "== attnzoo: OPENBLAS_NUM_THREADS=1 $(BIN) bench --json (BLAS=$(BLAS))"
-	@if [ -s bin/torch.json ]; then \
-		OPENBLAS_NUM_THREADS=1 ./$(BIN) bench --json --torch bin/torch.json; \
-	else \
-		OPENBLAS_NUM_THREADS=1 ./$(BIN) bench --json --table; \
-	fi
+		torch=; \
+	fi; \
+	for h in $(SIZES); do \
+		if [ "$$h" -le 128 ] 2>/dev/null; then \
+			size="--hidden $$h"; run="--steps 55 --warmup 5 --reps 20"; beam="--beam-reps 10"; \
+		else \
+			size="--hidden $$h $(BIG_WORKLOAD)"; run="$(BIG_RUN)"; beam="$(BIG_BEAM)"; \
+		fi; \
+		if [ -n "$$torch" ]; then \
+			echo "== pytorch: OPENBLAS_NUM_THREADS=1 $(TORCH_PYTHON) $(TORCH_SCRIPT) $$size $$run --threads 1"; \
+			OPENBLAS_NUM_THREADS=1 $(TORCH_PYTHON) $(TORCH_SCRIPT) $$size $$run --threads 1 > bin/bench-line.json || exit 1; \
+			cat bin/bench-line.json; cat bin/bench-line.json >> bin/bench-compare.jsonl; \
+		fi; \
+		echo "== attnzoo: OPENBLAS_NUM_THREADS=1 $(BIN) bench --json $$size $$run $$beam (BLAS=$(BLAS))"; \
+		OPENBLAS_NUM_THREADS=1 ./$(BIN) bench --json $$size $$run $$beam > bin/bench-line.json || exit 1; \
+		cat bin/bench-line.json; cat bin/bench-line.json >> bin/bench-compare.jsonl; \
+	done; \
+	echo; echo "== bench-compare, $$(date -u '+%Y-%m-%d %H:%M UTC'), $$(nproc) cores, SIZES=\"$(SIZES)\""; \
+	./$(BIN) bench --table-from bin/bench-compare.jsonl
 
 fmt:
 	find . -name '*.go' -not -path './.git/*' | xargs gofmt -w

@@ -11,7 +11,7 @@ import (
 
 // BenchmarkStep times forward and backward through 10 unrolled steps of each
 // cell at B = 64, H = 128, one input of 64, float32 (the sizes of the
-// toy-reverse speed anchor, shared/anchors): one graph, compiled once, run
+// toy-reverse speed anchor, bench/README.md): one graph, compiled once, run
 // b.N times.
 func BenchmarkStep(b *testing.B) {
 	const B, H, In, T = 64, 128, 64, 10

@@ -22,7 +22,7 @@ type Config struct {
 	// Inputs are the sizes of the step inputs. Each input j gets its own
 	// weight block, which equals one matrix on their concatenation
 	// [x_1; x_2; ...] (gorgonia's Concat is avoided: its gradient is wrong
-	// past 256, shared/GORGONIA.md case 1).
+	// past 256, docs/gorgonia.md, case 1).
 	Inputs []int
 	Hidden int
 	Dtype  tensor.Dtype // gx.Float32 or gx.Float64; the zero value means Float64

@@ -20,7 +20,7 @@ import (
 // Each is the other's gradient. It splits a stacked gate pre-activation
 // [B, G·H] into its gates. gorgonia's Slice is not used: it hashes its
 // bounds as single bytes, so slices whose bounds differ by a multiple of 256
-// are merged into one node (shared/GORGONIA.md case 1). The hash here
+// are merged into one node (docs/gorgonia.md, case 1). The hash here
 // writes every parameter as a full decimal integer.
 type colsOp struct {
 	start, end, width int

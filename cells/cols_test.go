@@ -12,7 +12,7 @@ import (
 
 // TestCols takes column ranges of x [3, 600] whose bounds differ by
 // multiples of 256 (0:100, 256:356, 512:600 — the ranges gorgonia's Slice
-// merges, shared/GORGONIA.md case 1) and checks their values entry by entry
+// merges, docs/gorgonia.md, case 1) and checks their values entry by entry
 // and the gradient of Σ_k r_k · cols_k(x) against finite differences.
 func TestCols(t *testing.T) {
 	const B, W = 3, 600

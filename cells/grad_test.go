@@ -106,7 +106,7 @@ func TestGradients(t *testing.T) {
 
 // TestGradientsAtRealisticSize repeats the check where the stacked gate
 // axis passes 256 (H = 128: 3H = 384, 4H = 512; gorgonia merges slices whose
-// bounds differ by a multiple of 256, shared/GORGONIA.md case 1), batch 64,
+// bounds differ by a multiple of 256, docs/gorgonia.md, case 1), batch 64,
 // two inputs of 64 and 128 shared by the 4 steps, on 20 random entries of
 // every tensor.
 func TestGradientsAtRealisticSize(t *testing.T) {

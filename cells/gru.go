@@ -16,8 +16,8 @@ import (
 //
 // The reset gate multiplies U_n h + b_hn, after the recurrent product (the
 // "v3" form cuDNN uses), not h before it as in the paper's r ⊙ h. The two
-// are different functions; this one matches nn.GRU, so the PyTorch speed
-// and accuracy anchor in shared/anchors runs the same model, and it needs
+// are different functions; this one matches nn.GRU, so the PyTorch
+// reference in bench/pytorch runs the same model, and it needs
 // one product with U per step instead of two sequential ones.
 //
 // Parameters (after Config.Prefix), with each gate's rows stacked in

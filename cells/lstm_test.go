@@ -54,7 +54,7 @@ func TestLSTM(t *testing.T) {
 
 // TestLSTMReferenceSteps runs several steps on random weights and inputs,
 // also at H = 128, where the stacked gates pass 256 (gorgonia merges slices
-// whose bounds differ by a multiple of 256, shared/GORGONIA.md case 1; a
+// whose bounds differ by a multiple of 256, docs/gorgonia.md, case 1; a
 // merge would make this forward pass wrong, which no gradient check sees).
 func TestLSTMReferenceSteps(t *testing.T) {
 	for _, H := range []int{4, 128} {

@@ -60,7 +60,7 @@ func param(rng *rand.Rand, name string, shape ...int) *gx.Param {
 
 // TestGradientsAtRealisticSize repeats the check at a size where axes pass
 // 256 (B=64, S=12, D=128, A=300: gorgonia merges slices whose bounds differ
-// by a multiple of 256, shared/GORGONIA.md case 1), on a random sample of
+// by a multiple of 256, docs/gorgonia.md, case 1), on a random sample of
 // entries of every tensor.
 func TestGradientsAtRealisticSize(t *testing.T) {
 	if testing.Short() {

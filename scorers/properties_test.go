@@ -118,7 +118,7 @@ func TestWeightsSumToOneAndMaskedAreZero(t *testing.T) {
 
 // TestLargeScoresStayFinite: scores far apart (±1000) and a row whose only
 // unmasked key is its first must not give NaN (gorgonia's SoftMax does:
-// shared/GORGONIA.md case 3).
+// docs/gorgonia.md, case 3).
 func TestLargeScoresStayFinite(t *testing.T) {
 	for _, dt := range []any{gx.Float64, gx.Float32} {
 		for _, name := range scorers.Names() {

@@ -2,7 +2,7 @@ package seq2seq
 
 import "math/rand/v2"
 
-// AnchorConfig is the toy-reverse speed anchor of shared/anchors/README.md:
+// AnchorConfig is the toy-reverse speed anchor of bench/README.md:
 // vocabulary 32, source 12, target 13, batch 64, embedding 64, hidden 128,
 // unidirectional GRU encoder, GRU decoder with Bahdanau (concat) attention,
 // A = 128, float32. (Our decoder adds the attentional layer

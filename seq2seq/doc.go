@@ -16,7 +16,7 @@
 // to 16 steps per graph run, each fed the previous step's argmax.
 // Parameters (gx.Param) live outside the graphs; a graph is built per input
 // shape and cached. AnchorConfig and AnchorBatch are the speed anchor's
-// workload (shared/anchors), timed by `attnzoo bench`.
+// workload (bench/README.md), timed by `attnzoo bench`.
 //
 // Token ids 0–3 are reserved: <pad>, <unk>, <s>, </s> (as package tasks'
 // vocabularies number them).

@@ -95,7 +95,7 @@ func TestModelGradients(t *testing.T) {
 // TestModelGradientsRealistic: batch 64, a dozen time steps, hidden 128, so
 // the concatenated encoder annotations, the vocabulary and A = 300 pass 256
 // (gorgonia merges slices whose bounds differ by a multiple of 256:
-// shared/GORGONIA.md case 1). A random sample of entries of every parameter
+// docs/gorgonia.md, case 1). A random sample of entries of every parameter
 // tensor. One combination in CI (each takes 20–90 s on 2 cores); every scorer
 // × decoder with ATTNZOO_FULL=1 (make test-full).
 func TestModelGradientsRealistic(t *testing.T) {

@@ -19,7 +19,7 @@ import (
 )
 
 // benchResult is what `attnzoo bench --json` prints: the fields of
-// shared/anchors/toy_reverse_pytorch.py's line, and a few of our own.
+// bench/pytorch/reverse.py's line, and a few of our own.
 type benchResult struct {
 	System       string  `json:"system"`
 	Dtype        string  `json:"dtype"`
@@ -27,7 +27,14 @@ type benchResult struct {
 	BLAS         string  `json:"blas"`
 	BLASThreads  int     `json:"blas_threads"`
 	Go           string  `json:"go"`
+	Hidden       int     `json:"hidden"`
+	Batch        int     `json:"batch"`
+	SrcLen       int     `json:"src_len"`
+	Vocab        int     `json:"vocab"`
+	Embed        int     `json:"embed"`
 	Params       int     `json:"params"`
+	StepsTimed   int     `json:"steps_timed"`
+	DecodeReps   int     `json:"decode_reps"`
 	MsStepMedian float64 `json:"ms_step_median"`
 	MsStepMin    float64 `json:"ms_step_min"`
 	MsStepMean   float64 `json:"ms_step_mean"`
@@ -43,6 +50,7 @@ type benchResult struct {
 // benchOptions size the run: the anchor times training steps 6–55 and 20
 // greedy decodings after 3 warm-ups.
 type benchOptions struct {
+	benchSizes
 	steps, skip   int // training steps run, and the first ones not timed
 	reps, warmups int // decoding repetitions timed, and untimed ones before
 	beamReps      int
@@ -53,18 +61,25 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print one JSON line with the fields of the PyTorch anchor script")
 	table := fs.Bool("table", false, "with --json, print the table too")
-	torch := fs.String("torch", "", "a JSON line from shared/anchors/toy_reverse_pytorch.py to compare with (ratios)")
+	torch := fs.String("torch", "", "a JSON line from bench/pytorch/reverse.py to compare with (ratios)")
+	tableFrom := fs.String("table-from", "", "instead: print the table of a `FILE` of JSON lines from both systems, one pair per size")
 	opt := benchOptions{}
-	fs.IntVar(&opt.steps, "steps", 55, "training steps (the first 5 are not timed)")
+	opt.benchSizes.flags(fs)
+	fs.IntVar(&opt.steps, "steps", 55, "training steps (the first --warmup are not timed)")
+	fs.IntVar(&opt.skip, "warmup", 5, "training steps run before the clock starts")
 	fs.IntVar(&opt.reps, "reps", 20, "greedy decodings timed (after 3 untimed)")
 	fs.IntVar(&opt.beamReps, "beam-reps", 10, "beam-5 decodings timed (after 2 untimed)")
 	parallel := fs.Int("parallel", 0, "instead: measure how N workers scale (N anchor models one after another, then side by side)")
 	parSteps := fs.Int("parallel-steps", 40, "with --parallel, timed training steps per model and phase")
+	var prof profiles
+	prof.flags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: attnzoo bench [--json [--table]] [--torch PYTORCH.json]")
+		fmt.Fprintln(stderr, "usage: attnzoo bench [--hidden H] [--batch B] [--src-len S] [--vocab V] [--json [--table]] [--torch PYTORCH.json]")
 		fmt.Fprintln(stderr, "       attnzoo bench --parallel N [--parallel-steps S] [--json]")
-		fmt.Fprintln(stderr, "Runs the toy-reverse speed anchor (shared/anchors/README.md) through the harness:")
-		fmt.Fprintln(stderr, "concat scorer, GRU, Bahdanau decoder, V=32, S=12, T=13, B=64, E=64, H=128, A=128, float32, Adam.")
+		fmt.Fprintln(stderr, "       attnzoo bench --table-from RESULTS.jsonl")
+		fmt.Fprintln(stderr, "Runs the toy-reverse speed anchor (bench/README.md) through the harness:")
+		fmt.Fprintln(stderr, "concat scorer, GRU, Bahdanau decoder, V=32, S=12, T=13, B=64, E=64, H=128, A=128, float32, Adam;")
+		fmt.Fprintln(stderr, "--hidden, --batch, --src-len and --vocab resize it (bench/pytorch/reverse.py takes the same flags).")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -76,20 +91,39 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if fs.NArg() > 0 {
 		return usagef("bench: unexpected argument %q", fs.Arg(0))
 	}
-	opt.skip, opt.warmups = 5, 3
-	if opt.steps <= opt.skip || opt.reps < 1 || opt.beamReps < 1 {
-		return usagef("bench: want --steps > %d, --reps ≥ 1 and --beam-reps ≥ 1", opt.skip)
+	if *tableFrom != "" {
+		return printTableFrom(stdout, *tableFrom)
+	}
+	opt.warmups = 3
+	if err := opt.benchSizes.check(); err != nil {
+		return usagef("bench: %v", err)
+	}
+	if opt.skip < 0 || opt.steps <= opt.skip || opt.reps < 1 || opt.beamReps < 1 {
+		return usagef("bench: want --warmup ≥ 0, --steps > --warmup (%d), --reps ≥ 1 and --beam-reps ≥ 1; got --steps %d", opt.skip, opt.steps)
 	}
 	if *parallel < 0 || *parSteps < 1 {
 		return usagef("bench: want --parallel ≥ 1 and --parallel-steps ≥ 1")
 	}
-	if *parallel > 0 {
-		spareProc(*parallel)
-		r, err := runParallel(ctx, *parallel, *parSteps)
+	if err := prof.start(); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	err := benchMain(ctx, opt, *parallel, *parSteps, *asJSON, *table, *torch, stdout)
+	if perr := prof.stop(); err == nil && perr != nil {
+		err = fmt.Errorf("bench: %w", perr)
+	}
+	return err
+}
+
+// benchMain is the measurement cmdBench runs between its profiles' start
+// and stop.
+func benchMain(ctx context.Context, opt benchOptions, parallel, parSteps int, asJSON, table bool, torch string, stdout io.Writer) error {
+	if parallel > 0 {
+		spareProc(parallel)
+		r, err := runParallel(ctx, opt.benchSizes, parallel, parSteps)
 		if err != nil {
 			return err
 		}
-		if *asJSON {
+		if asJSON {
 			line, _ := json.Marshal(r)
 			fmt.Fprintln(stdout, string(line))
 		} else {
@@ -98,35 +132,35 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return nil
 	}
 	var ref map[string]any
-	if *torch != "" {
-		data, err := os.ReadFile(*torch)
+	if torch != "" {
+		data, err := os.ReadFile(torch)
 		if err != nil {
 			return fmt.Errorf("bench: %w", err)
 		}
 		if err := json.Unmarshal(data, &ref); err != nil {
-			return fmt.Errorf("bench: %s: not a JSON line of toy_reverse_pytorch.py: %w", *torch, err)
+			return fmt.Errorf("bench: %s: not a JSON line of bench/pytorch/reverse.py: %w", torch, err)
 		}
 	}
 	res, err := runBench(ctx, opt)
 	if err != nil {
 		return err
 	}
-	if *asJSON {
+	if asJSON {
 		line, _ := json.Marshal(res)
 		fmt.Fprintln(stdout, string(line))
 	}
-	if !*asJSON || *table || ref != nil {
-		printBench(stdout, res, ref, *torch)
+	if !asJSON || table || ref != nil {
+		printBench(stdout, res, ref, torch, opt)
 	}
 	return nil
 }
 
-// runBench trains the anchor model for opt.steps steps on fresh batches
-// (drawn before the clock starts) and times greedy and beam-5 decoding of
-// one batch with the trained model.
+// runBench trains the model for opt.steps steps on fresh batches (drawn
+// before the clock starts) and times greedy and beam-5 decoding of one batch
+// with the trained model.
 func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
-	cfg := seq2seq.AnchorConfig()
-	tr, err := anchorTrainer(cfg.Seed)
+	cfg := opt.config()
+	tr, err := benchTrainer(opt.benchSizes, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -135,10 +169,12 @@ func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	batches := make([]*seq2seq.Batch, opt.steps)
 	for i := range batches {
-		batches[i] = seq2seq.AnchorBatch(rng)
+		batches[i] = opt.draw(rng)
 	}
 	res := &benchResult{System: "attnzoo", Dtype: cfg.Dtype, Threads: runtime.GOMAXPROCS(0), BLAS: gx.BLAS(),
-		BLASThreads: gx.BLASThreads(), Go: runtime.Version(), Params: m.NumParams()}
+		BLASThreads: gx.BLASThreads(), Go: runtime.Version(), Hidden: cfg.Hidden, Batch: opt.batch,
+		SrcLen: opt.srcLen, Vocab: cfg.SrcVocab, Embed: cfg.Embed, Params: m.NumParams(),
+		StepsTimed: opt.steps - opt.skip, DecodeReps: opt.reps}
 
 	var times []float64 // ms
 	var before, after runtime.MemStats
@@ -166,7 +202,7 @@ func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
 	res.Allocs = float64(after.Mallocs-before.Mallocs) / n
 	res.MsStepMedian, res.MsStepMin, res.MsStepMean = median(times), slices.Min(times), mean(times)
 
-	src := seq2seq.AnchorBatch(rng)
+	src := opt.draw(rng)
 	src.TgtIn, src.TgtOut = nil, nil
 	cache := seq2seq.NewGraphCache(0)
 	defer cache.Close()
@@ -186,7 +222,7 @@ func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
 		}
 		return median(ts), nil
 	}
-	const maxLen = 12 // + </s>: the anchor's 13 steps
+	maxLen := opt.srcLen // + </s>: the anchor's 13 steps
 	if res.DecodeMs, err = timeIt(opt.warmups, opt.reps, func() error { _, err := m.Greedy(src, maxLen, cache); return err }); err != nil {
 		return nil, err
 	}
@@ -204,10 +240,10 @@ func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
 	return res, nil
 }
 
-// anchorTrainer is the anchor model (seeded) with the anchor's optimizer:
-// Adam, lr 1e-3, no clipping or decay.
-func anchorTrainer(seed uint64) (*seq2seq.Trainer, error) {
-	cfg := seq2seq.AnchorConfig()
+// benchTrainer is the anchor model at these sizes (seeded) with the
+// anchor's optimizer: Adam, lr 1e-3, no clipping or decay.
+func benchTrainer(s benchSizes, seed uint64) (*seq2seq.Trainer, error) {
+	cfg := s.config()
 	cfg.Seed = seed
 	m, err := seq2seq.New(cfg)
 	if err != nil {
@@ -239,9 +275,9 @@ func mean(x []float64) float64 {
 
 // printBench prints the result as a table, beside PyTorch's line when given
 // (ratios: attnzoo ms/step ÷ PyTorch ms/step; attnzoo seq/s ÷ PyTorch seq/s).
-func printBench(w io.Writer, r *benchResult, ref map[string]any, refName string) {
-	fmt.Fprintf(w, "toy-reverse anchor: %s, %d params, %s, GOMAXPROCS %d, BLAS %s (%d thread(s)), %s\n",
-		r.System, r.Params, r.Dtype, r.Threads, r.BLAS, r.BLASThreads, r.Go)
+func printBench(w io.Writer, r *benchResult, ref map[string]any, refName string, opt benchOptions) {
+	fmt.Fprintf(w, "toy-reverse anchor (%s): %s, %d params, %s, GOMAXPROCS %d, BLAS %s (%d thread(s)), %s\n",
+		opt.benchSizes, r.System, r.Params, r.Dtype, r.Threads, r.BLAS, r.BLASThreads, r.Go)
 	num := func(key string) (float64, bool) {
 		v, ok := ref[key].(float64)
 		return v, ok
@@ -250,15 +286,18 @@ func printBench(w io.Writer, r *benchResult, ref map[string]any, refName string)
 		sys, _ := ref["system"].(string)
 		th, _ := num("threads")
 		fmt.Fprintf(w, "against %s: %s, %v thread(s)\n", refName, sys, th)
+		if p, ok := num("params"); ok && paramsDiffer(r.Params, p) {
+			fmt.Fprintf(w, "  warning: %s has %.0f parameters, attnzoo %d: not the same model\n", refName, p, r.Params)
+		}
 	}
 	rows := []struct {
 		what, key string
 		v         float64
 		format    string
 	}{
-		{"train ms/step (median of steps 6–55)", "ms_step_median", r.MsStepMedian, "%.1f"},
+		{fmt.Sprintf("train ms/step (median of steps %d–%d)", opt.skip+1, opt.steps), "ms_step_median", r.MsStepMedian, "%.1f"},
 		{"train ms/step (min)", "ms_step_min", r.MsStepMin, "%.1f"},
-		{"greedy seq/s (batch 64, median of 20)", "decode_seq_s", r.DecodeSeqS, "%.0f"},
+		{fmt.Sprintf("greedy seq/s (batch %d, median of %d)", opt.batch, opt.reps), "decode_seq_s", r.DecodeSeqS, "%.0f"},
 		{"greedy ms/batch", "decode_ms_batch", r.DecodeMs, "%.1f"},
 		{"beam-5 seq/s", "beam5_seq_s", r.Beam5SeqS, "%.0f"},
 		{"beam-5 ms/batch", "beam5_ms_batch", r.Beam5Ms, "%.1f"},

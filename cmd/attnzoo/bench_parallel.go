@@ -11,7 +11,7 @@ import (
 )
 
 // parallelResult is `attnzoo bench --parallel N`'s measure of how a sweep
-// scales: N anchor models trained one after another on one goroutine, then
+// scales: N bench models trained one after another on one goroutine, then
 // the same N side by side, one goroutine each (as `attnzoo run --workers N`
 // runs them). SpeedUp = serial time ÷ parallel time; N means perfect.
 type parallelResult struct {
@@ -25,7 +25,7 @@ type parallelResult struct {
 // runParallel measures the speed-up. Each model first runs warm steps
 // (graph compilation, buffers) outside the clock; each timed phase then
 // runs steps fresh batches per model.
-func runParallel(ctx context.Context, workers, steps int) (*parallelResult, error) {
+func runParallel(ctx context.Context, sizes benchSizes, workers, steps int) (*parallelResult, error) {
 	const warm = 3
 	type job struct {
 		tr      *seq2seq.Trainer
@@ -33,7 +33,7 @@ func runParallel(ctx context.Context, workers, steps int) (*parallelResult, erro
 	}
 	jobs := make([]job, workers)
 	for i := range jobs {
-		tr, err := anchorTrainer(uint64(i + 1))
+		tr, err := benchTrainer(sizes, uint64(i+1))
 		if err != nil {
 			return nil, err
 		}
@@ -41,7 +41,7 @@ func runParallel(ctx context.Context, workers, steps int) (*parallelResult, erro
 		rng := rand.New(rand.NewPCG(uint64(i+1), 7))
 		bs := make([]*seq2seq.Batch, warm+2*steps)
 		for k := range bs {
-			bs[k] = seq2seq.AnchorBatch(rng)
+			bs[k] = sizes.draw(rng)
 		}
 		jobs[i] = job{tr, bs}
 		for _, b := range bs[:warm] {

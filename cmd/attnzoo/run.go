@@ -35,15 +35,17 @@ func parseShard(s string) (int, int, error) {
 	return i, n, nil
 }
 
-func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	fs := flag.NewFlagSet("attnzoo run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "results", "results root: the experiment writes to OUT/<name>/")
 	workers := fs.Int("workers", runtime.NumCPU(), "runs trained at once")
 	resume := fs.Bool("resume", false, "skip finished runs, continue cut-off runs from their last checkpoint")
 	shard := fs.String("shard", "", "I/N: run only the runs whose index ≡ I (mod N)")
+	var prof profiles
+	prof.flags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: attnzoo run EXPERIMENT.toml [--out DIR] [--workers N] [--resume] [--shard I/N]")
+		fmt.Fprintln(stderr, "usage: attnzoo run EXPERIMENT.toml [--out DIR] [--workers N] [--resume] [--shard I/N] [--cpuprofile FILE] [--memprofile FILE]")
 		fs.PrintDefaults()
 	}
 	file, rest := splitPositional(args)
@@ -74,6 +76,14 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return usageError{err}
 	}
 	runs, _ := e.Runs()
+	if err := prof.start(); err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	defer func() {
+		if perr := prof.stop(); err == nil && perr != nil {
+			err = fmt.Errorf("run: %w", perr)
+		}
+	}()
 	spareProc(min(*workers, len(runs)))
 	fmt.Fprintf(stderr, "attnzoo: %s: %d runs, %d workers → %s\n", file, len(runs), *workers, e.Dir(*out))
 	res, err := e.Run(ctx, experiments.Options{Out: *out, Workers: *workers, Resume: *resume, Shard: si, Shards: sn,

@@ -1,6 +1,6 @@
 // Package gradcheck compares the gradients gorgonia computes for a graph with
 // central finite differences (gonum.org/v1/gonum/diff/fd). Every gradient the
-// harness relies on is checked this way: shared/GORGONIA.md lists gorgonia
+// harness relies on is checked this way: docs/gorgonia.md lists gorgonia
 // ops whose gradients are silently wrong.
 package gradcheck
 

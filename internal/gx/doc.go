@@ -12,14 +12,14 @@
 // row-major and dense.
 //
 // Several gorgonia v0.9.18 ops are wrong in ways that pass small tests (see
-// shared/GORGONIA.md: Reshape aliasing, slices merged when their bounds differ
+// docs/gorgonia.md: Reshape aliasing, slices merged when their bounds differ
 // by a multiple of 256, SoftMax seeding every row's maximum with element
 // [0,0]). The attention hot path therefore runs on our own ops (ops_*.go):
 // batched matrix–vector products, a row-wise linear map, the fused additive
 // score, masked softmax and L2 normalisation, each with its gradient, and
 // each checked against central finite differences in ops_test.go.
 //
-// Speed (shared/anchors: the toy-reverse workload). The hot paths are fused
+// Speed (bench/README.md: the toy-reverse workload). The hot paths are fused
 // ops with hand-written backward passes, each checked against the unfused
 // composition and against finite differences: a GRU step in two ops
 // (GRUGates, GRUBlend), a whole GRU layer over a sequence in one

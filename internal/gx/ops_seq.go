@@ -8,7 +8,7 @@ import (
 )
 
 // Sequence plumbing, written as our own ops so no gorgonia Slice, Concat or
-// Reshape is involved (shared/GORGONIA.md cases 1 and 2):
+// Reshape is involved (docs/gorgonia.md, cases 1 and 2):
 //
 //	Embed(E [V,D], ids [N])          → [N,D]     rows of E; ids are whole numbers stored in the graph's dtype
 //	Stack(x_1..x_S, each [B,H])      → [B,S,H]

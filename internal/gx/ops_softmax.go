@@ -14,7 +14,7 @@ import (
 //	w_i = m_i · exp(s_i − max_j{s_j : m_j = 1}) / Σ_j m_j · exp(s_j − max)
 //
 // Each row's maximum is its own over unmasked keys (gorgonia's SoftMax seeds
-// every row's maximum with element [0,0]: shared/GORGONIA.md case 3). A masked
+// every row's maximum with element [0,0]: docs/gorgonia.md, case 3). A masked
 // key gets weight exactly 0; a row with no unmasked key gets all zeros, not
 // NaN. The gradient is ∂s_i = w_i (g_i − Σ_j w_j g_j); the mask gets none.
 type maskedSoftmaxOp struct{ base }
@@ -199,7 +199,7 @@ func (op *maskFillOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 // last axis over the unmasked keys: masked keys are first set to −1e9, which
 // always falls below the threshold τ, so their weight is exactly 0. It uses
 // gorgonia's op, which is right for 2-D input along the last axis
-// (shared/GORGONIA.md case 5); other shapes are refused.
+// (docs/gorgonia.md, case 5); other shapes are refused.
 func (g *Graph) Sparsemax(s, mask *Node) *Node {
 	if !g.ok(s, mask) {
 		return nil

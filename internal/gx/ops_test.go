@@ -136,7 +136,7 @@ func TestOpGradients(t *testing.T) {
 // the last key masked is [1, e]/(1+e) = [0.2689414213699951, 0.7310585786300049];
 // a row whose only unmasked key is its first gets weight exactly 1 there
 // even when its scores lie far below element [0,0] (gorgonia's SoftMax gives
-// NaN there: shared/GORGONIA.md case 3); an all-masked row gets zeros.
+// NaN there: docs/gorgonia.md, case 3); an all-masked row gets zeros.
 func TestMaskedSoftmaxValues(t *testing.T) {
 	for _, dt := range []struct {
 		name string
