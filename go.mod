@@ -11,6 +11,8 @@ require (
 	gorgonia.org/tensor v0.9.23
 )
 
+require github.com/ebitengine/purego v0.11.3
+
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
 	codeberg.org/go-latex/latex v0.2.0 // indirect

@@ -1,0 +1,81 @@
+package opencl
+
+import "fmt"
+
+// CLBlast's layout and transpose enums (clblast_c.h).
+const (
+	clblastRowMajor = 101
+	clblastNoTrans  = 111
+	clblastTrans    = 112
+)
+
+func transpose(t bool) int32 {
+	if t {
+		return clblastTrans
+	}
+	return clblastNoTrans
+}
+
+// Sgemm computes, through CLBlast, on row-major matrices stored in buffers
+// from the given offsets (in values) with leading dimensions lda, ldb, ldc:
+//
+//	C = α·op(A)·op(B) + β·C,  op(X) = Xᵀ if its trans flag is set,
+//
+// op(A) m×k, op(B) k×n, C m×n, m, n, k ≥ 1. It returns once the work is
+// queued. The first call on a device compiles CLBlast's kernels (seconds
+// on pocl with a cold cache; POCL_CACHE_DIR keeps them).
+func (c *Context) Sgemm(transA, transB bool, m, n, k int, alpha float32, a *Buffer, aOff, lda int,
+	b *Buffer, bOff, ldb int, beta float32, cb *Buffer, cOff, ldc int) error {
+	bl, err := loadCLBlast()
+	if err != nil {
+		return err
+	}
+	if m < 1 || n < 1 || k < 1 {
+		return fmt.Errorf("opencl: Sgemm: m, n, k = %d, %d, %d: each must be ≥ 1", m, n, k)
+	}
+	if err := usable(a, b, cb); err != nil {
+		return fmt.Errorf("opencl: Sgemm: %w", err)
+	}
+	code := bl.Sgemm(clblastRowMajor, transpose(transA), transpose(transB), uintptr(m), uintptr(n), uintptr(k), alpha,
+		a.mem, uintptr(aOff), uintptr(lda), b.mem, uintptr(bOff), uintptr(ldb), beta,
+		cb.mem, uintptr(cOff), uintptr(ldc), &c.queue, nil)
+	if err := check("CLBlastSgemm", code); err != nil {
+		return fmt.Errorf("%w (m=%d n=%d k=%d lda=%d ldb=%d ldc=%d)", err, m, n, k, lda, ldb, ldc)
+	}
+	return nil
+}
+
+// SgemmStridedBatched is Sgemm over batch matrices at once: product i
+// reads A from aOff + i·aStride, B from bOff + i·bStride and writes C at
+// cOff + i·cStride (offsets and strides in values).
+func (c *Context) SgemmStridedBatched(transA, transB bool, m, n, k int, alpha float32,
+	a *Buffer, aOff, lda, aStride int, b *Buffer, bOff, ldb, bStride int,
+	beta float32, cb *Buffer, cOff, ldc, cStride int, batch int) error {
+	bl, err := loadCLBlast()
+	if err != nil {
+		return err
+	}
+	if m < 1 || n < 1 || k < 1 || batch < 1 {
+		return fmt.Errorf("opencl: SgemmStridedBatched: m, n, k, batch = %d, %d, %d, %d: each must be ≥ 1", m, n, k, batch)
+	}
+	if err := usable(a, b, cb); err != nil {
+		return fmt.Errorf("opencl: SgemmStridedBatched: %w", err)
+	}
+	code := bl.SgemmStridedBatched(clblastRowMajor, transpose(transA), transpose(transB), uintptr(m), uintptr(n), uintptr(k), alpha,
+		a.mem, uintptr(aOff), uintptr(lda), uintptr(aStride), b.mem, uintptr(bOff), uintptr(ldb), uintptr(bStride), beta,
+		cb.mem, uintptr(cOff), uintptr(ldc), uintptr(cStride), uintptr(batch), &c.queue, nil)
+	if err := check("CLBlastSgemmStridedBatched", code); err != nil {
+		return fmt.Errorf("%w (m=%d n=%d k=%d batch=%d)", err, m, n, k, batch)
+	}
+	return nil
+}
+
+// usable checks that no buffer is nil or released.
+func usable(bs ...*Buffer) error {
+	for i, b := range bs {
+		if b == nil || b.mem == 0 {
+			return fmt.Errorf("matrix %c is a nil or released buffer", "ABC"[i])
+		}
+	}
+	return nil
+}

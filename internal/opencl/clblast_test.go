@@ -1,0 +1,142 @@
+package opencl
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// refGemm is C = α·op(A)·op(B) + β·C on row-major slices, summed in float64.
+func refGemm(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	for i := range m {
+		for j := range n {
+			var s float64
+			for p := range k {
+				var av, bv float32
+				if ta {
+					av = a[p*lda+i]
+				} else {
+					av = a[i*lda+p]
+				}
+				if tb {
+					bv = b[j*ldb+p]
+				} else {
+					bv = b[p*ldb+j]
+				}
+				s += float64(av) * float64(bv)
+			}
+			c[i*ldc+j] = float32(float64(alpha)*s + float64(beta)*float64(c[i*ldc+j]))
+		}
+	}
+}
+
+// closeRel reports the first index where got and want differ by more than
+// tol relative to the larger of |want[i]| and 1.
+func closeRel(got, want []float32, tol float64) (int, bool) {
+	for i := range want {
+		if math.Abs(float64(got[i]-want[i])) > tol*math.Max(1, math.Abs(float64(want[i]))) || math.IsNaN(float64(got[i])) {
+			return i, false
+		}
+	}
+	return 0, true
+}
+
+// CLBlast's SGEMM agrees with a float64-summed Go product for each
+// transpose and odd sizes, writing C from an offset with a padded ldc.
+// The shapes stay small: pocl compiles CLBlast's kernels on first use.
+func TestSgemm(t *testing.T) {
+	c := testContext(t)
+	r := rand.New(rand.NewPCG(3, 4))
+	const m, n, k, off = 37, 29, 13, 5
+	for i, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
+		ta, tb := tr[0], tr[1]
+		lda, ldb, ldc := k, n, n+3
+		if ta {
+			lda = m
+		}
+		if tb {
+			ldb = k
+		}
+		a, b := randSlice(r, m*k), randSlice(r, k*n)
+		cv := randSlice(r, off+m*ldc)
+		want := append([]float32(nil), cv...)
+		refGemm(ta, tb, m, n, k, 0.5, a, lda, b, ldb, -2, want[off:], ldc)
+		da, db, dc := upload(t, c, a), upload(t, c, b), upload(t, c, cv)
+		start := time.Now()
+		if err := c.Sgemm(ta, tb, m, n, k, 0.5, da, 0, lda, db, 0, ldb, -2, dc, off, ldc); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]float32, len(cv))
+		if err := dc.Read(got); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			t.Logf("first CLBlastSgemm (with its kernel compile): %v", time.Since(start))
+		}
+		if j, ok := closeRel(got, want, 1e-5); !ok {
+			t.Errorf("transA=%v transB=%v: C[%d] = %v, want %v", ta, tb, j, got[j], want[j])
+		}
+		for _, b := range []*Buffer{da, db, dc} {
+			b.Release()
+		}
+	}
+	if err := c.Sgemm(false, false, 0, 1, 1, 1, nil, 0, 1, nil, 0, 1, 0, nil, 0, 1); err == nil {
+		t.Error("Sgemm with m = 0 succeeded")
+	}
+}
+
+// The batched product equals batch separate products.
+func TestSgemmStridedBatched(t *testing.T) {
+	c := testContext(t)
+	r := rand.New(rand.NewPCG(5, 6))
+	const m, n, k, batch = 7, 11, 5, 3
+	a, b := randSlice(r, batch*m*k), randSlice(r, batch*k*n)
+	want := make([]float32, batch*m*n)
+	for i := range batch {
+		refGemm(false, true, m, n, k, 1, a[i*m*k:], k, b[i*k*n:], k, 0, want[i*m*n:], n)
+	}
+	da, db, dc := upload(t, c, a), upload(t, c, b), upload(t, c, make([]float32, batch*m*n))
+	defer func() {
+		for _, b := range []*Buffer{da, db, dc} {
+			b.Release()
+		}
+	}()
+	if err := c.SgemmStridedBatched(false, true, m, n, k, 1, da, 0, k, m*k, db, 0, k, k*n, 0, dc, 0, n, m*n, batch); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]float32, len(want))
+	if err := dc.Read(got); err != nil {
+		t.Fatal(err)
+	}
+	if j, ok := closeRel(got, want, 1e-5); !ok {
+		t.Errorf("C[%d] = %v, want %v", j, got[j], want[j])
+	}
+}
+
+// BenchmarkLaunch is the cost of one queued kernel launch (4 arguments
+// set, one clEnqueueNDRangeKernel) over 1024 work-items, waiting for the
+// queue every 256 launches.
+func BenchmarkLaunch(bm *testing.B) {
+	c := testContext(bm)
+	p, err := c.Build(vaddSrc, "")
+	if err != nil {
+		bm.Fatal(err)
+	}
+	k, err := p.Kernel("vadd")
+	if err != nil {
+		bm.Fatal(err)
+	}
+	const n = 1024
+	x := upload(bm, c, make([]float32, n))
+	bm.ResetTimer()
+	for i := 0; i < bm.N; i++ {
+		if err := k.Launch1D(n, x, x, x, n); err != nil {
+			bm.Fatal(err)
+		}
+		if i%256 == 255 {
+			c.Finish()
+		}
+	}
+	c.Finish()
+}

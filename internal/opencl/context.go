@@ -1,0 +1,133 @@
+package opencl
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// Context is an OpenCL context on one device with one in-order command
+// queue: commands run in the order they are enqueued, so a Read sees every
+// kernel launched before it. A Context is not safe for concurrent use; a
+// second goroutine wants its own Context (its own queue).
+type Context struct {
+	Device Device
+	a      *api
+	ctx    uintptr
+	queue  uintptr
+	local  int // the work-group size of Launch1D
+}
+
+// cl_device_info for the largest work-group.
+const deviceMaxWorkGroup = 0x1004
+
+// groupSize is the work-group size Launch1D asks for (or the device's
+// largest, if smaller): a multiple of NVIDIA's 32-wide warps and AMD's
+// 64-wide wavefronts.
+const groupSize = 64
+
+// NewContext creates a context and a command queue on device d (from
+// Platforms).
+func NewContext(d Device) (*Context, error) {
+	a, err := load()
+	if err != nil {
+		return nil, err
+	}
+	id := d.id
+	if id == 0 {
+		return nil, fmt.Errorf("opencl: device %s (%q) was not listed by Platforms", d.Key(), d.Name)
+	}
+	var code int32
+	ctx := a.CreateContext(nil, 1, &id, 0, 0, &code)
+	if err := check("clCreateContext", code); err != nil {
+		return nil, fmt.Errorf("%w (device %s, %s)", err, d.Key(), d.Name)
+	}
+	q := a.CreateCommandQueue(ctx, id, 0, &code)
+	if err := check("clCreateCommandQueue", code); err != nil {
+		a.ReleaseContext(ctx)
+		return nil, fmt.Errorf("%w (device %s, %s)", err, d.Key(), d.Name)
+	}
+	c := &Context{Device: d, a: a, ctx: ctx, queue: q, local: groupSize}
+	var maxWG uintptr
+	if err := check("clGetDeviceInfo", a.GetDeviceInfo(id, deviceMaxWorkGroup, unsafe.Sizeof(maxWG), unsafe.Pointer(&maxWG), nil)); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if int(maxWG) < c.local {
+		c.local = max(int(maxWG), 1)
+	}
+	return c, nil
+}
+
+// Finish waits until every enqueued command has run.
+func (c *Context) Finish() error { return check("clFinish", c.a.Finish(c.queue)) }
+
+// Close waits for the queue and releases the queue and the context. The
+// context's buffers, programs and kernels should be released first.
+func (c *Context) Close() error {
+	if c.ctx == 0 {
+		return nil
+	}
+	err := c.Finish()
+	c.a.ReleaseCommandQueue(c.queue)
+	c.a.ReleaseContext(c.ctx)
+	c.ctx, c.queue = 0, 0
+	return err
+}
+
+// Buffer is device memory holding Len float32 values (or other 4-byte words).
+type Buffer struct {
+	c   *Context
+	mem uintptr
+	n   int
+}
+
+// memReadWrite is CL_MEM_READ_WRITE.
+const memReadWrite = 1 << 0
+
+// Alloc allocates a buffer of n float32 values (n ≥ 1) on the device; its
+// contents are undefined until written.
+func (c *Context) Alloc(n int) (*Buffer, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("opencl: Alloc(%d): a buffer holds at least one value", n)
+	}
+	if uint64(n)*4 > c.Device.MaxAlloc && c.Device.MaxAlloc > 0 {
+		return nil, fmt.Errorf("opencl: Alloc(%d): %d bytes exceed the largest buffer of %s (%d bytes)", n, n*4, c.Device.Name, c.Device.MaxAlloc)
+	}
+	var code int32
+	m := c.a.CreateBuffer(c.ctx, memReadWrite, uintptr(n)*4, nil, &code)
+	if err := check("clCreateBuffer", code); err != nil {
+		return nil, fmt.Errorf("%w (%d float32)", err, n)
+	}
+	return &Buffer{c: c, mem: m, n: n}, nil
+}
+
+// Len is the number of float32 values the buffer holds.
+func (b *Buffer) Len() int { return b.n }
+
+// Write copies src (len(src) == b.Len()) to the device; it returns when
+// src may be reused.
+func (b *Buffer) Write(src []float32) error {
+	if len(src) != b.n {
+		return fmt.Errorf("opencl: Write: %d values into a buffer of %d", len(src), b.n)
+	}
+	return check("clEnqueueWriteBuffer", b.c.a.EnqueueWriteBuffer(b.c.queue, b.mem, 1, 0, uintptr(b.n)*4, unsafe.Pointer(&src[0]), 0, nil, nil))
+}
+
+// Read copies the buffer into dst (len(dst) == b.Len()) after every
+// command enqueued before it has run.
+func (b *Buffer) Read(dst []float32) error {
+	if len(dst) != b.n {
+		return fmt.Errorf("opencl: Read: a buffer of %d values into %d", b.n, len(dst))
+	}
+	return check("clEnqueueReadBuffer", b.c.a.EnqueueReadBuffer(b.c.queue, b.mem, 1, 0, uintptr(b.n)*4, unsafe.Pointer(&dst[0]), 0, nil, nil))
+}
+
+// Release frees the device memory; the buffer must not be used after.
+func (b *Buffer) Release() error {
+	if b.mem == 0 {
+		return nil
+	}
+	err := check("clReleaseMemObject", b.c.a.ReleaseMemObject(b.mem))
+	b.mem = 0
+	return err
+}

@@ -1,0 +1,145 @@
+package opencl
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"unsafe"
+
+	"github.com/ebitengine/purego"
+)
+
+// The shared libraries opened at run time.
+const (
+	LibOpenCL  = "libOpenCL.so.1"
+	LibCLBlast = "libclblast.so.1"
+)
+
+// ErrUnavailable is wrapped by every error that says OpenCL cannot be used
+// on this machine at all: the ICD loader is missing, or it finds no driver.
+var ErrUnavailable = errors.New("OpenCL is not available")
+
+// driverHint says how to get an OpenCL driver; the errors that find none end with it.
+const driverHint = "install your device vendor's OpenCL driver (NVIDIA: the driver's OpenCL ICD, Debian nvidia-opencl-icd; " +
+	"AMD: ROCm's OpenCL runtime; Intel: intel-opencl-icd), or pocl-opencl-icd to run OpenCL on the CPU; " +
+	"drivers register themselves in /etc/OpenCL/vendors/*.icd"
+
+// api holds the OpenCL 1.2 entry points this package calls. Handles
+// (cl_platform_id, cl_context, cl_mem, …) are uintptr; cl_int is int32,
+// cl_uint uint32, cl_bitfield uint64, size_t uintptr.
+type api struct {
+	GetPlatformIDs       func(n uint32, ids *uintptr, num *uint32) int32
+	GetPlatformInfo      func(p uintptr, param uint32, size uintptr, value unsafe.Pointer, ret *uintptr) int32
+	GetDeviceIDs         func(p uintptr, typ uint64, n uint32, ids *uintptr, num *uint32) int32
+	GetDeviceInfo        func(d uintptr, param uint32, size uintptr, value unsafe.Pointer, ret *uintptr) int32
+	CreateContext        func(props unsafe.Pointer, n uint32, devs *uintptr, notify, user uintptr, errc *int32) uintptr
+	CreateCommandQueue   func(ctx, dev uintptr, props uint64, errc *int32) uintptr
+	CreateBuffer         func(ctx uintptr, flags uint64, size uintptr, host unsafe.Pointer, errc *int32) uintptr
+	EnqueueWriteBuffer   func(q, mem uintptr, blocking uint32, off, size uintptr, ptr unsafe.Pointer, nev uint32, wait, ev unsafe.Pointer) int32
+	EnqueueReadBuffer    func(q, mem uintptr, blocking uint32, off, size uintptr, ptr unsafe.Pointer, nev uint32, wait, ev unsafe.Pointer) int32
+	CreateProgramWithSrc func(ctx uintptr, n uint32, src **byte, lens *uintptr, errc *int32) uintptr
+	BuildProgram         func(p uintptr, n uint32, devs *uintptr, opts *byte, notify, user uintptr) int32
+	GetProgramBuildInfo  func(p, dev uintptr, param uint32, size uintptr, value unsafe.Pointer, ret *uintptr) int32
+	CreateKernel         func(p uintptr, name *byte, errc *int32) uintptr
+	SetKernelArg         func(k uintptr, idx uint32, size uintptr, value unsafe.Pointer) int32
+	EnqueueNDRangeKernel func(q, k uintptr, dim uint32, off, global, local *uintptr, nev uint32, wait, ev unsafe.Pointer) int32
+	Finish               func(q uintptr) int32
+	ReleaseMemObject     func(h uintptr) int32
+	ReleaseKernel        func(h uintptr) int32
+	ReleaseProgram       func(h uintptr) int32
+	ReleaseCommandQueue  func(h uintptr) int32
+	ReleaseContext       func(h uintptr) int32
+}
+
+// clblastAPI holds CLBlast's entry points. Its enums are C ints (int32).
+type clblastAPI struct {
+	// CLBlastSgemm: layout, transA, transB, m, n, k, alpha, a, aOff, lda,
+	// b, bOff, ldb, beta, c, cOff, ldc, queue*, event* (19 arguments).
+	Sgemm func(layout, ta, tb int32, m, n, k uintptr, alpha float32,
+		a, aOff, lda, b, bOff, ldb uintptr, beta float32, c, cOff, ldc uintptr,
+		q *uintptr, ev unsafe.Pointer) int32
+	// CLBlastSgemmStridedBatched adds a stride after each leading
+	// dimension and the batch count (23 arguments).
+	SgemmStridedBatched func(layout, ta, tb int32, m, n, k uintptr, alpha float32,
+		a, aOff, lda, aStride, b, bOff, ldb, bStride uintptr, beta float32,
+		c, cOff, ldc, cStride, batch uintptr, q *uintptr, ev unsafe.Pointer) int32
+}
+
+var (
+	clOnce sync.Once
+	cl     *api
+	clErr  error
+
+	blasOnce sync.Once
+	blas     *clblastAPI
+	blasErr  error
+)
+
+// load opens libOpenCL.so.1 once per process.
+func load() (*api, error) {
+	clOnce.Do(func() { cl, clErr = openCL(LibOpenCL) })
+	return cl, clErr
+}
+
+// loadCLBlast opens libclblast.so.1 once per process.
+func loadCLBlast() (*clblastAPI, error) {
+	blasOnce.Do(func() { blas, blasErr = openCLBlast(LibCLBlast) })
+	return blas, blasErr
+}
+
+func openCL(name string) (*api, error) {
+	h, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+	if err != nil {
+		return nil, fmt.Errorf("opencl: cannot load %s, the OpenCL ICD loader (%v): %w; "+
+			"install it (Debian/Ubuntu: apt-get install ocl-icd-libopencl1) and %s", name, err, ErrUnavailable, driverHint)
+	}
+	a := &api{}
+	for _, f := range []struct {
+		fn   any
+		name string
+	}{
+		{&a.GetPlatformIDs, "clGetPlatformIDs"}, {&a.GetPlatformInfo, "clGetPlatformInfo"},
+		{&a.GetDeviceIDs, "clGetDeviceIDs"}, {&a.GetDeviceInfo, "clGetDeviceInfo"},
+		{&a.CreateContext, "clCreateContext"}, {&a.CreateCommandQueue, "clCreateCommandQueue"},
+		{&a.CreateBuffer, "clCreateBuffer"}, {&a.EnqueueWriteBuffer, "clEnqueueWriteBuffer"},
+		{&a.EnqueueReadBuffer, "clEnqueueReadBuffer"}, {&a.CreateProgramWithSrc, "clCreateProgramWithSource"},
+		{&a.BuildProgram, "clBuildProgram"}, {&a.GetProgramBuildInfo, "clGetProgramBuildInfo"},
+		{&a.CreateKernel, "clCreateKernel"}, {&a.SetKernelArg, "clSetKernelArg"},
+		{&a.EnqueueNDRangeKernel, "clEnqueueNDRangeKernel"}, {&a.Finish, "clFinish"},
+		{&a.ReleaseMemObject, "clReleaseMemObject"}, {&a.ReleaseKernel, "clReleaseKernel"},
+		{&a.ReleaseProgram, "clReleaseProgram"}, {&a.ReleaseCommandQueue, "clReleaseCommandQueue"},
+		{&a.ReleaseContext, "clReleaseContext"},
+	} {
+		if err := bind(h, name, f.fn, f.name); err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+func openCLBlast(name string) (*clblastAPI, error) {
+	h, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+	if err != nil {
+		return nil, fmt.Errorf("opencl: cannot load %s, CLBlast, which computes the matrix products on OpenCL devices (%v); "+
+			"install it (Debian/Ubuntu: apt-get install libclblast1)", name, err)
+	}
+	b := &clblastAPI{}
+	if err := bind(h, name, &b.Sgemm, "CLBlastSgemm"); err != nil {
+		return nil, err
+	}
+	if err := bind(h, name, &b.SgemmStridedBatched, "CLBlastSgemmStridedBatched"); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// bind points the Go function *fn at the C symbol sym of library lib
+// (handle h); a missing symbol is an error, not purego's panic.
+func bind(h uintptr, lib string, fn any, sym string) error {
+	addr, err := purego.Dlsym(h, sym)
+	if err != nil || addr == 0 {
+		return fmt.Errorf("opencl: %s has no %s (%v): it is not an OpenCL 1.2 library", lib, sym, err)
+	}
+	purego.RegisterFunc(fn, addr)
+	return nil
+}

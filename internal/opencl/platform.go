@@ -1,0 +1,209 @@
+package opencl
+
+import (
+	"fmt"
+	"strings"
+	"unsafe"
+)
+
+// DeviceType is a device's cl_device_type bitfield.
+type DeviceType uint64
+
+// The device types of OpenCL 1.2.
+const (
+	TypeDefault     DeviceType = 1 << 0
+	TypeCPU         DeviceType = 1 << 1
+	TypeGPU         DeviceType = 1 << 2
+	TypeAccelerator DeviceType = 1 << 3
+	TypeCustom      DeviceType = 1 << 4
+	typeAll         DeviceType = 0xFFFFFFFF
+)
+
+// String names the type's bits: "gpu", "cpu", "cpu+default", ….
+func (t DeviceType) String() string {
+	var s []string
+	for _, b := range []struct {
+		t    DeviceType
+		name string
+	}{{TypeGPU, "gpu"}, {TypeCPU, "cpu"}, {TypeAccelerator, "accelerator"}, {TypeCustom, "custom"}, {TypeDefault, "default"}} {
+		if t&b.t != 0 {
+			s = append(s, b.name)
+		}
+	}
+	if len(s) == 0 {
+		return fmt.Sprintf("type %#x", uint64(t))
+	}
+	return strings.Join(s, "+")
+}
+
+// Platform is one installed OpenCL driver and its devices.
+type Platform struct {
+	Index                 int // P in "opencl:P:D"
+	Name, Vendor, Version string
+	Devices               []Device
+	id                    uintptr
+}
+
+// Device is one device of a platform.
+type Device struct {
+	Platform, Index int    // P and D in "opencl:P:D"
+	PlatformName    string // its platform's name
+	Name, Vendor    string
+	Version, Driver string // CL_DEVICE_VERSION, CL_DRIVER_VERSION
+	Type            DeviceType
+	GlobalMem       uint64 // bytes
+	MaxAlloc        uint64 // bytes in one buffer
+	ComputeUnits    uint32
+	FP64            bool // has cl_khr_fp64: float64 kernels can run on it
+	id              uintptr
+}
+
+// Key is the device's name in experiment files and --device: "opencl:P:D".
+func (d Device) Key() string { return fmt.Sprintf("opencl:%d:%d", d.Platform, d.Index) }
+
+// cl_platform_info and cl_device_info parameters.
+const (
+	platformName    = 0x0902
+	platformVendor  = 0x0903
+	platformVersion = 0x0901
+
+	deviceType         = 0x1000
+	deviceComputeUnits = 0x1002
+	deviceMaxAlloc     = 0x1010
+	deviceGlobalMem    = 0x101F
+	deviceName         = 0x102B
+	deviceVendor       = 0x102C
+	driverVersion      = 0x102D
+	deviceVersion      = 0x102F
+	deviceExtensions   = 0x1030
+
+	platformNotFound = -1001 // CL_PLATFORM_NOT_FOUND_KHR
+	deviceNotFound   = -1    // CL_DEVICE_NOT_FOUND
+)
+
+// Platforms lists the OpenCL platforms and their devices. With no library
+// or no driver the error wraps ErrUnavailable and says what to install.
+func Platforms() ([]Platform, error) {
+	a, err := load()
+	if err != nil {
+		return nil, err
+	}
+	var n uint32
+	code := a.GetPlatformIDs(0, nil, &n)
+	if code == platformNotFound || (code == 0 && n == 0) {
+		return nil, fmt.Errorf("opencl: no OpenCL platform: %s found no driver (clGetPlatformIDs: %s): %w; %s",
+			LibOpenCL, CodeName(platformNotFound), ErrUnavailable, driverHint)
+	}
+	if err := check("clGetPlatformIDs", code); err != nil {
+		return nil, err
+	}
+	ids := make([]uintptr, n)
+	if err := check("clGetPlatformIDs", a.GetPlatformIDs(n, &ids[0], &n)); err != nil {
+		return nil, err
+	}
+	ps := make([]Platform, 0, n)
+	for i, id := range ids[:n] {
+		p := Platform{Index: i, id: id}
+		info := func(param uint32) (string, error) {
+			return infoString("clGetPlatformInfo", func(size uintptr, v unsafe.Pointer, ret *uintptr) int32 {
+				return a.GetPlatformInfo(id, param, size, v, ret)
+			})
+		}
+		if p.Name, err = info(platformName); err != nil {
+			return nil, err
+		}
+		if p.Vendor, err = info(platformVendor); err != nil {
+			return nil, err
+		}
+		if p.Version, err = info(platformVersion); err != nil {
+			return nil, err
+		}
+		if p.Devices, err = devices(a, p); err != nil {
+			return nil, err
+		}
+		ps = append(ps, p)
+	}
+	return ps, nil
+}
+
+// devices lists platform p's devices; a platform with none has an empty list.
+func devices(a *api, p Platform) ([]Device, error) {
+	var n uint32
+	code := a.GetDeviceIDs(p.id, uint64(typeAll), 0, nil, &n)
+	if code == deviceNotFound || (code == 0 && n == 0) {
+		return nil, nil
+	}
+	if err := check("clGetDeviceIDs", code); err != nil {
+		return nil, err
+	}
+	ids := make([]uintptr, n)
+	if err := check("clGetDeviceIDs", a.GetDeviceIDs(p.id, uint64(typeAll), n, &ids[0], &n)); err != nil {
+		return nil, err
+	}
+	ds := make([]Device, 0, n)
+	for j, id := range ids[:n] {
+		d := Device{Platform: p.Index, Index: j, PlatformName: p.Name, id: id}
+		str := func(param uint32) (string, error) {
+			return infoString("clGetDeviceInfo", func(size uintptr, v unsafe.Pointer, ret *uintptr) int32 {
+				return a.GetDeviceInfo(id, param, size, v, ret)
+			})
+		}
+		num := func(param uint32, v unsafe.Pointer, size uintptr) error {
+			return check("clGetDeviceInfo", a.GetDeviceInfo(id, param, size, v, nil))
+		}
+		var ext string
+		var err error
+		for _, s := range []struct {
+			param uint32
+			dst   *string
+		}{{deviceName, &d.Name}, {deviceVendor, &d.Vendor}, {deviceVersion, &d.Version}, {driverVersion, &d.Driver}, {deviceExtensions, &ext}} {
+			if *s.dst, err = str(s.param); err != nil {
+				return nil, err
+			}
+		}
+		d.FP64 = hasExtension(ext, "cl_khr_fp64")
+		var typ uint64
+		if err := num(deviceType, unsafe.Pointer(&typ), 8); err != nil {
+			return nil, err
+		}
+		d.Type = DeviceType(typ)
+		if err := num(deviceGlobalMem, unsafe.Pointer(&d.GlobalMem), 8); err != nil {
+			return nil, err
+		}
+		if err := num(deviceMaxAlloc, unsafe.Pointer(&d.MaxAlloc), 8); err != nil {
+			return nil, err
+		}
+		if err := num(deviceComputeUnits, unsafe.Pointer(&d.ComputeUnits), 4); err != nil {
+			return nil, err
+		}
+		ds = append(ds, d)
+	}
+	return ds, nil
+}
+
+// hasExtension reports whether the space-separated list exts names ext.
+func hasExtension(exts, ext string) bool {
+	for _, e := range strings.Fields(exts) {
+		if e == ext {
+			return true
+		}
+	}
+	return false
+}
+
+// infoString reads a string-valued clGet*Info parameter: its size, then
+// its bytes, without the C string's terminating NUL.
+func infoString(fn string, get func(size uintptr, v unsafe.Pointer, ret *uintptr) int32) (string, error) {
+	var size uintptr
+	if err := check(fn, get(0, nil, &size)); err != nil {
+		return "", err
+	}
+	if size == 0 {
+		return "", nil
+	}
+	b := make([]byte, size)
+	if err := check(fn, get(size, unsafe.Pointer(&b[0]), nil)); err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(strings.TrimRight(string(b), "\x00")), nil
+}
