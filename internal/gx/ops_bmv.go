@@ -19,30 +19,56 @@ import (
 // with a constant scale c. The family is closed under differentiation:
 // ∂BMV/∂X = Outer(g, y), ∂BMV/∂y = WSum(g, X); ∂WSum/∂w = BMV(X, g),
 // ∂WSum/∂X = Outer(w, g); ∂Outer/∂w = BMV(g, y), ∂Outer/∂y = WSum(w, g).
+//
+// With h heads (ops_heads.go) the last axis splits into h blocks of
+// a = D/h, and each head k reads its own block d ∈ [k·a, (k+1)·a):
+//
+//	BMVHeads:   out[b·h+k,i]   = c · Σ_{d∈k} X[b,i,d] · y[b,d]   [B·h,S]
+//	WSumHeads:  out[b,d]       = c · Σ_i w[b·h+k(d),i] · X[b,i,d] [B,D]
+//	OuterHeads: out[b,i,d]     = c · w[b·h+k(d),i] · y[b,d]       [B,S,D]
+//
+// the same three products on strided blocks, closed under differentiation
+// by the same identities; h = 1 is the plain family.
 
 type bmvOp struct {
 	base
 	c float64
+	h int
 }
 
 type wsumOp struct {
 	base
 	c float64
+	h int
 }
 
 type outerOp struct {
 	base
 	c float64
+	h int
 }
 
-func newBMV(c float64) *bmvOp {
-	return &bmvOp{base{name: "BMV", args: fmt.Sprint(c), in: []int{3, 2}, out: 2}, c}
+// headsArgs is an op's hash parameters: the scale, and the heads when more
+// than one (so the one-head ops keep the hash they always had).
+func headsArgs(c float64, h int) string {
+	if h == 1 {
+		return fmt.Sprint(c)
+	}
+	return fmt.Sprint(c, "/h", h)
 }
-func newWSum(c float64) *wsumOp {
-	return &wsumOp{base{name: "WSum", args: fmt.Sprint(c), in: []int{2, 3}, out: 2}, c}
+
+func newBMV(c float64) *bmvOp     { return newBMVHeads(c, 1) }
+func newWSum(c float64) *wsumOp   { return newWSumHeads(c, 1) }
+func newOuter(c float64) *outerOp { return newOuterHeads(c, 1) }
+
+func newBMVHeads(c float64, h int) *bmvOp {
+	return &bmvOp{base{name: "BMV", args: headsArgs(c, h), in: []int{3, 2}, out: 2}, c, h}
 }
-func newOuter(c float64) *outerOp {
-	return &outerOp{base{name: "Outer", args: fmt.Sprint(c), in: []int{2, 2}, out: 3}, c}
+func newWSumHeads(c float64, h int) *wsumOp {
+	return &wsumOp{base{name: "WSum", args: headsArgs(c, h), in: []int{2, 3}, out: 2}, c, h}
+}
+func newOuterHeads(c float64, h int) *outerOp {
+	return &outerOp{base{name: "Outer", args: headsArgs(c, h), in: []int{2, 2}, out: 3}, c, h}
 }
 
 // BMV returns c·X y per batch row: X [B,S,D], y [B,D] → [B,S].
@@ -59,10 +85,10 @@ func (op *bmvOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(s[0]) != 3 || len(s[1]) != 2 || s[0][0] != s[1][0] || s[0][2] != s[1][1] {
-		return nil, shapeErr("BMV", "X [B,S,D] and y [B,D]", s)
+	if len(s[0]) != 3 || len(s[1]) != 2 || s[0][0] != s[1][0] || s[0][2] != s[1][1] || s[0][2]%op.h != 0 {
+		return nil, shapeErr("BMV", fmt.Sprintf("X [B,S,D] and y [B,D], D a multiple of %d heads", op.h), s)
 	}
-	return tensor.Shape{s[0][0], s[0][1]}, nil
+	return tensor.Shape{s[0][0] * op.h, s[0][1]}, nil
 }
 
 func (op *bmvOp) Do(vs ...G.Value) (G.Value, error) {
@@ -71,10 +97,15 @@ func (op *bmvOp) Do(vs ...G.Value) (G.Value, error) {
 		return nil, err
 	}
 	B, S, D := o.sh[0][0], o.sh[0][1], o.sh[0][2]
-	out := o.allocDirty(B, S)
-	if o.f64 != nil {
+	out := o.allocDirty(B*op.h, S)
+	switch {
+	case op.h > 1 && o.f64 != nil:
+		bmvHeads(o.f64[0], o.f64[1], out.Float64s(), B, S, D, op.h, op.c)
+	case op.h > 1:
+		bmvHeads(o.f32[0], o.f32[1], out.Float32s(), B, S, D, op.h, float32(op.c))
+	case o.f64 != nil:
 		bmv(o.f64[0], o.f64[1], out.Float64s(), B, S, D, op.c)
-	} else {
+	default:
 		bmv(o.f32[0], o.f32[1], out.Float32s(), B, S, D, float32(op.c))
 	}
 	return out, nil
@@ -83,11 +114,11 @@ func (op *bmvOp) Do(vs ...G.Value) (G.Value, error) {
 func (op *bmvOp) DiffWRT(int) []bool { return []bool{true, true} }
 
 func (op *bmvOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
-	dX, err := op.applyOp(newOuter(op.c), grad, in[1])
+	dX, err := op.applyOp(newOuterHeads(op.c, op.h), grad, in[1])
 	if err != nil {
 		return nil, err
 	}
-	dy, err := op.applyOp(newWSum(op.c), grad, in[0])
+	dy, err := op.applyOp(newWSumHeads(op.c, op.h), grad, in[0])
 	return G.Nodes{dX, dy}, err
 }
 
@@ -96,8 +127,8 @@ func (op *wsumOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(s[0]) != 2 || len(s[1]) != 3 || s[0][0] != s[1][0] || s[0][1] != s[1][1] {
-		return nil, shapeErr("WSum", "w [B,S] and X [B,S,D]", s)
+	if len(s[0]) != 2 || len(s[1]) != 3 || s[0][0] != s[1][0]*op.h || s[0][1] != s[1][1] || s[1][2]%op.h != 0 {
+		return nil, shapeErr("WSum", fmt.Sprintf("w [B·h,S] and X [B,S,D] for h = %d heads", op.h), s)
 	}
 	return tensor.Shape{s[1][0], s[1][2]}, nil
 }
@@ -109,9 +140,14 @@ func (op *wsumOp) Do(vs ...G.Value) (G.Value, error) {
 	}
 	B, S, D := o.sh[1][0], o.sh[1][1], o.sh[1][2]
 	out := o.alloc(B, D)
-	if o.f64 != nil {
+	switch {
+	case op.h > 1 && o.f64 != nil:
+		wsumHeads(o.f64[0], o.f64[1], out.Float64s(), B, S, D, op.h, op.c)
+	case op.h > 1:
+		wsumHeads(o.f32[0], o.f32[1], out.Float32s(), B, S, D, op.h, float32(op.c))
+	case o.f64 != nil:
 		wsum(o.f64[0], o.f64[1], out.Float64s(), B, S, D, op.c)
-	} else {
+	default:
 		wsum(o.f32[0], o.f32[1], out.Float32s(), B, S, D, float32(op.c))
 	}
 	return out, nil
@@ -120,11 +156,11 @@ func (op *wsumOp) Do(vs ...G.Value) (G.Value, error) {
 func (op *wsumOp) DiffWRT(int) []bool { return []bool{true, true} }
 
 func (op *wsumOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
-	dw, err := op.applyOp(newBMV(op.c), in[1], grad)
+	dw, err := op.applyOp(newBMVHeads(op.c, op.h), in[1], grad)
 	if err != nil {
 		return nil, err
 	}
-	dX, err := op.applyOp(newOuter(op.c), in[0], grad)
+	dX, err := op.applyOp(newOuterHeads(op.c, op.h), in[0], grad)
 	return G.Nodes{dw, dX}, err
 }
 
@@ -133,10 +169,10 @@ func (op *outerOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(s[0]) != 2 || len(s[1]) != 2 || s[0][0] != s[1][0] {
-		return nil, shapeErr("Outer", "w [B,S] and y [B,D]", s)
+	if len(s[0]) != 2 || len(s[1]) != 2 || s[0][0] != s[1][0]*op.h || s[1][1]%op.h != 0 {
+		return nil, shapeErr("Outer", fmt.Sprintf("w [B·h,S] and y [B,D] for h = %d heads", op.h), s)
 	}
-	return tensor.Shape{s[0][0], s[0][1], s[1][1]}, nil
+	return tensor.Shape{s[1][0], s[0][1], s[1][1]}, nil
 }
 
 func (op *outerOp) Do(vs ...G.Value) (G.Value, error) {
@@ -144,11 +180,16 @@ func (op *outerOp) Do(vs ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	B, S, D := o.sh[0][0], o.sh[0][1], o.sh[1][1]
+	B, S, D := o.sh[1][0], o.sh[0][1], o.sh[1][1]
 	out := o.allocDirty(B, S, D)
-	if o.f64 != nil {
+	switch {
+	case op.h > 1 && o.f64 != nil:
+		outerHeads(o.f64[0], o.f64[1], out.Float64s(), B, S, D, op.h, op.c)
+	case op.h > 1:
+		outerHeads(o.f32[0], o.f32[1], out.Float32s(), B, S, D, op.h, float32(op.c))
+	case o.f64 != nil:
 		outer(o.f64[0], o.f64[1], out.Float64s(), B, S, D, op.c)
-	} else {
+	default:
 		outer(o.f32[0], o.f32[1], out.Float32s(), B, S, D, float32(op.c))
 	}
 	return out, nil
@@ -157,11 +198,11 @@ func (op *outerOp) Do(vs ...G.Value) (G.Value, error) {
 func (op *outerOp) DiffWRT(int) []bool { return []bool{true, true} }
 
 func (op *outerOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
-	dw, err := op.applyOp(newBMV(op.c), grad, in[1])
+	dw, err := op.applyOp(newBMVHeads(op.c, op.h), grad, in[1])
 	if err != nil {
 		return nil, err
 	}
-	dy, err := op.applyOp(newWSum(op.c), in[0], grad)
+	dy, err := op.applyOp(newWSumHeads(op.c, op.h), in[0], grad)
 	return G.Nodes{dw, dy}, err
 }
 

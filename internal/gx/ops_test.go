@@ -110,6 +110,15 @@ func TestOpGradients(t *testing.T) {
 		{"GRUStep", []*gx.Param{x1, hh, b3, bhn, h0}, func(g *gx.Graph) *gx.Node {
 			return g.GRUBlend(g.GRUGates([]*gx.Node{g.Bind(x1)}, g.Bind(hh), g.Bind(b3), g.Bind(bhn)), g.Bind(h0))
 		}},
+		{"BMVHeads", []*gx.Param{X, y}, func(g *gx.Graph) *gx.Node { return g.BMVHeads(g.Bind(X), g.Bind(y), 2, 0.7) }},
+		{"HeadMean", []*gx.Param{w}, func(g *gx.Graph) *gx.Node { return g.HeadMean(g.Bind(w), 2) }},
+		{"RepeatRows", []*gx.Param{w}, func(g *gx.Graph) *gx.Node { return g.RepeatRows(g.Bind(w), 3) }},
+		{"HeadsChain", []*gx.Param{X, y}, func(g *gx.Graph) *gx.Node {
+			// two-head attention: WSum(HeadMean(softmax per head of BMVHeads(X, y)), X)
+			xs := g.Bind(X)
+			s := g.BMVHeads(xs, g.Bind(y), 2, 0.5)
+			return g.WSum(g.HeadMean(g.MaskedSoftmax(s, g.RepeatRows(g.Bind(mask), 2)), 2), xs, 1)
+		}},
 		{"Chain", []*gx.Param{X, y, W}, func(g *gx.Graph) *gx.Node {
 			// context of a general-score attention: WSum(softmax(BMV(X Wᵀ, y)), X)
 			xs := g.Bind(X)
