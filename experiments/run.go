@@ -212,6 +212,9 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 		if err != nil {
 			return nil, err
 		}
+		if q := r.Train.Bucket; q > 0 {
+			b.PadTo(bucketLen(b.SrcLen(), q, model.Cfg.MaxSrcLen), bucketLen(b.TgtLen(), q, 0))
+		}
 		tr.Reseed(uint64(r.Seed), uint64(step))
 		loss, err := tr.Step(b)
 		if err != nil {
@@ -378,4 +381,15 @@ func ReadMetrics(dir string) ([]map[string]float64, error) {
 		out = append(out, m)
 	}
 	return out, nil
+}
+
+// bucketLen rounds n up to a multiple of q, but not past limit (when limit
+// ≥ n > 0: the location scorer's longest source), so training batches come
+// in a few shapes and share compiled graphs.
+func bucketLen(n, q, limit int) int {
+	r := (n + q - 1) / q * q
+	if limit >= n && r > limit {
+		return limit
+	}
+	return r
 }

@@ -71,6 +71,7 @@ type Train struct {
 	EvalEvery    int     `toml:"eval_every"`
 	EvalSize     int     `toml:"eval_size"`
 	Lambda       float64 `toml:"lambda"` // doubly stochastic attention penalty (captioning)
+	Bucket       int     `toml:"bucket"` // round training batches' lengths up to a multiple of this; 0 = off
 }
 
 // Decode is the [decode] table.
@@ -216,7 +217,7 @@ func syntaxError(file string, data []byte, pe toml.ParseError) error {
 var tables = map[string][]string{
 	"":       {"decode", "device", "dtype", "model", "name", "plots", "seeds", "sweep", "task", "train"},
 	"model":  {"attention", "beta", "cell", "conv", "conv_kernel", "conv_stride", "decoder", "dropout", "embed", "encoder", "hidden", "init", "normalizer", "patch", "scorer"},
-	"train":  {"batch", "clip", "eval_every", "eval_size", "lambda", "lr", "lr_decay", "lr_decay_every", "optimizer", "steps"},
+	"train":  {"batch", "bucket", "clip", "eval_every", "eval_size", "lambda", "lr", "lr_decay", "lr_decay_every", "optimizer", "steps"},
 	"decode": {"alpha", "beam", "examples", "max_len"},
 	"plots":  {"example", "formats", "palette"},
 }
@@ -492,6 +493,9 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 	}
 	if k := m.ConvKernel; k != 0 && (k < 2 || k%2 != 0 || k > 16) {
 		return errf("model", "conv_kernel", "must be even, 2 to 16 (padding k/2 − 1 keeps each cell's field centred on it), got %d", k)
+	}
+	if t.Bucket < 0 {
+		return errf("train", "bucket", "must be ≥ 0 (0 = off), got %d", t.Bucket)
 	}
 	if !(t.Lambda >= 0) || math.IsInf(t.Lambda, 0) {
 		return errf("train", "lambda", "must be ≥ 0, got %g", t.Lambda)

@@ -88,3 +88,27 @@ func (b *Batch) Tokens() int {
 	}
 	return n
 }
+
+// PadTo pads a token batch to at least S source and T target positions
+// (with </s>), and a region or image batch's targets to T. The padding is
+// masked like any other (the lengths stay), so the loss and its gradients
+// are the unpadded batch's; batches padded to a few lengths share compiled
+// graphs (GraphCache keys on the shape).
+func (b *Batch) PadTo(S, T int) {
+	if b.Regions == nil && b.Pixels == nil {
+		for i, s := range b.Src {
+			b.Src[i] = padRow(s, S)
+		}
+	}
+	for i := range b.TgtIn {
+		b.TgtIn[i], b.TgtOut[i] = padRow(b.TgtIn[i], T), padRow(b.TgtOut[i], T)
+	}
+}
+
+// padRow extends row with PadID to n entries; a row as long already is kept.
+func padRow(row []int, n int) []int {
+	for len(row) < n {
+		row = append(row, PadID)
+	}
+	return row
+}

@@ -55,7 +55,7 @@ func ExampleKeys() {
 func ExampleNames() {
 	fmt.Println(tasks.Names())
 	// Output:
-	// [copy date reorder reverse sort tsv]
+	// [copy date reorder reverse sort synlang tsv]
 }
 
 func ExampleBuildVocab() {

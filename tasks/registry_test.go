@@ -19,11 +19,12 @@ var smallOptions = map[string]Options{
 	"sort":    {"train": 200, "dev": 20, "test": 20},
 	"date":    {"train": 200, "dev": 20, "test": 20},
 	"reorder": {"train": 200, "dev": 20, "test": 20},
+	"synlang": {"vocab": 100, "train": 200, "dev": 20, "test": 20},
 	"tsv":     {"path": tinyTSV},
 }
 
 func TestNames(t *testing.T) {
-	want := []string{"copy", "date", "reorder", "reverse", "sort", "tsv"}
+	want := []string{"copy", "date", "reorder", "reverse", "sort", "synlang", "tsv"}
 	if got := Names(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Names() = %v, want %v", got, want)
 	}
@@ -56,7 +57,7 @@ func TestRegisterPanics(t *testing.T) {
 }
 
 func TestNewUnknown(t *testing.T) {
-	want := `tasks: unknown task "revrse" (have: copy, date, reorder, reverse, sort, tsv)`
+	want := `tasks: unknown task "revrse" (have: copy, date, reorder, reverse, sort, synlang, tsv)`
 	if got := newErr(t, "revrse", nil); got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
@@ -73,7 +74,9 @@ func TestKeys(t *testing.T) {
 		"sort":    seq,
 		"date":    {"dev", "max_year", "min_year", "test", "train"},
 		"reorder": {"adverb", "dev", "max_adj", "pp", "test", "test_max_adj", "train"},
-		"tsv":     {"dev", "lowercase", "max_len", "max_vocab", "min_count", "path", "reverse", "test", "tokenizer"},
+		"synlang": {"adverb", "clause", "definite", "dev", "front", "max_adj", "max_len", "past", "phrasal",
+			"plural", "pp", "test", "test_max_len", "train", "vocab", "zipf"},
+		"tsv": {"dev", "lowercase", "max_len", "max_vocab", "min_count", "path", "reverse", "test", "tokenizer"},
 	}
 	for name, want := range tests {
 		t.Run(name, func(t *testing.T) {
