@@ -224,10 +224,12 @@ func DrawFigures(dir string, p Plots) (*FigureSet, error) {
 	}
 
 	// 3. comparison bars for every final metric
-	bars := FigureSection{Title: "Final test metrics (mean ± sd across seeds, dots: seeds)"}
+	bars := FigureSection{Title: "Final test metrics (mean ± sd across seeds, dots: seeds; brackets: Welch's t-test, * p < 0.05, ** p < 0.01, *** p < 0.001)"}
+	comparisons := s.Comparisons()
 	for _, m := range s.Metrics {
 		var bs []plots.Bar
-		for _, pt := range points {
+		barOf := map[int]int{} // point index → bar index
+		for i, pt := range points {
 			b := plots.Bar{Label: pt.Label}
 			for _, f := range pt.Runs {
 				if v, ok := f.Metrics[m]; ok {
@@ -235,13 +237,20 @@ func DrawFigures(dir string, p Plots) (*FigureSet, error) {
 				}
 			}
 			if len(b.Values) > 0 {
+				barOf[i] = len(bs)
 				bs = append(bs, b)
 			}
 		}
 		if len(bs) == 0 {
 			continue
 		}
-		fig, err := plots.Bars(bs, plots.BarOptions{YLabel: m, Spread: plots.SD, ShowSeeds: true})
+		var brackets []plots.Bracket
+		for _, c := range comparisons {
+			if c.Metric == m && c.Significant() {
+				brackets = append(brackets, plots.Bracket{A: barOf[c.I], B: barOf[c.J], Label: plots.StarLabel(c.P)})
+			}
+		}
+		fig, err := plots.Bars(bs, plots.BarOptions{YLabel: m, Spread: plots.SD, ShowSeeds: true, Brackets: brackets})
 		if err != nil {
 			return nil, fmt.Errorf("experiments: bars %s: %w", m, err)
 		}
@@ -351,6 +360,7 @@ figcaption { font-size: 0.85em; color: #555; }
 		b.WriteString("</tr>\n")
 	}
 	b.WriteString("</table>\n")
+	b.WriteString(statsHTML(s))
 
 	b.WriteString("<h2>Runs</h2>\n<table>\n<tr><th>run</th><th>seed</th>")
 	for _, m := range s.Metrics {

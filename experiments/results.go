@@ -107,6 +107,12 @@ func Collect(dir string) (*Summary, error) {
 	if err := s.writeMD(filepath.Join(dir, "summary.md"), filepath.Base(dir)); err != nil {
 		return nil, err
 	}
+	if err := s.writePointsCSV(filepath.Join(dir, "points.csv")); err != nil {
+		return nil, err
+	}
+	if err := s.writeComparisonsCSV(filepath.Join(dir, "comparisons.csv")); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -267,6 +273,7 @@ func (s *Summary) writeMD(path, name string) error {
 		}
 		mdRow(&b, row)
 	}
+	s.writeStatsMD(&b)
 	if len(s.Failed) > 0 {
 		b.WriteString("\n## Failed runs\n\n")
 		ids := make([]string, 0, len(s.Failed))

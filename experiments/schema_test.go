@@ -65,6 +65,7 @@ func TestBadExperiments(t *testing.T) {
 		{"negative size", goodHead + "[model]\nhidden = -4\n", []string{"[model] hidden", "> 0", "-4"}},
 		{"odd birnn hidden", goodHead + "[model]\nhidden = 33\n", []string{"[model] hidden", "even", "33"}},
 		{"zero steps", goodHead + "[train]\nsteps = 0\n", []string{"[train] steps", "> 0"}},
+		{"negative bucket", goodHead + "[train]\nbucket = -8\n", []string{"[train] bucket", "≥ 0", "-8"}},
 		{"bad lr", goodHead + "[train]\nlr = -0.1\n", []string{"[train] lr", "> 0"}},
 		{"dropout 1", goodHead + "[model]\ndropout = 1.0\n", []string{"[model] dropout", "[0, 1)"}},
 		{"path in name", strings.Replace(goodHead, `name = "t"`, `name = "../escape"`, 1), []string{"name", "plain folder name"}},

@@ -38,6 +38,55 @@ type BarOptions struct {
 	// Width and Height are the figure size; zero means SingleColumn (up to
 	// 10 bars) or DoubleColumn, and a height from the width and the labels.
 	Width, Height vg.Length
+	// Brackets join pairs of bars whose difference is significant, each
+	// with its label ("*"), stacked above the bars.
+	Brackets []Bracket
+}
+
+// Bracket marks a pair of bars, by index, with a label such as "*".
+type Bracket struct {
+	A, B  int
+	Label string
+}
+
+// StarLabel is the usual mark of a p-value: "***" below 0.001, "**" below
+// 0.01, "*" below 0.05, "" otherwise.
+func StarLabel(p float64) string {
+	switch {
+	case p < 0.001:
+		return "***"
+	case p < 0.01:
+		return "**"
+	case p < 0.05:
+		return "*"
+	}
+	return ""
+}
+
+// bracketGeom is a bracket as drawn: a horizontal line at Y from X0 to X1,
+// with ticks down by Tick at both ends and the label centred above.
+type bracketGeom struct {
+	X0, X1, Y, Tick float64
+	Label           string
+}
+
+// layoutBrackets stacks the brackets above top, the highest point the bars
+// reach: bracket k (in order) sits at top + (k+1)·step with step = 0.08 ×
+// span (span the y range the bars cover, 1 when 0), its ticks step/4 long.
+func layoutBrackets(geoms []barGeom, brackets []Bracket, top, span float64) ([]bracketGeom, error) {
+	if span == 0 {
+		span = 1
+	}
+	step := 0.08 * span
+	out := make([]bracketGeom, len(brackets))
+	for k, br := range brackets {
+		if br.A < 0 || br.A >= len(geoms) || br.B < 0 || br.B >= len(geoms) || br.A == br.B {
+			return nil, fmt.Errorf("plots: bars: bracket %d joins bars %d and %d: want two different bars in [0, %d)", k, br.A, br.B, len(geoms))
+		}
+		x0, x1 := geoms[br.A].X, geoms[br.B].X
+		out[k] = bracketGeom{X0: math.Min(x0, x1), X1: math.Max(x0, x1), Y: top + float64(k+1)*step, Tick: step / 4, Label: br.Label}
+	}
+	return out, nil
 }
 
 // barGeom is one bar as plotted, in data coordinates.
@@ -170,6 +219,33 @@ func Bars(bars []Bar, opt BarOptions) (*Figure, error) {
 		if opt.ShowSeeds {
 			ymin, ymax = math.Min(ymin, b.Stats.Min), math.Max(ymax, b.Stats.Max)
 		}
+	}
+	brackets, err := layoutBrackets(geoms, opt.Brackets, ymax, ymax-ymin)
+	if err != nil {
+		return nil, err
+	}
+	if len(brackets) > 0 {
+		var labels plotter.XYLabels
+		for _, br := range brackets {
+			l, err := plotter.NewLine(plotter.XYs{{X: br.X0, Y: br.Y - br.Tick}, {X: br.X0, Y: br.Y}, {X: br.X1, Y: br.Y}, {X: br.X1, Y: br.Y - br.Tick}})
+			if err != nil {
+				return nil, fmt.Errorf("plots: bars: %w", err)
+			}
+			l.LineStyle = draw.LineStyle{Color: color.Black, Width: 0.6}
+			p.Add(l)
+			labels.XYs = append(labels.XYs, plotter.XY{X: (br.X0 + br.X1) / 2, Y: br.Y})
+			labels.Labels = append(labels.Labels, br.Label)
+		}
+		lb, err := plotter.NewLabels(labels)
+		if err != nil {
+			return nil, fmt.Errorf("plots: bars: %w", err)
+		}
+		for i := range lb.TextStyle {
+			lb.TextStyle[i].XAlign = draw.XCenter
+			lb.TextStyle[i].YAlign = draw.YBottom
+		}
+		p.Add(lb)
+		ymax = brackets[len(brackets)-1].Y + 4*brackets[len(brackets)-1].Tick // a step more, for the labels
 	}
 	if legend != nil {
 		p.Legend.ThumbnailWidth = 8

@@ -97,6 +97,9 @@ func TestBars(t *testing.T) {
 		{"NaN", []Bar{{Label: "dot", Values: []float64{1, math.NaN()}}}, BarOptions{}, "value 1 of 2 is NaN"},
 		{"mixed grouping", append(grouped, Bar{Label: "x", Values: []float64{1}}), BarOptions{}, `bar 2 ("x") has group "" but bar 0 has "bahdanau"`},
 		{"empty range", smallBars(), BarOptions{YMin: 100, YMax: 90}, "empty y range [100, 90]"},
+		{"brackets", smallBars(), BarOptions{Brackets: []Bracket{{A: 0, B: 2, Label: "*"}, {A: 1, B: 2, Label: "**"}}}, ""},
+		{"bracket to no bar", smallBars(), BarOptions{Brackets: []Bracket{{A: 0, B: 3, Label: "*"}}}, "bracket 0 joins bars 0 and 3: want two different bars in [0, 3)"},
+		{"bracket to itself", smallBars(), BarOptions{Brackets: []Bracket{{A: 1, B: 1, Label: "*"}}}, "bracket 0 joins bars 1 and 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := Bars(tc.bars, tc.opt)
@@ -113,5 +116,34 @@ func TestBars(t *testing.T) {
 				t.Errorf("width %v, want a single column", f.Width)
 			}
 		})
+	}
+}
+
+// TestLayoutBrackets: smallBars with ±1 sd reach from 0 up to 97 (concat's
+// 96 + 1), so span 97 and step 0.08·97 = 7.76: bracket k at 97 + (k+1)·7.76,
+// ticks 7.76/4 = 1.94 long, from the left bar's centre to the right one's.
+func TestLayoutBrackets(t *testing.T) {
+	geoms, _, _, err := layoutBars(smallBars(), SD)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := layoutBrackets(geoms, []Bracket{{A: 2, B: 0, Label: "*"}, {A: 1, B: 2, Label: "***"}}, 97, 97)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []bracketGeom{{X0: 0, X1: 2, Y: 104.76, Tick: 1.94, Label: "*"}, {X0: 1, X1: 2, Y: 112.52, Tick: 1.94, Label: "***"}}
+	for i, w := range want {
+		g := got[i]
+		if g.X0 != w.X0 || g.X1 != w.X1 || !near(g.Y, w.Y) || !near(g.Tick, w.Tick) || g.Label != w.Label {
+			t.Errorf("bracket %d = %+v, want %+v", i, g, w)
+		}
+	}
+}
+
+func TestStarLabel(t *testing.T) {
+	for p, want := range map[float64]string{0.0005: "***", 0.001: "**", 0.009: "**", 0.01: "*", 0.049: "*", 0.05: "", 0.5: ""} {
+		if got := StarLabel(p); got != want {
+			t.Errorf("StarLabel(%v) = %q, want %q", p, got, want)
+		}
 	}
 }

@@ -1,0 +1,285 @@
+package experiments
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// CI95 is the 95% confidence interval of the mean of xs (Student's t):
+//
+//	x̄ ± t_{0.975, n−1} · s/√n,   s the sample sd (n − 1)
+//
+// For n = 3, t_{0.975, 2} = 4.302653. It is (NaN, NaN) for fewer than two
+// values.
+func CI95(xs []float64) (lo, hi float64) {
+	n := len(xs)
+	if n < 2 {
+		return math.NaN(), math.NaN()
+	}
+	mean, sd := MeanSD(xs)
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975)
+	h := t * sd / math.Sqrt(float64(n))
+	return mean - h, mean + h
+}
+
+// Welch is Welch's two-sample t-test of equal means without assuming equal
+// variances (two-sided):
+//
+//	t  = (x̄_a − x̄_b) / √(s_a²/n_a + s_b²/n_b)
+//	df = (s_a²/n_a + s_b²/n_b)² / ((s_a²/n_a)²/(n_a−1) + (s_b²/n_b)²/(n_b−1))   (Welch–Satterthwaite)
+//	p  = 2·(1 − F_df(|t|)),  F_df the Student's t CDF
+//
+// It is scipy.stats.ttest_ind(a, b, equal_var=False). With both variances 0
+// it gives p = 1 when the means are equal and p = 0 (t = ±Inf, df = NaN)
+// when they differ: every seed agrees. Fewer than two values on a side give
+// NaN throughout.
+func Welch(a, b []float64) (t, df, p float64) {
+	na, nb := float64(len(a)), float64(len(b))
+	if na < 2 || nb < 2 {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	ma, sa := MeanSD(a)
+	mb, sb := MeanSD(b)
+	va, vb := sa*sa/na, sb*sb/nb
+	if va+vb == 0 {
+		if ma == mb {
+			return 0, math.NaN(), 1
+		}
+		return math.Copysign(math.Inf(1), ma-mb), math.NaN(), 0
+	}
+	t = (ma - mb) / math.Sqrt(va+vb)
+	df = (va + vb) * (va + vb) / (va*va/(na-1) + vb*vb/(nb-1))
+	p = 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Survival(math.Abs(t))
+	return t, df, p
+}
+
+// Alpha is the significance level of the pairwise comparisons: a
+// difference with p < Alpha is marked significant (uncorrected for the
+// number of comparisons; the tables give every p so a reader can apply
+// Holm or Bonferroni).
+const Alpha = 0.05
+
+// headlineMetrics are the metrics compared pairwise, when present.
+var headlineMetrics = []string{"exact_match", "bleu", "aer"}
+
+// Comparison is a Welch t-test between two sweep points on one metric.
+type Comparison struct {
+	Metric string
+	Group  string // the other swept keys' values the two points share ("" when none)
+	A, B   string // the points' labels (the scorer, when scorers are swept)
+	I, J   int    // the points' indices in Points()
+	MeanA  float64
+	MeanB  float64
+	T, DF  float64
+	P      float64
+}
+
+// Significant reports p < Alpha.
+func (c Comparison) Significant() bool { return c.P < Alpha }
+
+// Comparisons tests every pair of sweep points on each headline metric
+// present (exact_match, bleu, aer). When the scorer is swept, points are
+// paired only with points that differ in the scorer alone, and labelled by
+// it; otherwise every pair of points is compared.
+func (s *Summary) Comparisons() []Comparison {
+	scorerKey := ""
+	for _, k := range s.Keys {
+		if shortKey(k) == "scorer" {
+			scorerKey = k
+		}
+	}
+	points := s.Points()
+	group := func(p *Point) string {
+		if scorerKey == "" {
+			return ""
+		}
+		var parts []string
+		for _, k := range s.Keys {
+			if k != scorerKey {
+				parts = append(parts, shortKey(k)+"="+fmtValue(p.Values[k]))
+			}
+		}
+		return strings.Join(parts, " ")
+	}
+	label := func(p *Point) string {
+		if scorerKey == "" {
+			return p.Label
+		}
+		return fmtValue(p.Values[scorerKey])
+	}
+	var out []Comparison
+	for _, m := range headlineMetrics {
+		if !slices.Contains(s.Metrics, m) {
+			continue
+		}
+		for i, a := range points {
+			for j := i + 1; j < len(points); j++ {
+				b := points[j]
+				if group(a) != group(b) {
+					continue
+				}
+				xa, xb := a.values(m), b.values(m)
+				if len(xa) < 2 || len(xb) < 2 {
+					continue
+				}
+				c := Comparison{Metric: m, Group: group(a), A: label(a), B: label(b), I: i, J: j}
+				c.MeanA, _ = MeanSD(xa)
+				c.MeanB, _ = MeanSD(xb)
+				c.T, c.DF, c.P = Welch(xa, xb)
+				out = append(out, c)
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Group < out[j].Group })
+	return out
+}
+
+// values are the point's values of metric m (train_seconds too), one per
+// run that has it.
+func (p *Point) values(m string) []float64 {
+	var xs []float64
+	for _, f := range p.Runs {
+		if m == "train_seconds" {
+			xs = append(xs, f.TrainSeconds)
+		} else if v, ok := f.Metrics[m]; ok {
+			xs = append(xs, v)
+		}
+	}
+	return xs
+}
+
+// fmtP writes a p-value: three significant digits, "< 0.001" below that.
+func fmtP(p float64) string {
+	switch {
+	case math.IsNaN(p):
+		return "—"
+	case p < 0.001:
+		return "< 0.001"
+	}
+	return strconv.FormatFloat(p, 'f', 3, 64)
+}
+
+// ciCell writes a CI as "[lo, hi]" in the metric's format.
+func ciCell(m string, xs []float64) string {
+	lo, hi := CI95(xs)
+	if math.IsNaN(lo) {
+		return "—"
+	}
+	return "[" + fmtMetric(m, lo) + ", " + fmtMetric(m, hi) + "]"
+}
+
+// writeStatsMD appends the confidence intervals and the pairwise
+// comparisons to summary.md.
+func (s *Summary) writeStatsMD(b *strings.Builder) {
+	b.WriteString("\n## 95% confidence interval of the mean per sweep point\n\n" +
+		"Student's t: mean ± t₀.₉₇₅,ₙ₋₁ · sd/√n (n seeds; t = 4.303 for n = 3).\n\n")
+	head := append([]string{"point", "seeds"}, s.Metrics...)
+	mdRow(b, head)
+	mdSep(b, len(head))
+	for _, p := range s.Points() {
+		row := []string{p.Label, strconv.Itoa(len(p.Runs))}
+		for _, m := range s.Metrics {
+			row = append(row, ciCell(m, p.values(m)))
+		}
+		mdRow(b, row)
+	}
+	cs := s.Comparisons()
+	if len(cs) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n## Pairwise comparisons\n\nWelch's t-test (two-sided, Welch–Satterthwaite df) between sweep points "+
+		"on %s; * marks p < %g (not corrected for the number of comparisons).\n\n", strings.Join(headlineMetrics, ", "), Alpha)
+	head = []string{"metric"}
+	grouped := cs[0].Group != ""
+	if grouped {
+		head = append(head, "where")
+	}
+	head = append(head, "a", "b", "mean a", "mean b", "t", "df", "p", "")
+	mdRow(b, head)
+	mdSep(b, len(head))
+	for _, c := range cs {
+		row := []string{c.Metric}
+		if grouped {
+			row = append(row, c.Group)
+		}
+		star := ""
+		if c.Significant() {
+			star = "*"
+		}
+		row = append(row, c.A, c.B, fmtMetric(c.Metric, c.MeanA), fmtMetric(c.Metric, c.MeanB),
+			fmtStat(c.T), fmtStat(c.DF), fmtP(c.P), star)
+		mdRow(b, row)
+	}
+}
+
+// writePointsCSV writes points.csv: one row per sweep point with, for
+// each metric, the mean, the sample sd and the 95% CI's ends.
+func (s *Summary) writePointsCSV(path string) error {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	head := append([]string{"point", "seeds"}, s.Keys...)
+	for _, m := range s.Metrics {
+		head = append(head, m+"_mean", m+"_sd", m+"_ci_low", m+"_ci_high")
+	}
+	w.Write(head)
+	for _, p := range s.Points() {
+		row := []string{p.Label, strconv.Itoa(len(p.Runs))}
+		for _, k := range s.Keys {
+			row = append(row, fmtValue(p.Values[k]))
+		}
+		for _, m := range s.Metrics {
+			xs := p.values(m)
+			mean, sd := MeanSD(xs)
+			lo, hi := CI95(xs)
+			for _, v := range []float64{mean, sd, lo, hi} {
+				row = append(row, csvFloat(v))
+			}
+		}
+		w.Write(row)
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return err
+	}
+	return writeFile(path, buf.String())
+}
+
+// writeComparisonsCSV writes comparisons.csv: one row per Welch test.
+func (s *Summary) writeComparisonsCSV(path string) error {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.Write([]string{"metric", "where", "a", "b", "mean_a", "mean_b", "t", "df", "p", "significant"})
+	for _, c := range s.Comparisons() {
+		w.Write([]string{c.Metric, c.Group, c.A, c.B, csvFloat(c.MeanA), csvFloat(c.MeanB),
+			csvFloat(c.T), csvFloat(c.DF), csvFloat(c.P), strconv.FormatBool(c.Significant())})
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return err
+	}
+	return writeFile(path, buf.String())
+}
+
+// csvFloat writes a float in full; NaN as an empty cell.
+func csvFloat(v float64) string {
+	if math.IsNaN(v) {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// fmtStat writes a test statistic with two decimals, NaN as "—".
+func fmtStat(v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
