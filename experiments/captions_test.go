@@ -247,11 +247,11 @@ test = 4
 	if err != nil || !strings.Contains(string(cfg), "conv = [4, 8, 8, 8]") || !strings.Contains(string(cfg), "conv_stride = [2, 2, 1, 2]") {
 		t.Errorf("config.toml without conv or conv_stride (%v):\n%s", err, cfg)
 	}
-	ck, err := os.ReadFile(filepath.Join(run, "checkpoint"))
+	ck, err := os.ReadFile(filepath.Join(run, "checkpoint-12.safetensors"))
 	if err != nil || !strings.Contains(string(ck), `"cnn.3.W"`) {
 		t.Errorf("checkpoint without the conv layers (%v)", err)
 	}
-	if st, err := readState(filepath.Join(run, "checkpoint")); err != nil || fmt.Sprint(st.Model.Config.ConvStride) != "[2 2 1 2]" {
+	if _, st, err := readState(run); err != nil || fmt.Sprint(st.Model.Config.ConvStride) != "[2 2 1 2]" {
 		t.Errorf("checkpoint without the strides (%v)", err)
 	}
 	set, err := DrawFigures(filepath.Join(out, "cnn"), Plots{})

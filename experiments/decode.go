@@ -21,14 +21,9 @@ type Trained struct {
 
 // LoadRun loads a run folder's checkpoint and configuration.
 func LoadRun(dir string) (*Trained, error) {
-	ck := filepath.Join(dir, "checkpoint")
-	st, err := readState(ck)
+	m, st, err := readState(dir)
 	if err != nil {
-		return nil, fmt.Errorf("experiments: %s: %w", ck, err)
-	}
-	m, err := seq2seq.FromCheckpoint(st.Model)
-	if err != nil {
-		return nil, fmt.Errorf("experiments: %s: %w", ck, err)
+		return nil, err
 	}
 	if seq2seq.IsRegionEncoder(m.Cfg.Encoder) {
 		return nil, fmt.Errorf("experiments: %s is a captioning run (encoder %s): it reads images, not text; its test examples and their attention are in alignments.jsonl and the report", dir, m.Cfg.Encoder)

@@ -4,7 +4,8 @@
 //	<out>/<name>/
 //	  experiment.toml              the file as run
 //	  runs/<run-id>/               one per sweep point × seed
-//	    config.toml  metrics.jsonl  final.json  checkpoint  alignments.jsonl
+//	    config.toml  metrics.jsonl  final.json  alignments.jsonl
+//	    checkpoint.json  checkpoint-<step>.safetensors
 //	  summary.csv  summary.md
 //
 // Every file is written whole (temp file + rename). A run is finished when

@@ -51,15 +51,27 @@ type Progress struct {
 	Err         error
 }
 
-// runState is what a run's checkpoint holds beyond the model.
+// runState is a run's checkpoint: the model's, with the optimizer's state
+// and the run's own (runClock) as its Run. Runs written before checkpoints
+// had a safetensors file kept it as one JSON file "checkpoint" of this
+// struct, which still loads.
 type runState struct {
-	Step         int                    `json:"step"`
-	TrainSeconds float64                `json:"train_seconds"`
-	Model        *seq2seq.Checkpoint    `json:"model"`
-	Opt          seq2seq.OptimizerState `json:"optimizer"`
-	WindowLoss   float64                `json:"window_loss"` // training loss summed since the last evaluation
-	WindowN      int                    `json:"window_n"`
+	Step  int                    `json:"step"`
+	Model *seq2seq.Checkpoint    `json:"model"`
+	Opt   seq2seq.OptimizerState `json:"optimizer"`
+	runClock
 }
+
+// runClock is a run's state beyond the model and the optimizer.
+type runClock struct {
+	TrainSeconds float64 `json:"train_seconds"`
+	WindowLoss   float64 `json:"window_loss"` // training loss summed since the last evaluation
+	WindowN      int     `json:"window_n"`
+}
+
+// checkpointFile is a run's checkpoint (with the safetensors file it
+// names); oldCheckpointFile the single JSON file of older runs.
+const checkpointFile, oldCheckpointFile = "checkpoint.json", "checkpoint"
 
 // evalLine is one line of metrics.jsonl.
 type evalLine struct {
@@ -157,19 +169,17 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 	if err != nil {
 		return nil, err
 	}
-	ckPath := filepath.Join(dir, "checkpoint")
+	ckPath := filepath.Join(dir, checkpointFile)
 	metricsPath := filepath.Join(dir, "metrics.jsonl")
 	start, trainSeconds := 0, 0.0
 	var windowLoss float64
 	windowN := 0
 	var lines []evalLine
-	if st, err := readState(ckPath); err == nil {
+	if saved, st, err := readState(dir); err == nil {
 		if a, b := fmt.Sprintf("%+v", st.Model.Config), fmt.Sprintf("%+v", model.Cfg); a != b {
 			return nil, fmt.Errorf("experiments: %s was trained with another model configuration than the experiment file now gives:\n  checkpoint: %s\n  file:       %s\nresume with the file it was started with, or use another --out", ckPath, a, b)
 		}
-		if model, err = seq2seq.FromCheckpoint(st.Model); err != nil {
-			return nil, fmt.Errorf("experiments: %s: %w", ckPath, err)
-		}
+		model = saved
 		if err := opt.SetState(st.Opt, model.Params()); err != nil {
 			return nil, fmt.Errorf("experiments: %s: %w", ckPath, err)
 		}
@@ -177,7 +187,7 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 		windowLoss, windowN = st.WindowLoss, st.WindowN
 		lines, _ = readLines(metricsPath, start)
 	} else if !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("experiments: %s: %w", ckPath, err)
+		return nil, err
 	}
 	if err := writeLines(metricsPath, lines); err != nil {
 		return nil, err
@@ -188,11 +198,21 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 	defer tr.Cache.Close()
 	evalCache := seq2seq.NewGraphCache(0)
 	defer evalCache.Close()
+	saved := start
 	save := func(step int) error {
 		sv, tv := data.vocabs()
-		st := runState{Step: step, TrainSeconds: trainSeconds, Model: model.Checkpoint(sv, tv, step),
-			Opt: opt.State(), WindowLoss: windowLoss, WindowN: windowN}
-		return writeJSON(ckPath, st)
+		clock, err := json.Marshal(runClock{TrainSeconds: trainSeconds, WindowLoss: windowLoss, WindowN: windowN})
+		if err != nil {
+			return err
+		}
+		ost := opt.State()
+		ck := seq2seq.Checkpoint{SrcVocab: sv, TgtVocab: tv, Step: step, Optimizer: &ost, Run: clock}
+		if err := model.Save(ckPath, ck); err != nil {
+			return fmt.Errorf("experiments: run %s: %w", r.ID, err)
+		}
+		saved = step
+		os.Remove(filepath.Join(dir, oldCheckpointFile)) // an older run's checkpoint, now replaced
+		return nil
 	}
 	t0 := time.Now()
 	for step := start + 1; step <= r.Train.Steps; step++ {
@@ -218,10 +238,7 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 		tr.Reseed(uint64(r.Seed), uint64(step))
 		loss, err := tr.Step(b)
 		if err != nil {
-			fail := map[string]any{"run": r.ID, "step": step, "error": err.Error(), "last_checkpoint_step": start}
-			if st, e2 := readState(ckPath); e2 == nil {
-				fail["last_checkpoint_step"] = st.Step
-			}
+			fail := map[string]any{"run": r.ID, "step": step, "error": err.Error(), "last_checkpoint_step": saved}
 			writeJSON(filepath.Join(dir, "failed.json"), fail)
 			return nil, fmt.Errorf("experiments: run %s: %w (the last good checkpoint is kept)", r.ID, err)
 		}
@@ -315,19 +332,53 @@ func ReadFinal(dir string) (*Final, error) {
 	return &f, nil
 }
 
-func readState(path string) (*runState, error) {
-	data, err := os.ReadFile(path)
+// readState loads a run folder's checkpoint: checkpoint.json with its
+// safetensors file, or else an older run's single JSON file. An error
+// wrapping os.ErrNotExist means the run has neither.
+func readState(dir string) (*seq2seq.Model, *runState, error) {
+	path := filepath.Join(dir, checkpointFile)
+	if _, err := os.Stat(path); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return readOldState(filepath.Join(dir, oldCheckpointFile))
+		}
+		return nil, nil, fmt.Errorf("experiments: %w", err)
+	}
+	m, ck, err := seq2seq.Load(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, fmt.Errorf("experiments: %w", err) // not ErrNotExist: a missing tensors file is an error
+	}
+	st := &runState{Step: ck.Step, Model: ck}
+	if ck.Optimizer != nil {
+		st.Opt = *ck.Optimizer
+	}
+	if err := json.Unmarshal(ck.Run, &st.runClock); err != nil {
+		return nil, nil, fmt.Errorf("experiments: %s: run: %w", path, err)
+	}
+	return m, st, nil
+}
+
+// readOldState reads the single JSON checkpoint of a run written before
+// checkpoints had a safetensors file.
+func readOldState(path string) (*seq2seq.Model, *runState, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, fmt.Errorf("experiments: %s has no %s: %w", filepath.Dir(path), checkpointFile, err)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("experiments: %w", err)
 	}
 	var st runState
 	if err := json.Unmarshal(data, &st); err != nil {
-		return nil, err
+		return nil, nil, fmt.Errorf("experiments: %s: %w", path, err)
 	}
 	if st.Model == nil {
-		return nil, fmt.Errorf("no model in checkpoint")
+		return nil, nil, fmt.Errorf("experiments: %s: no model in checkpoint", path)
 	}
-	return &st, nil
+	m, err := seq2seq.FromCheckpoint(st.Model)
+	if err != nil {
+		return nil, nil, fmt.Errorf("experiments: %s: %w", path, err)
+	}
+	return m, &st, nil
 }
 
 func readLines(path string, upTo int) ([]evalLine, error) {

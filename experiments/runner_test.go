@@ -129,7 +129,7 @@ func TestDeterministic(t *testing.T) {
 	}
 	for _, id := range []string{"scorer=dot_seed=1", "scorer=concat_seed=2"} {
 		rd := filepath.Join(dir, "runs", id)
-		for _, f := range []string{"config.toml", "metrics.jsonl", "final.json", "checkpoint", "alignments.jsonl"} {
+		for _, f := range []string{"config.toml", "metrics.jsonl", "final.json", "checkpoint.json", "checkpoint-40.safetensors", "alignments.jsonl"} {
 			if _, err := os.Stat(filepath.Join(rd, f)); err != nil {
 				t.Error(err)
 			}

@@ -50,7 +50,7 @@ scorer = ["general"]
 	if m["perplexity"] <= 1 {
 		t.Errorf("perplexity %v after 30 steps", m["perplexity"])
 	}
-	if _, err := os.Stat(filepath.Join(out, "tsv", "runs", "scorer=general_seed=1", "checkpoint")); err != nil {
+	if _, err := os.Stat(filepath.Join(out, "tsv", "runs", "scorer=general_seed=1", "checkpoint.json")); err != nil {
 		t.Error(err)
 	}
 	// the path is relative to the experiment file

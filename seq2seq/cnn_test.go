@@ -285,7 +285,7 @@ func TestCnnCheckpoint(t *testing.T) {
 		t.Errorf("loss %g → %g after 30 steps on one batch", first, last)
 	}
 	path := filepath.Join(t.TempDir(), "checkpoint")
-	if err := m.Save(path, nil, []string{"a"}, 31); err != nil {
+	if err := m.Save(path, Checkpoint{TgtVocab: []string{"a"}, Step: 31}); err != nil {
 		t.Fatal(err)
 	}
 	m2, ck, err := Load(path)

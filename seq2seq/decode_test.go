@@ -103,7 +103,7 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	for _, cfg := range []Config{smallConfig("concat", "luong"), func() Config { c := smallConfig("location", "bahdanau"); c.Cell = "lstm"; return c }()} {
 		m, tr := trained(t, cfg, 20)
 		path := filepath.Join(t.TempDir(), "checkpoint")
-		if err := m.Save(path, []string{"a"}, []string{"b"}, 20); err != nil {
+		if err := m.Save(path, Checkpoint{SrcVocab: []string{"a"}, TgtVocab: []string{"b"}, Step: 20}); err != nil {
 			t.Fatal(err)
 		}
 		m2, ck, err := Load(path)

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/attnzoo/attnzoo/seq2seq"
 )
 
 const killExp = `name = "kill"
@@ -81,7 +83,7 @@ func TestSigkillResume(t *testing.T) {
 		// kill once some run has written a checkpoint but not all are done
 		deadline := time.Now().Add(60 * time.Second)
 		for time.Now().Before(deadline) {
-			cks, _ := filepath.Glob(filepath.Join(out, "kill", "runs", "*", "checkpoint"))
+			cks, _ := filepath.Glob(filepath.Join(out, "kill", "runs", "*", "checkpoint.json"))
 			fins, _ := filepath.Glob(filepath.Join(out, "kill", "runs", "*", "final.json"))
 			if len(cks) >= 2 && len(fins) < 6 {
 				break
@@ -103,9 +105,14 @@ func TestSigkillResume(t *testing.T) {
 		}
 		data, _ := os.ReadFile(p)
 		switch {
-		case strings.HasSuffix(p, ".json") || filepath.Base(p) == "checkpoint":
+		case strings.HasSuffix(p, ".json"):
 			if !json.Valid(data) {
 				t.Errorf("%s is not whole JSON after SIGKILL", p)
+			}
+			if filepath.Base(p) == "checkpoint.json" {
+				if _, _, err := seq2seq.Load(p); err != nil {
+					t.Errorf("checkpoint after SIGKILL: %v", err) // its safetensors file is whole too
+				}
 			}
 		case strings.HasSuffix(p, ".jsonl"):
 			for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {

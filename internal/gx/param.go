@@ -57,10 +57,17 @@ func (p *Param) SetAt(i int, v float64) {
 	}
 }
 
-// Uniform fills the parameter with draws from U(-a, a).
+// Uniform fills the parameter with draws from U(-a, a), in row-major order.
 func (p *Param) Uniform(rng *rand.Rand, a float64) {
-	for i := 0; i < p.Size(); i++ {
-		p.SetAt(i, (2*rng.Float64()-1)*a)
+	switch d := p.Value.Data().(type) { // once: Data costs a reflection per call
+	case []float64:
+		for i := range d {
+			d[i] = (2*rng.Float64() - 1) * a
+		}
+	case []float32:
+		for i := range d {
+			d[i] = float32((2*rng.Float64() - 1) * a)
+		}
 	}
 }
 
