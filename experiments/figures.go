@@ -4,11 +4,9 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"html"
 	"image/png"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"gonum.org/v1/plot/palette"
@@ -305,103 +303,6 @@ func DrawFigures(dir string, p Plots) (*FigureSet, error) {
 		return nil, err
 	}
 	return set, nil
-}
-
-// writeReport writes report.html: the summary tables and every figure, one
-// static page that opens from disk (no script, no network). It is
-// well-formed XML (XHTML-compatible), so any browser and any XML parser
-// read it.
-func writeReport(dir string, s *Summary, set *FigureSet) error {
-	var b strings.Builder
-	name := filepath.Base(dir)
-	esc := html.EscapeString
-	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\" />\n")
-	fmt.Fprintf(&b, "<title>%s — attnzoo</title>\n", esc(name))
-	b.WriteString(`<style>
-body { font-family: sans-serif; margin: 2em auto; max-width: 75em; color: #222; }
-table { border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }
-th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
-th:first-child, td:first-child { text-align: left; }
-figure { display: inline-block; margin: 0.5em; vertical-align: top; }
-figure img { max-width: 100%; }
-figcaption { font-size: 0.85em; color: #555; }
-</style>
-</head>
-<body>
-`)
-	fmt.Fprintf(&b, "<h1>%s</h1>\n", esc(name))
-	fmt.Fprintf(&b, "<p>%d finished runs", len(s.Runs))
-	if len(s.Failed) > 0 {
-		fmt.Fprintf(&b, ", %d failed", len(s.Failed))
-	}
-	b.WriteString(". Metrics on the test split. Data: <a href=\"summary.csv\">summary.csv</a>, <a href=\"summary.md\">summary.md</a>, <a href=\"experiment.toml\">experiment.toml</a>.</p>\n")
-
-	b.WriteString("<h2>Mean ± sd per sweep point</h2>\n<table>\n<tr><th>point</th><th>seeds</th>")
-	for _, m := range s.Metrics {
-		fmt.Fprintf(&b, "<th>%s</th>", esc(m))
-	}
-	b.WriteString("</tr>\n")
-	for _, p := range s.Points() {
-		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td>", esc(p.Label), len(p.Runs))
-		for _, m := range s.Metrics {
-			var xs []float64
-			for _, f := range p.Runs {
-				if v, ok := f.Metrics[m]; ok {
-					xs = append(xs, v)
-				}
-			}
-			mean, sd := MeanSD(xs)
-			cell := fmtMetric(m, mean)
-			if len(xs) > 1 {
-				cell += " ± " + fmtMetric(m, sd)
-			}
-			fmt.Fprintf(&b, "<td>%s</td>", esc(cell))
-		}
-		b.WriteString("</tr>\n")
-	}
-	b.WriteString("</table>\n")
-	b.WriteString(statsHTML(s))
-
-	b.WriteString("<h2>Runs</h2>\n<table>\n<tr><th>run</th><th>seed</th>")
-	for _, m := range s.Metrics {
-		fmt.Fprintf(&b, "<th>%s</th>", esc(m))
-	}
-	b.WriteString("<th>train s</th><th>steps/s</th></tr>\n")
-	for _, f := range s.Runs {
-		fmt.Fprintf(&b, "<tr><td>%s</td><td>%d</td>", esc(f.Run), f.Seed)
-		for _, m := range s.Metrics {
-			v, ok := f.Metrics[m]
-			cell := "—"
-			if ok {
-				cell = fmtMetric(m, v)
-			}
-			fmt.Fprintf(&b, "<td>%s</td>", esc(cell))
-		}
-		fmt.Fprintf(&b, "<td>%.1f</td><td>%.1f</td></tr>\n", f.TrainSeconds, f.StepsPerSec)
-	}
-	b.WriteString("</table>\n")
-	if len(s.Failed) > 0 {
-		b.WriteString("<h2>Failed runs</h2>\n<ul>\n")
-		ids := make([]string, 0, len(s.Failed))
-		for id := range s.Failed {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
-		for _, id := range ids {
-			fmt.Fprintf(&b, "<li>%s: %s</li>\n", esc(id), esc(s.Failed[id]))
-		}
-		b.WriteString("</ul>\n")
-	}
-	for _, sec := range set.Sections {
-		fmt.Fprintf(&b, "<h2>%s</h2>\n", esc(sec.Title))
-		for _, f := range sec.Figures {
-			src := "figures/" + f.Base + ".svg"
-			fmt.Fprintf(&b, "<figure><a href=\"%s\"><img src=\"%s\" alt=\"%s\" /></a><figcaption>%s (<a href=\"figures/%s.png\">png</a>)</figcaption></figure>\n",
-				esc(src), esc(src), esc(f.Caption), esc(f.Caption), esc(f.Base))
-		}
-	}
-	b.WriteString("</body>\n</html>\n")
-	return writeFile(filepath.Join(dir, "report.html"), b.String())
 }
 
 // overlay draws a captioning example: the image, then one attention map per

@@ -1,0 +1,139 @@
+package experiments
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// reportPage is report.html: the summary tables and every figure, one
+// static page that opens from disk (no script, no network). It is
+// well-formed XML (XHTML-compatible), so any browser and any XML parser
+// read it. html/template escapes every name, metric and message.
+var reportPage = template.Must(template.New("report.html").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8" />
+<title>{{.Name}} — attnzoo</title>
+<style>
+body { font-family: sans-serif; margin: 2em auto; max-width: 75em; color: #222; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+figure { display: inline-block; margin: 0.5em; vertical-align: top; }
+figure img { max-width: 100%; }
+figcaption { font-size: 0.85em; color: #555; }
+</style>
+</head>
+<body>
+<h1>{{.Name}}</h1>
+<p>{{.Finished}} finished runs{{if .Failed}}, {{len .Failed}} failed{{end}}. Metrics on the test split. Data: <a href="summary.csv">summary.csv</a>, <a href="summary.md">summary.md</a>, <a href="experiment.toml">experiment.toml</a>.</p>
+<h2>Mean ± sd per sweep point</h2>
+<table>
+<tr><th>point</th><th>seeds</th>{{range .Metrics}}<th>{{.}}</th>{{end}}</tr>
+{{range .Points}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table>
+<h2>95% confidence interval of the mean per sweep point</h2>
+<p>Student's t: mean ± t<sub>0.975, n−1</sub> · sd/√n (n seeds; t = 4.303 for n = 3).</p>
+<table>
+<tr><th>point</th><th>seeds</th>{{range .Metrics}}<th>{{.}}</th>{{end}}</tr>
+{{range .CIs}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table>
+{{if .Comparisons}}<h2>Pairwise comparisons</h2>
+<p>Welch's t-test (two-sided, Welch–Satterthwaite df) between sweep points on {{.Headline}}; * marks p &lt; {{.Alpha}} (not corrected for the number of comparisons).</p>
+<table>
+<tr><th>metric</th><th>where</th><th>a</th><th>b</th><th>mean a</th><th>mean b</th><th>t</th><th>df</th><th>p</th><th></th></tr>
+{{range .Comparisons}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table>
+{{end}}<h2>Runs</h2>
+<table>
+<tr><th>run</th><th>seed</th>{{range .Metrics}}<th>{{.}}</th>{{end}}<th>train s</th><th>steps/s</th></tr>
+{{range .Runs}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table>
+{{if .Failed}}<h2>Failed runs</h2>
+<ul>
+{{range .Failed}}<li>{{.ID}}: {{.Msg}}</li>
+{{end}}</ul>
+{{end}}{{range .Sections}}<h2>{{.Title}}</h2>
+{{range .Figures}}<figure><a href="figures/{{.Base}}.svg"><img src="figures/{{.Base}}.svg" alt="{{.Caption}}" /></a><figcaption>{{.Caption}} (<a href="figures/{{.Base}}.png">png</a>)</figcaption></figure>
+{{end}}{{end}}</body>
+</html>
+`))
+
+// reportData is what reportPage shows: the tables as rows of cells.
+type reportData struct {
+	Name     string
+	Finished int
+	Metrics  []string
+	Points   [][]string // point, seeds, then mean (± sd) per metric
+	CIs      [][]string // point, seeds, then the 95% confidence interval per metric
+	Headline string     // the metrics compared
+	Alpha    string
+	// metric, where, a, b, mean a, mean b, t, df, p, "*" when p < Alpha
+	Comparisons [][]string
+	Runs        [][]string // run, seed, then each metric, train s, steps/s
+	Failed      []failedRun
+	Sections    []FigureSection
+}
+
+type failedRun struct{ ID, Msg string }
+
+// writeReport writes report.html in dir.
+func writeReport(dir string, s *Summary, set *FigureSet) error {
+	d := reportData{Name: filepath.Base(dir), Finished: len(s.Runs), Metrics: s.Metrics, Sections: set.Sections}
+	for _, p := range s.Points() {
+		row := []string{p.Label, fmt.Sprint(len(p.Runs))}
+		for _, m := range s.Metrics {
+			var xs []float64
+			for _, f := range p.Runs {
+				if v, ok := f.Metrics[m]; ok {
+					xs = append(xs, v)
+				}
+			}
+			mean, sd := MeanSD(xs)
+			cell := fmtMetric(m, mean)
+			if len(xs) > 1 {
+				cell += " ± " + fmtMetric(m, sd)
+			}
+			row = append(row, cell)
+		}
+		d.Points = append(d.Points, row)
+		ci := []string{p.Label, fmt.Sprint(len(p.Runs))}
+		for _, m := range s.Metrics {
+			ci = append(ci, ciCell(m, p.values(m)))
+		}
+		d.CIs = append(d.CIs, ci)
+	}
+	d.Headline, d.Alpha = strings.Join(headlineMetrics, ", "), fmt.Sprintf("%g", Alpha)
+	for _, c := range s.Comparisons() {
+		star := ""
+		if c.Significant() {
+			star = "*"
+		}
+		d.Comparisons = append(d.Comparisons, []string{c.Metric, c.Group, c.A, c.B, fmtMetric(c.Metric, c.MeanA), fmtMetric(c.Metric, c.MeanB),
+			fmtStat(c.T), fmtStat(c.DF), fmtP(c.P), star})
+	}
+	for _, f := range s.Runs {
+		row := []string{f.Run, fmt.Sprint(f.Seed)}
+		for _, m := range s.Metrics {
+			cell := "—"
+			if v, ok := f.Metrics[m]; ok {
+				cell = fmtMetric(m, v)
+			}
+			row = append(row, cell)
+		}
+		d.Runs = append(d.Runs, append(row, fmt.Sprintf("%.1f", f.TrainSeconds), fmt.Sprintf("%.1f", f.StepsPerSec)))
+	}
+	for id, msg := range s.Failed {
+		d.Failed = append(d.Failed, failedRun{id, msg})
+	}
+	sort.Slice(d.Failed, func(i, j int) bool { return d.Failed[i].ID < d.Failed[j].ID })
+	var b bytes.Buffer
+	if err := reportPage.Execute(&b, d); err != nil {
+		return fmt.Errorf("experiments: report.html: %w", err)
+	}
+	return writeFile(filepath.Join(dir, "report.html"), b.String())
+}
