@@ -16,6 +16,15 @@ import (
 // 1.0, uint32 in 2.0 and 3.0), then the header: a Python dict literal
 // {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3, 4), } padded
 // with spaces and ended by '\n'; the data follows.
+//
+// This reader is kept rather than codeberg.org/sbinet/npyio (v0.14.0),
+// measured on our inputs: npyio panics on 9 of the 13 fuzz-corpus headers
+// and on a header whose dict keys come in another order (slice bounds,
+// not an error), reads 'shape': (1,)} without numpy's trailing ", " as a
+// scalar, allocates the whole array a header announces before reading
+// (shape (10¹²,) over 4 bytes of data exhausts memory), accepts data past
+// the array's end and negative dimensions, rejects version 3.0 headers,
+// and reports a short file as a bare EOF with no shape.
 const npyMagic = "\x93NUMPY"
 
 // maxNPYHeader bounds the header length a reader accepts (numpy's own
