@@ -30,9 +30,15 @@ Timed as `attnzoo bench` times: the median of the training steps after
 decoding of one batch (src-len + 1 steps, the last </s>), median of --reps
 after 3 untimed. Prints one JSON line.
 
+--only params prints the parameter count without training; --only check
+--check FILE computes, in float64, the loss and gradients of attnzoo's
+parameters on attnzoo's batch (TestTorchSameFunction in cmd/attnzoo
+compares them with attnzoo's own).
+
 usage: OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/pytorch/reverse.py
            [--hidden 128] [--batch 64] [--src-len 12] [--vocab 32]
-           [--steps 55] [--warmup 5] [--reps 20] [--threads 1] [--only bench|params]
+           [--steps 55] [--warmup 5] [--reps 20] [--threads 1]
+           [--only bench|params|check] [--check FILE]
 """
 import argparse
 import json
@@ -118,6 +124,69 @@ class Bahdanau(nn.Module):
         return torch.stack(out, 1)
 
 
+# attnzoo's parameter names (seq2seq.Model.Params) and where each lives here.
+def load_attnzoo(model, params, hidden, embed):
+    """Sets the model's parameters from attnzoo's, given as {name: flat list}."""
+    H = hidden
+    t = lambda name, *shape: torch.tensor(params[name], dtype=torch.float64).reshape(*shape)
+    zeros = torch.zeros(2 * H, dtype=torch.float64)
+    V = model.vocab.out_features
+    with torch.no_grad():
+        model.src_emb.weight.copy_(t('src.emb', V, embed))
+        model.tgt_emb.weight.copy_(t('tgt.emb', V, embed))
+        model.enc.weight_ih_l0.copy_(t('enc.fwd.W_0', 3 * H, embed))
+        model.enc.weight_hh_l0.copy_(t('enc.fwd.U', 3 * H, H))
+        model.enc.bias_ih_l0.copy_(t('enc.fwd.b', 3 * H))
+        model.enc.bias_hh_l0.copy_(torch.cat([zeros, t('enc.fwd.b_hn', H)]))
+        model.init.weight.copy_(t('init.W', H, H))
+        model.init.bias.copy_(t('init.b', H))
+        model.W_q.weight.copy_(t('attn.W_q', H, H))
+        model.W_k.weight.copy_(t('attn.W_k', H, H))
+        model.b.copy_(t('attn.b', H))
+        model.v.copy_(t('attn.v', H))
+        model.dec.weight_ih.copy_(torch.cat([t('dec.W_0', 3 * H, embed), t('dec.W_1', 3 * H, H)], 1))
+        model.dec.weight_hh.copy_(t('dec.U', 3 * H, H))
+        model.dec.bias_ih.copy_(t('dec.b', 3 * H))
+        model.dec.bias_hh.copy_(torch.cat([zeros, t('dec.b_hn', H)]))
+        model.W_s.weight.copy_(t('out.W_s', H, H))
+        model.W_c.weight.copy_(t('out.W_c', H, H))
+        model.W_c.bias.copy_(t('out.b', H))
+        model.vocab.weight.copy_(t('vocab.W', V, H))
+        model.vocab.bias.copy_(t('vocab.b', V))
+
+
+def attnzoo_grads(model, hidden, embed):
+    """The gradients in attnzoo's names and layouts (flat lists)."""
+    H, m = hidden, model
+    f = lambda x: x.reshape(-1).tolist()
+    return {
+        'src.emb': f(m.src_emb.weight.grad), 'tgt.emb': f(m.tgt_emb.weight.grad),
+        'enc.fwd.W_0': f(m.enc.weight_ih_l0.grad), 'enc.fwd.U': f(m.enc.weight_hh_l0.grad),
+        'enc.fwd.b': f(m.enc.bias_ih_l0.grad), 'enc.fwd.b_hn': f(m.enc.bias_hh_l0.grad[2 * H:]),
+        'init.W': f(m.init.weight.grad), 'init.b': f(m.init.bias.grad),
+        'attn.W_q': f(m.W_q.weight.grad), 'attn.W_k': f(m.W_k.weight.grad), 'attn.b': f(m.b.grad), 'attn.v': f(m.v.grad),
+        'dec.W_0': f(m.dec.weight_ih.grad[:, :embed]), 'dec.W_1': f(m.dec.weight_ih.grad[:, embed:]),
+        'dec.U': f(m.dec.weight_hh.grad), 'dec.b': f(m.dec.bias_ih.grad), 'dec.b_hn': f(m.dec.bias_hh.grad[2 * H:]),
+        'out.W_s': f(m.W_s.weight.grad), 'out.W_c': f(m.W_c.weight.grad), 'out.b': f(m.W_c.bias.grad),
+        'vocab.W': f(m.vocab.weight.grad), 'vocab.b': f(m.vocab.bias.grad),
+    }
+
+
+def check(args):
+    """--only check: the loss and gradients, in float64, of attnzoo's
+    parameters and batch (a JSON file: params {name: flat list}, src, tgt_in,
+    tgt_out); prints them as one JSON line."""
+    with open(args.check) as fh:
+        d = json.load(fh)
+    torch.set_default_dtype(torch.float64)
+    model = Bahdanau(args.vocab, EMBED, args.hidden)
+    load_attnzoo(model, d['params'], args.hidden, EMBED)
+    src, tin, tout = (torch.tensor(d[k], dtype=torch.long) for k in ('src', 'tgt_in', 'tgt_out'))
+    loss = F.cross_entropy(model(src, tin).reshape(-1, args.vocab), tout.reshape(-1))
+    loss.backward()
+    print(json.dumps({'loss': loss.item(), 'grads': attnzoo_grads(model, args.hidden, EMBED)}))
+
+
 def batch(n, src_len, vocab, gen):
     src = torch.randint(RESERVED, vocab, (n, src_len), generator=gen)
     rev = src.flip(1)
@@ -149,13 +218,19 @@ def main():
     ap.add_argument('--reps', type=at_least(), default=20, help='greedy decodings timed (after 3 untimed)')
     ap.add_argument('--threads', type=at_least(), default=1, help='torch.set_num_threads')
     ap.add_argument('--seed', type=int, default=1)
-    ap.add_argument('--only', choices=['bench', 'params'], default='bench',
-                    help='params: print the parameter count and exit')
+    ap.add_argument('--only', choices=['bench', 'params', 'check'], default='bench',
+                    help='params: print the parameter count and exit; check: see --check')
+    ap.add_argument('--check', metavar='FILE', help="with --only check: attnzoo's parameters and a batch (JSON)")
     args = ap.parse_args()
     if args.steps <= args.warmup:
         ap.error('--steps: want more than --warmup (%d), got %d' % (args.warmup, args.steps))
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
+    if args.only == 'check':
+        if not args.check:
+            ap.error('--only check: want --check FILE')
+        check(args)
+        return
     torch.set_default_dtype(torch.float32)
     model = Bahdanau(args.vocab, EMBED, args.hidden)
     out = {'system': 'pytorch-%s' % torch.__version__, 'dtype': 'float32', 'threads': torch.get_num_threads(),

@@ -286,6 +286,14 @@ func printBench(w io.Writer, r *benchResult, ref map[string]any, refName string,
 		sys, _ := ref["system"].(string)
 		th, _ := num("threads")
 		fmt.Fprintf(w, "against %s: %s, %v thread(s)\n", refName, sys, th)
+		for _, k := range []struct {
+			key  string
+			ours int
+		}{{"hidden", r.Hidden}, {"batch", r.Batch}, {"src_len", r.SrcLen}, {"vocab", r.Vocab}} {
+			if v, ok := num(k.key); ok && v != float64(k.ours) {
+				fmt.Fprintf(w, "  warning: %s has %s %v, attnzoo %d: not the same workload\n", refName, k.key, v, k.ours)
+			}
+		}
 		if p, ok := num("params"); ok && paramsDiffer(r.Params, p) {
 			fmt.Fprintf(w, "  warning: %s has %.0f parameters, attnzoo %d: not the same model\n", refName, p, r.Params)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -64,17 +65,32 @@ func TestBenchDrawIsAnchor(t *testing.T) {
 //	attentional  2H·H + H                  =  528
 //	vocabulary   V·H + V                   =  153
 //	                                   sum = 11225
+//
+// With --torch, a reference whose sizes or parameter count differ (by more
+// than 0.05%) is warned about, naming what differs.
 func TestBenchSizes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
+	torch := filepath.Join(t.TempDir(), "torch.json")
+	os.WriteFile(torch, []byte(`{"system": "pytorch-1.13.0a0", "hidden": 16, "batch": 3, "src_len": 6, "vocab": 9, "params": 11231}`), 0o644)
 	out, errs, code := runCLI(t, "bench", "--json", "--hidden", "16", "--batch", "3", "--src-len", "5", "--vocab", "9",
-		"--steps", "4", "--warmup", "1", "--reps", "1", "--beam-reps", "1")
+		"--steps", "4", "--warmup", "1", "--reps", "1", "--beam-reps", "1", "--torch", torch)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
+	// 11231 is 6 (0.053%) more than ours: past the 0.05% bar.
+	for _, want := range []string{"has src_len 6, attnzoo 5: not the same workload", "has 11231 parameters, attnzoo 11225: not the same model"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no warning %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "has hidden") || strings.Contains(out, "has vocab") || strings.Contains(out, "has batch") {
+		t.Errorf("a warning about a size that agrees:\n%s", out)
+	}
+	line, _, _ := strings.Cut(out, "\n")
 	var got benchResult
-	if err := json.Unmarshal([]byte(out), &got); err != nil {
+	if err := json.Unmarshal([]byte(line), &got); err != nil {
 		t.Fatalf("not one JSON line: %v\n%s", err, out)
 	}
 	if got.Hidden != 16 || got.Batch != 3 || got.SrcLen != 5 || got.Vocab != 9 || got.Embed != 64 {
@@ -203,6 +219,73 @@ func TestProfiles(t *testing.T) {
 			_, errs, code := runCLI(t, append(args, flag, filepath.Join(dir, "no", "such", "dir"))...)
 			if code != 1 || !strings.Contains(errs, flag) {
 				t.Errorf("%v %s into a missing folder: exit %d, stderr %q", args, flag, code, errs)
+			}
+		}
+	}
+}
+
+// TestTorchSameFunction: bench/pytorch/reverse.py's model is attnzoo's
+// function, not just its parameter count. With every parameter of a small
+// float64 model set at random (biases too) and copied into the PyTorch
+// model (--only check), the mean token cross-entropy of one batch and every
+// entry of every gradient agree to 1e-9.
+func TestTorchSameFunction(t *testing.T) {
+	py := torchPython(t)
+	s := benchSizes{hidden: 6, batch: 3, srcLen: 4, vocab: 9}
+	cfg := s.config()
+	cfg.Dtype = "float64"
+	m, err := seq2seq.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	params := map[string][]float64{}
+	for _, p := range m.Params() {
+		p.Uniform(rng, 0.5)
+		params[p.Name] = p.Float64s()
+	}
+	b := s.draw(rng)
+	cache := seq2seq.NewGraphCache(0)
+	defer cache.Close()
+	loss, grads, err := m.Loss(b, rng, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := json.Marshal(map[string]any{"params": params, "src": b.Src, "tgt_in": b.TgtIn, "tgt_out": b.TgtOut})
+	file := filepath.Join(t.TempDir(), "check.json")
+	os.WriteFile(file, data, 0o644)
+	cmd := exec.Command(py, filepath.Join("..", "..", "bench", "pytorch", "reverse.py"), "--only", "check", "--check", file,
+		"--hidden", "6", "--batch", "3", "--src-len", "4", "--vocab", "9")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	var theirs struct {
+		Loss  float64              `json:"loss"`
+		Grads map[string][]float64 `json:"grads"`
+	}
+	if err := json.Unmarshal(out, &theirs); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	close := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*(1+math.Abs(b)) }
+	if !close(loss, theirs.Loss) {
+		t.Errorf("loss: attnzoo %.12g, pytorch %.12g", loss, theirs.Loss)
+	}
+	if len(theirs.Grads) != len(m.Params()) {
+		t.Errorf("pytorch gives %d gradients, attnzoo has %d parameters", len(theirs.Grads), len(m.Params()))
+	}
+	for i, p := range m.Params() {
+		g := theirs.Grads[p.Name]
+		if len(g) != len(grads[i]) {
+			t.Errorf("%s: pytorch gradient has %d entries, want %d", p.Name, len(g), len(grads[i]))
+			continue
+		}
+		for j := range g {
+			if !close(grads[i][j], g[j]) {
+				t.Errorf("%s[%d]: attnzoo %.12g, pytorch %.12g", p.Name, j, grads[i][j], g[j])
+				break
 			}
 		}
 	}
