@@ -52,11 +52,16 @@ func NewContext(d Device) (*Context, error) {
 		c.Close()
 		return nil, err
 	}
-	if int(maxWG) < c.local {
-		c.local = max(int(maxWG), 1)
+	for c.local > 1 && c.local > int(maxWG) {
+		c.local /= 2
 	}
 	return c, nil
 }
+
+// GroupSize is the work-group size of Launch1D: 64, or the largest power
+// of two the device allows if that is smaller. Kernels that reduce in
+// local memory are built for it.
+func (c *Context) GroupSize() int { return c.local }
 
 // Finish waits until every enqueued command has run.
 func (c *Context) Finish() error { return check("clFinish", c.a.Finish(c.queue)) }

@@ -1,0 +1,43 @@
+// Elementwise kernels: one work-item per value; the global size is rounded
+// up to whole work-groups, so each kernel returns early past n.
+
+__kernel void add(__global float *y, __global const float *a, __global const float *b, const int n) {
+	int i = get_global_id(0);
+	if (i >= n) return;
+	y[i] = a[i] + b[i];
+}
+
+__kernel void mul(__global float *y, __global const float *a, __global const float *b, const int n) {
+	int i = get_global_id(0);
+	if (i >= n) return;
+	y[i] = a[i] * b[i];
+}
+
+__kernel void tanh_fwd(__global float *y, __global const float *x, const int n) {
+	int i = get_global_id(0);
+	if (i >= n) return;
+	y[i] = tanh(x[i]);
+}
+
+// 1/(1 + e^−x), with e^−x overflowing to +inf for x < −88 giving 0.
+__kernel void sigmoid_fwd(__global float *y, __global const float *x, const int n) {
+	int i = get_global_id(0);
+	if (i >= n) return;
+	y[i] = 1.0f / (1.0f + exp(-x[i]));
+}
+
+// dx = g ⊙ (1 − y²)
+__kernel void tanh_grad(__global float *dx, __global const float *y, __global const float *g, const int n) {
+	int i = get_global_id(0);
+	if (i >= n) return;
+	float v = y[i];
+	dx[i] = g[i] * (1.0f - v * v);
+}
+
+// dx = g ⊙ y ⊙ (1 − y)
+__kernel void sigmoid_grad(__global float *dx, __global const float *y, __global const float *g, const int n) {
+	int i = get_global_id(0);
+	if (i >= n) return;
+	float v = y[i];
+	dx[i] = g[i] * v * (1.0f - v);
+}

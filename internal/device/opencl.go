@@ -1,0 +1,170 @@
+package device
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/attnzoo/attnzoo/internal/opencl"
+)
+
+//go:embed kernels/*.cl
+var kernelFS embed.FS
+
+// kernelSource is every kernels/*.cl file, in name order, in one program.
+func kernelSource() string {
+	names, err := fs.Glob(kernelFS, "kernels/*.cl")
+	if err != nil {
+		panic(err) // the pattern is a constant
+	}
+	var b strings.Builder
+	for _, n := range names {
+		src, _ := kernelFS.ReadFile(n)
+		fmt.Fprintf(&b, "// %s\n%s\n", n, src)
+	}
+	return b.String()
+}
+
+// kernelNames are the __kernel functions of kernels/*.cl.
+var kernelNames = []string{"add", "mul", "tanh_fwd", "sigmoid_fwd", "tanh_grad", "sigmoid_grad", "masked_softmax", "softmax_grad"}
+
+// OpenCL is an OpenCL device: a context and command queue on one device,
+// the kernels of kernels/*.cl built for it, and CLBlast's SGEMM. It is not
+// safe for concurrent use.
+type OpenCL struct {
+	c    *opencl.Context
+	prog *opencl.Program
+	k    map[string]*opencl.Kernel
+}
+
+// NewOpenCL opens device d (from opencl.Platforms) and builds the kernels.
+func NewOpenCL(d opencl.Device) (*OpenCL, error) {
+	c, err := opencl.NewContext(d)
+	if err != nil {
+		return nil, err
+	}
+	p, err := c.Build(kernelSource(), fmt.Sprintf("-cl-std=CL1.2 -DWG=%d", c.GroupSize()))
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("device: building the kernels for %s (%s): %w", d.Key(), d.Name, err)
+	}
+	o := &OpenCL{c: c, prog: p, k: map[string]*opencl.Kernel{}}
+	for _, name := range kernelNames {
+		k, err := p.Kernel(name)
+		if err != nil {
+			o.Close()
+			return nil, err
+		}
+		o.k[name] = k
+	}
+	return o, nil
+}
+
+// Close releases the kernels, the program and the context.
+func (o *OpenCL) Close() error {
+	for _, k := range o.k {
+		k.Release()
+	}
+	o.prog.Release()
+	return o.c.Close()
+}
+
+// Name is "opencl:P:D (NAME)".
+func (o *OpenCL) Name() string { return fmt.Sprintf("%s (%s)", o.c.Device.Key(), o.c.Device.Name) }
+
+// Device is the OpenCL device the kernels run on.
+func (o *OpenCL) Device() opencl.Device { return o.c.Device }
+
+func (o *OpenCL) Alloc(n int) (Buffer, error) { return o.c.Alloc(n) }
+
+// clBuffers unwraps OpenCL buffers; another device's buffer is an error.
+func clBuffers(kernel string, bs ...Buffer) ([]any, error) {
+	out := make([]any, len(bs))
+	for i, b := range bs {
+		cb, ok := b.(*opencl.Buffer)
+		if !ok {
+			return nil, fmt.Errorf("device: opencl: %s: buffer %d (%T) is not an OpenCL buffer", kernel, i, b)
+		}
+		out[i] = cb
+	}
+	return out, nil
+}
+
+func (o *OpenCL) Write(b Buffer, src []float32) error {
+	bs, err := clBuffers("Write", b)
+	if err != nil {
+		return err
+	}
+	return bs[0].(*opencl.Buffer).Write(src)
+}
+
+func (o *OpenCL) Read(dst []float32, b Buffer) error {
+	bs, err := clBuffers("Read", b)
+	if err != nil {
+		return err
+	}
+	return bs[0].(*opencl.Buffer).Read(dst)
+}
+
+func (o *OpenCL) Free(b Buffer) error {
+	bs, err := clBuffers("Free", b)
+	if err != nil {
+		return err
+	}
+	return bs[0].(*opencl.Buffer).Release()
+}
+
+func (o *OpenCL) Sgemm(transA, transB bool, m, n, k int, alpha float32, a Buffer, lda int, b Buffer, ldb int, beta float32, c Buffer, ldc int) error {
+	if err := fitsGemm(transA, transB, m, n, k, a, lda, b, ldb, c, ldc); err != nil {
+		return err
+	}
+	bs, err := clBuffers("Sgemm", a, b, c)
+	if err != nil {
+		return err
+	}
+	return o.c.Sgemm(transA, transB, m, n, k, alpha, bs[0].(*opencl.Buffer), 0, lda, bs[1].(*opencl.Buffer), 0, ldb,
+		beta, bs[2].(*opencl.Buffer), 0, ldc)
+}
+
+// launch runs an elementwise kernel over n values.
+func (o *OpenCL) launch(kernel string, n int, bs ...Buffer) error {
+	if err := fits(kernel, n, bs...); err != nil {
+		return err
+	}
+	args, err := clBuffers(kernel, bs...)
+	if err != nil {
+		return err
+	}
+	return o.k[kernel].Launch1D(n, append(args, n)...)
+}
+
+// launchRows runs a row kernel: one work-group per row.
+func (o *OpenCL) launchRows(kernel string, rows, cols int, bs ...Buffer) error {
+	if err := fitsRows(kernel, rows, cols, bs...); err != nil {
+		return err
+	}
+	args, err := clBuffers(kernel, bs...)
+	if err != nil {
+		return err
+	}
+	wg := o.c.GroupSize()
+	return o.k[kernel].Launch([]int{rows * wg}, []int{wg}, append(args, rows, cols)...)
+}
+
+func (o *OpenCL) Add(y, a, b Buffer, n int) error       { return o.launch("add", n, y, a, b) }
+func (o *OpenCL) Mul(y, a, b Buffer, n int) error       { return o.launch("mul", n, y, a, b) }
+func (o *OpenCL) Tanh(y, x Buffer, n int) error         { return o.launch("tanh_fwd", n, y, x) }
+func (o *OpenCL) Sigmoid(y, x Buffer, n int) error      { return o.launch("sigmoid_fwd", n, y, x) }
+func (o *OpenCL) TanhGrad(dx, y, g Buffer, n int) error { return o.launch("tanh_grad", n, dx, y, g) }
+func (o *OpenCL) SigmoidGrad(dx, y, g Buffer, n int) error {
+	return o.launch("sigmoid_grad", n, dx, y, g)
+}
+
+func (o *OpenCL) MaskedSoftmax(y, x, mask Buffer, rows, cols int) error {
+	return o.launchRows("masked_softmax", rows, cols, y, x, mask)
+}
+
+func (o *OpenCL) SoftmaxGrad(dx, y, g Buffer, rows, cols int) error {
+	return o.launchRows("softmax_grad", rows, cols, dx, y, g)
+}

@@ -1,0 +1,204 @@
+package device
+
+import (
+	"math"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/attnzoo/attnzoo/internal/opencl"
+)
+
+// requireEnv makes a missing OpenCL platform fail the tests instead of
+// skipping them (CI sets it: it installs pocl).
+const requireEnv = "ATTNZOO_REQUIRE_OPENCL"
+
+var (
+	clOnce sync.Once
+	clDev  *OpenCL
+	clErr  error
+)
+
+// testOpenCL is the OpenCL device on the first device of the first
+// platform with one, shared by the package's tests.
+func testOpenCL(t testing.TB) *OpenCL {
+	t.Helper()
+	clOnce.Do(func() {
+		var d opencl.Device
+		if d, clErr = Resolve(Spec{Kind: "opencl"}); clErr == nil {
+			clDev, clErr = NewOpenCL(d)
+		}
+	})
+	if clErr != nil {
+		if os.Getenv(requireEnv) == "1" {
+			t.Fatalf("%s=1 but no OpenCL device: %v", requireEnv, clErr)
+		}
+		t.Skipf("no OpenCL device (%v); set %s=1 to fail instead", clErr, requireEnv)
+	}
+	return clDev
+}
+
+func randFloats(r *rand.Rand, n int, scale float64) []float32 {
+	s := make([]float32, n)
+	for i := range s {
+		s[i] = float32(scale * r.NormFloat64())
+	}
+	return s
+}
+
+// agree runs the same kernel on the cpu and the OpenCL device from the
+// same inputs and compares every output buffer: |gpu − cpu| ≤ 1e-5·|cpu|
+// + 1e-6·scale, where scale bounds the terms a value sums (1 for the
+// elementwise kernels and softmax). The cpu device computes in float64,
+// the OpenCL kernels in float32 with built-ins accurate to a few ulp
+// (≈ 6e-8 each): relative errors of ~1e-6; the absolute floor covers
+// values near 0 that are differences (1 − y², g − Σ y·g).
+func agree(t *testing.T, what string, ins [][]float32, outs []int, scale float64, run func(d Kernels, b []Buffer) error) {
+	t.Helper()
+	cpu, cl := CPU{}, testOpenCL(t)
+	bc, bg := load(t, cpu, ins...), load(t, cl, ins...)
+	defer func() {
+		for _, b := range bg {
+			cl.Free(b)
+		}
+	}()
+	if err := run(cpu, bc); err != nil {
+		t.Fatalf("%s on cpu: %v", what, err)
+	}
+	if err := run(cl, bg); err != nil {
+		t.Fatalf("%s on %s: %v", what, cl.Name(), err)
+	}
+	for _, o := range outs {
+		want, got := read(t, cpu, bc[o]), read(t, cl, bg[o])
+		for i := range want {
+			d := math.Abs(float64(got[i] - want[i]))
+			if d > 1e-5*math.Abs(float64(want[i]))+1e-6*scale || math.IsNaN(float64(got[i])) {
+				t.Fatalf("%s: output %d [%d] = %v on %s, %v on cpu", what, o, i, got[i], cl.Name(), want[i])
+			}
+		}
+	}
+}
+
+var oddSizes = []int{1, 37, 129, 1023}
+
+func TestOpenCLElementwise(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, n := range oddSizes {
+		a, b := randFloats(r, n, 3), randFloats(r, n, 3)
+		y := randFloats(r, n, 0.5) // an activation's output: in (−1, 1) mostly
+		out := make([]float32, n)
+		for _, k := range []struct {
+			name string
+			run  func(d Kernels, b []Buffer) error
+		}{
+			{"Add", func(d Kernels, b []Buffer) error { return d.Add(b[2], b[0], b[1], n) }},
+			{"Mul", func(d Kernels, b []Buffer) error { return d.Mul(b[2], b[0], b[1], n) }},
+			{"Tanh", func(d Kernels, b []Buffer) error { return d.Tanh(b[2], b[0], n) }},
+			{"Sigmoid", func(d Kernels, b []Buffer) error { return d.Sigmoid(b[2], b[0], n) }},
+			{"TanhGrad", func(d Kernels, b []Buffer) error { return d.TanhGrad(b[2], b[3], b[1], n) }},
+			{"SigmoidGrad", func(d Kernels, b []Buffer) error { return d.SigmoidGrad(b[2], b[3], b[1], n) }},
+			// In place: y = tanh y.
+			{"Tanh in place", func(d Kernels, b []Buffer) error { return d.Tanh(b[0], b[0], n) }},
+		} {
+			agree(t, k.name+" n="+strconv.Itoa(n), [][]float32{a, b, out, y}, []int{0, 2}, 1, k.run)
+		}
+	}
+}
+
+// Masked softmax and its gradient over rows of odd lengths, with random
+// masks, an all-masked row (zeros), a row keeping one key (a one-hot 1)
+// and a fully kept row.
+func TestOpenCLMaskedSoftmax(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, sz := range [][2]int{{37, 129}, {5, 1023}, {129, 37}, {3, 1}} {
+		rows, cols := sz[0], sz[1]
+		n := rows * cols
+		x, g := randFloats(r, n, 4), randFloats(r, n, 1)
+		mask := make([]float32, n)
+		for i := range mask {
+			if r.Float64() < 0.7 {
+				mask[i] = 1
+			}
+		}
+		clear(mask[:cols]) // row 0: all masked
+		if rows > 2 {
+			clear(mask[cols : 2*cols]) // row 1: one key
+			mask[cols+cols/2] = 1
+			for i := 2 * cols; i < 3*cols; i++ { // row 2: every key
+				mask[i] = 1
+			}
+		}
+		name := strconv.Itoa(rows) + "×" + strconv.Itoa(cols)
+		y := make([]float32, n)
+		agree(t, "MaskedSoftmax "+name, [][]float32{x, mask, y}, []int{2}, 1, func(d Kernels, b []Buffer) error {
+			return d.MaskedSoftmax(b[2], b[0], b[1], rows, cols)
+		})
+		// The gradient from the cpu's softmax output, so both devices start equal.
+		cpu := CPU{}
+		bc := load(t, cpu, x, mask, y)
+		cpu.MaskedSoftmax(bc[2], bc[0], bc[1], rows, cols)
+		yv := cpu.Floats(bc[2])
+		for i := 0; i < cols; i++ {
+			if yv[i] != 0 {
+				t.Fatalf("%s: the all-masked row has %v at %d", name, yv[i], i)
+			}
+		}
+		if rows > 2 && yv[cols+cols/2] != 1 {
+			t.Fatalf("%s: the one-key row gives its key %v, want 1", name, yv[cols+cols/2])
+		}
+		agree(t, "SoftmaxGrad "+name, [][]float32{yv, g, make([]float32, n)}, []int{2}, 1, func(d Kernels, b []Buffer) error {
+			return d.SoftmaxGrad(b[2], b[0], b[1], rows, cols)
+		})
+		agree(t, "SoftmaxGrad in place "+name, [][]float32{yv, g}, []int{1}, 1, func(d Kernels, b []Buffer) error {
+			return d.SoftmaxGrad(b[1], b[0], b[1], rows, cols)
+		})
+	}
+}
+
+// SGEMM through CLBlast against the cpu device's float64 sums. A value
+// sums k products of N(0,1) numbers; the float32 partial sums grow like
+// √p, each addition rounds by 6e-8 of its partial sum, so the error is
+// about 6e-8·√(Σ_p p) ≈ 4e-8·k: the floor 1e-6·k (scale k) leaves a
+// margin of 25.
+func TestOpenCLSgemm(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, c := range []struct {
+		ta, tb  bool
+		m, n, k int
+	}{{false, false, 37, 129, 23}, {false, true, 129, 37, 1023}, {true, false, 23, 37, 129}} {
+		lda, ldb := c.k, c.n
+		if c.ta {
+			lda = c.m
+		}
+		if c.tb {
+			ldb = c.k
+		}
+		a, b, cv := randFloats(r, c.m*c.k, 1), randFloats(r, c.k*c.n, 1), randFloats(r, c.m*c.n, 1)
+		agree(t, "Sgemm "+strconv.Itoa(c.m)+"×"+strconv.Itoa(c.n)+"×"+strconv.Itoa(c.k), [][]float32{a, b, cv}, []int{2}, float64(c.k), func(d Kernels, bs []Buffer) error {
+			return d.Sgemm(c.ta, c.tb, c.m, c.n, c.k, 0.5, bs[0], lda, bs[1], ldb, 2, bs[2], c.n)
+		})
+	}
+}
+
+// Another device's buffer, or one too small, is an error before any launch.
+func TestOpenCLErrors(t *testing.T) {
+	cl := testOpenCL(t)
+	b := load(t, cl, make([]float32, 4))[0]
+	defer cl.Free(b)
+	other := load(t, CPU{}, make([]float32, 4))[0]
+	if err := cl.Add(b, b, other, 4); err == nil || !strings.Contains(err.Error(), "not an OpenCL buffer") {
+		t.Errorf("Add(cpu buffer) = %v", err)
+	}
+	if err := (CPU{}).Add(other, other, b, 4); err == nil || !strings.Contains(err.Error(), "not a cpu buffer") {
+		t.Errorf("cpu Add(OpenCL buffer) = %v", err)
+	}
+	if err := cl.MaskedSoftmax(b, b, b, 2, 3); err == nil || !strings.Contains(err.Error(), "holds 4 values, the kernel needs 6") {
+		t.Errorf("MaskedSoftmax(too small) = %v", err)
+	}
+	if !strings.HasPrefix(cl.Name(), "opencl:") {
+		t.Errorf("Name() = %q", cl.Name())
+	}
+}

@@ -1,0 +1,119 @@
+package device
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/attnzoo/attnzoo/internal/opencl"
+)
+
+// Spec is a device choice: the `device` key of an experiment file and the
+// --device flag.
+//
+//	"cpu"         the cpu device
+//	"gpu"         the first OpenCL device of type GPU
+//	"opencl:P:D"  device D of OpenCL platform P (see `attnzoo devices`)
+type Spec struct {
+	Kind     string // "cpu", "gpu" or "opencl"
+	Platform int    // P, for "opencl"
+	Device   int    // D, for "opencl"
+}
+
+// Choices lists the device choices, for messages.
+const Choices = "cpu, gpu, opencl:P:D"
+
+// ParseSpec parses a device choice; it is the one place that decides which
+// names are devices. It does not look for the device (Resolve does).
+func ParseSpec(s string) (Spec, error) {
+	switch s {
+	case "cpu", "gpu":
+		return Spec{Kind: s}, nil
+	case "cuda":
+		return Spec{}, fmt.Errorf(`"cuda" is not supported: gorgonia's CUDA path does not build against CUDA 12 or 13; `+
+			`NVIDIA cards run through their driver's OpenCL: use "gpu" (have: %s)`, Choices)
+	}
+	if rest, ok := strings.CutPrefix(s, "opencl:"); ok {
+		ps, ds, ok := strings.Cut(rest, ":")
+		p, err1 := strconv.Atoi(ps)
+		d, err2 := strconv.Atoi(ds)
+		if !ok || err1 != nil || err2 != nil || p < 0 || d < 0 {
+			return Spec{}, fmt.Errorf("%q: want opencl:P:D with a platform P and a device D ≥ 0, e.g. opencl:0:0 (see attnzoo devices)", s)
+		}
+		return Spec{Kind: "opencl", Platform: p, Device: d}, nil
+	}
+	return Spec{}, fmt.Errorf("unknown %q (have: %s)", s, Choices)
+}
+
+// String is the choice as written: "cpu", "gpu", "opencl:P:D".
+func (s Spec) String() string {
+	if s.Kind == "opencl" {
+		return fmt.Sprintf("opencl:%d:%d", s.Platform, s.Device)
+	}
+	return s.Kind
+}
+
+// Resolve finds the OpenCL device a "gpu" or "opencl:P:D" choice names.
+// With no such device the error lists the platforms and devices found and
+// says how to get a driver.
+func Resolve(s Spec) (opencl.Device, error) {
+	if s.Kind == "cpu" {
+		return opencl.Device{}, fmt.Errorf("device: %q is not an OpenCL device", s)
+	}
+	ps, err := opencl.Platforms()
+	if err != nil {
+		return opencl.Device{}, fmt.Errorf("device %q: %w", s, err)
+	}
+	for _, p := range ps {
+		for _, d := range p.Devices {
+			switch {
+			case s.Kind == "gpu" && d.Type&opencl.TypeGPU != 0,
+				s.Kind == "opencl" && d.Platform == s.Platform && d.Index == s.Device:
+				return d, nil
+			}
+		}
+	}
+	what := "no OpenCL device of type GPU"
+	if s.Kind == "opencl" {
+		what = fmt.Sprintf("no OpenCL device %d on platform %d", s.Device, s.Platform)
+	}
+	return opencl.Device{}, fmt.Errorf("device %q: %s; found: %s. For a GPU, install its vendor's OpenCL driver "+
+		"(NVIDIA: the driver's OpenCL ICD, Debian nvidia-opencl-icd; AMD: ROCm's OpenCL runtime; Intel: intel-opencl-icd); "+
+		"`attnzoo devices` lists what OpenCL sees", s, what, Found(ps))
+}
+
+// Found summarises platforms and their devices in one line:
+// `platform 0 "Portable Computing Language": opencl:0:0 cpu "cpu-haswell-…"`.
+func Found(ps []opencl.Platform) string {
+	var parts []string
+	for _, p := range ps {
+		ds := make([]string, len(p.Devices))
+		for i, d := range p.Devices {
+			ds[i] = fmt.Sprintf("%s %s %q", d.Key(), d.Type, d.Name)
+		}
+		if len(ds) == 0 {
+			ds = []string{"no devices"}
+		}
+		parts = append(parts, fmt.Sprintf("platform %d %q: %s", p.Index, p.Name, strings.Join(ds, ", ")))
+	}
+	if len(parts) == 0 {
+		return "no platforms"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// CanTrain reports whether runs can train on the device choice s. Today
+// only the cpu device trains: a "gpu" or "opencl:P:D" that names a real
+// device is refused, naming it, rather than quietly training on the cpu;
+// one that names none gets Resolve's error.
+func CanTrain(s Spec) error {
+	if s.Kind == "cpu" {
+		return nil
+	}
+	d, err := Resolve(s)
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("device %q: training on OpenCL devices is not implemented yet (device found: %s, %s %s); "+
+		`use device = "cpu" (or --device cpu)`, s, d.Name, d.Key(), d.Type)
+}

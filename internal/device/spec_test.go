@@ -1,0 +1,96 @@
+package device
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/attnzoo/attnzoo/internal/opencl"
+)
+
+func TestParseSpec(t *testing.T) {
+	for in, want := range map[string]Spec{
+		"cpu": {Kind: "cpu"}, "gpu": {Kind: "gpu"},
+		"opencl:0:0": {Kind: "opencl"}, "opencl:1:12": {Kind: "opencl", Platform: 1, Device: 12},
+	} {
+		got, err := ParseSpec(in)
+		if err != nil || got != want || got.String() != in {
+			t.Errorf("ParseSpec(%q) = %+v, %v; want %+v", in, got, err, want)
+		}
+	}
+	for in, want := range map[string][]string{
+		"cuda":         {`"cuda" is not supported`, `use "gpu"`, "have: cpu, gpu, opencl:P:D"},
+		"tpu":          {`unknown "tpu"`, "have: cpu, gpu, opencl:P:D"},
+		"opencl:0":     {"want opencl:P:D", "attnzoo devices"},
+		"opencl:-1:0":  {"want opencl:P:D"},
+		"opencl:a:b":   {"want opencl:P:D"},
+		"opencl:0:0:0": {"want opencl:P:D"},
+		"":             {`unknown ""`},
+	} {
+		_, err := ParseSpec(in)
+		for _, w := range want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("ParseSpec(%q) = %v, want an error containing %q", in, err, w)
+			}
+		}
+	}
+}
+
+// "opencl:P:D" finds the listed device; a device that is not there, or
+// "gpu" where OpenCL has no GPU (pocl in CI), is an error that lists what
+// OpenCL found and how to get a driver.
+func TestResolve(t *testing.T) {
+	cl := testOpenCL(t)
+	ps, err := opencl.Platforms()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Resolve(Spec{Kind: "opencl"})
+	if err != nil || d.Name != cl.Device().Name || d.Key() != "opencl:0:0" {
+		t.Fatalf("Resolve(opencl:0:0) = %+v, %v", d, err)
+	}
+	_, err = Resolve(Spec{Kind: "opencl", Platform: len(ps), Device: 0})
+	if err == nil || !strings.Contains(err.Error(), "no OpenCL device 0 on platform") || !strings.Contains(err.Error(), d.Name) {
+		t.Errorf("Resolve(a platform too many) = %v, want an error listing %q", err, d.Name)
+	}
+	hasGPU := false
+	for _, p := range ps {
+		for _, dv := range p.Devices {
+			hasGPU = hasGPU || dv.Type&opencl.TypeGPU != 0
+		}
+	}
+	g, err := Resolve(Spec{Kind: "gpu"})
+	switch {
+	case hasGPU && (err != nil || g.Type&opencl.TypeGPU == 0):
+		t.Errorf("Resolve(gpu) = %+v, %v with a GPU listed", g, err)
+	case !hasGPU:
+		for _, w := range []string{"no OpenCL device of type GPU", "found: platform 0", d.Name, "nvidia-opencl-icd"} {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("Resolve(gpu) without a GPU = %v, want an error containing %q", err, w)
+			}
+		}
+	}
+}
+
+func TestFound(t *testing.T) {
+	if got := Found(nil); got != "no platforms" {
+		t.Errorf("Found(nil) = %q", got)
+	}
+	ps := []opencl.Platform{{Index: 0, Name: "P", Devices: []opencl.Device{{Name: "D", Type: opencl.TypeGPU}}}, {Index: 1, Name: "Q"}}
+	want := `platform 0 "P": opencl:0:0 gpu "D"; platform 1 "Q": no devices`
+	if got := Found(ps); got != want {
+		t.Errorf("Found = %q, want %q", got, want)
+	}
+}
+
+func TestCanTrain(t *testing.T) {
+	if err := CanTrain(Spec{Kind: "cpu"}); err != nil {
+		t.Errorf("CanTrain(cpu) = %v", err)
+	}
+	cl := testOpenCL(t)
+	err := CanTrain(Spec{Kind: "opencl"})
+	for _, w := range []string{"training on OpenCL devices is not implemented yet", "device found: " + cl.Device().Name, "opencl:0:0"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("CanTrain(opencl:0:0) = %v, want an error containing %q", err, w)
+		}
+	}
+}
