@@ -15,6 +15,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/attnzoo/attnzoo/cells"
+	"github.com/attnzoo/attnzoo/internal/device"
 	"github.com/attnzoo/attnzoo/scorers"
 	"github.com/attnzoo/attnzoo/seq2seq"
 	"github.com/attnzoo/attnzoo/tasks"
@@ -297,11 +298,8 @@ func (e *Experiment) validate() error {
 	if !oneOf(e.Dtype, []string{"float32", "float64"}) {
 		return e.errf("", "dtype", "unknown %q (have: float32, float64)", e.Dtype)
 	}
-	if e.Device != "cpu" {
-		if e.Device == "cuda" {
-			return e.errf("", "device", `"cuda" is not supported: gorgonia's CUDA path does not build against CUDA 12 or 13 (have: cpu)`)
-		}
-		return e.errf("", "device", "unknown %q (have: cpu)", e.Device)
+	if _, err := device.ParseSpec(e.Device); err != nil {
+		return e.errf("", "device", "%v", err)
 	}
 	if err := e.validateTask(); err != nil {
 		return err

@@ -63,6 +63,7 @@ var commands = map[string]command{
 	"decode":  {cmdDecode, "decode one input with a trained run, with its alignment"},
 	"plot":    {cmdPlot, "redraw every figure and report.html of a results folder"},
 	"bench":   {cmdBench, "time training and decoding on the toy-reverse speed anchor"},
+	"devices": {cmdDevices, "list the devices runs can use: cpu and the OpenCL platforms' devices"},
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {

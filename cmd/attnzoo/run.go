@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/attnzoo/attnzoo/experiments"
+	"github.com/attnzoo/attnzoo/internal/device"
 )
 
 func isTerminal(w io.Writer) bool {
@@ -42,10 +43,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	workers := fs.Int("workers", runtime.NumCPU(), "runs trained at once")
 	resume := fs.Bool("resume", false, "skip finished runs, continue cut-off runs from their last checkpoint")
 	shard := fs.String("shard", "", "I/N: run only the runs whose index ≡ I (mod N)")
+	dev := fs.String("device", "", "cpu, gpu or opencl:P:D (see attnzoo devices); wins over the file's device key")
 	var prof profiles
 	prof.flags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: attnzoo run EXPERIMENT.toml [--out DIR] [--workers N] [--resume] [--shard I/N] [--cpuprofile FILE] [--memprofile FILE]")
+		fmt.Fprintln(stderr, "usage: attnzoo run EXPERIMENT.toml [--out DIR] [--workers N] [--resume] [--shard I/N] [--device D] [--cpuprofile FILE] [--memprofile FILE]")
 		fs.PrintDefaults()
 	}
 	file, rest := splitPositional(args)
@@ -71,9 +73,17 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 			return usagef("run: %v", err)
 		}
 	}
+	if *dev != "" {
+		if _, err := device.ParseSpec(*dev); err != nil {
+			return usagef("run: --device: %v", err)
+		}
+	}
 	e, err := experiments.Load(file)
 	if err != nil {
 		return usageError{err}
+	}
+	if err := chooseDevice(e, *dev); err != nil {
+		return err
 	}
 	runs, _ := e.Runs()
 	if err := prof.start(); err != nil {
@@ -97,6 +107,23 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 		return err
 	}
 	drawFigures(e.Dir(*out), stderr)
+	return nil
+}
+
+// chooseDevice sets the experiment's device from --device (if given) and
+// refuses a device that cannot train: today only cpu trains.
+func chooseDevice(e *experiments.Experiment, flagDev string) error {
+	from := e.File + ": device"
+	if flagDev != "" {
+		e.Device, from = flagDev, "--device"
+	}
+	spec, err := device.ParseSpec(e.Device)
+	if err != nil { // the file's key was checked when it loaded
+		return fmt.Errorf("run: %s: %w", from, err)
+	}
+	if err := device.CanTrain(spec); err != nil {
+		return fmt.Errorf("run: %s: %w", from, err)
+	}
 	return nil
 }
 

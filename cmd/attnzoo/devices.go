@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/attnzoo/attnzoo/internal/device"
+	"github.com/attnzoo/attnzoo/internal/opencl"
+)
+
+// deviceRow is one device of `attnzoo devices --json`.
+type deviceRow struct {
+	Key          string `json:"key"` // the device = / --device value
+	Platform     string `json:"platform"`
+	Name         string `json:"name"`
+	Type         string `json:"type"`
+	MemoryBytes  uint64 `json:"memory_bytes"`
+	ComputeUnits uint32 `json:"compute_units"`
+	FP64         bool   `json:"fp64"`
+}
+
+func cmdDevices(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("attnzoo devices", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print one JSON object: the OpenCL devices and, without any, why")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: attnzoo devices [--json]")
+		fmt.Fprintln(stderr, "Lists the devices a run can name with device = or --device: cpu, and each OpenCL platform's devices (opencl:P:D).")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return usageError{fmt.Errorf("devices: %w", err)}
+	}
+	if fs.NArg() > 0 {
+		return usagef("devices: unexpected argument %q", fs.Arg(0))
+	}
+	ps, err := opencl.Platforms()
+	var rows []deviceRow
+	for _, p := range ps {
+		for _, d := range p.Devices {
+			rows = append(rows, deviceRow{d.Key(), p.Name, d.Name, d.Type.String(), d.GlobalMem, d.ComputeUnits, d.FP64})
+		}
+	}
+	if *asJSON {
+		out := struct {
+			OpenCL []deviceRow `json:"opencl"`
+			Error  string      `json:"error,omitempty"`
+		}{OpenCL: rows}
+		if err != nil {
+			out.Error = err.Error()
+		}
+		b, _ := json.Marshal(out)
+		fmt.Fprintln(stdout, string(b))
+		return nil
+	}
+	fmt.Fprintln(stdout, "cpu          the cpu device (trains today)")
+	if err != nil {
+		fmt.Fprintf(stdout, "OpenCL:      none: %v\n", err)
+		return nil
+	}
+	for _, p := range ps {
+		fmt.Fprintf(stdout, "platform %d:  %s (%s, %s)\n", p.Index, p.Name, p.Vendor, p.Version)
+		if len(p.Devices) == 0 {
+			fmt.Fprintln(stdout, "  no devices")
+		}
+		for _, d := range p.Devices {
+			fp64 := "no"
+			if d.FP64 {
+				fp64 = "yes"
+			}
+			fmt.Fprintf(stdout, "  %-11s %-5s %s: %.1f GiB, %d compute units, fp64 %s\n",
+				d.Key(), d.Type, d.Name, float64(d.GlobalMem)/(1<<30), d.ComputeUnits, fp64)
+		}
+	}
+	fmt.Fprintf(stdout, "device = \"gpu\" takes the first GPU; choices: %s (training on OpenCL devices is not implemented yet)\n", device.Choices)
+	return nil
+}

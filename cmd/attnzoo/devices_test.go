@@ -1,0 +1,111 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/attnzoo/attnzoo/internal/opencl"
+)
+
+// firstDevice is OpenCL's first device, or "" without OpenCL (then the
+// caller skips, or fails under ATTNZOO_REQUIRE_OPENCL=1).
+func firstDevice(t *testing.T) (opencl.Device, bool) {
+	ps, err := opencl.Platforms()
+	if err == nil {
+		for _, p := range ps {
+			if len(p.Devices) > 0 {
+				return p.Devices[0], true
+			}
+		}
+	}
+	if os.Getenv("ATTNZOO_REQUIRE_OPENCL") == "1" {
+		t.Fatalf("ATTNZOO_REQUIRE_OPENCL=1 but no OpenCL device: %v", err)
+	}
+	return opencl.Device{}, false
+}
+
+func TestDevices(t *testing.T) {
+	out, errs, code := runCLI(t, "devices")
+	if code != 0 || !strings.HasPrefix(out, "cpu ") {
+		t.Fatalf("devices: exit %d, stdout %q, stderr %q; want 0 and the cpu line first", code, out, errs)
+	}
+	jout, _, code := runCLI(t, "devices", "--json")
+	var j struct {
+		OpenCL []deviceRow `json:"opencl"`
+		Error  string      `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(jout), &j); err != nil || code != 0 {
+		t.Fatalf("devices --json: exit %d, %v: %q", code, err, jout)
+	}
+	d, ok := firstDevice(t)
+	if !ok {
+		if !strings.Contains(out, "OpenCL:      none:") || j.Error == "" {
+			t.Errorf("without OpenCL, devices says %q and --json %q; want the reason", out, jout)
+		}
+		t.Skip("no OpenCL device: only the cpu line checked")
+	}
+	if !strings.Contains(out, "opencl:0:0") || !strings.Contains(out, d.Name) || !strings.Contains(out, "compute units") {
+		t.Errorf("devices does not list opencl:0:0 %q: %q", d.Name, out)
+	}
+	if len(j.OpenCL) == 0 || j.OpenCL[0].Key != "opencl:0:0" || j.OpenCL[0].Name != d.Name || j.OpenCL[0].MemoryBytes != d.GlobalMem {
+		t.Errorf("devices --json = %+v, want opencl:0:0 %q with %d bytes first", j.OpenCL, d.Name, d.GlobalMem)
+	}
+}
+
+// tinyExp trains for two steps: enough to see that a run started.
+const tinyExp = `name = "tiny"
+device = "DEVICE"
+seeds = [1]
+[task]
+name = "reverse"
+min_len = 3
+max_len = 4
+train = 20
+dev = 4
+test = 4
+[model]
+embed = 4
+hidden = 8
+attention = 4
+[train]
+steps = 2
+batch = 4
+eval_every = 1
+`
+
+// A device that exists but cannot train yet is refused, naming it, from
+// the file's key and from --device; --device cpu wins over the file's gpu.
+func TestRunDevice(t *testing.T) {
+	dir := t.TempDir()
+	exp := filepath.Join(dir, "tiny.toml")
+	os.WriteFile(exp, []byte(strings.Replace(tinyExp, "DEVICE", "gpu", 1)), 0o644)
+	out := filepath.Join(dir, "out")
+
+	_, errs, code := runCLI(t, "run", exp, "--device", "cuda", "--out", out)
+	if code != 2 || !strings.Contains(errs, `use "gpu"`) {
+		t.Errorf("--device cuda: exit %d, %q; want 2 and a pointer to gpu", code, errs)
+	}
+	_, errs, code = runCLI(t, "run", exp, "--device", "cpu", "--out", out, "--workers", "1")
+	if code != 0 {
+		t.Fatalf("--device cpu over the file's gpu: exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(out, "tiny", "summary.md")); err != nil {
+		t.Errorf("--device cpu did not train: %v", err)
+	}
+	_, errs, code = runCLI(t, "run", exp, "--out", out)
+	if code != 1 || !strings.Contains(errs, "tiny.toml: device") ||
+		!(strings.Contains(errs, "no OpenCL device of type GPU") || strings.Contains(errs, "not implemented yet") || strings.Contains(errs, "no OpenCL platform")) {
+		t.Errorf(`device = "gpu": exit %d, %q; want 1 and why it cannot train`, code, errs)
+	}
+	d, ok := firstDevice(t)
+	if !ok {
+		t.Skip("no OpenCL device: opencl:0:0 not checked")
+	}
+	_, errs, code = runCLI(t, "run", exp, "--device", "opencl:0:0", "--out", out)
+	if code != 1 || !strings.Contains(errs, "training on OpenCL devices is not implemented yet (device found: "+d.Name) {
+		t.Errorf("--device opencl:0:0: exit %d, %q; want 1 and the not-implemented error naming %q", code, errs, d.Name)
+	}
+}
