@@ -140,3 +140,27 @@ func BenchmarkLaunch(bm *testing.B) {
 	}
 	c.Finish()
 }
+
+// BenchmarkLaunchFinish is a launch's round trip: one work-item's kernel
+// queued, then clFinish waiting for it.
+func BenchmarkLaunchFinish(bm *testing.B) {
+	c := testContext(bm)
+	p, err := c.Build(vaddSrc, "")
+	if err != nil {
+		bm.Fatal(err)
+	}
+	k, err := p.Kernel("vadd")
+	if err != nil {
+		bm.Fatal(err)
+	}
+	x := upload(bm, c, make([]float32, 1))
+	bm.ResetTimer()
+	for i := 0; i < bm.N; i++ {
+		if err := k.Launch1D(1, x, x, x, 1); err != nil {
+			bm.Fatal(err)
+		}
+		if err := c.Finish(); err != nil {
+			bm.Fatal(err)
+		}
+	}
+}
