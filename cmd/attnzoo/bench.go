@@ -71,10 +71,11 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&opt.beamReps, "beam-reps", 10, "beam-5 decodings timed (after 2 untimed)")
 	parallel := fs.Int("parallel", 0, "instead: measure how N workers scale (N anchor models one after another, then side by side)")
 	parSteps := fs.Int("parallel-steps", 40, "with --parallel, timed training steps per model and phase")
+	dev := fs.String("device", "cpu", "cpu, gpu or opencl:P:D (see attnzoo devices)")
 	var prof profiles
 	prof.flags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: attnzoo bench [--hidden H] [--batch B] [--src-len S] [--vocab V] [--json [--table]] [--torch PYTORCH.json]")
+		fmt.Fprintln(stderr, "usage: attnzoo bench [--hidden H] [--batch B] [--src-len S] [--vocab V] [--device D] [--json [--table]] [--torch PYTORCH.json]")
 		fmt.Fprintln(stderr, "       attnzoo bench --parallel N [--parallel-steps S] [--json]")
 		fmt.Fprintln(stderr, "       attnzoo bench --table-from RESULTS.jsonl")
 		fmt.Fprintln(stderr, "Runs the toy-reverse speed anchor (bench/README.md) through the harness:")
@@ -103,6 +104,9 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *parallel < 0 || *parSteps < 1 {
 		return usagef("bench: want --parallel ≥ 1 and --parallel-steps ≥ 1")
+	}
+	if err := checkDevice("bench: --device", *dev); err != nil {
+		return err
 	}
 	if err := prof.start(); err != nil {
 		return fmt.Errorf("bench: %w", err)

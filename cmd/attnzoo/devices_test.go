@@ -77,18 +77,21 @@ eval_every = 1
 `
 
 // A device that exists but cannot train yet is refused, naming it, from
-// the file's key and from --device; --device cpu wins over the file's gpu.
+// the file's key and from --device on run and bench; --device cpu wins
+// over the file's gpu.
 func TestRunDevice(t *testing.T) {
 	dir := t.TempDir()
 	exp := filepath.Join(dir, "tiny.toml")
 	os.WriteFile(exp, []byte(strings.Replace(tinyExp, "DEVICE", "gpu", 1)), 0o644)
 	out := filepath.Join(dir, "out")
 
-	_, errs, code := runCLI(t, "run", exp, "--device", "cuda", "--out", out)
-	if code != 2 || !strings.Contains(errs, `use "gpu"`) {
-		t.Errorf("--device cuda: exit %d, %q; want 2 and a pointer to gpu", code, errs)
+	for _, args := range [][]string{{"run", exp, "--device", "cuda", "--out", out}, {"bench", "--device", "cuda"}} {
+		_, errs, code := runCLI(t, args...)
+		if code != 2 || !strings.Contains(errs, `use "gpu"`) {
+			t.Errorf("%v: exit %d, %q; want 2 and a pointer to gpu", args, code, errs)
+		}
 	}
-	_, errs, code = runCLI(t, "run", exp, "--device", "cpu", "--out", out, "--workers", "1")
+	_, errs, code := runCLI(t, "run", exp, "--device", "cpu", "--out", out, "--workers", "1")
 	if code != 0 {
 		t.Fatalf("--device cpu over the file's gpu: exit %d: %s", code, errs)
 	}
@@ -104,8 +107,10 @@ func TestRunDevice(t *testing.T) {
 	if !ok {
 		t.Skip("no OpenCL device: opencl:0:0 not checked")
 	}
-	_, errs, code = runCLI(t, "run", exp, "--device", "opencl:0:0", "--out", out)
-	if code != 1 || !strings.Contains(errs, "training on OpenCL devices is not implemented yet (device found: "+d.Name) {
-		t.Errorf("--device opencl:0:0: exit %d, %q; want 1 and the not-implemented error naming %q", code, errs, d.Name)
+	for _, args := range [][]string{{"run", exp, "--device", "opencl:0:0", "--out", out}, {"bench", "--device", "opencl:0:0"}} {
+		_, errs, code = runCLI(t, args...)
+		if code != 1 || !strings.Contains(errs, args[0]+": ") || !strings.Contains(errs, "training on OpenCL devices is not implemented yet (device found: "+d.Name) {
+			t.Errorf("%v: exit %d, %q; want 1 and the not-implemented error naming %q", args, code, errs, d.Name)
+		}
 	}
 }

@@ -73,10 +73,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 			return usagef("run: %v", err)
 		}
 	}
-	if *dev != "" {
-		if _, err := device.ParseSpec(*dev); err != nil {
-			return usagef("run: --device: %v", err)
-		}
+	if _, err := device.ParseSpec(*dev); *dev != "" && err != nil {
+		return usagef("run: --device: %v", err)
 	}
 	e, err := experiments.Load(file)
 	if err != nil {
@@ -111,18 +109,25 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 }
 
 // chooseDevice sets the experiment's device from --device (if given) and
-// refuses a device that cannot train: today only cpu trains.
+// refuses a device that cannot train.
 func chooseDevice(e *experiments.Experiment, flagDev string) error {
-	from := e.File + ": device"
+	from := "run: " + e.File + ": device"
 	if flagDev != "" {
-		e.Device, from = flagDev, "--device"
+		e.Device, from = flagDev, "run: --device"
 	}
-	spec, err := device.ParseSpec(e.Device)
-	if err != nil { // the file's key was checked when it loaded
-		return fmt.Errorf("run: %s: %w", from, err)
+	return checkDevice(from, e.Device)
+}
+
+// checkDevice parses a device choice (a bad one is a usage error) and
+// refuses one that cannot train: today only cpu trains. from says where
+// the choice came from.
+func checkDevice(from, choice string) error {
+	spec, err := device.ParseSpec(choice)
+	if err != nil {
+		return usageError{fmt.Errorf("%s: %w", from, err)}
 	}
 	if err := device.CanTrain(spec); err != nil {
-		return fmt.Errorf("run: %s: %w", from, err)
+		return fmt.Errorf("%s: %w", from, err)
 	}
 	return nil
 }
