@@ -168,3 +168,9 @@ func (o *OpenCL) MaskedSoftmax(y, x, mask Buffer, rows, cols int) error {
 func (o *OpenCL) SoftmaxGrad(dx, y, g Buffer, rows, cols int) error {
 	return o.launchRows("softmax_grad", rows, cols, dx, y, g)
 }
+
+// Both devices implement the seam.
+var (
+	_ Kernels = CPU{}
+	_ Kernels = (*OpenCL)(nil)
+)

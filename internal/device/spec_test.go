@@ -94,3 +94,17 @@ func TestCanTrain(t *testing.T) {
 		}
 	}
 }
+
+// Every __kernel of kernels/*.cl is created by NewOpenCL (kernelNames),
+// and every name there is a kernel.
+func TestKernelNames(t *testing.T) {
+	var found []string
+	for _, line := range strings.Split(kernelSource(), "\n") {
+		if rest, ok := strings.CutPrefix(line, "__kernel void "); ok {
+			found = append(found, rest[:strings.Index(rest, "(")])
+		}
+	}
+	if strings.Join(found, " ") != strings.Join(kernelNames, " ") {
+		t.Errorf("kernels/*.cl define %v; kernelNames lists %v", found, kernelNames)
+	}
+}
