@@ -71,20 +71,39 @@ type bracketGeom struct {
 }
 
 // layoutBrackets stacks the brackets above top, the highest point the bars
-// reach: bracket k (in order) sits at top + (k+1)·step with step = 0.08 ×
-// span (span the y range the bars cover, 1 when 0), its ticks step/4 long.
+// reach, in levels: each bracket (in order) takes the lowest level where it
+// overlaps no bracket already there (brackets sharing an end bar overlap),
+// and level l sits at top + (l+1)·step with step = 0.12 × span (span the y
+// range the bars cover, 1 when 0), its ticks step/4 long.
 func layoutBrackets(geoms []barGeom, brackets []Bracket, top, span float64) ([]bracketGeom, error) {
 	if span == 0 {
 		span = 1
 	}
-	step := 0.08 * span
+	step := 0.12 * span
 	out := make([]bracketGeom, len(brackets))
+	var levels [][][2]float64 // the x spans taken on each level
 	for k, br := range brackets {
 		if br.A < 0 || br.A >= len(geoms) || br.B < 0 || br.B >= len(geoms) || br.A == br.B {
 			return nil, fmt.Errorf("plots: bars: bracket %d joins bars %d and %d: want two different bars in [0, %d)", k, br.A, br.B, len(geoms))
 		}
-		x0, x1 := geoms[br.A].X, geoms[br.B].X
-		out[k] = bracketGeom{X0: math.Min(x0, x1), X1: math.Max(x0, x1), Y: top + float64(k+1)*step, Tick: step / 4, Label: br.Label}
+		x0, x1 := math.Min(geoms[br.A].X, geoms[br.B].X), math.Max(geoms[br.A].X, geoms[br.B].X)
+		l := 0
+		for ; l < len(levels); l++ {
+			free := true
+			for _, sp := range levels[l] {
+				if x0 <= sp[1] && sp[0] <= x1 {
+					free = false
+				}
+			}
+			if free {
+				break
+			}
+		}
+		if l == len(levels) {
+			levels = append(levels, nil)
+		}
+		levels[l] = append(levels[l], [2]float64{x0, x1})
+		out[k] = bracketGeom{X0: x0, X1: x1, Y: top + float64(l+1)*step, Tick: step / 4, Label: br.Label}
 	}
 	return out, nil
 }
@@ -245,7 +264,9 @@ func Bars(bars []Bar, opt BarOptions) (*Figure, error) {
 			lb.TextStyle[i].YAlign = draw.YBottom
 		}
 		p.Add(lb)
-		ymax = brackets[len(brackets)-1].Y + 4*brackets[len(brackets)-1].Tick // a step more, for the labels
+		for _, br := range brackets {
+			ymax = math.Max(ymax, br.Y+4*br.Tick) // a step more, for the labels
+		}
 	}
 	if legend != nil {
 		p.Legend.ThumbnailWidth = 8

@@ -120,23 +120,33 @@ func TestBars(t *testing.T) {
 }
 
 // TestLayoutBrackets: smallBars with ±1 sd reach from 0 up to 97 (concat's
-// 96 + 1), so span 97 and step 0.08·97 = 7.76: bracket k at 97 + (k+1)·7.76,
-// ticks 7.76/4 = 1.94 long, from the left bar's centre to the right one's.
+// 96 + 1), so span 97 and step 0.12·97 = 11.64, ticks 11.64/4 = 2.91 long.
+// With a fourth bar at x = 3: 2–0 takes level 0 (97 + 11.64 = 108.64); 1–2
+// overlaps it, level 1 (120.28); 3–0 overlaps both, level 2 (131.92); 3–3
+// is refused below; a bracket from bar 3 to itself aside, 2–3 shares bar 2
+// with levels 0, 1 and 2, level 3 (143.56). Each runs from the left bar's
+// centre to the right one's.
 func TestLayoutBrackets(t *testing.T) {
-	geoms, _, _, err := layoutBars(smallBars(), SD)
+	geoms, _, _, err := layoutBars(append(smallBars(), Bar{Label: "x", Values: []float64{1}}), SD)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := layoutBrackets(geoms, []Bracket{{A: 2, B: 0, Label: "*"}, {A: 1, B: 2, Label: "***"}}, 97, 97)
+	got, err := layoutBrackets(geoms, []Bracket{{A: 2, B: 0, Label: "*"}, {A: 1, B: 2, Label: "***"}, {A: 3, B: 0, Label: "**"}, {A: 2, B: 3, Label: "*"}}, 97, 97)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []bracketGeom{{X0: 0, X1: 2, Y: 104.76, Tick: 1.94, Label: "*"}, {X0: 1, X1: 2, Y: 112.52, Tick: 1.94, Label: "***"}}
+	want := []bracketGeom{{X0: 0, X1: 2, Y: 108.64, Tick: 2.91, Label: "*"}, {X0: 1, X1: 2, Y: 120.28, Tick: 2.91, Label: "***"},
+		{X0: 0, X1: 3, Y: 131.92, Tick: 2.91, Label: "**"}, {X0: 2, X1: 3, Y: 143.56, Tick: 2.91, Label: "*"}}
 	for i, w := range want {
 		g := got[i]
 		if g.X0 != w.X0 || g.X1 != w.X1 || !near(g.Y, w.Y) || !near(g.Tick, w.Tick) || g.Label != w.Label {
 			t.Errorf("bracket %d = %+v, want %+v", i, g, w)
 		}
+	}
+	// Brackets that do not overlap share a level: 0–1 and 2–3 both at 108.64.
+	got, _ = layoutBrackets(geoms, []Bracket{{A: 0, B: 1}, {A: 2, B: 3}}, 97, 97)
+	if !near(got[0].Y, 108.64) || !near(got[1].Y, 108.64) {
+		t.Errorf("disjoint brackets at %v and %v, want both at 108.64", got[0].Y, got[1].Y)
 	}
 }
 
