@@ -1,6 +1,6 @@
 // Package tasks provides the translation tasks attnzoo trains on: toy tasks
 // whose gold alignments are known by construction (copy, reverse, sort, date,
-// reorder) and real parallel text read from tab-separated files (tsv). Tasks
+// reorder, synlang) and real parallel text read from tab-separated files (tsv). Tasks
 // sit behind a registry shaped like database/sql's: each registers itself
 // from its own init, and New builds one by name from the [task] table of an
 // experiment file.
@@ -21,6 +21,10 @@
 //	date                 min_year 1950, max_year 2049, train, dev, test as above
 //	reorder              max_adj 2, test_max_adj max_adj, adverb 0.3, pp 0.3,
 //	                     train, dev, test as above
+//	synlang              vocab 2000, zipf 1.0, max_len 40, test_max_len max_len,
+//	                     clause 0.5, front 0.3, max_adj 2, adverb 0.3, pp 0.3,
+//	                     past 0.4, plural 0.3, definite 0.6, phrasal 0.2,
+//	                     train 20000, dev 500, test 1000
 //	tsv                  path (required), tokenizer "word", lowercase true,
 //	                     reverse false, max_len 0, min_count 1, max_vocab 0,
 //	                     dev 0.1, test 0.1 (fractions of the source sentences)
