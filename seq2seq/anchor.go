@@ -5,8 +5,9 @@ import "math/rand/v2"
 // AnchorConfig is the toy-reverse speed anchor of bench/README.md:
 // vocabulary 32, source 12, target 13, batch 64, embedding 64, hidden 128,
 // unidirectional GRU encoder, GRU decoder with Bahdanau (concat) attention,
-// A = 128, float32. (Our decoder adds the attentional layer
-// tanh(W_s s + W_c c + b) before the vocabulary, and the scorer a bias.)
+// A = 128, float32: the bridge s₀ = tanh(W h_S + b), the additive score
+// with its bias, the attentional layer tanh(W_s s + W_c c + b) and the
+// vocabulary layer, as bench/pytorch/reverse.py builds it in PyTorch.
 func AnchorConfig() Config {
 	return Config{Cell: "gru", Encoder: "rnn", Decoder: "bahdanau", Scorer: "concat",
 		SrcVocab: 32, TgtVocab: 32, Embed: 64, Hidden: 128, Attention: 128, MaxSrcLen: 12, Dtype: "float32", Seed: 1}

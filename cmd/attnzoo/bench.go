@@ -59,9 +59,9 @@ type benchOptions struct {
 func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("attnzoo bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print one JSON line with the fields of the PyTorch anchor script")
+	asJSON := fs.Bool("json", false, "print one JSON line (the fields bench/pytorch/reverse.py prints, and more)")
 	table := fs.Bool("table", false, "with --json, print the table too")
-	torch := fs.String("torch", "", "a JSON line from bench/pytorch/reverse.py to compare with (ratios)")
+	torch := fs.String("torch", "", "compare with `FILE`, a JSON line from bench/pytorch/reverse.py (ratios)")
 	tableFrom := fs.String("table-from", "", "instead: print the table of a `FILE` of JSON lines from both systems, one pair per size")
 	opt := benchOptions{}
 	opt.benchSizes.flags(fs)
