@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	"gorgonia.org/tensor"
-
 	"github.com/attnzoo/attnzoo/internal/gx"
 )
 
@@ -25,9 +23,9 @@ type Config struct {
 	// past 256, docs/gorgonia.md, case 1).
 	Inputs []int
 	Hidden int
-	Dtype  tensor.Dtype // gx.Float32 or gx.Float64; the zero value means Float64
-	Rand   *rand.Rand   // initialises the weights; nil means rand.New(rand.NewPCG(1, 2))
-	Prefix string       // prepended to parameter names, e.g. "enc.fwd."
+	Dtype  gx.Dtype   // gx.Float32 or gx.Float64; the zero value means Float64
+	Rand   *rand.Rand // initialises the weights; nil means rand.New(rand.NewPCG(1, 2))
+	Prefix string     // prepended to parameter names, e.g. "enc.fwd."
 }
 
 // Cell is one step of a recurrent network.
@@ -38,8 +36,8 @@ type Cell interface {
 	Hidden() int
 	// Params are the cell's parameters.
 	Params() []*gx.Param
-	// HasCell reports whether the cell uses State.C (lstm).
-	HasCell() bool
+	// HasMemory reports whether the cell uses State.C (lstm).
+	HasMemory() bool
 	// Step returns the state after one step on inputs xs, xs[j] [B, Inputs[j]].
 	// On an error it records it in g and returns a zero State.
 	Step(g *gx.Graph, xs []*gx.Node, s State) State
@@ -123,7 +121,7 @@ func New(name string, c Config) (Cell, error) {
 			return nil, fmt.Errorf("cells: %s: input sizes must be > 0, got Inputs %v (input %d is %d)", name, c.Inputs, j, d)
 		}
 	}
-	if c.Dtype == (tensor.Dtype{}) {
+	if c.Dtype == (gx.Dtype{}) {
 		c.Dtype = gx.Float64
 	}
 	if c.Dtype != gx.Float64 && c.Dtype != gx.Float32 {
@@ -140,7 +138,7 @@ func New(name string, c Config) (Cell, error) {
 // size, named name+"h" (and name+"c" for a cell with a memory).
 func ZeroState(g *gx.Graph, c Cell, name string, batch int) State {
 	s := State{H: g.Input(name+"h", batch, c.Hidden())}
-	if c.HasCell() {
+	if c.HasMemory() {
 		s.C = g.Input(name+"c", batch, c.Hidden())
 	}
 	return s

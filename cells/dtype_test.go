@@ -44,7 +44,7 @@ func TestFloat32(t *testing.T) {
 			h32, c32v, g32 := runWithGrads(t, c32, gx.Float32, B, steps, h0, cc0, proj)
 			h64, c64v, g64 := runWithGrads(t, c64, gx.Float64, B, steps, h0, cc0, proj)
 			closeTo(t, "H float32", h32, h64, 1e-5)
-			if c32.HasCell() {
+			if c32.HasMemory() {
 				closeTo(t, "C float32", c32v, c64v, 1e-5)
 			}
 			for k, p := range c64.Params() {
@@ -64,7 +64,7 @@ func runWithGrads(t *testing.T, c cells.Cell, dt tensor.Dtype, B int, steps [][]
 	t.Helper()
 	g := gx.NewGraph(dt)
 	s := cells.State{H: g.Const("h0", h0, B, c.Hidden())}
-	if c.HasCell() {
+	if c.HasMemory() {
 		s.C = g.Const("c0", c0, B, c.Hidden())
 	}
 	for i, xs := range steps {
@@ -75,7 +75,7 @@ func runWithGrads(t *testing.T, c cells.Cell, dt tensor.Dtype, B int, steps [][]
 		s = c.Step(g, nodes, s)
 	}
 	g.Watch(s.H)
-	if c.HasCell() {
+	if c.HasMemory() {
 		g.Watch(s.C)
 	}
 	cost := g.DotAll(s.H, g.Const("proj", proj, B, c.Hidden()))
@@ -91,7 +91,7 @@ func runWithGrads(t *testing.T, c cells.Cell, dt tensor.Dtype, B int, steps [][]
 	if h, err = g.Value(s.H); err != nil {
 		t.Fatal(err)
 	}
-	if c.HasCell() {
+	if c.HasMemory() {
 		if cOut, err = g.Value(s.C); err != nil {
 			t.Fatal(err)
 		}

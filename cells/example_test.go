@@ -28,13 +28,11 @@ func Example() {
 		return
 	}
 	h, _ := g.Value(s.H)
-	fmt.Println("cells:", cells.Names())
 	fmt.Println("H", s.H.Shape(), "C", s.C.Shape(), len(h), "values")
 	for _, p := range c.Params() {
 		fmt.Println(p.Name, p.Shape())
 	}
 	// Output:
-	// cells: [gru lstm rnn]
 	// H (2, 4) C (2, 4) 8 values
 	// dec.W_0 [16 3]
 	// dec.W_1 [16 2]

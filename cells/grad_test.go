@@ -74,7 +74,7 @@ func setup(t *testing.T, name string, rng *rand.Rand, B, H, T int, sizes []int, 
 	h0 := param(rng, "in.h", B, H)
 	wrt = append(wrt, h0)
 	var c0 *gx.Param
-	if c.HasCell() {
+	if c.HasMemory() {
 		c0 = param(rng, "in.c", B, H)
 		wrt = append(wrt, c0)
 	}

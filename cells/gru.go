@@ -48,7 +48,7 @@ func init() {
 	})
 }
 
-func (c *GRU) HasCell() bool { return false }
+func (c *GRU) HasMemory() bool { return false }
 
 // Step runs the gates and the blend as two fused ops (gx.GRUGates,
 // gx.GRUBlend), checked against the composition of the equations above.

@@ -38,7 +38,7 @@ func init() {
 	})
 }
 
-func (c *LSTM) HasCell() bool { return true }
+func (c *LSTM) HasMemory() bool { return true }
 
 func (c *LSTM) Step(g *gx.Graph, xs []*gx.Node, s State) State {
 	if !c.check(g, xs, s, true) {
@@ -46,7 +46,7 @@ func (c *LSTM) Step(g *gx.Graph, xs []*gx.Node, s State) State {
 	}
 	H := c.cfg.Hidden
 	pre := c.preact(g, xs, s.H) // [B,4H]
-	part := func(k int) *gx.Node { return cols(g, pre, k*H, (k+1)*H) }
+	part := func(k int) *gx.Node { return g.SliceLast(pre, k*H, (k+1)*H) }
 	i, f, o := g.Sigmoid(part(0)), g.Sigmoid(part(1)), g.Sigmoid(part(3))
 	gg := g.Tanh(part(2))
 	cNew := g.Add(g.Mul(f, s.C), g.Mul(i, gg)) // [B,H]

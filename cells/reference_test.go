@@ -181,7 +181,7 @@ func unroll(t *testing.T, c cells.Cell, dt tensor.Dtype, B int, steps [][][]floa
 	t.Helper()
 	g := gx.NewGraph(dt)
 	s := cells.State{H: g.Const("h0", h0, B, c.Hidden())}
-	if c.HasCell() {
+	if c.HasMemory() {
 		s.C = g.Const("c0", c0, B, c.Hidden())
 	}
 	for i, xs := range steps {
@@ -192,7 +192,7 @@ func unroll(t *testing.T, c cells.Cell, dt tensor.Dtype, B int, steps [][][]floa
 		s = c.Step(g, nodes, s)
 	}
 	g.Watch(s.H)
-	if c.HasCell() {
+	if c.HasMemory() {
 		g.Watch(s.C)
 	}
 	if err := g.Run(); err != nil {
@@ -202,7 +202,7 @@ func unroll(t *testing.T, c cells.Cell, dt tensor.Dtype, B int, steps [][][]floa
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.HasCell() {
+	if c.HasMemory() {
 		if cOut, err = g.Value(s.C); err != nil {
 			t.Fatal(err)
 		}

@@ -19,7 +19,7 @@ func init() {
 	})
 }
 
-func (c *RNN) HasCell() bool { return false }
+func (c *RNN) HasMemory() bool { return false }
 
 func (c *RNN) Step(g *gx.Graph, xs []*gx.Node, s State) State {
 	if !c.check(g, xs, s, false) {

@@ -71,7 +71,7 @@ func (m *Model) buildStepSalted(R, S int, prjShape []int, steps int, salt uint32
 	sg.y = g.Input("step.y", R)
 	sg.h = g.Input("step.h", R, H)
 	st := decState{cell: cells.State{H: sg.h}}
-	if m.dec.HasCell() {
+	if m.dec.HasMemory() {
 		sg.c = g.Input("step.c", R, H)
 		st.cell.C = sg.c
 	}

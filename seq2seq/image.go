@@ -73,7 +73,7 @@ func (m *Model) encodeRegions(g *gx.Graph, in *encInputs, B int) encoded {
 	}
 	pool := g.WSum(in.meanW, annot, 1) // mean annotation [B, H]
 	init := cells.State{H: g.Tanh(g.AddBias(g.Linear(pool, g.Bind(m.initW), 0), g.Bind(m.initB)))}
-	if m.dec.HasCell() {
+	if m.dec.HasMemory() {
 		init.C = g.Tanh(g.AddBias(g.Linear(pool, g.Bind(m.initCW), 0), g.Bind(m.initCB)))
 	}
 	return encoded{annotations: annot, init: init}

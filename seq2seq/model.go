@@ -2,7 +2,6 @@ package seq2seq
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 
 	"gorgonia.org/tensor"
@@ -113,7 +112,7 @@ func New(cfg Config) (*Model, error) {
 	for _, p := range []*gx.Param{m.outS, m.outC, m.vocabW} {
 		p.Glorot(rng)
 	}
-	if region && m.dec.HasCell() && cfg.Init != "zero" {
+	if region && m.dec.HasMemory() && cfg.Init != "zero" {
 		m.initCW = m.param("init.W_c", H, H)
 		m.initCB = m.param("init.b_c", H)
 		m.initCW.Glorot(rng)
@@ -246,7 +245,7 @@ type encoded struct {
 func (m *Model) runDir(g *gx.Graph, c cells.Cell, embs, carry []*gx.Node, B int, reverse bool, name string) ([]*gx.Node, cells.State) {
 	S := len(embs)
 	st := cells.State{H: g.Input(name+".h0", B, c.Hidden())}
-	if c.HasCell() {
+	if c.HasMemory() {
 		st.C = g.Input(name+".c0", B, c.Hidden())
 	}
 	hs := make([]*gx.Node, S)
@@ -257,7 +256,7 @@ func (m *Model) runDir(g *gx.Graph, c cells.Cell, embs, carry []*gx.Node, B int,
 		}
 		next := c.Step(g, []*gx.Node{embs[t]}, st)
 		nst := cells.State{H: g.Sum(st.H, g.Mul(carry[t], g.Sub(next.H, st.H)))}
-		if c.HasCell() {
+		if c.HasMemory() {
 			nst.C = g.Sum(st.C, g.Mul(carry[t], g.Sub(next.C, st.C)))
 		}
 		st = nst
@@ -323,7 +322,7 @@ func (m *Model) encoded(g *gx.Graph, in *encInputs, annot, final *gx.Node, B int
 		pool = g.WSum(in.meanW, annot, 1)
 	}
 	init := cells.State{H: g.Tanh(g.AddBias(g.Linear(pool, g.Bind(m.initW), 0), g.Bind(m.initB)))}
-	if m.dec.HasCell() {
+	if m.dec.HasMemory() {
 		init.C = g.Input("dec.c0", B, m.Cfg.Hidden)
 	}
 	return encoded{annotations: annot, init: init}
@@ -334,7 +333,7 @@ func (m *Model) encoded(g *gx.Graph, in *encInputs, annot, final *gx.Node, B int
 // through attention.
 func (m *Model) zeroInit(g *gx.Graph, B int) cells.State {
 	st := cells.State{H: g.Input("dec.h0", B, m.Cfg.Hidden)}
-	if m.dec.HasCell() {
+	if m.dec.HasMemory() {
 		st.C = g.Input("dec.c0", B, m.Cfg.Hidden)
 	}
 	return st
@@ -406,5 +405,3 @@ func dropoutKeep(rng *rand.Rand, p float64) float64 {
 	}
 	return 0
 }
-
-var _ = math.Inf

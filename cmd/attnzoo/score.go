@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -181,16 +182,12 @@ func parseCSV(s string) ([]float64, error) {
 			return nil, fmt.Errorf("entry %d of %q is empty", i+1, s)
 		}
 		x, err := strconv.ParseFloat(p, 64)
-		if err != nil || isNaNOrInf(x) {
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
 			return nil, fmt.Errorf("entry %d %q of %q is not a finite number", i+1, p, s)
 		}
 		out[i] = x
 	}
 	return out, nil
-}
-
-func isNaNOrInf(x float64) bool {
-	return x != x || x > 1.7976931348623157e308 || x < -1.7976931348623157e308
 }
 
 // parseRows parses "1,2;3,4" into rows of equal length; the error names the

@@ -8,6 +8,11 @@ import (
 	"gorgonia.org/tensor"
 )
 
+// Dtype is a tensor element type; Float32 and Float64 are the two the
+// harness runs in. Packages above gx (cells, scorers) name dtypes through
+// it and import no gorgonia package.
+type Dtype = tensor.Dtype
+
 // Float32 and Float64 are the two dtypes the harness runs in.
 var (
 	Float32 = tensor.Float32

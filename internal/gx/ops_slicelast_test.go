@@ -1,4 +1,4 @@
-package cells
+package gx_test
 
 import (
 	"math/rand/v2"
@@ -10,11 +10,11 @@ import (
 	"github.com/attnzoo/attnzoo/internal/gx"
 )
 
-// TestCols takes column ranges of x [3, 600] whose bounds differ by
+// TestSliceLast takes column ranges of x [3, 600] whose bounds differ by
 // multiples of 256 (0:100, 256:356, 512:600 — the ranges gorgonia's Slice
-// merges, docs/gorgonia.md, case 1) and checks their values entry by entry
+// merges, docs/gorgonia.md, case 1) and checks its values entry by entry
 // and the gradient of Σ_k r_k · cols_k(x) against finite differences.
-func TestCols(t *testing.T) {
+func TestSliceLast(t *testing.T) {
 	const B, W = 3, 600
 	ranges := [][2]int{{0, 100}, {256, 356}, {512, 600}, {100, 356}}
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -26,7 +26,7 @@ func TestCols(t *testing.T) {
 		xn := g.Const("x", xv, B, W)
 		var outs []*gx.Node
 		for _, r := range ranges {
-			outs = append(outs, g.Watch(cols(g, xn, r[0], r[1])))
+			outs = append(outs, g.Watch(g.SliceLast(xn, r[0], r[1])))
 		}
 		if err := g.Run(); err != nil {
 			t.Fatal(err)
@@ -44,7 +44,7 @@ func TestCols(t *testing.T) {
 						want = float64(float32(want))
 					}
 					if got[b*n+c] != want {
-						t.Fatalf("%v cols %v [%d,%d] = %v, want x[%d,%d] = %v", dt, r, b, c, got[b*n+c], b, r[0]+c, want)
+						t.Fatalf("%v SliceLast %v [%d,%d] = %v, want x[%d,%d] = %v", dt, r, b, c, got[b*n+c], b, r[0]+c, want)
 					}
 				}
 			}
@@ -57,7 +57,7 @@ func TestCols(t *testing.T) {
 		for k, r := range ranges {
 			p := gx.NewParam("r"+string(rune('0'+k)), gx.Float64, B, r[1]-r[0])
 			p.Uniform(prng, 1)
-			c := cols(g, g.Bind(x), r[0], r[1])
+			c := g.SliceLast(g.Bind(x), r[0], r[1])
 			terms = append(terms, g.DotAll(g.Mul(c, c), g.Bind(p))) // Σ r·c²: the gradient depends on x
 		}
 		return g.Sum(terms...)
@@ -71,12 +71,12 @@ func TestCols(t *testing.T) {
 	}
 }
 
-// TestColsErrors checks that bad ranges are errors recorded in the graph.
-func TestColsErrors(t *testing.T) {
+// TestSliceLastErrors checks that bad ranges are errors recorded in the graph.
+func TestSliceLastErrors(t *testing.T) {
 	for _, r := range [][2]int{{-1, 2}, {2, 2}, {3, 1}, {0, 5}} {
 		g := gx.NewGraph(gx.Float64)
-		if n := cols(g, g.Input("x", 2, 4), r[0], r[1]); n != nil || g.Err() == nil {
-			t.Errorf("cols %v of width 4: node %v, error %v; want an error", r, n, g.Err())
+		if n := g.SliceLast(g.Input("x", 2, 4), r[0], r[1]); n != nil || g.Err() == nil {
+			t.Errorf("SliceLast %v of width 4: node %v, error %v; want an error", r, n, g.Err())
 		}
 	}
 }
