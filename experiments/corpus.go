@@ -3,6 +3,7 @@ package experiments
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/attnzoo/attnzoo/seq2seq"
 	"github.com/attnzoo/attnzoo/tasks"
@@ -22,24 +23,32 @@ type corpus interface {
 	vocabs() (src, tgt []string)
 }
 
+// corpora builds a run's corpus from its task's data, by the task's kind.
+var corpora = map[tasks.Kind]func(task tasks.Named, r *Run) (corpus, error){
+	tasks.Translation: newTextCorpus,
+	tasks.Captioning:  loadCaptionCorpus,
+}
+
 // loadCorpus loads a run's task data.
 func loadCorpus(r *Run) (corpus, error) {
-	if slices.Contains(captioning.Names(), r.TaskID) {
-		task, err := captioning.New(r.TaskID, r.Task)
-		if err != nil {
-			return nil, err
-		}
-		data, err := task.Load(r.Seed)
-		if err != nil {
-			return nil, err
-		}
-		return newCaptionCorpus(data, r)
+	info, ok := tasks.InfoOf(r.TaskID)
+	if !ok {
+		return nil, fmt.Errorf("unknown task %q (have: %s)", r.TaskID, strings.Join(tasks.Names(), ", "))
 	}
-	task, err := tasks.New(r.TaskID, r.Task)
+	build, ok := corpora[info.Kind]
+	if !ok {
+		return nil, fmt.Errorf("task %s is of kind %q, which the runner cannot train on", r.TaskID, info.Kind)
+	}
+	task, err := tasks.Build(r.TaskID, r.Task)
 	if err != nil {
 		return nil, err
 	}
-	data, err := task.Load(r.Seed)
+	return build(task, r)
+}
+
+// newTextCorpus loads a translation task's data.
+func newTextCorpus(task tasks.Named, r *Run) (corpus, error) {
+	data, err := task.(tasks.Task).Load(r.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -48,6 +57,15 @@ func loadCorpus(r *Run) (corpus, error) {
 		return nil, fmt.Errorf("task %s gave %d training, %d dev and %d test examples: every split needs some (dev is evaluated every eval_every steps)", r.TaskID, len(c.train.src), len(c.dev.src), len(c.test.src))
 	}
 	return c, nil
+}
+
+// loadCaptionCorpus loads a captioning task's data.
+func loadCaptionCorpus(task tasks.Named, r *Run) (corpus, error) {
+	data, err := task.(captioning.Task).Load(r.Seed)
+	if err != nil {
+		return nil, err
+	}
+	return newCaptionCorpus(data, r)
 }
 
 // textCorpus is a translation task's data.

@@ -42,7 +42,7 @@ func LoadRun(dir string) (*Trained, error) {
 			opts[k] = v
 		}
 	}
-	if task, err := tasks.New(name, opts); err == nil {
+	if task, err := tasks.Build(name, opts); err == nil {
 		if tk, ok := task.(tasks.Tokenizer); ok {
 			t.Tokenizer = tk
 		}

@@ -19,7 +19,6 @@ import (
 	"github.com/attnzoo/attnzoo/scorers"
 	"github.com/attnzoo/attnzoo/seq2seq"
 	"github.com/attnzoo/attnzoo/tasks"
-	"github.com/attnzoo/attnzoo/tasks/captioning"
 )
 
 // Experiment is a parsed and validated experiment file.
@@ -345,18 +344,10 @@ func (e *Experiment) validateTask() error {
 	if !ok {
 		return e.errf("task", "name", "must be a string, got %v", name)
 	}
-	all := append(tasks.Names(), captioning.Names()...)
-	sort.Strings(all)
-	if !oneOf(s, all) {
-		return e.errf("task", "name", "unknown task %q (have: %s)", s, strings.Join(all, ", "))
+	if _, ok := tasks.InfoOf(s); !ok {
+		return e.errf("task", "name", "unknown task %q (have: %s)", s, strings.Join(tasks.Names(), ", "))
 	}
-	if oneOf(s, captioning.Names()) {
-		if _, err := captioning.New(s, e.taskOptions()); err != nil {
-			return e.taskError(s, err)
-		}
-		return nil
-	}
-	if _, err := tasks.New(s, e.taskOptions()); err != nil {
+	if _, err := tasks.Build(s, e.taskOptions()); err != nil {
 		return e.taskError(s, err)
 	}
 	return nil
@@ -411,29 +402,25 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 		}
 		return err
 	}
-	cellNames := cells.Names()
-	encoders := seq2seq.Encoders
 	taskName, _ := e.Task["name"].(string)
-	captions := oneOf(taskName, captioning.Names())
-	if captions {
-		encoders = []string{"cnn", "patches"} // the image tasks
-		if taskName == "features" {
-			if oneOf(m.Encoder, encoders) {
-				return errf("model", "encoder", "%q reads images, and task features gives precomputed feature vectors (have: features)", m.Encoder)
-			}
-			encoders = []string{"features"}
-		}
+	input := string(tasks.Tokens)
+	if info, ok := tasks.InfoOf(taskName); ok {
+		input = string(info.Input)
+	}
+	encoders := seq2seq.EncodersReading(input)
+	if reads, ok := seq2seq.EncoderReads(m.Encoder); ok && reads != input {
+		return errf("model", "encoder", "%q reads %s, and task %s gives %s (have: %s)", m.Encoder, reads, taskName, input, strings.Join(encoders, ", "))
 	}
 	checks := []struct {
 		table, key, v string
 		allowed       []string
 	}{
-		{"model", "cell", m.Cell, cellNames},
+		{"model", "cell", m.Cell, cells.Names()},
 		{"model", "encoder", m.Encoder, encoders},
-		{"model", "decoder", m.Decoder, seq2seq.Decoders},
+		{"model", "decoder", m.Decoder, seq2seq.DecoderNames()},
 		{"model", "normalizer", m.Normalizer, scorers.NormalizerNames()},
-		{"model", "init", m.Init, seq2seq.Inits},
-		{"train", "optimizer", t.Optimizer, seq2seq.Optimizers},
+		{"model", "init", m.Init, seq2seq.InitNames()},
+		{"train", "optimizer", t.Optimizer, seq2seq.OptimizerNames()},
 	}
 	for _, c := range checks {
 		if !oneOf(c.v, c.allowed) {

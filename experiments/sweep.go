@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/attnzoo/attnzoo/tasks"
-	"github.com/attnzoo/attnzoo/tasks/captioning"
 )
 
 // Assignment is one swept key's value at a sweep point.
@@ -279,12 +278,8 @@ func (e *Experiment) apply(r *Run, a Assignment) error {
 	return e.errf("sweep", quoteIfDotted(a.Key), "unknown key")
 }
 
-// newTaskCheck validates task options with whichever registry has the task.
+// newTaskCheck validates task options, whatever the task's kind.
 func newTaskCheck(name string, opts tasks.Options) error {
-	if contains(captioning.Names(), name) {
-		_, err := captioning.New(name, opts)
-		return err
-	}
-	_, err := tasks.New(name, opts)
+	_, err := tasks.Build(name, opts)
 	return err
 }

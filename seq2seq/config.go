@@ -43,13 +43,6 @@ type Config struct {
 	ImageW     int   `json:"image_w,omitempty"`
 }
 
-// Encoders and Decoders are the token encoders and decoders this package has.
-var (
-	Encoders = []string{"birnn", "rnn"}
-	Decoders = []string{"bahdanau", "luong"}
-	Inits    = []string{"final", "mean", "zero"}
-)
-
 func (c *Config) fill() {
 	if c.Normalizer == "" {
 		c.Normalizer = "softmax"
@@ -80,7 +73,7 @@ func (c *Config) Validate() error {
 	if err := oneOf("cell", c.Cell, cells.Names()); err != nil {
 		return err
 	}
-	if err := oneOf("encoder", c.Encoder, append(append([]string(nil), Encoders...), RegionEncoders...)); err != nil {
+	if err := oneOf("encoder", c.Encoder, EncoderNames()); err != nil {
 		return err
 	}
 	if c.Encoder == "cnn" {
@@ -107,7 +100,7 @@ func (c *Config) Validate() error {
 	if c.Lambda < 0 {
 		return fmt.Errorf("seq2seq: lambda: must be ≥ 0, got %g", c.Lambda)
 	}
-	if err := oneOf("decoder", c.Decoder, Decoders); err != nil {
+	if err := oneOf("decoder", c.Decoder, DecoderNames()); err != nil {
 		return err
 	}
 	if _, ok := scorers.Canonical(c.Scorer); !ok {
@@ -116,7 +109,7 @@ func (c *Config) Validate() error {
 	if err := oneOf("normalizer", c.Normalizer, scorers.NormalizerNames()); err != nil {
 		return err
 	}
-	if err := oneOf("init", c.Init, Inits); err != nil {
+	if err := oneOf("init", c.Init, InitNames()); err != nil {
 		return err
 	}
 	if err := oneOf("dtype", c.Dtype, []string{"float32", "float64"}); err != nil {

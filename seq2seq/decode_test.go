@@ -33,7 +33,7 @@ func trained(t *testing.T, cfg Config, steps int) (*Model, *Trainer) {
 // TestBeamOneIsGreedy: beam search of width 1 gives greedy's tokens, scores
 // and alignments exactly.
 func TestBeamOneIsGreedy(t *testing.T) {
-	for _, dec := range Decoders {
+	for _, dec := range DecoderNames() {
 		m, tr := trained(t, smallConfig("general", dec), 60)
 		src, _ := reversal(rand.New(rand.NewPCG(5, 5)), 40, 3, 8)
 		b, _ := NewBatch(src, nil)
@@ -183,7 +183,7 @@ func TestOptimizerHandWorked(t *testing.T) {
 // rarely stops, decodes exactly as beam search of width 1, which runs one
 // step per run and feeds the tokens from Go: tokens, scores, alignments.
 func TestGreedyChunksMatchSteps(t *testing.T) {
-	for _, dec := range Decoders {
+	for _, dec := range DecoderNames() {
 		m, err := New(smallConfig("concat", dec))
 		if err != nil {
 			t.Fatal(err)
@@ -328,7 +328,7 @@ func beamReference(m *Model, b *Batch, k, maxLen int, alpha float64, cache *Grap
 // search returns: tokens, scores and alignment rows, for widths 2, 3 and 5,
 // alpha 0 and 1, both decoders, on a half-trained model.
 func TestBeamMatchesReference(t *testing.T) {
-	for _, dec := range Decoders {
+	for _, dec := range DecoderNames() {
 		m, tr := trained(t, smallConfig("concat", dec), 40)
 		src, _ := reversal(rand.New(rand.NewPCG(8, 8)), 30, 3, 9)
 		b, _ := NewBatch(src, nil)

@@ -72,7 +72,7 @@ func tiny(cell, enc, dec, scorer string) Config {
 func TestModelGradients(t *testing.T) {
 	var cases []Config
 	for _, s := range scorers.Names() {
-		for _, d := range Decoders {
+		for _, d := range DecoderNames() {
 			cases = append(cases, tiny("gru", "birnn", d, s))
 		}
 	}
@@ -106,7 +106,7 @@ func TestModelGradientsRealistic(t *testing.T) {
 	if os.Getenv("ATTNZOO_FULL") != "" {
 		combos = nil
 		for _, s := range scorers.Names() {
-			for _, d := range Decoders {
+			for _, d := range DecoderNames() {
 				combos = append(combos, [2]string{s, d})
 			}
 		}

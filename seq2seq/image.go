@@ -20,17 +20,8 @@ import (
 // starts from the mean annotation (Xu et al. §3.1.2):
 // h_0 = tanh(W_init mean(a) + b_init), and c_0 = tanh(W_initc mean(a) + b_initc)
 // for an LSTM — or, with init "zero", from zeros.
-var RegionEncoders = []string{"cnn", "features", "patches"}
-
-// IsRegionEncoder reports whether name attends over image regions.
-func IsRegionEncoder(name string) bool {
-	for _, n := range RegionEncoders {
-		if n == name {
-			return true
-		}
-	}
-	return false
-}
+//
+// EncodersReading(Images) and EncodersReading(Features) list them.
 
 // NewRegionBatch makes a batch of B sources of S regions of size P each
 // (regions[i] holds S·P values, region-major) with their targets (nil for

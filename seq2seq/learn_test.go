@@ -93,7 +93,7 @@ func TestReversalFull(t *testing.T) {
 		t.Skip("set ATTNZOO_FULL=1")
 	}
 	for _, s := range []string{"dot", "general", "concat", "scaled-dot"} {
-		for _, d := range Decoders {
+		for _, d := range DecoderNames() {
 			t.Run(s+"/"+d, func(t *testing.T) {
 				cfg := smallConfig(s, d)
 				cfg.Hidden, cfg.Attention, cfg.Embed = 64, 64, 32

@@ -8,8 +8,8 @@ import (
 	"github.com/attnzoo/attnzoo/internal/gx"
 )
 
-// Optimizers lists the optimizer names.
-var Optimizers = []string{"adam", "rmsprop", "sgd"}
+// OptimizerNames returns the optimizer names, sorted.
+func OptimizerNames() []string { return []string{"adam", "rmsprop", "sgd"} }
 
 // Optimizer updates parameters from their gradients, after clipping the
 // gradients to a global norm (Pascanu et al. 2013) and decaying the learning
@@ -33,11 +33,11 @@ type Optimizer struct {
 // NewOptimizer validates the settings.
 func NewOptimizer(name string, lr, clip, decay float64, decayEvery int) (*Optimizer, error) {
 	ok := false
-	for _, n := range Optimizers {
+	for _, n := range OptimizerNames() {
 		ok = ok || n == name
 	}
 	if !ok {
-		return nil, fmt.Errorf("seq2seq: optimizer: unknown %q (have: %s)", name, strings.Join(Optimizers, ", "))
+		return nil, fmt.Errorf("seq2seq: optimizer: unknown %q (have: %s)", name, strings.Join(OptimizerNames(), ", "))
 	}
 	if lr <= 0 || math.IsNaN(lr) {
 		return nil, fmt.Errorf("seq2seq: lr: must be > 0, got %g", lr)

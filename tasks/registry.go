@@ -30,18 +30,64 @@ type Tokenizer interface {
 // bool or []any. Go ints and floats of any size are accepted too.
 type Options map[string]any
 
-// Factory builds a task from its options. It validates every option and
-// returns an error, never panics, on bad input.
+// Factory builds a translation task from its options. It validates every
+// option and returns an error, never panics, on bad input.
 type Factory func(opts Options) (Task, error)
+
+// Kind is what a task's data is, and so which corpus the experiment runner
+// builds from it: token sequences (Translation, Load gives *tasks.Data) or
+// captioned images (Captioning, Load gives *captioning.Data).
+type Kind string
+
+const (
+	Translation Kind = "translation"
+	Captioning  Kind = "captioning"
+)
+
+// Input is what a task's sources are, as an encoder reads them: token ids,
+// images, or precomputed region features. An experiment pairs a task only
+// with an encoder that reads its input.
+type Input string
+
+const (
+	Tokens   Input = "tokens"
+	Images   Input = "images"
+	Features Input = "features"
+)
+
+// Info is what the registry knows of a task besides its factory.
+type Info struct {
+	Kind  Kind
+	Input Input
+}
+
+// Named is any registered task, of any kind: what its Load returns depends
+// on the kind.
+type Named interface{ Name() string }
+
+type entry struct {
+	info Info
+	new  func(Options) (Named, error)
+}
 
 var (
 	registryMu sync.RWMutex
-	factories  = make(map[string]Factory)
+	entries    = make(map[string]entry)
 )
 
-// Register makes a task available by name. It panics if f is nil, name is
-// empty or name is already registered: those are programmer errors.
+// Register makes a translation task available by name. It panics if f is
+// nil, name is empty or name is already registered: those are programmer
+// errors.
 func Register(name string, f Factory) {
+	if f == nil {
+		panic("tasks: Register factory is nil")
+	}
+	RegisterKind(name, Info{Kind: Translation, Input: Tokens}, func(o Options) (Named, error) { return f(o) })
+}
+
+// RegisterKind makes a task of any kind available by name; package
+// captioning registers its tasks through it. It panics as Register does.
+func RegisterKind(name string, info Info, f func(Options) (Named, error)) {
 	registryMu.Lock()
 	defer registryMu.Unlock()
 	if f == nil {
@@ -50,43 +96,83 @@ func Register(name string, f Factory) {
 	if name == "" {
 		panic("tasks: Register with an empty name")
 	}
-	if _, dup := factories[name]; dup {
+	if info.Kind == "" || info.Input == "" {
+		panic("tasks: Register " + name + " without a kind or input")
+	}
+	if _, dup := entries[name]; dup {
 		panic("tasks: Register called twice for task " + name)
 	}
-	factories[name] = f
+	entries[name] = entry{info, f}
 }
 
-// Names returns the registered task names, sorted.
+// Names returns the registered task names of every kind, sorted.
 func Names() []string {
 	registryMu.RLock()
 	defer registryMu.RUnlock()
-	names := make([]string, 0, len(factories))
-	for name := range factories {
+	names := make([]string, 0, len(entries))
+	for name := range entries {
 		names = append(names, name)
 	}
 	sort.Strings(names)
 	return names
 }
 
-func lookup(name string) (Factory, error) {
-	registryMu.RLock()
-	f, ok := factories[name]
-	registryMu.RUnlock()
-	if !ok {
-		return nil, fmt.Errorf("tasks: unknown task %q (have: %s)", name, strings.Join(Names(), ", "))
+// NamesOf returns the registered task names of one kind, sorted.
+func NamesOf(kind Kind) []string {
+	var out []string
+	for _, n := range Names() {
+		if i, _ := InfoOf(n); i.Kind == kind {
+			out = append(out, n)
+		}
 	}
-	return f, nil
+	return out
 }
 
-// New builds the task registered as name. The options are validated here,
-// before anything is generated or read: unknown keys (reported as a
-// *KeyError), values of the wrong type and impossible values are errors.
-func New(name string, opts Options) (Task, error) {
-	f, err := lookup(name)
+// InfoOf returns the kind and input of the task registered as name.
+func InfoOf(name string) (Info, bool) {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	e, ok := entries[name]
+	return e.info, ok
+}
+
+func lookup(name string) (entry, error) {
+	registryMu.RLock()
+	e, ok := entries[name]
+	registryMu.RUnlock()
+	if !ok {
+		return entry{}, fmt.Errorf("tasks: unknown task %q (have: %s)", name, strings.Join(Names(), ", "))
+	}
+	return e, nil
+}
+
+// Build builds the task registered as name, of any kind, validating its
+// options as New does.
+func Build(name string, opts Options) (Named, error) {
+	e, err := lookup(name)
 	if err != nil {
 		return nil, err
 	}
-	return f(opts)
+	return e.new(opts)
+}
+
+// New builds the translation task registered as name. The options are
+// validated here, before anything is generated or read: unknown keys
+// (reported as a *KeyError), values of the wrong type and impossible values
+// are errors.
+func New(name string, opts Options) (Task, error) {
+	e, err := lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	if e.info.Kind != Translation {
+		return nil, fmt.Errorf("tasks: %s is a %s task, not a translation task", name, e.info.Kind)
+	}
+	t, err := e.new(opts)
+	if err != nil {
+		return nil, err
+	}
+	return t.(Task), nil
 }
 
 // probeKey is an option key no task accepts: Keys passes it to a factory and
@@ -95,13 +181,13 @@ const probeKey = "\x00attnzoo-probe"
 
 // Keys returns the option keys the task registered as name accepts, sorted.
 // It works for any factory that reports unknown keys with a *KeyError, as
-// the tasks of this package do.
+// the tasks of this package and of package captioning do.
 func Keys(name string) ([]string, error) {
-	f, err := lookup(name)
+	e, err := lookup(name)
 	if err != nil {
 		return nil, err
 	}
-	_, err = f(Options{probeKey: true})
+	_, err = e.new(Options{probeKey: true})
 	var ke *KeyError
 	if !errors.As(err, &ke) {
 		return nil, fmt.Errorf("tasks: %s: cannot list option keys: the factory does not report unknown keys with a *tasks.KeyError", name)

@@ -14,7 +14,6 @@ import (
 	"github.com/attnzoo/attnzoo/scorers"
 	"github.com/attnzoo/attnzoo/seq2seq"
 	"github.com/attnzoo/attnzoo/tasks"
-	"github.com/attnzoo/attnzoo/tasks/captioning"
 )
 
 // listing is what `attnzoo list --json` prints.
@@ -37,9 +36,9 @@ func buildListing() listing {
 	l := listing{
 		Normalizers: scorers.NormalizerNames(),
 		Cells:       cells.Names(),
-		Encoders:    append(append([]string(nil), seq2seq.Encoders...), seq2seq.RegionEncoders...),
-		Decoders:    seq2seq.Decoders,
-		Tasks:       append(tasks.Names(), captioning.Names()...),
+		Encoders:    seq2seq.EncoderNames(),
+		Decoders:    seq2seq.DecoderNames(),
+		Tasks:       tasks.Names(),
 	}
 	aliases := map[string][]string{}
 	for a, n := range scorers.Aliases() {

@@ -10,7 +10,7 @@ import (
 	"github.com/attnzoo/attnzoo/tasks"
 )
 
-func init() { Register("features", newFeatures) }
+func init() { Register("features", tasks.Features, newFeatures) }
 
 // featuresTask is the features task: precomputed region features, an
 // N×S×D .npy array (S regions of D values per image, from any CNN run

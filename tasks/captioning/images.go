@@ -12,7 +12,7 @@ import (
 	"github.com/attnzoo/attnzoo/tasks"
 )
 
-func init() { Register("images", newImages) }
+func init() { Register("images", tasks.Images, newImages) }
 
 // imagesTask is the images task: a folder of images (PNG, JPEG or GIF)
 // and their captions, in the Flickr8k token format or a Karpathy-split

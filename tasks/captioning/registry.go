@@ -1,12 +1,8 @@
 package captioning
 
 import (
-	"errors"
 	"fmt"
-	"slices"
-	"sort"
 	"strings"
-	"sync"
 
 	"github.com/attnzoo/attnzoo/tasks"
 )
@@ -25,77 +21,47 @@ type Task interface {
 // panics, on bad input.
 type Factory func(opts tasks.Options) (Task, error)
 
-var (
-	registryMu sync.RWMutex
-	factories  = make(map[string]Factory)
-)
+// Kind is the kind these tasks have in the one task registry (package
+// tasks): their Load gives *captioning.Data.
+const Kind = tasks.Captioning
 
-// Register makes a task available by name. It panics if f is nil, name is
-// empty or name is already registered: those are programmer errors.
-func Register(name string, f Factory) {
-	registryMu.Lock()
-	defer registryMu.Unlock()
+// Register makes a captioning task available by name in the task registry
+// (package tasks), with what its sources are (tasks.Images or
+// tasks.Features). It panics if f is nil, name is empty or name is already
+// registered: those are programmer errors.
+func Register(name string, input tasks.Input, f Factory) {
 	if f == nil {
 		panic("captioning: Register factory is nil")
 	}
-	if name == "" {
-		panic("captioning: Register with an empty name")
-	}
-	if _, dup := factories[name]; dup {
-		panic("captioning: Register called twice for task " + name)
-	}
-	factories[name] = f
+	tasks.RegisterKind(name, tasks.Info{Kind: Kind, Input: input}, func(o tasks.Options) (tasks.Named, error) { return f(o) })
 }
 
-// Names returns the registered task names, sorted.
-func Names() []string {
-	registryMu.RLock()
-	defer registryMu.RUnlock()
-	names := make([]string, 0, len(factories))
-	for name := range factories {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	return names
-}
+// Names returns the registered captioning task names, sorted.
+func Names() []string { return tasks.NamesOf(Kind) }
 
-func lookup(name string) (Factory, error) {
-	registryMu.RLock()
-	f, ok := factories[name]
-	registryMu.RUnlock()
-	if !ok {
+// New builds the captioning task registered as name. The options are
+// validated here, before anything is generated or read: unknown keys
+// (reported as a *KeyError), values of the wrong type and impossible values
+// are errors.
+func New(name string, opts tasks.Options) (Task, error) {
+	if info, ok := tasks.InfoOf(name); ok && info.Kind != Kind {
+		return nil, fmt.Errorf("captioning: %s is a %s task, not a captioning task", name, info.Kind)
+	} else if !ok {
 		return nil, fmt.Errorf("captioning: unknown task %q (have: %s)", name, strings.Join(Names(), ", "))
 	}
-	return f, nil
-}
-
-// New builds the task registered as name. The options are validated here,
-// before anything is generated or read: unknown keys (reported as a
-// *KeyError), values of the wrong type and impossible values are errors.
-func New(name string, opts tasks.Options) (Task, error) {
-	f, err := lookup(name)
+	t, err := tasks.Build(name, opts)
 	if err != nil {
 		return nil, err
 	}
-	return f(opts)
+	return t.(Task), nil
 }
 
-// probeKey is an option key no task accepts: Keys passes it to a factory and
-// reads the accepted keys off the *KeyError that comes back.
-const probeKey = "\x00attnzoo-probe"
-
-// Keys returns the option keys the task registered as name accepts, sorted.
-// It works for any factory that reports unknown keys with a *KeyError, as
-// the tasks of this package do.
+// Keys returns the option keys the captioning task registered as name
+// accepts, sorted.
 func Keys(name string) ([]string, error) {
-	f, err := lookup(name)
-	if err != nil {
+	if info, ok := tasks.InfoOf(name); !ok || info.Kind != Kind {
+		_, err := New(name, nil)
 		return nil, err
 	}
-	_, err = f(tasks.Options{probeKey: true})
-	var ke *KeyError
-	if !errors.As(err, &ke) {
-		return nil, fmt.Errorf("captioning: %s: cannot list option keys: the factory does not report unknown keys with a *captioning.KeyError", name)
-	}
-	return slices.Clone(ke.Have), nil
+	return tasks.Keys(name)
 }

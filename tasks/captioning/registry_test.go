@@ -38,7 +38,7 @@ func TestRegisterPanics(t *testing.T) {
 					t.Error("the task was registered anyway")
 				}
 			}()
-			Register(tt.task, tt.factory)
+			Register(tt.task, tasks.Images, tt.factory)
 		})
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/attnzoo/attnzoo/tasks"
 )
 
-func init() { Register("shapes", newShapes) }
+func init() { Register("shapes", tasks.Images, newShapes) }
 
 // The colours, shapes and sizes a scene is made of. Colours are saturated
 // and never grey, so no background pixel (black, or grey noise) has an
