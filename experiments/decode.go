@@ -80,8 +80,8 @@ func (t *Trained) DecodeText(input string, beam int) (*Decoded, error) {
 	if beam <= 0 {
 		beam = max(t.Decode.Beam, 1)
 	}
-	if len(ids) > t.Model.Cfg.MaxSrcLen && t.Model.Cfg.Scorer == "location" {
-		return nil, fmt.Errorf("experiments: the input has %d tokens; this location-scorer model handles at most %d", len(ids), t.Model.Cfg.MaxSrcLen)
+	if n, limited := t.Model.MaxSrcLen(); limited && len(ids) > n {
+		return nil, fmt.Errorf("experiments: the input has %d tokens; this %s-scorer model handles at most %d", len(ids), t.Model.Cfg.Scorer, n)
 	}
 	b, err := seq2seq.NewBatch([][]int{ids}, nil)
 	if err != nil {

@@ -66,11 +66,7 @@ func Prepare(g *gx.Graph, s Scorer, keys, values, mask *gx.Node) *Memory {
 		g.Failf("scorers: %s: keys %v, values %v and mask %v do not fit (want [B,S,Dk], [B,S,Dv], [B,S])", s.Name(), []int(ks), []int(vs), []int(ms))
 		return m
 	}
-	if kp, ok := s.(KeyProjector); ok {
-		m.projected = kp.ProjectKeys(g, keys)
-	} else {
-		m.projected = keys
-	}
+	m.projected = s.ProjectKeys(g, keys)
 	return m
 }
 
@@ -88,11 +84,7 @@ func (m *Memory) Attend(g *gx.Graph, q *gx.Node, norm Normalizer) Step {
 	if g.Err() != nil {
 		return st
 	}
-	if kp, ok := m.scorer.(KeyProjector); ok {
-		st.Scores = kp.ScoreProjected(g, q, m.projected)
-	} else {
-		st.Scores = m.scorer.Score(g, q, m.projected)
-	}
+	st.Scores = m.scorer.ScoreProjected(g, q, m.projected)
 	if st.Scores == nil {
 		return st
 	}
@@ -104,8 +96,8 @@ func (m *Memory) Attend(g *gx.Graph, q *gx.Node, norm Normalizer) Step {
 	return st
 }
 
-// NewMemory wraps keys already projected by the scorer (ProjectKeys' result,
-// or the keys for a scorer without KeyProjector), values and mask: the
+// NewMemory wraps keys already projected by the scorer (ProjectKeys'
+// result), values and mask: the
 // one-step decoding graph takes the projection computed by the encoder
 // graph as an input.
 func NewMemory(s Scorer, projected, values, mask *gx.Node) *Memory {

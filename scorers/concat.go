@@ -19,12 +19,14 @@ type Concat struct {
 }
 
 var _ Scorer = (*Concat)(nil)
-var _ KeyProjector = (*Concat)(nil)
 
 func init() {
 	Register("concat", func(c Config) (Scorer, error) {
 		s := &Concat{core: core{name: "concat", cfg: c}}
-		A := c.Attention
+		A := int(c.Settings["attention"])
+		if A == 0 {
+			A = c.Key
+		}
 		s.Wq = s.param("W_q", A, c.Query)
 		s.Wk = s.param("W_k", A, c.Key)
 		s.V = s.param("v", A)
@@ -33,6 +35,16 @@ func init() {
 		s.Wk.Glorot(c.Rand)
 		s.V.Uniform(c.Rand, 1/math.Sqrt(float64(A)))
 		return s, nil
+	}, Setting{
+		Name: "attention", Usage: "concat: the size A of W_q q + W_k k_i (0 = the key size Dk)", Int: true,
+		FromParams: func(p map[string]any) (float64, bool) {
+			for _, k := range []string{"v", "W_q"} {
+				if v, ok := p[k].([]any); ok {
+					return float64(len(v)), true
+				}
+			}
+			return 0, false
+		},
 	})
 	RegisterAlias("bahdanau", "concat")
 	RegisterAlias("additive", "concat")

@@ -7,7 +7,6 @@ import "github.com/attnzoo/attnzoo/internal/gx"
 type Dot struct{ core }
 
 var _ Scorer = (*Dot)(nil)
-var _ KeyProjector = (*Dot)(nil)
 
 func init() {
 	Register("dot", func(c Config) (Scorer, error) {

@@ -3,6 +3,7 @@ package scorers_test
 import (
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/BurntSushi/toml"
@@ -18,8 +19,6 @@ type fixture struct {
 	Keys       [][]float64
 	Values     [][]float64
 	Mask       []float64
-	Sharpness  float64
-	MaxLen     int `toml:"max_len"`
 	Tol        float64
 	Params     map[string]any
 	Want       struct{ Scores, Weights, Context []float64 }
@@ -38,12 +37,27 @@ func TestFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if u := md.Undecoded(); len(u) > 0 {
-				t.Fatalf("unknown keys %v", u)
+			// the other top-level keys are the scorer's own settings
+			var raw map[string]any
+			toml.DecodeFile(f, &raw)
+			settings := scorers.Values{}
+			for _, k := range md.Undecoded() {
+				v, isNum := raw[k.String()].(int64)
+				x, isFloat := raw[k.String()].(float64)
+				switch {
+				case len(k) != 1 || !slices.ContainsFunc(scorers.SettingsOf(fx.Scorer), func(s scorers.Setting) bool { return s.Name == k[0] }):
+					t.Fatalf("unknown key %v", k)
+				case isNum:
+					settings[k[0]] = float64(v)
+				case isFloat:
+					settings[k[0]] = x
+				default:
+					t.Fatalf("key %v: want a number", k)
+				}
 			}
 			s, err := scorers.Build(scorers.Spec{
 				Name: fx.Scorer, Query: len(fx.Query), Key: len(fx.Keys[0]), Keys: len(fx.Keys),
-				Params: fx.Params, MaxLen: fx.MaxLen, Sharpness: fx.Sharpness,
+				Params: fx.Params, Settings: settings,
 			})
 			if err != nil {
 				t.Fatal(err)

@@ -11,7 +11,6 @@ type General struct {
 }
 
 var _ Scorer = (*General)(nil)
-var _ KeyProjector = (*General)(nil)
 
 func init() {
 	Register("general", func(c Config) (Scorer, error) {

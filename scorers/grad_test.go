@@ -70,7 +70,7 @@ func TestGradientsAtRealisticSize(t *testing.T) {
 	for _, name := range scorers.Names() {
 		t.Run(name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(41, 42))
-			s, err := scorers.New(name, scorers.Config{Query: D, Key: D, Attention: A, MaxLen: S + 4, Rand: rng, LearnSharpness: true, Sharpness: 5})
+			s, err := scorers.New(name, scorers.Config{Query: D, Key: D, Settings: scorers.Values{"attention": A, "sharpness": 5}, MaxLen: S + 4, Rand: rng, Learn: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,17 +12,20 @@ import (
 //	s_i = (W q)_i,  W: MaxLen×Dq
 //
 // so a source of length S uses the first S rows of W. It needs the longest
-// source length up front (Config.MaxLen); the keys only set S.
+// source length up front: the setting "max_len", by default Config.MaxLen
+// (a model's longest source); the keys only set S.
 type Location struct {
 	core
 	W *gx.Param // [MaxLen, Dq]
 }
 
 var _ Scorer = (*Location)(nil)
-var _ KeyProjector = (*Location)(nil)
 
 func init() {
 	Register("location", func(c Config) (Scorer, error) {
+		if n := int(c.Settings["max_len"]); n > 0 {
+			c.MaxLen = n
+		}
 		if c.MaxLen <= 0 {
 			return nil, fmt.Errorf("scorers: location needs a maximum source length > 0, got %d", c.MaxLen)
 		}
@@ -30,12 +33,21 @@ func init() {
 		s.W = s.param("W", c.MaxLen, c.Query)
 		s.W.Glorot(c.Rand)
 		return s, nil
+	}, Setting{
+		Name: "max_len", Usage: "location: the longest source it can score (0 = the longest source seen: the task's, or the number of keys)", Int: true,
+		FromParams: func(p map[string]any) (float64, bool) {
+			w, ok := p["W"].([]any)
+			return float64(len(w)), ok
+		},
 	})
 }
 
 func (s *Location) Formula() string {
 	return "(W q)_i, W: MaxLen×Dq (scores depend on positions only)"
 }
+
+// MaxLen is the longest source the scorer can score.
+func (s *Location) MaxLen() int { return s.cfg.MaxLen }
 
 // PositionBased reports that scores follow key positions, not contents.
 func (s *Location) PositionBased() bool { return true }

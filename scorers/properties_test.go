@@ -19,7 +19,7 @@ const (
 
 func newScorer(t *testing.T, name string, rng *rand.Rand, dt any) scorers.Scorer {
 	t.Helper()
-	c := scorers.Config{Query: pD, Key: pD, Attention: pA, MaxLen: pS + 2, Rand: rng, LearnSharpness: true, Sharpness: 3}
+	c := scorers.Config{Query: pD, Key: pD, Settings: scorers.Values{"attention": pA, "sharpness": 3}, MaxLen: pS + 2, Rand: rng, Learn: true}
 	if dt == gx.Float32 {
 		c.Dtype = gx.Float32
 	}

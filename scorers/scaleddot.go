@@ -17,7 +17,6 @@ type ScaledDot struct {
 }
 
 var _ Scorer = (*ScaledDot)(nil)
-var _ KeyProjector = (*ScaledDot)(nil)
 
 func init() {
 	Register("scaled-dot", func(c Config) (Scorer, error) {

@@ -8,12 +8,12 @@ import (
 	"strings"
 	"sync"
 
-	"gorgonia.org/tensor"
-
 	"github.com/attnzoo/attnzoo/internal/gx"
 )
 
-// Scorer scores keys against a query.
+// Scorer scores keys against a query. Its key-side work is done once per
+// source sequence: ProjectKeys runs once, ScoreProjected once per decoder
+// step, and Score(q, k) = ScoreProjected(q, ProjectKeys(k)).
 type Scorer interface {
 	// Name is the scorer's registry name.
 	Name() string
@@ -21,21 +21,27 @@ type Scorer interface {
 	Params() []*gx.Param
 	// Score returns scores [B, S] for queries [B, Dq] and keys [B, S, Dk].
 	Score(g *gx.Graph, q, keys *gx.Node) *gx.Node
-}
-
-// KeyProjector is implemented by scorers whose key-side work can be done
-// once per source sequence: ProjectKeys runs once, ScoreProjected once per
-// decoder step. Score(q, k) = ScoreProjected(q, ProjectKeys(k)).
-type KeyProjector interface {
+	// ProjectKeys returns what ScoreProjected needs of the keys [B, S, Dk].
 	ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node
+	// ScoreProjected returns scores [B, S] from a query and projected keys.
 	ScoreProjected(g *gx.Graph, q, projected *gx.Node) *gx.Node
 }
+
+// The optional abilities below are found by type assertion, as
+// database/sql/driver's are.
 
 // PositionBased is implemented by scorers whose scores depend on key
 // positions rather than key contents (location): permuting the keys does
 // not permute their scores.
 type PositionBased interface {
 	PositionBased() bool
+}
+
+// MaxLener is implemented by scorers that score at most MaxLen keys
+// (location, one row of W per position): a longer source is an error the
+// model reports before building a graph.
+type MaxLener interface {
+	MaxLen() int
 }
 
 // Formulaer is implemented by scorers that can state their formula.
@@ -46,31 +52,29 @@ type Formulaer interface {
 // Config sizes a scorer.
 type Config struct {
 	Query, Key int // Dq, Dk
-	Attention  int // A, the concat scorer's hidden size; 0 means Key
-	MaxLen     int // location: the longest source it can score
+	// MaxLen is the longest source the scorer will see (a model's longest
+	// source, or attnzoo score's number of keys); scorers that need a
+	// maximum length (MaxLener) default to it.
+	MaxLen int
+	// Settings are the scorer's own settings (Register): New fills in the
+	// defaults of those not given and checks the values.
+	Settings Values
+	// Learn makes settings that can be learned parameters, starting from
+	// their value (cosine's sharpness), as a model does; attnzoo score
+	// keeps them fixed.
+	Learn bool
 
-	// Sharpness scales cosine similarities: a fixed factor, or the initial
-	// value of a learned one when LearnSharpness is set. 0 means 1.
-	Sharpness      float64
-	LearnSharpness bool
-
-	Dtype  tensor.Dtype // tensor.Float64 or tensor.Float32; zero value means Float64
-	Rand   *rand.Rand   // initialises the parameters; nil means a fixed seed
-	Prefix string       // prepended to parameter names, e.g. "attn."
+	Dtype  gx.Dtype   // tensor.Float64 or tensor.Float32; zero value means Float64
+	Rand   *rand.Rand // initialises the parameters; nil means a fixed seed
+	Prefix string     // prepended to parameter names, e.g. "attn."
 }
 
 func (c *Config) fill() {
-	if c.Dtype == (tensor.Dtype{}) {
-		c.Dtype = tensor.Float64
+	if c.Dtype == (gx.Dtype{}) {
+		c.Dtype = gx.Float64
 	}
 	if c.Rand == nil {
 		c.Rand = rand.New(rand.NewPCG(1, 2))
-	}
-	if c.Attention == 0 {
-		c.Attention = c.Key
-	}
-	if c.Sharpness == 0 {
-		c.Sharpness = 1
 	}
 }
 
@@ -80,12 +84,15 @@ type Factory func(c Config) (Scorer, error)
 var (
 	mu        sync.RWMutex
 	factories = map[string]Factory{}
+	settings  = map[string][]Setting{}
 	aliases   = map[string]string{}
 )
 
-// Register makes a scorer available by name. It panics if f is nil or the
-// name is empty or taken (a programmer error, as in database/sql).
-func Register(name string, f Factory) {
+// Register makes a scorer available by name, with the settings of its own
+// it reads from Config.Settings. It panics if f is nil, the name is empty
+// or taken, or a setting has no name or is declared twice (programmer
+// errors, as in database/sql).
+func Register(name string, f Factory, own ...Setting) {
 	mu.Lock()
 	defer mu.Unlock()
 	if f == nil {
@@ -100,7 +107,15 @@ func Register(name string, f Factory) {
 	if _, dup := aliases[name]; dup {
 		panic("scorers: Register name " + name + " is an alias")
 	}
+	seen := map[string]bool{}
+	for _, st := range own {
+		if st.Name == "" || seen[st.Name] {
+			panic("scorers: Register " + name + ": a setting without a name, or declared twice: " + st.Name)
+		}
+		seen[st.Name] = true
+	}
 	factories[name] = f
+	settings[name] = slices.Clone(own)
 }
 
 // RegisterAlias makes alias another name for the registered scorer name.
@@ -175,13 +190,18 @@ func New(name string, c Config) (Scorer, error) {
 	if c.Query <= 0 || c.Key <= 0 {
 		return nil, fmt.Errorf("scorers: %s: query and key sizes must be > 0, got Dq=%d, Dk=%d", canon, c.Query, c.Key)
 	}
-	if c.Attention < 0 || c.MaxLen < 0 {
-		return nil, fmt.Errorf("scorers: %s: sizes must be ≥ 0, got attention=%d, max_len=%d", canon, c.Attention, c.MaxLen)
+	if c.MaxLen < 0 {
+		return nil, fmt.Errorf("scorers: %s: the maximum length must be ≥ 0, got %d", canon, c.MaxLen)
 	}
 	c.fill()
-	if c.Dtype != tensor.Float64 && c.Dtype != tensor.Float32 {
+	if c.Dtype != gx.Float64 && c.Dtype != gx.Float32 {
 		return nil, fmt.Errorf("scorers: %s: dtype must be float32 or float64, got %v", canon, c.Dtype)
 	}
+	vals, err := resolve(canon, c.Settings, c.Learn)
+	if err != nil {
+		return nil, err
+	}
+	c.Settings = vals
 	return f(c)
 }
 

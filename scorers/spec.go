@@ -12,18 +12,20 @@ import (
 type Spec struct {
 	Name       string
 	Query, Key int            // Dq, Dk
-	Keys       int            // S, the number of keys
-	Params     map[string]any // decoded TOML: W, W_q, W_k, v, b, sharpness
-	MaxLen     int            // location; 0 means W's rows, else S
-	Sharpness  float64        // cosine; 0 means the params' sharpness, else 1
+	Keys       int            // S, the number of keys: the default maximum length
+	Params     map[string]any // decoded TOML: the parameters, and settings written there
+	Settings   Values         // the scorer's own settings given (SettingsOf)
 }
 
 // optional parameters default to zero; every other one must be given.
 var optional = map[string]bool{"b": true}
 
-// Build makes the scorer, sizing what the parameters imply (A from v, the
-// location scorer's max_len from W's rows) and setting every parameter. A
-// parameter left out is an error naming it and its shape.
+// Build makes the scorer, with its settings fixed (not learned): each
+// setting is the one given, else what the parameters imply (Setting's
+// FromParams: concat's attention size from v, location's max_len from W's
+// rows), else its default; then it sets every parameter. A parameter left
+// out is an error naming it and its shape; a setting given twice (in
+// Settings and in the params file) with two values is an error.
 func Build(sp Spec) (Scorer, error) {
 	canon, ok := Canonical(sp.Name)
 	if !ok {
@@ -33,38 +35,32 @@ func Build(sp Spec) (Scorer, error) {
 	for k, v := range sp.Params {
 		params[k] = v
 	}
-	c := Config{Query: sp.Query, Key: sp.Key, MaxLen: sp.MaxLen, Sharpness: sp.Sharpness}
-	switch canon {
-	case "concat":
-		if v, ok := params["v"].([]any); ok {
-			c.Attention = len(v)
-		} else if w, ok := params["W_q"].([]any); ok {
-			c.Attention = len(w)
-		}
-	case "location":
-		if c.MaxLen == 0 {
-			if w, ok := params["W"].([]any); ok {
-				c.MaxLen = len(w)
-			} else {
-				c.MaxLen = sp.Keys
-			}
-		}
-	case "cosine":
-		if g, ok := params["sharpness"]; ok {
-			x, isNum := number(g)
-			if !isNum {
-				if a, isArr := g.([]any); isArr && len(a) == 1 {
-					x, isNum = number(a[0])
-				}
+	c := Config{Query: sp.Query, Key: sp.Key, MaxLen: sp.Keys, Settings: Values{}}
+	for k, v := range sp.Settings {
+		c.Settings[k] = v
+	}
+	for _, st := range SettingsOf(canon) {
+		given, isGiven := c.Settings[st.Name]
+		if raw, inFile := params[st.Name]; inFile {
+			// a setting written in the params file, as cosine's sharpness
+			x, isNum := number(raw)
+			if a, isArr := raw.([]any); isArr && len(a) == 1 {
+				x, isNum = number(a[0])
 			}
 			if !isNum {
-				return nil, fmt.Errorf("key %q: want a number, got %v", "sharpness", g)
+				return nil, fmt.Errorf("key %q: want a number, got %v", st.Name, raw)
 			}
-			if sp.Sharpness != 0 && sp.Sharpness != x {
-				return nil, fmt.Errorf("sharpness given twice: %g and %g", sp.Sharpness, x)
+			if isGiven && given != x {
+				return nil, fmt.Errorf("%s given twice: %g and %g", st.Name, given, x)
 			}
-			c.Sharpness = x
-			delete(params, "sharpness")
+			c.Settings[st.Name] = x
+			delete(params, st.Name)
+			continue
+		}
+		if !isGiven && st.FromParams != nil {
+			if x, ok := st.FromParams(params); ok {
+				c.Settings[st.Name] = x
+			}
 		}
 	}
 	s, err := New(canon, c)

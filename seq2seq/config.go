@@ -20,7 +20,7 @@ type Config struct {
 	TgtVocab   int     `json:"tgt_vocab"`
 	Embed      int     `json:"embed"`
 	Hidden     int     `json:"hidden"`
-	Attention  int     `json:"attention"`   // A, the concat scorer's size
+	Attention  int     `json:"attention"`   // A, the concat scorer's setting "attention" (kept as a field: older checkpoints and config files name it)
 	MaxSrcLen  int     `json:"max_src_len"` // the longest source (location scorer)
 	Dropout    float64 `json:"dropout"`
 	Dtype      string  `json:"dtype"` // float32 | float64
@@ -32,6 +32,11 @@ type Config struct {
 	Beta       bool    `json:"beta,omitempty"`   // Show, Attend and Tell's gating scalar on the context
 	Lambda     float64 `json:"lambda,omitempty"` // the doubly stochastic attention penalty's weight
 	Seed       uint64  `json:"seed"`
+
+	// ScorerSettings are the scorer's own settings (scorers.SettingsOf), by
+	// name; those of other scorers are ignored. Attention, when > 0, is the
+	// setting "attention" unless this names it.
+	ScorerSettings map[string]float64 `json:"scorer_settings,omitempty"`
 
 	// The cnn encoder (cnn.go): output channels and stride (1 or 2) per
 	// layer, and the image's channels, height and width.
@@ -105,6 +110,11 @@ func (c *Config) Validate() error {
 	}
 	if _, ok := scorers.Canonical(c.Scorer); !ok {
 		return fmt.Errorf("seq2seq: scorer: %w", &scorers.UnknownError{Name: c.Scorer})
+	}
+	for k := range c.ScorerSettings {
+		if !scorers.IsSetting(k) {
+			return fmt.Errorf("seq2seq: scorer_settings: %q is no scorer's setting", k)
+		}
 	}
 	if err := oneOf("normalizer", c.Normalizer, scorers.NormalizerNames()); err != nil {
 		return err

@@ -43,11 +43,7 @@ func (m *Model) buildEncSalted(B, S int, salt uint32) (*encGraph, error) {
 	eg := &encGraph{g: g, in: m.newEncInputs(g, B, S)}
 	enc := m.encode(g, eg.in, B)
 	eg.annot = g.Watch(enc.annotations)
-	if kp, ok := m.scorer.(scorers.KeyProjector); ok {
-		eg.prj = g.Watch(kp.ProjectKeys(g, enc.annotations))
-	} else {
-		eg.prj = eg.annot
-	}
+	eg.prj = g.Watch(m.scorer.ProjectKeys(g, enc.annotations))
 	eg.initH = g.Watch(enc.init.H)
 	if enc.init.C != nil {
 		eg.initC = g.Watch(enc.init.C)
@@ -80,10 +76,7 @@ func (m *Model) buildStepSalted(R, S int, prjShape []int, steps int, salt uint32
 		st.feed = sg.feed
 	}
 	sg.annot = g.Input("step.annot", R, S, m.annotSize)
-	sg.prj = sg.annot
-	if _, ok := m.scorer.(scorers.KeyProjector); ok {
-		sg.prj = g.Input("step.prj", append([]int{R}, prjShape[1:]...)...)
-	}
+	sg.prj = g.Input("step.prj", append([]int{R}, prjShape[1:]...)...)
 	sg.mask = g.Input("step.mask", R, S)
 	mem := scorers.NewMemory(m.scorer, sg.prj, sg.annot, sg.mask)
 	Et := g.Bind(m.tgtEmb)

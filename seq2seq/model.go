@@ -88,9 +88,13 @@ func New(cfg Config) (*Model, error) {
 		return nil, fmt.Errorf("seq2seq: %w", err)
 	}
 	m.params = append(m.params, m.dec.Params()...)
+	settings := scorers.Values{"attention": float64(cfg.Attention)}
+	for k, v := range cfg.ScorerSettings {
+		settings[k] = v
+	}
 	m.scorer, err = scorers.New(cfg.Scorer, scorers.Config{
-		Query: H, Key: m.annotSize, Attention: cfg.Attention, MaxLen: cfg.MaxSrcLen,
-		LearnSharpness: true, Sharpness: 5, Dtype: m.dt, Rand: rng, Prefix: "attn.",
+		Query: H, Key: m.annotSize, MaxLen: cfg.MaxSrcLen, Settings: settings,
+		Learn: true, Dtype: m.dt, Rand: rng, Prefix: "attn.",
 	})
 	if err != nil {
 		return nil, fmt.Errorf("seq2seq: %w", err)
@@ -135,6 +139,15 @@ func (m *Model) param(name string, shape ...int) *gx.Param {
 	p := gx.NewParam(name, m.dt, shape...)
 	m.params = append(m.params, p)
 	return p
+}
+
+// MaxSrcLen returns the longest source the model's scorer can attend over,
+// and false when its scorer has no such limit (scorers.MaxLener).
+func (m *Model) MaxSrcLen() (int, bool) {
+	if ml, ok := m.scorer.(scorers.MaxLener); ok {
+		return ml.MaxLen(), true
+	}
+	return 0, false
 }
 
 // Params returns the model's parameters in a fixed order.

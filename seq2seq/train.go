@@ -213,8 +213,8 @@ func (m *Model) checkBatch(b *Batch) error {
 			}
 		}
 	}
-	if b.SrcLen() > m.Cfg.MaxSrcLen && m.scorer.Name() == "location" {
-		return fmt.Errorf("seq2seq: source length %d exceeds max_src_len %d of the location scorer", b.SrcLen(), m.Cfg.MaxSrcLen)
+	if n, limited := m.MaxSrcLen(); limited && b.SrcLen() > n {
+		return fmt.Errorf("seq2seq: source length %d exceeds max_src_len %d of the %s scorer", b.SrcLen(), n, m.scorer.Name())
 	}
 	return nil
 }

@@ -27,9 +27,16 @@ type listing struct {
 }
 
 type scorerInfo struct {
-	Name    string   `json:"name"`
-	Aliases []string `json:"aliases"`
-	Formula string   `json:"formula"`
+	Name     string        `json:"name"`
+	Aliases  []string      `json:"aliases"`
+	Formula  string        `json:"formula"`
+	Settings []settingInfo `json:"settings"` // its own: [model] keys and score flags
+}
+
+type settingInfo struct {
+	Name    string  `json:"name"`
+	Default float64 `json:"default"`
+	Usage   string  `json:"usage"`
 }
 
 func buildListing() listing {
@@ -45,7 +52,10 @@ func buildListing() listing {
 		aliases[n] = append(aliases[n], a)
 	}
 	for _, n := range scorers.Names() {
-		info := scorerInfo{Name: n, Aliases: aliases[n]}
+		info := scorerInfo{Name: n, Aliases: aliases[n], Settings: []settingInfo{}}
+		for _, st := range scorers.SettingsOf(n) {
+			info.Settings = append(info.Settings, settingInfo{st.Name, st.Default, st.Usage})
+		}
 		sort.Strings(info.Aliases)
 		if info.Aliases == nil {
 			info.Aliases = []string{}
@@ -82,6 +92,13 @@ func cmdList(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		al := ""
 		if len(s.Aliases) > 0 {
 			al = " (also: " + strings.Join(s.Aliases, ", ") + ")"
+		}
+		var own []string
+		for _, st := range s.Settings {
+			own = append(own, fmt.Sprintf("%s = %g", st.Name, st.Default))
+		}
+		if len(own) > 0 {
+			al += " [settings: " + strings.Join(own, ", ") + "]"
 		}
 		fmt.Fprintf(stdout, "  %-11s %s%s\n", s.Name, s.Formula, al)
 	}

@@ -22,7 +22,10 @@ import (
 //
 //	attnzoo score --scorer NAME --query CSV --keys ROWS [--values ROWS]
 //	              [--params FILE.toml] [--mask CSV] [--normalizer softmax|sparsemax]
-//	              [--max-len N] [--sharpness G] [--json]
+//	              [--SETTING VALUE ...] [--json]
+//
+// where each scorer's own settings (scorers.AllSettings) are flags:
+// --attention, --max-len, --sharpness, ...
 //
 // computed in float64. Mistakes in the flags (an unknown scorer, a malformed
 // number, sizes that do not fit) are usage errors (exit 2); a params file
@@ -37,8 +40,10 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	params := fs.String("params", "", "TOML file with the scorer's parameters (W, W_q, W_k, v, b, sharpness)")
 	mask := fs.String("mask", "", "1 for a present key, 0 for a masked one: 1,1,0 (default: all present)")
 	norm := fs.String("normalizer", "softmax", "softmax | sparsemax")
-	maxLen := fs.Int("max-len", 0, "location: the maximum source length (default: rows of W, else the number of keys)")
-	sharp := fs.Float64("sharpness", 0, "cosine: the sharpness γ (default: the params file's, else 1)")
+	settings := scorers.Values{} // each scorer's own settings, as flags: max_len → --max-len
+	for _, st := range scorers.AllSettings() {
+		fs.Var(settingFlag{st, settings}, strings.ReplaceAll(st.Name, "_", "-"), st.Usage+" (default: from the params file, else "+fmt.Sprint(st.Default)+")")
+	}
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: attnzoo score --scorer NAME --query CSV --keys ROWS [--values ROWS] [--params FILE.toml] [--mask CSV] [--normalizer softmax|sparsemax] [--json]")
@@ -108,7 +113,7 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	s, err := scorers.Build(scorers.Spec{
 		Name: *name, Query: len(q), Key: len(K[0]), Keys: len(K),
-		Params: pv, MaxLen: *maxLen, Sharpness: *sharp,
+		Params: pv, Settings: settings,
 	})
 	if err != nil {
 		if *params != "" && pv != nil {
@@ -170,6 +175,32 @@ func printScore(w io.Writer, s scorers.Scorer, norm string, r *scorers.Result) e
 	}
 	_, err := fmt.Fprintf(w, "\ncontext [%s]\n", strings.Join(ctx, ", "))
 	return err
+}
+
+// settingFlag is a flag for a scorer's own setting: it records the value
+// given in the map, so a setting not given keeps its default.
+type settingFlag struct {
+	st   scorers.Setting
+	into scorers.Values
+}
+
+func (f settingFlag) String() string {
+	if v, ok := f.into[f.st.Name]; ok {
+		return fmt.Sprint(v)
+	}
+	return ""
+}
+
+func (f settingFlag) Set(s string) error {
+	x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return fmt.Errorf("%q is not a number", s)
+	}
+	if err := f.st.Check(x); err != nil {
+		return err
+	}
+	f.into[f.st.Name] = x
+	return nil
 }
 
 // parseCSV parses "1,2,3" into numbers; the error names the bad entry.

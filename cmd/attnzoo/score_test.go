@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/attnzoo/attnzoo/scorers"
 	"io"
 	"math"
 	"os"
@@ -75,7 +76,7 @@ func TestScoreErrors(t *testing.T) {
 		want []string
 	}{
 		{"unknown scorer", []string{"score", "--scorer", "dto", "--query", "1", "--keys", "1"}, 2,
-			[]string{`unknown scorer "dto"`, "concat, cosine, dot, general, location, scaled-dot"}},
+			[]string{`unknown scorer "dto"`, strings.Join(scorers.Names(), ", ")}},
 		{"malformed keys", []string{"score", "--scorer", "dot", "--query", "1,2", "--keys", "1,2;3,x;5,6"}, 2,
 			[]string{"--keys", "row 2", `"3,x"`}},
 		{"ragged keys", []string{"score", "--scorer", "dot", "--query", "1,2", "--keys", "1,2;3"}, 2,
@@ -178,8 +179,8 @@ func TestList(t *testing.T) {
 	for _, s := range l.Scorers {
 		names = append(names, s.Name)
 	}
-	if got := strings.Join(names, ","); got != "concat,cosine,dot,general,location,scaled-dot" {
-		t.Errorf("scorers %s", got)
+	if got, want := strings.Join(names, ","), strings.Join(scorers.Names(), ","); got != want || !strings.Contains(got, "test-cli") {
+		t.Errorf("scorers %s, want %s (with test-cli, plugin_test.go)", got, want)
 	}
 	out, _, _ = runCLI(t, "list")
 	for _, w := range []string{"bahdanau", "luong", "sparsemax", "scaled-dot"} {
