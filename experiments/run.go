@@ -107,6 +107,8 @@ type runConfigTOML struct {
 	Model  Model          `toml:"model"`
 	Train  Train          `toml:"train"`
 	Decode Decode         `toml:"decode"`
+	// ScorerSettings are Model.Settings (the scorers' own [model] keys).
+	ScorerSettings map[string]float64 `toml:"scorer_settings,omitempty"`
 }
 
 func writeJSON(path string, v any) error {
@@ -136,7 +138,7 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 		cfgTask[k] = v
 	}
 	var buf bytes.Buffer
-	if err := toml.NewEncoder(&buf).Encode(runConfigTOML{Run: r.ID, Seed: r.Seed, Dtype: r.Dtype, Task: cfgTask, Model: r.Model, Train: r.Train, Decode: r.Decode}); err != nil {
+	if err := toml.NewEncoder(&buf).Encode(runConfigTOML{Run: r.ID, Seed: r.Seed, Dtype: r.Dtype, Task: cfgTask, Model: r.Model, Train: r.Train, Decode: r.Decode, ScorerSettings: r.Model.Settings}); err != nil {
 		return nil, err
 	}
 	if err := seq2seq.WriteFileAtomic(filepath.Join(dir, "config.toml"), buf.Bytes()); err != nil {
@@ -157,6 +159,7 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 		Embed: r.Model.Embed, Hidden: r.Model.Hidden, Attention: r.Model.Attention,
 		Dropout: r.Model.Dropout, Dtype: r.Dtype, Seed: uint64(r.Seed), Beta: r.Model.Beta, Lambda: r.Train.Lambda,
 		Conv: r.Model.Conv, ConvStride: r.Model.ConvStride, ConvKernel: r.Model.ConvKernel,
+		ScorerSettings: r.Model.Settings,
 	}
 	if err := data.configure(&mcfg); err != nil {
 		return nil, fmt.Errorf("experiments: run %s: %w", r.ID, err)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -57,6 +58,12 @@ type Model struct {
 	ConvStride []int   `toml:"conv_stride"` // cnn encoder: stride per layer, 1 or 2 (default all 2)
 	ConvKernel int     `toml:"conv_kernel"` // cnn encoder: the stride-2 kernel side, even (default 4)
 	Beta       bool    `toml:"beta"`        // Show, Attend and Tell's gating scalar
+
+	// Settings are the scorers' own settings (scorers.AllSettings) written
+	// as [model] keys, e.g. sharpness = 3: every registered scorer's setting
+	// is a key here with nothing else touched. A run's scorer reads its own
+	// and ignores the others' (a sweep over scorers shares one table).
+	Settings map[string]float64 `toml:"-"`
 }
 
 // Train is the [train] table.
@@ -177,9 +184,8 @@ func parse(data []byte, file string, checkTask bool) (*Experiment, error) {
 		return nil, &Error{File: file, Line: line, Msg: strings.TrimPrefix(msg, "toml: ")}
 	}
 	e.File, e.Raw = file, data
-	if u := md.Undecoded(); len(u) > 0 {
-		k := u[0]
-		return nil, e.unknownKey(k)
+	if err := e.decodeSettings(data, md); err != nil {
+		return nil, err
 	}
 	if !md.IsDefined("seeds") {
 		e.Seeds = []int64{1}
@@ -214,12 +220,84 @@ func syntaxError(file string, data []byte, pe toml.ParseError) error {
 	return &Error{File: file, Line: pe.Position.Line, Msg: pe.Message + "\n" + strings.TrimRight(excerpt, "\n")}
 }
 
-var tables = map[string][]string{
-	"":       {"decode", "device", "dtype", "model", "name", "plots", "seeds", "sweep", "task", "train"},
-	"model":  {"attention", "beta", "cell", "conv", "conv_kernel", "conv_stride", "decoder", "dropout", "embed", "encoder", "hidden", "init", "normalizer", "patch", "scorer"},
-	"train":  {"batch", "bucket", "clip", "eval_every", "eval_size", "lambda", "lr", "lr_decay", "lr_decay_every", "optimizer", "steps"},
-	"decode": {"alpha", "beam", "examples", "max_len"},
-	"plots":  {"example", "formats", "palette"},
+// tableKeys returns the keys a table takes, sorted: its struct's toml tags,
+// and for [model] every scorer's own settings.
+func tableKeys(table string) []string {
+	var v any
+	switch table {
+	case "":
+		v = Experiment{}
+	case "model":
+		v = Model{}
+	case "train":
+		v = Train{}
+	case "decode":
+		v = Decode{}
+	case "plots":
+		v = Plots{}
+	default:
+		return nil
+	}
+	keys := structKeys(v)
+	if table == "model" {
+		for _, st := range scorers.AllSettings() {
+			if !slices.Contains(keys, st.Name) {
+				keys = append(keys, st.Name)
+			}
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// structKeys returns the toml tags of a struct's fields.
+func structKeys(v any) []string {
+	var keys []string
+	t := reflect.TypeOf(v)
+	for i := 0; i < t.NumField(); i++ {
+		if k := t.Field(i).Tag.Get("toml"); k != "" && k != "-" {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// decodeSettings reads the scorers' settings among the [model] keys the
+// struct does not hold; any other undecoded key is an error.
+func (e *Experiment) decodeSettings(data []byte, md toml.MetaData) error {
+	var raw struct {
+		Model map[string]any `toml:"model"`
+	}
+	for _, k := range md.Undecoded() {
+		if len(k) != 2 || k[0] != "model" || !scorers.IsSetting(k[1]) {
+			return e.unknownKey(k)
+		}
+		if raw.Model == nil {
+			if _, err := toml.Decode(string(data), &raw); err != nil {
+				return e.unknownKey(k)
+			}
+		}
+		x, ok := number(raw.Model[k[1]])
+		if !ok {
+			return e.errf("model", k[1], "want a number, got %v", raw.Model[k[1]])
+		}
+		if e.Model.Settings == nil {
+			e.Model.Settings = map[string]float64{}
+		}
+		e.Model.Settings[k[1]] = x
+	}
+	return nil
+}
+
+// number reads a TOML number.
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return float64(x), true
+	case float64:
+		return x, true
+	}
+	return 0, false
 }
 
 func (e *Experiment) unknownKey(k toml.Key) error {
@@ -230,7 +308,7 @@ func (e *Experiment) unknownKey(k toml.Key) error {
 	if len(k) > 1 {
 		table = strings.Join(k[:len(k)-1], ".")
 	}
-	have := tables[table]
+	have := tableKeys(table)
 	return &Error{File: e.File, Line: e.keyLine(table, k[len(k)-1]), Key: keyName(table, k[len(k)-1]),
 		Msg: fmt.Sprintf("unknown key (have: %s)", strings.Join(have, ", "))}
 }
@@ -434,6 +512,15 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 		}
 		sort.Strings(al)
 		return errf("model", "scorer", "unknown %q (have: %s; aliases: %s)", m.Scorer, strings.Join(scorers.Names(), ", "), strings.Join(al, ", "))
+	}
+	for k, v := range m.Settings {
+		for _, st := range scorers.AllSettings() {
+			if st.Name == k {
+				if err := st.Check(v); err != nil {
+					return errf("model", k, "%v", strings.TrimPrefix(err.Error(), k+": "))
+				}
+			}
+		}
 	}
 	pos := []struct {
 		table, key string

@@ -2,6 +2,8 @@ package experiments
 
 import (
 	"fmt"
+	"github.com/attnzoo/attnzoo/cells"
+	"github.com/attnzoo/attnzoo/scorers"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,8 +56,8 @@ func TestBadExperiments(t *testing.T) {
 	cases := []badFile{
 		{"unknown top key", "epochs = 3\n" + goodHead, []string{"bad.toml:1", "epochs", "unknown key", "have: decode"}},
 		{"unknown model key", goodHead + "[model]\nhiden = 64\n", []string{"[model] hiden", "unknown key", "hidden"}},
-		{"unknown scorer", goodHead + "[model]\nscorer = \"dto\"\n", []string{"bad.toml:9", "[model] scorer", `"dto"`, "concat, cosine, dot"}},
-		{"unknown cell", goodHead + "[model]\ncell = \"gruu\"\n", []string{"[model] cell", `"gruu"`, "gru, lstm, rnn"}},
+		{"unknown scorer", goodHead + "[model]\nscorer = \"dto\"\n", []string{"bad.toml:9", "[model] scorer", `"dto"`, strings.Join(scorers.Names(), ", ")}},
+		{"unknown cell", goodHead + "[model]\ncell = \"gruu\"\n", []string{"[model] cell", `"gruu"`, strings.Join(cells.Names(), ", ")}},
 		{"unknown encoder", goodHead + "[model]\nencoder = \"cnn\"\n", []string{"[model] encoder", "birnn, rnn"}},
 		{"unknown decoder", goodHead + "[model]\ndecoder = \"transformer\"\n", []string{"[model] decoder", "bahdanau, luong"}},
 		{"unknown optimizer", goodHead + "[train]\noptimizer = \"adamw\"\n", []string{"[train] optimizer", "adam, rmsprop, sgd"}},

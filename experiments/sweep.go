@@ -2,11 +2,13 @@ package experiments
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/attnzoo/attnzoo/scorers"
 	"github.com/attnzoo/attnzoo/tasks"
 )
 
@@ -69,8 +71,8 @@ func (e *Experiment) axes() ([]axis, error) {
 		case full == "dtype":
 		case len(parts) == 2 && (parts[0] == "model" || parts[0] == "train" || parts[0] == "decode" || parts[0] == "task"):
 			if parts[0] != "task" {
-				if !contains(tables[parts[0]], parts[1]) {
-					return nil, e.errf("sweep", quoteIfDotted(k), "unknown key %q (have: %s)", parts[1], strings.Join(tables[parts[0]], ", "))
+				if !contains(tableKeys(parts[0]), parts[1]) {
+					return nil, e.errf("sweep", quoteIfDotted(k), "unknown key %q (have: %s)", parts[1], strings.Join(tableKeys(parts[0]), ", "))
 				}
 			} else if parts[1] == "name" {
 				return nil, e.errf("sweep", quoteIfDotted(k), "the task itself cannot be swept: write one experiment per task")
@@ -222,6 +224,19 @@ func (e *Experiment) apply(r *Run, a Assignment) error {
 	}
 	if parts[0] == "task" {
 		r.Task[parts[1]] = a.Value
+		return nil
+	}
+	if parts[0] == "model" && scorers.IsSetting(parts[1]) && !contains(structKeys(Model{}), parts[1]) {
+		x, ok := number(a.Value)
+		if !ok {
+			return e.errf("sweep", quoteIfDotted(a.Key), "want number values, got %v (%T)", a.Value, a.Value)
+		}
+		settings := maps.Clone(r.Model.Settings) // the runs share the file's map
+		if settings == nil {
+			settings = map[string]float64{}
+		}
+		settings[parts[1]] = x
+		r.Model.Settings = settings
 		return nil
 	}
 	var target reflect.Value
