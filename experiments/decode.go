@@ -93,7 +93,7 @@ func (t *Trained) DecodeText(input string, beam int) (*Decoded, error) {
 	}
 	cache := seq2seq.NewGraphCache(4)
 	defer cache.Close()
-	hs, err := t.Model.Beam(b, beam, maxLen, t.Decode.Alpha, cache)
+	hs, err := t.Model.Beam(b, seq2seq.BeamOptions{Width: beam, MaxLen: maxLen, Alpha: t.Decode.Alpha, Cache: cache})
 	if err != nil {
 		return nil, err
 	}

@@ -129,5 +129,5 @@ func decodeBatch(m *seq2seq.Model, b *seq2seq.Batch, maxLen, beam int, alpha flo
 	if beam == 1 {
 		return m.Greedy(b, maxLen, cache)
 	}
-	return m.Beam(b, beam, maxLen, alpha, cache)
+	return m.Beam(b, seq2seq.BeamOptions{Width: beam, MaxLen: maxLen, Alpha: alpha, Cache: cache})
 }

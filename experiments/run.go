@@ -168,7 +168,7 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 	if err != nil {
 		return nil, fmt.Errorf("experiments: run %s: %w", r.ID, err)
 	}
-	opt, err := seq2seq.NewOptimizer(r.Train.Optimizer, r.Train.LR, r.Train.Clip, r.Train.LRDecay, r.Train.LRDecayEvery)
+	opt, err := seq2seq.NewOptimizer(seq2seq.Optimizer{Name: r.Train.Optimizer, LR: r.Train.LR, Clip: r.Train.Clip, Decay: r.Train.LRDecay, DecayEvery: r.Train.LRDecayEvery})
 	if err != nil {
 		return nil, err
 	}

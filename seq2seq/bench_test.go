@@ -16,7 +16,7 @@ func BenchmarkTrainStep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	opt, _ := NewOptimizer("adam", 1e-3, 0, 0, 0)
+	opt, _ := NewOptimizer(Optimizer{Name: "adam", LR: 1e-3})
 	tr := NewTrainer(m, opt, 1)
 	rng := rand.New(rand.NewPCG(1, 1))
 	batches := []*Batch{anchorBatch(rng), anchorBatch(rng)}
@@ -56,13 +56,13 @@ func BenchmarkBeam5(b *testing.B) {
 	m, _ := New(anchorConfig())
 	cache := NewGraphCache(0)
 	bt := anchorBatch(rand.New(rand.NewPCG(2, 2)))
-	if _, err := m.Beam(bt, 5, 12, 1, cache); err != nil {
+	if _, err := m.Beam(bt, BeamOptions{Width: 5, MaxLen: 12, Alpha: 1, Cache: cache}); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := m.Beam(bt, 5, 12, 1, cache); err != nil {
+		if _, err := m.Beam(bt, BeamOptions{Width: 5, MaxLen: 12, Alpha: 1, Cache: cache}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -80,7 +80,7 @@ func BenchmarkCNNStep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	opt, _ := NewOptimizer("adam", 1e-3, 5, 0, 0)
+	opt, _ := NewOptimizer(Optimizer{Name: "adam", LR: 1e-3, Clip: 5})
 	tr := NewTrainer(m, opt, 1)
 	rng := rand.New(rand.NewPCG(1, 1))
 	batches := []*Batch{imageBatch(rng, 32, 64, 64, 3, 64, 12, 40), imageBatch(rng, 32, 64, 64, 3, 64, 12, 40)}

@@ -22,7 +22,7 @@ func savedWithAdam(t *testing.T) (*Model, OptimizerState, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt, _ := NewOptimizer("adam", 3e-3, 5, 0, 0)
+	opt, _ := NewOptimizer(Optimizer{Name: "adam", LR: 3e-3, Clip: 5})
 	tr := NewTrainer(m, opt, 1)
 	rng := rand.New(rand.NewPCG(3, 3))
 	for range 3 {

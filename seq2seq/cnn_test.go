@@ -269,7 +269,7 @@ func TestCnnCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := imageBatch(rand.New(rand.NewPCG(5, 5)), 6, 8, 8, 3, 4, 0, 10)
-	opt, _ := NewOptimizer("adam", 1e-2, 5, 0, 0)
+	opt, _ := NewOptimizer(Optimizer{Name: "adam", LR: 1e-2, Clip: 5})
 	tr := NewTrainer(m, opt, 1)
 	first, err := tr.Step(b)
 	if err != nil {
@@ -304,7 +304,7 @@ func TestCnnCheckpoint(t *testing.T) {
 			if beam == 1 {
 				hs, err = m.Greedy(test, 6, cache)
 			} else {
-				hs, err = m.Beam(test, beam, 6, 1, cache)
+				hs, err = m.Beam(test, BeamOptions{Width: beam, MaxLen: 6, Alpha: 1, Cache: cache})
 			}
 			if err != nil {
 				t.Fatal(err)

@@ -373,15 +373,27 @@ func argmax(x []float64) int {
 	return best
 }
 
-// Beam decodes each source of b with beam search of width k, ranking
-// finished hypotheses by Score / (len+1)^alpha (alpha 0: raw log-probability;
-// 1: per-token average). Each hypothesis keeps its own alignment rows. With
-// k = 1 it is greedy decoding.
+// BeamOptions configure Beam.
+type BeamOptions struct {
+	Width  int         // k, the beam width: 1 is greedy decoding
+	MaxLen int         // the most tokens a hypothesis may have
+	Alpha  float64     // length normalisation: rank by Score / (len+1)^Alpha
+	Cache  *GraphCache // compiled graphs to reuse; nil: a fresh cache
+}
+
+// Beam decodes each source of b with beam search of width k = o.Width,
+// ranking finished hypotheses by Score / (len+1)^alpha (alpha 0: raw
+// log-probability; 1: per-token average). Each hypothesis keeps its own
+// alignment rows. With k = 1 it is greedy decoding.
 //
 // The search keeps, per step, each live hypothesis's parent slot and token
 // and the step's attention weights, and builds the tokens and alignment of
 // only the hypothesis it returns, by following the parents back.
-func (m *Model) Beam(b *Batch, k, maxLen int, alpha float64, cache *GraphCache) ([]Hypothesis, error) {
+func (m *Model) Beam(b *Batch, o BeamOptions) ([]Hypothesis, error) {
+	k, maxLen, alpha, cache := o.Width, o.MaxLen, o.Alpha, o.Cache
+	if cache == nil {
+		cache = NewGraphCache(0)
+	}
 	if k < 1 {
 		return nil, fmt.Errorf("seq2seq: beam width must be ≥ 1, got %d", k)
 	}

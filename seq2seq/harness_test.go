@@ -33,7 +33,7 @@ func TestTrainStepDeterministic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		opt, _ := NewOptimizer("adam", 1e-3, 5, 0, 0)
+		opt, _ := NewOptimizer(Optimizer{Name: "adam", LR: 1e-3, Clip: 5})
 		tr := NewTrainer(m, opt, 1)
 		rng := rand.New(rand.NewPCG(1, 1))
 		var losses []float64

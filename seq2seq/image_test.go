@@ -67,7 +67,7 @@ func TestRegionDecodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := regionBatch(rand.New(rand.NewPCG(3, 3)), 5, 9, 12)
-	hs, err := m.Beam(b, 3, 6, 1, NewGraphCache(0))
+	hs, err := m.Beam(b, BeamOptions{Width: 3, MaxLen: 6, Alpha: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestRegionDecodes(t *testing.T) {
 			}
 		}
 	}
-	opt, _ := NewOptimizer("adam", 1e-2, 5, 0, 0)
+	opt, _ := NewOptimizer(Optimizer{Name: "adam", LR: 1e-2, Clip: 5})
 	tr := NewTrainer(m, opt, 1)
 	first, _ := tr.Step(b)
 	var last float64

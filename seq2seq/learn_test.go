@@ -24,7 +24,7 @@ func trainReversalDecay(t *testing.T, cfg Config, steps, batch, lo, hi int, deca
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt, err := NewOptimizer("adam", 3e-3, 5, decay, every)
+	opt, err := NewOptimizer(Optimizer{Name: "adam", LR: 3e-3, Clip: 5, Decay: decay, DecayEvery: every})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,8 +30,10 @@ type Optimizer struct {
 	LastNorm   float64 // the global gradient norm before clipping, at the last update
 }
 
-// NewOptimizer validates the settings.
-func NewOptimizer(name string, lr, clip, decay float64, decayEvery int) (*Optimizer, error) {
+// NewOptimizer validates the settings o gives (Name, LR, Clip, Decay,
+// DecayEvery) and returns an optimizer with no state yet.
+func NewOptimizer(o Optimizer) (*Optimizer, error) {
+	name, lr, clip, decay, decayEvery := o.Name, o.LR, o.Clip, o.Decay, o.DecayEvery
 	ok := false
 	for _, n := range OptimizerNames() {
 		ok = ok || n == name

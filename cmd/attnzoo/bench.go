@@ -230,7 +230,10 @@ func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
 	if res.DecodeMs, err = timeIt(opt.warmups, opt.reps, func() error { _, err := m.Greedy(src, maxLen, cache); return err }); err != nil {
 		return nil, err
 	}
-	if res.Beam5Ms, err = timeIt(2, opt.beamReps, func() error { _, err := m.Beam(src, 5, maxLen, 1, cache); return err }); err != nil {
+	if res.Beam5Ms, err = timeIt(2, opt.beamReps, func() error {
+		_, err := m.Beam(src, seq2seq.BeamOptions{Width: 5, MaxLen: maxLen, Alpha: 1, Cache: cache})
+		return err
+	}); err != nil {
 		return nil, err
 	}
 	B := float64(src.Size())
@@ -253,7 +256,7 @@ func benchTrainer(s benchSizes, seed uint64) (*seq2seq.Trainer, error) {
 	if err != nil {
 		return nil, err
 	}
-	o, err := seq2seq.NewOptimizer("adam", 1e-3, 0, 0, 0)
+	o, err := seq2seq.NewOptimizer(seq2seq.Optimizer{Name: "adam", LR: 1e-3})
 	if err != nil {
 		return nil, err
 	}
