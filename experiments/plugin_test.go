@@ -1,11 +1,13 @@
 package experiments
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/attnzoo/attnzoo/cells"
 	"github.com/attnzoo/attnzoo/internal/gx"
 	"github.com/attnzoo/attnzoo/scorers"
+	"github.com/attnzoo/attnzoo/seq2seq"
 	"github.com/attnzoo/attnzoo/tasks"
 )
 
@@ -22,7 +24,38 @@ func (s testScorer) Score(g *gx.Graph, q, keys *gx.Node) *gx.Node {
 	return s.ScoreProjected(g, q, keys)
 }
 
-// A task, a cell and a scorer registered from this test file, as a new one would be
+// bagEncoder gives each token its own embedding as its annotation,
+// a_t = tanh(E x_t), and no final state.
+type bagEncoder struct{ emb *gx.Param }
+
+type bagInputs struct{ ids []*gx.Node }
+
+func (e *bagEncoder) Inputs(g *gx.Graph, B, S int) seq2seq.EncoderInputs {
+	in := &bagInputs{}
+	for t := 0; t < S; t++ {
+		in.ids = append(in.ids, g.Input(fmt.Sprintf("src.%d", t), B))
+	}
+	return in
+}
+
+func (in *bagInputs) Set(b *seq2seq.Batch) error {
+	for t, n := range in.ids {
+		if err := gx.Fill(n, func(i int) float64 { return float64(b.Src[i][t]) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *bagEncoder) Encode(g *gx.Graph, inputs seq2seq.EncoderInputs, _ *gx.Node, _ int) (annot, final *gx.Node) {
+	var as []*gx.Node
+	for _, ids := range inputs.(*bagInputs).ids {
+		as = append(as, g.Tanh(g.Embed(g.Bind(e.emb), ids)))
+	}
+	return g.Stack(as...), nil
+}
+
+// A task, a cell, a scorer and an encoder registered from this test file, as a new one would be
 // registered from its own file: experiment files name them with nothing
 // else touched (TestPluginsInExperiment).
 
@@ -47,6 +80,11 @@ func init() {
 	scorers.Register("test-gain", func(c scorers.Config) (scorers.Scorer, error) {
 		return testScorer{c.Settings["test_gain"]}, nil
 	}, scorers.Setting{Name: "test_gain", Usage: "test-gain: the factor on qᵀk", Default: 1, Min: 0})
+	seq2seq.RegisterEncoder("test-bag", seq2seq.EncoderInfo{Reads: seq2seq.Tokens, New: func(b *seq2seq.Builder) (seq2seq.Encoder, error) {
+		e := &bagEncoder{emb: b.Param("src.emb", b.Cfg.SrcVocab, b.Cfg.Hidden)}
+		e.emb.Uniform(b.Rand, 0.1)
+		return e, nil
+	}})
 	cells.Register("test-rnn", func(c cells.Config) (cells.Cell, error) {
 		cell, err := cells.New("rnn", c)
 		if err != nil {
@@ -57,7 +95,7 @@ func init() {
 }
 
 // TestPluginsInExperiment loads and runs an experiment file naming the
-// test-registered task and cell; a task option the task does not know is
+// test-registered task, cell, encoder and scorer (with its setting, swept); a task option the task does not know is
 // an error naming the key, as for a built-in task.
 func TestPluginsInExperiment(t *testing.T) {
 	text := `name = "plugins"
@@ -68,6 +106,7 @@ dev = 8
 test = 8
 [model]
 cell = "test-rnn"
+encoder = "test-bag"
 scorer = "test-gain"
 test_gain = 0.5
 embed = 8

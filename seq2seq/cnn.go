@@ -3,7 +3,6 @@ package seq2seq
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"github.com/attnzoo/attnzoo/internal/gx"
 )
@@ -133,9 +132,19 @@ func CNNGrid(h, w, halvings int) (rows, cols int, err error) {
 	return h / f, w / f, nil
 }
 
-// validateCNN checks the cnn encoder's fields and derives the regions:
+func init() {
+	RegisterEncoder("cnn", EncoderInfo{
+		Reads: Images, Conv: true,
+		Resolve: func(c Config) (Config, error) { err := c.resolveCNN(); return c, err },
+		New: func(b *Builder) (Encoder, error) {
+			return newRegionEncoder(b, newConvStack(b)), nil
+		},
+	})
+}
+
+// resolveCNN checks the cnn encoder's fields and derives the regions:
 // S = the grid's cells, each of the last layer's size.
-func (c *Config) validateCNN() error {
+func (c *Config) resolveCNN() error {
 	if len(c.Conv) == 0 {
 		return fmt.Errorf("seq2seq: conv: the cnn encoder needs at least one layer (e.g. %v)", DefaultConv)
 	}
@@ -177,31 +186,40 @@ func (c *Config) cnnGeoms() []gx.ConvGeom {
 	return geos
 }
 
-// cnnParams adds the conv layers, "cnn.l.W" [Conv[l], k_l·k_l·C_in] and
+// convStack is the cnn encoder's conv layers.
+type convStack struct {
+	geoms []gx.ConvGeom
+	w, b  []*gx.Param
+}
+
+// newConvStack adds the conv layers, "cnn.l.W" [Conv[l], k_l·k_l·C_in] and
 // "cnn.l.b" [Conv[l]] for l = 0..L−1 (k_l: the layer's kernel, 3 at stride
 // 1; C_in: the previous layer's channels, or the image's). W is drawn
 // He/Kaiming-uniform, U(±√(6/fan_in)) with fan_in = k_l·k_l·C_in: ReLU
 // layers so drawn keep the variance of their activations from layer to
 // layer (He et al. 2015, §2.2); b = 0.
-func (m *Model) cnnParams(rng *rand.Rand) {
-	in := m.Cfg.ImageC
-	for l, out := range m.Cfg.Conv {
-		k, _ := m.Cfg.layerKernel(l)
+func newConvStack(bl *Builder) *convStack {
+	c := bl.Cfg
+	cs := &convStack{geoms: c.cnnGeoms()}
+	in := c.ImageC
+	for l, out := range c.Conv {
+		k, _ := c.layerKernel(l)
 		fanIn := k * k * in
-		W := m.param(fmt.Sprintf("cnn.%d.W", l), out, fanIn)
-		W.Uniform(rng, math.Sqrt(6/float64(fanIn)))
-		m.convW = append(m.convW, W)
-		m.convB = append(m.convB, m.param(fmt.Sprintf("cnn.%d.b", l), out))
+		W := bl.Param(fmt.Sprintf("cnn.%d.W", l), out, fanIn)
+		W.Uniform(bl.Rand, math.Sqrt(6/float64(fanIn)))
+		cs.w = append(cs.w, W)
+		cs.b = append(cs.b, bl.Param(fmt.Sprintf("cnn.%d.b", l), out))
 		in = out
 	}
+	return cs
 }
 
-// convStack maps the pixels [B, H·W, C] to the region vectors
+// apply maps the pixels [B, H·W, C] to the region vectors
 // [B, S, Conv[L−1]].
-func (m *Model) convStack(g *gx.Graph, pixels *gx.Node) *gx.Node {
+func (cs *convStack) apply(g *gx.Graph, pixels *gx.Node) *gx.Node {
 	f := pixels
-	for l, geo := range m.Cfg.cnnGeoms() {
-		f = g.ReLU(g.AddBias(g.Linear(g.Im2Col(f, geo), g.Bind(m.convW[l]), 0), g.Bind(m.convB[l]))) // [B, Ho·Wo, Conv[l]]
+	for l, geo := range cs.geoms {
+		f = g.ReLU(g.AddBias(g.Linear(g.Im2Col(f, geo), g.Bind(cs.w[l]), 0), g.Bind(cs.b[l]))) // [B, Ho·Wo, Conv[l]]
 	}
 	return f
 }
@@ -227,32 +245,4 @@ func NewImageBatch(pixels [][]float32, S, P int, tgt [][]int) (*Batch, error) {
 	}
 	b.Pixels = pixels
 	return b, nil
-}
-
-// setPixels fills the pixel input from a batch.
-func (in *encInputs) setPixels(b *Batch) error {
-	P := len(b.Pixels[0])
-	return gx.Fill(in.pixels, func(k int) float64 { return float64(b.Pixels[k/P][k%P]) })
-}
-
-// checkImages checks that a batch holds what the model's region encoder
-// reads: images of the configured size on the model's grid, or regions.
-func (m *Model) checkImages(b *Batch) error {
-	c := &m.Cfg
-	if c.Encoder != "cnn" {
-		if b.Regions == nil {
-			return fmt.Errorf("seq2seq: the %s encoder reads region vectors: make the batch with NewRegionBatch", c.Encoder)
-		}
-		return nil
-	}
-	if b.Pixels == nil {
-		return fmt.Errorf("seq2seq: the cnn encoder reads images: make the batch with NewImageBatch")
-	}
-	if P := c.ImageH * c.ImageW * c.ImageC; len(b.Pixels[0]) != P {
-		return fmt.Errorf("seq2seq: cnn encoder: images of %d values, want %d×%d×%d = %d", len(b.Pixels[0]), c.ImageH, c.ImageW, c.ImageC, P)
-	}
-	if b.SrcLen() != c.Regions {
-		return fmt.Errorf("seq2seq: cnn encoder: the batch attends over %d cells, the %d×%d image makes %d", b.SrcLen(), c.ImageH, c.ImageW, c.Regions)
-	}
-	return nil
 }

@@ -107,9 +107,14 @@ func TestCnnGradients(t *testing.T) {
 func TestCnnConfig(t *testing.T) {
 	c := Config{Cell: "gru", Encoder: "cnn", Decoder: "bahdanau", Scorer: "dot", TgtVocab: 10, Embed: 8, Hidden: 16,
 		Conv: DefaultConv, ImageC: 3, ImageH: 64, ImageW: 64}
-	if err := c.Validate(); err != nil {
+	r, err := c.Resolve()
+	if err != nil {
 		t.Fatal(err)
 	}
+	if c.Regions != 0 {
+		t.Errorf("Resolve changed its receiver: %d regions", c.Regions)
+	}
+	c = r
 	if c.Regions != 64 || c.RegionSize != 64 {
 		t.Errorf("64×64 image, conv %v: %d regions of %d, want 64 of 64", c.Conv, c.Regions, c.RegionSize)
 	}
@@ -132,7 +137,8 @@ func TestCnnConfig(t *testing.T) {
 	// conv_kernel 2: non-overlapping 2×2 windows, 2·2·C_in columns, the same grid.
 	k2 := c
 	k2.ConvKernel = 2
-	if err := k2.Validate(); err != nil || k2.Regions != 64 {
+	k2, err = k2.Resolve()
+	if err != nil || k2.Regions != 64 {
 		t.Fatalf("conv_kernel 2: %v, %d regions", err, k2.Regions)
 	}
 	checkParamShapes(t, k2, "conv_kernel 2", map[string][]int{"cnn.0.W": {32, 12}, "cnn.1.W": {64, 128}, "cnn.2.W": {64, 256}})
@@ -140,7 +146,8 @@ func TestCnnConfig(t *testing.T) {
 	// layer's W is [64, 3·3·64].
 	s1 := c
 	s1.ConvStride = []int{2, 2, 1}
-	if err := s1.Validate(); err != nil || s1.Regions != 16*16 || s1.RegionSize != 64 {
+	s1, err = s1.Resolve()
+	if err != nil || s1.Regions != 16*16 || s1.RegionSize != 64 {
 		t.Fatalf("conv_stride [2 2 1]: %v, %d regions of %d, want 256 of 64", err, s1.Regions, s1.RegionSize)
 	}
 	if got := fmt.Sprint(s1.ConvStride, s1.ConvKernel); got != "[2 2 1] 4" {
@@ -178,7 +185,8 @@ func TestCnnConfig(t *testing.T) {
 	// every layer stride 1: the grid is the image (n = 0 halvings)
 	all1 := c
 	all1.Conv, all1.ConvStride, all1.ImageH, all1.ImageW = []int{4, 6}, []int{1, 1}, 5, 7
-	if err := all1.Validate(); err != nil || all1.Regions != 35 || all1.RegionSize != 6 {
+	all1, err = all1.Resolve()
+	if err != nil || all1.Regions != 35 || all1.RegionSize != 6 {
 		t.Errorf("conv_stride [1 1] on 5×7: %v, %d regions of %d, want 35 of 6", err, all1.Regions, all1.RegionSize)
 	}
 	for _, tc := range []struct {

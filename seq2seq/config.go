@@ -48,7 +48,8 @@ type Config struct {
 	ImageW     int   `json:"image_w,omitempty"`
 }
 
-func (c *Config) fill() {
+// filled returns c with the defaults of the fields left empty.
+func (c Config) filled() Config {
 	if c.Normalizer == "" {
 		c.Normalizer = "softmax"
 	}
@@ -61,6 +62,7 @@ func (c *Config) fill() {
 	if c.Attention == 0 {
 		c.Attention = c.Hidden
 	}
+	return c
 }
 
 func oneOf(key, v string, allowed []string) error {
@@ -72,25 +74,39 @@ func oneOf(key, v string, allowed []string) error {
 	return fmt.Errorf("seq2seq: %s: unknown %q (have: %s)", key, v, strings.Join(allowed, ", "))
 }
 
-// Validate checks every field, naming the field and the allowed values.
-func (c *Config) Validate() error {
-	c.fill()
+// Validate checks every field, naming the field and the allowed values. It
+// does not change c: Resolve gives the configuration a model is built from.
+func (c Config) Validate() error {
+	_, err := c.Resolve()
+	return err
+}
+
+// Resolve checks every field and returns the configuration with the
+// defaults filled in and what the encoder implies derived: a region
+// encoder's source vocabulary (1: no tokens), longest source (its regions)
+// and initial state (the mean annotation: it has no final state), and the
+// cnn encoder's grid of regions. The model records the result.
+func (c Config) Resolve() (Config, error) {
+	c = c.filled()
 	if err := oneOf("cell", c.Cell, cells.Names()); err != nil {
-		return err
+		return c, err
 	}
 	if err := oneOf("encoder", c.Encoder, EncoderNames()); err != nil {
-		return err
+		return c, err
 	}
-	if c.Encoder == "cnn" {
-		if err := c.validateCNN(); err != nil {
-			return err
+	enc, _ := encoderInfo(c.Encoder)
+	if !enc.Conv && (len(c.Conv) > 0 || len(c.ConvStride) > 0 || c.ConvKernel != 0) {
+		return c, fmt.Errorf("seq2seq: conv: only the cnn encoder has conv layers, encoder is %q", c.Encoder)
+	}
+	if enc.Resolve != nil {
+		var err error
+		if c, err = enc.Resolve(c); err != nil {
+			return c, err
 		}
-	} else if len(c.Conv) > 0 || len(c.ConvStride) > 0 || c.ConvKernel != 0 {
-		return fmt.Errorf("seq2seq: conv: only the cnn encoder has conv layers, encoder is %q", c.Encoder)
 	}
-	if IsRegionEncoder(c.Encoder) {
+	if enc.Reads != Tokens {
 		if c.Regions <= 0 || c.RegionSize <= 0 {
-			return fmt.Errorf("seq2seq: %s encoder: regions and region size must be > 0, got %d × %d", c.Encoder, c.Regions, c.RegionSize)
+			return c, fmt.Errorf("seq2seq: %s encoder: regions and region size must be > 0, got %d × %d", c.Encoder, c.Regions, c.RegionSize)
 		}
 		if c.SrcVocab <= 0 {
 			c.SrcVocab = 1
@@ -98,49 +114,46 @@ func (c *Config) Validate() error {
 		if c.MaxSrcLen < c.Regions {
 			c.MaxSrcLen = c.Regions
 		}
-		if c.Init != "zero" {
-			c.Init = "mean" // regions have no final state: Show, Attend and Tell's mean
-		}
+	}
+	if !enc.Final && c.Init != "zero" {
+		c.Init = "mean" // no final state: Show, Attend and Tell's mean
 	}
 	if c.Lambda < 0 {
-		return fmt.Errorf("seq2seq: lambda: must be ≥ 0, got %g", c.Lambda)
+		return c, fmt.Errorf("seq2seq: lambda: must be ≥ 0, got %g", c.Lambda)
 	}
 	if err := oneOf("decoder", c.Decoder, DecoderNames()); err != nil {
-		return err
+		return c, err
 	}
 	if _, ok := scorers.Canonical(c.Scorer); !ok {
-		return fmt.Errorf("seq2seq: scorer: %w", &scorers.UnknownError{Name: c.Scorer})
+		return c, fmt.Errorf("seq2seq: scorer: %w", &scorers.UnknownError{Name: c.Scorer})
 	}
 	for k := range c.ScorerSettings {
 		if !scorers.IsSetting(k) {
-			return fmt.Errorf("seq2seq: scorer_settings: %q is no scorer's setting", k)
+			return c, fmt.Errorf("seq2seq: scorer_settings: %q is no scorer's setting", k)
 		}
 	}
 	if err := oneOf("normalizer", c.Normalizer, scorers.NormalizerNames()); err != nil {
-		return err
+		return c, err
 	}
 	if err := oneOf("init", c.Init, InitNames()); err != nil {
-		return err
+		return c, err
 	}
 	if err := oneOf("dtype", c.Dtype, []string{"float32", "float64"}); err != nil {
-		return err
+		return c, err
 	}
 	for _, f := range []struct {
 		name string
 		v    int
 	}{{"src_vocab", c.SrcVocab}, {"tgt_vocab", c.TgtVocab}, {"embed", c.Embed}, {"hidden", c.Hidden}, {"attention", c.Attention}, {"max_src_len", c.MaxSrcLen}} {
 		if f.v <= 0 {
-			return fmt.Errorf("seq2seq: %s: must be > 0, got %d", f.name, f.v)
+			return c, fmt.Errorf("seq2seq: %s: must be > 0, got %d", f.name, f.v)
 		}
 	}
 	if c.TgtVocab <= EosID {
-		return fmt.Errorf("seq2seq: tgt_vocab: must be > %d (ids 0–3 are reserved), got %d", EosID, c.TgtVocab)
-	}
-	if c.Encoder == "birnn" && c.Hidden%2 != 0 {
-		return fmt.Errorf("seq2seq: hidden: birnn gives each direction hidden/2 units, so hidden must be even, got %d", c.Hidden)
+		return c, fmt.Errorf("seq2seq: tgt_vocab: must be > %d (ids 0–3 are reserved), got %d", EosID, c.TgtVocab)
 	}
 	if c.Dropout < 0 || c.Dropout >= 1 {
-		return fmt.Errorf("seq2seq: dropout: must be in [0, 1), got %g", c.Dropout)
+		return c, fmt.Errorf("seq2seq: dropout: must be in [0, 1), got %g", c.Dropout)
 	}
-	return nil
+	return c, nil
 }

@@ -66,16 +66,16 @@ func (m *Model) buildStepSalted(R, S int, prjShape []int, steps int, salt uint32
 	sg := &stepGraph{g: g}
 	sg.y = g.Input("step.y", R)
 	sg.h = g.Input("step.h", R, H)
-	st := decState{cell: cells.State{H: sg.h}}
+	st := decState{Cell: cells.State{H: sg.h}}
 	if m.dec.HasMemory() {
 		sg.c = g.Input("step.c", R, H)
-		st.cell.C = sg.c
+		st.Cell.C = sg.c
 	}
-	if m.Cfg.Decoder == "luong" {
+	if m.decoder.Feeds() {
 		sg.feed = g.Input("step.feed", R, H)
-		st.feed = sg.feed
+		st.Feed = sg.feed
 	}
-	sg.annot = g.Input("step.annot", R, S, m.annotSize)
+	sg.annot = g.Input("step.annot", R, S, m.Cfg.Hidden)
 	sg.prj = g.Input("step.prj", append([]int{R}, prjShape[1:]...)...)
 	sg.mask = g.Input("step.mask", R, S)
 	mem := scorers.NewMemory(m.scorer, sg.prj, sg.annot, sg.mask)
@@ -91,12 +91,12 @@ func (m *Model) buildStepSalted(R, S int, prjShape []int, steps int, salt uint32
 			y = g.ArgmaxLast(logp) // greedy: the most probable token feeds the next step
 		}
 	}
-	sg.nextH = g.Watch(st.cell.H)
-	if st.cell.C != nil {
-		sg.nextC = g.Watch(st.cell.C)
+	sg.nextH = g.Watch(st.Cell.H)
+	if st.Cell.C != nil {
+		sg.nextC = g.Watch(st.Cell.C)
 	}
-	if st.feed != nil {
-		sg.nextFeed = g.Watch(st.feed)
+	if st.Feed != nil {
+		sg.nextFeed = g.Watch(st.Feed)
 	}
 	mach, err := compile(g, "decoding")
 	if err != nil {
@@ -148,7 +148,7 @@ func (m *Model) runEncoder(b *Batch, cache *GraphCache) (*memory, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := eg.in.set(b, m.encHidden); err != nil {
+	if err := eg.in.set(b); err != nil {
 		return nil, err
 	}
 	if err := eg.mach.Run(); err != nil {
@@ -207,7 +207,7 @@ func (m *Model) newStepper(mem *memory, k, steps int, cache *GraphCache) (*stepp
 			err = gx.SetRows(n, v, d, src)
 		}
 	}
-	set(sg.annot, mem.annot, S*m.annotSize)
+	set(sg.annot, mem.annot, S*m.Cfg.Hidden)
 	if sg.prj != sg.annot {
 		set(sg.prj, mem.prj, S*mem.prjShape[len(mem.prjShape)-1])
 	}

@@ -55,7 +55,7 @@ func trainCost(m *Model, b *Batch) func(*gx.Graph) *gx.Node {
 		if g.Err() != nil {
 			return nil
 		}
-		g.Fail(tg.enc.set(b, m.encHidden))
+		g.Fail(tg.enc.set(b))
 		g.Fail(tg.setTargets(b, nil, 0, m.Cfg.Hidden))
 		g.Fail(tg.penalty.set(b, m.Cfg.Lambda))
 		return tg.cost
@@ -67,8 +67,8 @@ func tiny(cell, enc, dec, scorer string) Config {
 		SrcVocab: 14, TgtVocab: 14, Embed: 3, Hidden: 4, Attention: 3, MaxSrcLen: 6, Dtype: "float64", Seed: 5}
 }
 
-// TestModelGradients: every scorer × both decoders (gru, birnn), and every
-// cell × encoder once, every entry of every parameter at a toy size.
+// TestModelGradients: every scorer × both decoders (gru, birnn), every
+// cell and every token encoder once, every entry of every parameter at a toy size.
 func TestModelGradients(t *testing.T) {
 	var cases []Config
 	for _, s := range scorers.Names() {
@@ -77,6 +77,9 @@ func TestModelGradients(t *testing.T) {
 		}
 	}
 	cases = append(cases, tiny("lstm", "rnn", "luong", "general"), tiny("rnn", "birnn", "bahdanau", "dot"))
+	for _, e := range EncodersReading(Tokens) { // every token encoder, test-bag (plugin_test.go) too
+		cases = append(cases, tiny("lstm", e, "bahdanau", "concat"))
+	}
 	mean := tiny("lstm", "birnn", "bahdanau", "concat")
 	mean.Init = "mean"
 	zero := tiny("gru", "birnn", "luong", "scaled-dot")

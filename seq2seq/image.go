@@ -3,7 +3,6 @@ package seq2seq
 import (
 	"fmt"
 
-	"github.com/attnzoo/attnzoo/cells"
 	"github.com/attnzoo/attnzoo/internal/gx"
 )
 
@@ -43,31 +42,6 @@ func NewRegionBatch(regions [][]float32, S, P int, tgt [][]int) (*Batch, error) 
 	}
 	b.Regions, b.RegionSize = regions, P
 	return b, nil
-}
-
-// regionParams adds the region projection (and the LSTM's c_0 layer).
-func (m *Model) regionParams() {
-	H := m.Cfg.Hidden
-	m.regW = m.param("reg.W", H, m.Cfg.RegionSize)
-	m.regB = m.param("reg.b", H)
-}
-
-// encodeRegions is the region encoder.
-func (m *Model) encodeRegions(g *gx.Graph, in *encInputs, B int) encoded {
-	r := in.regions // [B, S, RegionSize]
-	if in.pixels != nil {
-		r = m.convStack(g, in.pixels)
-	}
-	annot := g.Tanh(g.AddBias(g.Linear(r, g.Bind(m.regW), 0), g.Bind(m.regB))) // [B, S, H]
-	if m.Cfg.Init == "zero" {
-		return encoded{annotations: annot, init: m.zeroInit(g, B)}
-	}
-	pool := g.WSum(in.meanW, annot, 1) // mean annotation [B, H]
-	init := cells.State{H: g.Tanh(g.AddBias(g.Linear(pool, g.Bind(m.initW), 0), g.Bind(m.initB)))}
-	if m.dec.HasMemory() {
-		init.C = g.Tanh(g.AddBias(g.Linear(pool, g.Bind(m.initCW), 0), g.Bind(m.initCB)))
-	}
-	return encoded{annotations: annot, init: init}
 }
 
 // gate applies Show, Attend and Tell's gating scalar (§4.2.1):
@@ -144,15 +118,4 @@ func (p *attentionPenalty) set(b *Batch, lambda float64) error {
 		}
 	}
 	return nil
-}
-
-// setRegions fills the region input from a batch.
-func (in *encInputs) setRegions(b *Batch) error {
-	flat := make([]float64, 0, len(b.Regions)*len(b.Regions[0]))
-	for _, r := range b.Regions {
-		for _, v := range r {
-			flat = append(flat, float64(v))
-		}
-	}
-	return gx.Set(in.regions, flat)
 }

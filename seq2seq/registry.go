@@ -1,7 +1,13 @@
 package seq2seq
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"sort"
+	"sync"
+
+	"github.com/attnzoo/attnzoo/cells"
+	"github.com/attnzoo/attnzoo/internal/gx"
 )
 
 // Reads is what an encoder reads: token ids (Tokens), image regions cut by
@@ -14,28 +20,95 @@ const (
 	Features = "features"
 )
 
-// encoderReads is what each encoder reads.
-var encoderReads = map[string]string{
-	"rnn": Tokens, "birnn": Tokens,
-	"cnn": Images, "patches": Images,
-	"features": Features,
+// Encoder reads a batch's sources and gives the decoder what it attends
+// over: annotations [B, S, Hidden] (S positions, or regions) and, when it
+// has one (EncoderInfo.Final), a final state [B, Hidden] for the decoder's
+// initial state. Every implementation is one file calling RegisterEncoder.
+type Encoder interface {
+	// Inputs adds the encoder's graph inputs for B sources of S positions.
+	Inputs(g *gx.Graph, B, S int) EncoderInputs
+	// Encode returns the annotations and the final state (nil without
+	// one). On an error it records it in g.
+	// mask [B, S] is 1 where a source has a token (region encoders: everywhere).
+	Encode(g *gx.Graph, in EncoderInputs, mask *gx.Node, B int) (annot, final *gx.Node)
+}
+
+// BatchChecker is implemented by encoders that check a batch holds what
+// they read (images of the model's size, say) before any graph runs.
+type BatchChecker interface {
+	CheckBatch(b *Batch) error
+}
+
+// EncoderInputs are an encoder's graph inputs for one batch shape.
+type EncoderInputs interface {
+	// Set fills the inputs from a batch of that shape.
+	Set(b *Batch) error
+}
+
+// EncoderInfo describes a registered encoder.
+type EncoderInfo struct {
+	Reads string // Tokens, Images or Features
+	// Final reports whether the encoder gives a final state. Without one
+	// the decoder starts from the mean annotation (init "final" means
+	// "mean"), and an LSTM decoder's memory from a learned layer of it,
+	// as in Show, Attend and Tell (Xu et al. 2015, §3.1.2).
+	Final bool
+	// Conv reports whether the encoder reads Config's conv fields; for
+	// any other encoder they are an error.
+	Conv bool
+	// Resolve, when not nil, checks the encoder's fields of a filled-in
+	// configuration and returns it with what they imply (the cnn grid's
+	// Regions and RegionSize).
+	Resolve func(c Config) (Config, error)
+	// New makes the encoder's parameters through b.
+	New func(b *Builder) (Encoder, error)
+}
+
+var (
+	encMu    sync.RWMutex
+	encoders = map[string]EncoderInfo{}
+)
+
+// RegisterEncoder makes an encoder available by name. It panics if the name
+// is empty or taken, or info has no New or Reads (programmer errors).
+func RegisterEncoder(name string, info EncoderInfo) {
+	encMu.Lock()
+	defer encMu.Unlock()
+	if name == "" || info.New == nil || info.Reads == "" {
+		panic("seq2seq: RegisterEncoder " + name + ": empty name, or no New or Reads")
+	}
+	if _, dup := encoders[name]; dup {
+		panic("seq2seq: RegisterEncoder called twice for " + name)
+	}
+	encoders[name] = info
+}
+
+func encoderInfo(name string) (EncoderInfo, bool) {
+	encMu.RLock()
+	defer encMu.RUnlock()
+	info, ok := encoders[name]
+	return info, ok
 }
 
 // EncoderNames returns the encoder names, sorted.
-func EncoderNames() []string { return sortedKeys(encoderReads) }
+func EncoderNames() []string {
+	encMu.RLock()
+	defer encMu.RUnlock()
+	return sortedKeys(encoders)
+}
 
 // EncoderReads returns what the named encoder reads (Tokens, Images or
 // Features); false for an unknown encoder.
 func EncoderReads(name string) (string, bool) {
-	r, ok := encoderReads[name]
-	return r, ok
+	info, ok := encoderInfo(name)
+	return info.Reads, ok
 }
 
 // EncodersReading returns the encoders that read input, sorted.
 func EncodersReading(input string) []string {
 	var out []string
 	for _, n := range EncoderNames() {
-		if encoderReads[n] == input {
+		if r, _ := EncoderReads(n); r == input {
 			out = append(out, n)
 		}
 	}
@@ -45,15 +118,37 @@ func EncodersReading(input string) []string {
 // IsRegionEncoder reports whether name attends over image regions (reads
 // images or features, not tokens).
 func IsRegionEncoder(name string) bool {
-	r, ok := encoderReads[name]
+	r, ok := EncoderReads(name)
 	return ok && r != Tokens
 }
 
-// DecoderNames returns the decoder names, sorted.
-func DecoderNames() []string { return []string{"bahdanau", "luong"} }
+// Builder makes an encoder's parameters as part of a model's: in the
+// model's parameter list, drawn from its random stream.
+type Builder struct {
+	Cfg   Config     // the model's resolved configuration
+	Dtype gx.Dtype   // the parameters' dtype
+	Rand  *rand.Rand // draws the initial values
+	m     *Model
+	later []func() error
+}
 
-// InitNames returns the decoder initial states, sorted.
-func InitNames() []string { return []string{"final", "mean", "zero"} }
+// Param adds a parameter to the model.
+func (b *Builder) Param(name string, shape ...int) *gx.Param { return b.m.param(name, shape...) }
+
+// Cell adds a recurrent cell of the model's kind (Cfg.Cell) to the model.
+func (b *Builder) Cell(prefix string, inputs []int, hidden int) (cells.Cell, error) {
+	c, err := cells.New(b.Cfg.Cell, cells.Config{Inputs: inputs, Hidden: hidden, Dtype: b.Dtype, Rand: b.Rand, Prefix: prefix})
+	if err != nil {
+		return nil, fmt.Errorf("seq2seq: %w", err)
+	}
+	b.m.params = append(b.m.params, c.Params()...)
+	return c, nil
+}
+
+// Later runs f after the model has made its target embedding: the token
+// encoders make their cells then, which keeps the order of parameters (and
+// of random draws) of the models trained before encoders were plug-ins.
+func (b *Builder) Later(f func() error) { b.later = append(b.later, f) }
 
 func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))

@@ -75,9 +75,9 @@ func (m *Model) trainGraphOn(g *gx.Graph, B, S, T int) *trainGraph {
 	tg.enc = m.newEncInputs(g, B, S)
 	enc := m.encode(g, tg.enc, B)
 	mem := scorers.Prepare(g, m.scorer, enc.annotations, nil, tg.enc.mask)
-	st := decState{cell: enc.init}
-	if m.Cfg.Decoder == "luong" {
-		st.feed = g.Input("dec.feed0", B, m.Cfg.Hidden)
+	st := decState{Cell: enc.init}
+	if m.decoder.Feeds() {
+		st.Feed = g.Input("dec.feed0", B, m.Cfg.Hidden)
 	}
 	Et := g.Bind(m.tgtEmb)
 	var states, contexts, outs []*gx.Node // T × [B, H]
@@ -89,7 +89,7 @@ func (m *Model) trainGraphOn(g *gx.Graph, B, S, T int) *trainGraph {
 		st, out, att = m.decRecur(g, mem, g.Embed(Et, tin), st)
 		tg.weights = append(tg.weights, att.Weights)
 		if out == nil {
-			states, contexts = append(states, st.cell.H), append(contexts, att.Context)
+			states, contexts = append(states, st.Cell.H), append(contexts, att.Context)
 		} else {
 			outs = append(outs, out)
 		}
@@ -166,7 +166,7 @@ func (m *Model) loss(b *Batch, rng *rand.Rand, cache *GraphCache) (float64, []gx
 	if err != nil {
 		return 0, nil, err
 	}
-	if err := tg.enc.set(b, m.encHidden); err != nil {
+	if err := tg.enc.set(b); err != nil {
 		return 0, nil, err
 	}
 	if err := tg.setTargets(b, rng, m.Cfg.Dropout, m.Cfg.Hidden); err != nil {
@@ -194,8 +194,8 @@ func (m *Model) loss(b *Batch, rng *rand.Rand, cache *GraphCache) (float64, []gx
 }
 
 func (m *Model) checkBatch(b *Batch) error {
-	if IsRegionEncoder(m.Cfg.Encoder) {
-		if err := m.checkImages(b); err != nil {
+	if c, ok := m.enc.(BatchChecker); ok {
+		if err := c.CheckBatch(b); err != nil {
 			return err
 		}
 	}
