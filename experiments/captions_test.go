@@ -284,11 +284,11 @@ func TestCnnGrid(t *testing.T) {
 		t.Fatal(err)
 	}
 	corpus := func(m Model) (*captionCorpus, error) { return newCaptionCorpus(data, &Run{TaskID: "shapes", Model: m}) }
-	cnn, err := corpus(Model{Encoder: "cnn", Conv: []int{4, 8, 8}})
+	cnn, err := corpus(Model{Config: seq2seq.Config{Encoder: "cnn", Conv: []int{4, 8, 8}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	patches, err := corpus(Model{Encoder: "patches", Patch: 32 / 4}) // G = 4
+	patches, err := corpus(Model{Config: seq2seq.Config{Encoder: "patches"}, Patch: 32 / 4}) // G = 4
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,22 +314,22 @@ func TestCnnGrid(t *testing.T) {
 		t.Errorf("configured %+v", cfg)
 	}
 	// conv_stride [2, 1, 2]: two halvings, so cells of 4 px, as patches of 4
-	fine, err := corpus(Model{Encoder: "cnn", Conv: []int{4, 8, 8}, ConvStride: []int{2, 1, 2}})
+	fine, err := corpus(Model{Config: seq2seq.Config{Encoder: "cnn", Conv: []int{4, 8, 8}, ConvStride: []int{2, 1, 2}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p4, err := corpus(Model{Encoder: "patches", Patch: 4})
+	p4, err := corpus(Model{Config: seq2seq.Config{Encoder: "patches"}, Patch: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fine.rows != 8 || fine.cols != 8 || fine.S != 64 || fine.rows != p4.rows || fine.S != p4.S {
 		t.Errorf("conv_stride [2 1 2]: %d×%d grid (%d), want 8×8 as patches of 4 (%d×%d)", fine.rows, fine.cols, fine.S, p4.rows, p4.cols)
 	}
-	_, err = corpus(Model{Encoder: "cnn", Conv: []int{4, 4, 4, 4, 4, 4, 4}, ConvStride: []int{2, 2, 2, 2, 2, 1, 2}})
+	_, err = corpus(Model{Config: seq2seq.Config{Encoder: "cnn", Conv: []int{4, 4, 4, 4, 4, 4, 4}, ConvStride: []int{2, 2, 2, 2, 2, 1, 2}}})
 	if err == nil || !strings.Contains(err.Error(), "conv_stride [2 2 2 2 2 1 2]") || !strings.Contains(err.Error(), "multiples of 64") {
 		t.Errorf("6 stride-2 layers of 7 on 32×32 images: %v", err)
 	}
-	_, err = corpus(Model{Encoder: "cnn", Conv: []int{4, 4, 4, 4, 4, 4}})
+	_, err = corpus(Model{Config: seq2seq.Config{Encoder: "cnn", Conv: []int{4, 4, 4, 4, 4, 4}}})
 	if err == nil || !strings.Contains(err.Error(), "[model] conv") || !strings.Contains(err.Error(), "multiples of 64") || !strings.Contains(err.Error(), "32×32") {
 		t.Errorf("6 layers on 32×32 images: %v", err)
 	}

@@ -128,15 +128,15 @@ formats = []
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.Model.Settings["test_gain"] != 0.5 {
-		t.Errorf("[model] test_gain read as %v, want 0.5", e.Model.Settings)
+	if e.Model.ScorerSettings["test_gain"] != 0.5 {
+		t.Errorf("[model] test_gain read as %v, want 0.5", e.Model.ScorerSettings)
 	}
 	runs, err := e.Runs()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(runs) != 2 || runs[0].Model.Settings["test_gain"] != 1 || runs[1].Model.Settings["test_gain"] != 2 || e.Model.Settings["test_gain"] != 0.5 {
-		t.Errorf("swept test_gain: %v, %v (file's %v), want 1, 2 (0.5)", runs[0].Model.Settings, runs[1].Model.Settings, e.Model.Settings)
+	if len(runs) != 2 || runs[0].Model.ScorerSettings["test_gain"] != 1 || runs[1].Model.ScorerSettings["test_gain"] != 2 || e.Model.ScorerSettings["test_gain"] != 0.5 {
+		t.Errorf("swept test_gain: %v, %v (file's %v), want 1, 2 (0.5)", runs[0].Model.ScorerSettings, runs[1].Model.ScorerSettings, e.Model.ScorerSettings)
 	}
 	res := runExp(t, writeExp(t, text), t.TempDir(), Options{Workers: 1})
 	if len(res.Finished) != 2 {

@@ -138,7 +138,7 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 		cfgTask[k] = v
 	}
 	var buf bytes.Buffer
-	if err := toml.NewEncoder(&buf).Encode(runConfigTOML{Run: r.ID, Seed: r.Seed, Dtype: r.Dtype, Task: cfgTask, Model: r.Model, Train: r.Train, Decode: r.Decode, ScorerSettings: r.Model.Settings}); err != nil {
+	if err := toml.NewEncoder(&buf).Encode(runConfigTOML{Run: r.ID, Seed: r.Seed, Dtype: r.Dtype, Task: cfgTask, Model: r.Model, Train: r.Train, Decode: r.Decode, ScorerSettings: r.Model.ScorerSettings}); err != nil {
 		return nil, err
 	}
 	if err := seq2seq.WriteFileAtomic(filepath.Join(dir, "config.toml"), buf.Bytes()); err != nil {
@@ -153,14 +153,8 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 	if maxLen == 0 {
 		maxLen = 2*data.maxSrc() + 10
 	}
-	mcfg := seq2seq.Config{
-		Cell: r.Model.Cell, Encoder: r.Model.Encoder, Decoder: r.Model.Decoder, Scorer: r.Model.Scorer,
-		Normalizer: r.Model.Normalizer, Init: r.Model.Init,
-		Embed: r.Model.Embed, Hidden: r.Model.Hidden, Attention: r.Model.Attention,
-		Dropout: r.Model.Dropout, Dtype: r.Dtype, Seed: uint64(r.Seed), Beta: r.Model.Beta, Lambda: r.Train.Lambda,
-		Conv: r.Model.Conv, ConvStride: r.Model.ConvStride, ConvKernel: r.Model.ConvKernel,
-		ScorerSettings: r.Model.Settings,
-	}
+	mcfg := r.Model.Config
+	mcfg.Dtype, mcfg.Seed, mcfg.Lambda = r.Dtype, uint64(r.Seed), r.Train.Lambda
 	if err := data.configure(&mcfg); err != nil {
 		return nil, fmt.Errorf("experiments: run %s: %w", r.ID, err)
 	}

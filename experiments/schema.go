@@ -41,29 +41,14 @@ type Experiment struct {
 	skipTask bool // a saved copy: the task's options are not re-checked
 }
 
-// Model is the [model] table.
+// Model is the [model] table: the model's configuration, one struct with
+// package seq2seq's (its toml tags are the keys), and what only experiment
+// files have. The scorers' own settings (scorers.AllSettings) are keys here
+// too, held in Config.ScorerSettings: a run's scorer reads its own and
+// ignores the others' (a sweep over scorers shares one table).
 type Model struct {
-	Cell       string  `toml:"cell"`
-	Encoder    string  `toml:"encoder"`
-	Decoder    string  `toml:"decoder"`
-	Scorer     string  `toml:"scorer"`
-	Normalizer string  `toml:"normalizer"`
-	Init       string  `toml:"init"`
-	Embed      int     `toml:"embed"`
-	Hidden     int     `toml:"hidden"`
-	Attention  int     `toml:"attention"`
-	Dropout    float64 `toml:"dropout"`
-	Patch      int     `toml:"patch"`       // patches encoder: the patch side in pixels
-	Conv       []int   `toml:"conv"`        // cnn encoder: output channels per layer
-	ConvStride []int   `toml:"conv_stride"` // cnn encoder: stride per layer, 1 or 2 (default all 2)
-	ConvKernel int     `toml:"conv_kernel"` // cnn encoder: the stride-2 kernel side, even (default 4)
-	Beta       bool    `toml:"beta"`        // Show, Attend and Tell's gating scalar
-
-	// Settings are the scorers' own settings (scorers.AllSettings) written
-	// as [model] keys, e.g. sharpness = 3: every registered scorer's setting
-	// is a key here with nothing else touched. A run's scorer reads its own
-	// and ignores the others' (a sweep over scorers shares one table).
-	Settings map[string]float64 `toml:"-"`
+	seq2seq.Config
+	Patch int `toml:"patch"` // patches encoder: the patch side in pixels
 }
 
 // Train is the [train] table.
@@ -100,8 +85,8 @@ type Plots struct {
 func Defaults() Experiment {
 	return Experiment{
 		Seeds: []int64{1}, Dtype: "float32", Device: "cpu",
-		Model: Model{Cell: "gru", Encoder: "birnn", Decoder: "bahdanau", Scorer: "dot", Normalizer: "softmax",
-			Init: "final", Embed: 32, Hidden: 64, Attention: 64, Patch: 8},
+		Model: Model{Config: seq2seq.Config{Cell: "gru", Encoder: "birnn", Decoder: "bahdanau", Scorer: "dot", Normalizer: "softmax",
+			Init: "final", Embed: 32, Hidden: 64, Attention: 64}, Patch: 8},
 		Train:  Train{Steps: 2000, Batch: 64, Optimizer: "adam", LR: 1e-3, Clip: 5, LRDecay: 1, EvalEvery: 200, EvalSize: 500},
 		Decode: Decode{Beam: 1, Alpha: 1, Examples: 20},
 		Plots:  Plots{Formats: []string{"png", "svg"}, Palette: "gray"},
@@ -255,7 +240,10 @@ func structKeys(v any) []string {
 	var keys []string
 	t := reflect.TypeOf(v)
 	for i := 0; i < t.NumField(); i++ {
-		if k := t.Field(i).Tag.Get("toml"); k != "" && k != "-" {
+		f := t.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			keys = append(keys, structKeys(reflect.Zero(f.Type).Interface())...)
+		} else if k := f.Tag.Get("toml"); k != "" && k != "-" {
 			keys = append(keys, k)
 		}
 	}
@@ -281,10 +269,10 @@ func (e *Experiment) decodeSettings(data []byte, md toml.MetaData) error {
 		if !ok {
 			return e.errf("model", k[1], "want a number, got %v", raw.Model[k[1]])
 		}
-		if e.Model.Settings == nil {
-			e.Model.Settings = map[string]float64{}
+		if e.Model.ScorerSettings == nil {
+			e.Model.ScorerSettings = map[string]float64{}
 		}
-		e.Model.Settings[k[1]] = x
+		e.Model.ScorerSettings[k[1]] = x
 	}
 	return nil
 }
@@ -384,17 +372,17 @@ func (e *Experiment) validate() error {
 	if err := e.validateSettings(e.Model, e.Train, e.Decode, ""); err != nil {
 		return err
 	}
-	if e.Model.Conv != nil && !e.usesEncoder("cnn") {
+	if e.Model.Conv != nil && !e.usesConvEncoder() {
 		return e.errf("model", "conv", "only the cnn encoder has conv layers, and no run uses it (encoder is %q)", e.Model.Encoder)
 	}
-	if e.Model.ConvStride != nil && !e.usesEncoder("cnn") {
+	if e.Model.ConvStride != nil && !e.usesConvEncoder() {
 		return e.errf("model", "conv_stride", "only the cnn encoder has conv layers, and no run uses it (encoder is %q)", e.Model.Encoder)
 	}
-	if e.Model.ConvKernel != 0 && !e.usesEncoder("cnn") {
+	if e.Model.ConvKernel != 0 && !e.usesConvEncoder() {
 		return e.errf("model", "conv_kernel", "only the cnn encoder has conv layers, and no run uses it (encoder is %q)", e.Model.Encoder)
 	}
 	for _, k := range []string{"conv_kernel", "model.conv_kernel"} {
-		if _, ok := e.Sweep[k]; ok && !e.usesEncoder("cnn") {
+		if _, ok := e.Sweep[k]; ok && !e.usesConvEncoder() {
 			return e.errf("sweep", quoteIfDotted(k), "only the cnn encoder has conv layers, and no run uses it (encoder is %q): the runs would be identical", e.Model.Encoder)
 		}
 	}
@@ -513,7 +501,7 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 		sort.Strings(al)
 		return errf("model", "scorer", "unknown %q (have: %s; aliases: %s)", m.Scorer, strings.Join(scorers.Names(), ", "), strings.Join(al, ", "))
 	}
-	for k, v := range m.Settings {
+	for k, v := range m.ScorerSettings {
 		for _, st := range scorers.AllSettings() {
 			if st.Name == k {
 				if err := st.Check(v); err != nil {
@@ -535,8 +523,18 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 			return errf(p.table, p.key, "must be > 0, got %d", p.v)
 		}
 	}
-	if m.Encoder == "birnn" && m.Hidden%2 != 0 {
-		return errf("model", "hidden", "birnn gives each direction hidden/2 units, so hidden must be even, got %d", m.Hidden)
+	mc := m.Config // the checks package seq2seq makes of a model before any data
+	mc.Lambda = t.Lambda
+	if err := mc.CheckModel(); err != nil {
+		var fe *seq2seq.FieldError
+		if !errors.As(err, &fe) {
+			return errf("model", "encoder", "%v", err)
+		}
+		table := "model"
+		if !slices.Contains(structKeys(Model{}), fe.Key) {
+			table = "train" // lambda
+		}
+		return errf(table, fe.Key, "%s", fe.Msg)
 	}
 	if m.Encoder == "patches" && m.Patch <= 0 {
 		return errf("model", "patch", "must be > 0, got %d", m.Patch)
@@ -551,7 +549,7 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 			}
 		}
 	}
-	if m.ConvStride != nil && m.Encoder == "cnn" { // another encoder's: refused in validate, dropped by resolveConv
+	if m.ConvStride != nil && convEncoder(m.Encoder) { // another encoder's: refused in validate, dropped by resolveConv
 		layers, which := len(m.Conv), "conv"
 		if m.Conv == nil {
 			layers, which = len(seq2seq.DefaultConv), fmt.Sprintf("the default conv %v", seq2seq.DefaultConv)
@@ -568,12 +566,6 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 	}
 	if t.Bucket < 0 {
 		return errf("train", "bucket", "must be ≥ 0 (0 = off), got %d", t.Bucket)
-	}
-	if !(t.Lambda >= 0) || math.IsInf(t.Lambda, 0) {
-		return errf("train", "lambda", "must be ≥ 0, got %g", t.Lambda)
-	}
-	if m.Dropout < 0 || m.Dropout >= 1 || math.IsNaN(m.Dropout) {
-		return errf("model", "dropout", "must be in [0, 1), got %g", m.Dropout)
 	}
 	if t.LR <= 0 || math.IsNaN(t.LR) || math.IsInf(t.LR, 0) {
 		return errf("train", "lr", "must be > 0, got %g", t.LR)
@@ -599,17 +591,25 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 	return nil
 }
 
-// usesEncoder reports whether some run of the experiment uses the encoder:
-// the file's own, or one listed by a sweep of the encoder.
-func (e *Experiment) usesEncoder(name string) bool {
-	if e.Model.Encoder == name {
+// convEncoder reports whether the named encoder reads the conv fields
+// (seq2seq.EncoderInfo.Conv: the cnn encoder).
+func convEncoder(name string) bool {
+	info, _ := seq2seq.EncoderInfoOf(name)
+	return info.Conv
+}
+
+// usesConvEncoder reports whether some run of the experiment uses an
+// encoder with conv layers: the file's own, or one listed by a sweep of the
+// encoder.
+func (e *Experiment) usesConvEncoder() bool {
+	if convEncoder(e.Model.Encoder) {
 		return true
 	}
 	for k, v := range e.Sweep {
 		if k != "encoder" && k != "model.encoder" {
 			continue
 		}
-		if list, ok := v.([]any); ok && slices.Contains(list, any(name)) {
+		if list, ok := v.([]any); ok && slices.ContainsFunc(list, func(x any) bool { s, _ := x.(string); return convEncoder(s) }) {
 			return true
 		}
 	}
@@ -622,12 +622,12 @@ func (e *Experiment) usesEncoder(name string) bool {
 // layers): none means every layer stride 2.
 func (m *Model) resolveConv() {
 	switch {
-	case m.Encoder != "cnn":
+	case !convEncoder(m.Encoder):
 		m.Conv, m.ConvStride, m.ConvKernel = nil, nil, 0
 	case m.Conv == nil:
 		m.Conv = slices.Clone(seq2seq.DefaultConv)
 	}
-	if m.Encoder == "cnn" && m.ConvKernel == 0 {
+	if convEncoder(m.Encoder) && m.ConvKernel == 0 {
 		m.ConvKernel = seq2seq.DefaultConvKernel // recorded in config.toml and the checkpoint
 	}
 }

@@ -231,12 +231,12 @@ func (e *Experiment) apply(r *Run, a Assignment) error {
 		if !ok {
 			return e.errf("sweep", quoteIfDotted(a.Key), "want number values, got %v (%T)", a.Value, a.Value)
 		}
-		settings := maps.Clone(r.Model.Settings) // the runs share the file's map
+		settings := maps.Clone(r.Model.ScorerSettings) // the runs share the file's map
 		if settings == nil {
 			settings = map[string]float64{}
 		}
 		settings[parts[1]] = x
-		r.Model.Settings = settings
+		r.Model.ScorerSettings = settings
 		return nil
 	}
 	var target reflect.Value
@@ -248,12 +248,7 @@ func (e *Experiment) apply(r *Run, a Assignment) error {
 	case "decode":
 		target = reflect.ValueOf(&r.Decode).Elem()
 	}
-	for i := 0; i < target.NumField(); i++ {
-		f := target.Type().Field(i)
-		if f.Tag.Get("toml") != parts[1] {
-			continue
-		}
-		fv := target.Field(i)
+	if fv, ok := fieldByTag(target, parts[1]); ok {
 		bad := func(want string) error {
 			return e.errf("sweep", quoteIfDotted(a.Key), "want %s values, got %v (%T)", want, a.Value, a.Value)
 		}
@@ -291,6 +286,22 @@ func (e *Experiment) apply(r *Run, a Assignment) error {
 		return nil
 	}
 	return e.errf("sweep", quoteIfDotted(a.Key), "unknown key")
+}
+
+// fieldByTag finds the field of struct v whose toml tag is key, in v or in
+// a struct it embeds (Model embeds seq2seq.Config).
+func fieldByTag(v reflect.Value, key string) (reflect.Value, bool) {
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Type().Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			if fv, ok := fieldByTag(v.Field(i), key); ok {
+				return fv, true
+			}
+		} else if f.Tag.Get("toml") == key {
+			return v.Field(i), true
+		}
+	}
+	return reflect.Value{}, false
 }
 
 // newTaskCheck validates task options, whatever the task's kind.

@@ -2,50 +2,90 @@ package seq2seq
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/attnzoo/attnzoo/cells"
 	"github.com/attnzoo/attnzoo/scorers"
 )
 
-// Config describes a model.
+// Config describes a model. It is also the [model] table of an experiment
+// file (package experiments embeds it): the toml tags are its keys there,
+// and the fields tagged toml:"-" come from elsewhere (the task's data, the
+// file's dtype, seed and [train] lambda).
 type Config struct {
-	Cell       string  `json:"cell"`       // rnn | gru | lstm
-	Encoder    string  `json:"encoder"`    // rnn | birnn | cnn | patches | features
-	Decoder    string  `json:"decoder"`    // bahdanau | luong
-	Scorer     string  `json:"scorer"`     // any registered scorer
-	Normalizer string  `json:"normalizer"` // softmax | sparsemax
-	Init       string  `json:"init"`       // decoder initial state: final | mean | zero
-	SrcVocab   int     `json:"src_vocab"`
-	TgtVocab   int     `json:"tgt_vocab"`
-	Embed      int     `json:"embed"`
-	Hidden     int     `json:"hidden"`
-	Attention  int     `json:"attention"`   // A, the concat scorer's setting "attention" (kept as a field: older checkpoints and config files name it)
-	MaxSrcLen  int     `json:"max_src_len"` // the longest source (location scorer)
-	Dropout    float64 `json:"dropout"`
-	Dtype      string  `json:"dtype"` // float32 | float64
+	Cell       string  `json:"cell" toml:"cell"`             // rnn | gru | lstm
+	Encoder    string  `json:"encoder" toml:"encoder"`       // rnn | birnn | cnn | patches | features
+	Decoder    string  `json:"decoder" toml:"decoder"`       // bahdanau | luong
+	Scorer     string  `json:"scorer" toml:"scorer"`         // any registered scorer
+	Normalizer string  `json:"normalizer" toml:"normalizer"` // softmax | sparsemax
+	Init       string  `json:"init" toml:"init"`             // decoder initial state: final | mean | zero
+	SrcVocab   int     `json:"src_vocab" toml:"-"`
+	TgtVocab   int     `json:"tgt_vocab" toml:"-"`
+	Embed      int     `json:"embed" toml:"embed"`
+	Hidden     int     `json:"hidden" toml:"hidden"`
+	Attention  int     `json:"attention" toml:"attention"` // A, the concat scorer's setting "attention" (kept as a field: older checkpoints and config files name it)
+	MaxSrcLen  int     `json:"max_src_len" toml:"-"`       // the longest source (location scorer)
+	Dropout    float64 `json:"dropout" toml:"dropout"`
+	Dtype      string  `json:"dtype" toml:"-"` // float32 | float64
 
 	// Region encoders (patches, features): S regions of RegionSize values.
-	// The cnn encoder derives both from its image and layers (Validate).
-	Regions    int     `json:"regions,omitempty"`
-	RegionSize int     `json:"region_size,omitempty"`
-	Beta       bool    `json:"beta,omitempty"`   // Show, Attend and Tell's gating scalar on the context
-	Lambda     float64 `json:"lambda,omitempty"` // the doubly stochastic attention penalty's weight
-	Seed       uint64  `json:"seed"`
+	// The cnn encoder derives both from its image and layers (Resolve).
+	Regions    int     `json:"regions,omitempty" toml:"-"`
+	RegionSize int     `json:"region_size,omitempty" toml:"-"`
+	Beta       bool    `json:"beta,omitempty" toml:"beta"` // Show, Attend and Tell's gating scalar on the context
+	Lambda     float64 `json:"lambda,omitempty" toml:"-"`  // the doubly stochastic attention penalty's weight
+	Seed       uint64  `json:"seed" toml:"-"`
 
 	// ScorerSettings are the scorer's own settings (scorers.SettingsOf), by
 	// name; those of other scorers are ignored. Attention, when > 0, is the
 	// setting "attention" unless this names it.
-	ScorerSettings map[string]float64 `json:"scorer_settings,omitempty"`
+	ScorerSettings map[string]float64 `json:"scorer_settings,omitempty" toml:"-"`
 
 	// The cnn encoder (cnn.go): output channels and stride (1 or 2) per
 	// layer, and the image's channels, height and width.
-	Conv       []int `json:"conv,omitempty"`
-	ConvStride []int `json:"conv_stride,omitempty"` // one per layer; empty = every layer stride 2
-	ConvKernel int   `json:"conv_kernel,omitempty"` // the stride-2 kernel, even; 0 = DefaultConvKernel
-	ImageC     int   `json:"image_c,omitempty"`
-	ImageH     int   `json:"image_h,omitempty"`
-	ImageW     int   `json:"image_w,omitempty"`
+	Conv       []int `json:"conv,omitempty" toml:"conv"`               // nil: DefaultConv
+	ConvStride []int `json:"conv_stride,omitempty" toml:"conv_stride"` // one per layer; empty = every layer stride 2
+	ConvKernel int   `json:"conv_kernel,omitempty" toml:"conv_kernel"` // the stride-2 kernel, even; 0 = DefaultConvKernel
+	ImageC     int   `json:"image_c,omitempty" toml:"-"`
+	ImageH     int   `json:"image_h,omitempty" toml:"-"`
+	ImageW     int   `json:"image_w,omitempty" toml:"-"`
+}
+
+// FieldError is a configuration error about one field, named by its key.
+type FieldError struct {
+	Key string // e.g. "hidden", "conv_stride", "lambda"
+	Msg string
+}
+
+func (e *FieldError) Error() string { return "seq2seq: " + e.Key + ": " + e.Msg }
+
+func fieldErr(key, format string, a ...any) error {
+	return &FieldError{Key: key, Msg: fmt.Sprintf(format, a...)}
+}
+
+// CheckModel checks what of the configuration needs no data (no
+// vocabulary, no image size): the encoder's own check (EncoderInfo.Check,
+// as birnn's even hidden size), dropout and lambda. Errors are
+// *FieldError. Resolve runs it; an experiment file runs it on every sweep
+// point before any data is loaded.
+func (c Config) CheckModel() error {
+	enc, ok := encoderInfo(c.Encoder)
+	if !ok {
+		return fieldErr("encoder", "unknown %q (have: %s)", c.Encoder, strings.Join(EncoderNames(), ", "))
+	}
+	if enc.Check != nil {
+		if err := enc.Check(c); err != nil {
+			return err
+		}
+	}
+	if !(c.Dropout >= 0 && c.Dropout < 1) {
+		return fieldErr("dropout", "must be in [0, 1), got %g", c.Dropout)
+	}
+	if !(c.Lambda >= 0) || math.IsInf(c.Lambda, 0) {
+		return fieldErr("lambda", "must be ≥ 0, got %g", c.Lambda)
+	}
+	return nil
 }
 
 // filled returns c with the defaults of the fields left empty.
@@ -98,6 +138,9 @@ func (c Config) Resolve() (Config, error) {
 	if !enc.Conv && (len(c.Conv) > 0 || len(c.ConvStride) > 0 || c.ConvKernel != 0) {
 		return c, fmt.Errorf("seq2seq: conv: only the cnn encoder has conv layers, encoder is %q", c.Encoder)
 	}
+	if err := c.CheckModel(); err != nil {
+		return c, err
+	}
 	if enc.Resolve != nil {
 		var err error
 		if c, err = enc.Resolve(c); err != nil {
@@ -117,9 +160,6 @@ func (c Config) Resolve() (Config, error) {
 	}
 	if !enc.Final && c.Init != "zero" {
 		c.Init = "mean" // no final state: Show, Attend and Tell's mean
-	}
-	if c.Lambda < 0 {
-		return c, fmt.Errorf("seq2seq: lambda: must be ≥ 0, got %g", c.Lambda)
 	}
 	if err := oneOf("decoder", c.Decoder, DecoderNames()); err != nil {
 		return c, err
@@ -151,9 +191,6 @@ func (c Config) Resolve() (Config, error) {
 	}
 	if c.TgtVocab <= EosID {
 		return c, fmt.Errorf("seq2seq: tgt_vocab: must be > %d (ids 0–3 are reserved), got %d", EosID, c.TgtVocab)
-	}
-	if c.Dropout < 0 || c.Dropout >= 1 {
-		return c, fmt.Errorf("seq2seq: dropout: must be in [0, 1), got %g", c.Dropout)
 	}
 	return c, nil
 }

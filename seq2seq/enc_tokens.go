@@ -24,11 +24,11 @@ func init() {
 	for name, bi := range map[string]bool{"rnn": false, "birnn": true} {
 		RegisterEncoder(name, EncoderInfo{
 			Reads: Tokens, Final: true,
-			Resolve: func(c Config) (Config, error) {
+			Check: func(c Config) error {
 				if bi && c.Hidden%2 != 0 {
-					return c, fmt.Errorf("seq2seq: hidden: birnn gives each direction hidden/2 units, so hidden must be even, got %d", c.Hidden)
+					return fieldErr("hidden", "birnn gives each direction hidden/2 units, so hidden must be even, got %d", c.Hidden)
 				}
-				return c, nil
+				return nil
 			},
 			New: func(b *Builder) (Encoder, error) { return newTokenEncoder(b, bi) },
 		})

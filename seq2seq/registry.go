@@ -56,6 +56,9 @@ type EncoderInfo struct {
 	// Conv reports whether the encoder reads Config's conv fields; for
 	// any other encoder they are an error.
 	Conv bool
+	// Check, when not nil, checks the encoder's own fields that need no
+	// data, returning a *FieldError (birnn: an even hidden size).
+	Check func(c Config) error
 	// Resolve, when not nil, checks the encoder's fields of a filled-in
 	// configuration and returns it with what they imply (the cnn grid's
 	// Regions and RegionSize).
@@ -82,6 +85,9 @@ func RegisterEncoder(name string, info EncoderInfo) {
 	}
 	encoders[name] = info
 }
+
+// EncoderInfoOf returns what the registry knows of the named encoder.
+func EncoderInfoOf(name string) (EncoderInfo, bool) { return encoderInfo(name) }
 
 func encoderInfo(name string) (EncoderInfo, bool) {
 	encMu.RLock()
