@@ -6,8 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/attnzoo/attnzoo/cells"
 	"github.com/attnzoo/attnzoo/internal/gx"
 	"github.com/attnzoo/attnzoo/scorers"
+	"github.com/attnzoo/attnzoo/tasks"
 )
 
 // testCLI is a scorer registered from this test file, with a setting of its
@@ -15,7 +17,25 @@ import (
 // and its setting up with nothing else touched (TestPluginScorer).
 type testCLI struct{ scale float64 }
 
+// testTask and testCell are the copy task and the rnn cell under other
+// names: attnzoo list shows them with nothing else touched.
+type testTask struct{ tasks.Task }
+
+func (testTask) Name() string { return "test-cli-task" }
+
+type testCell struct{ cells.Cell }
+
+func (testCell) Name() string { return "test-cli-cell" }
+
 func init() {
+	tasks.Register("test-cli-task", func(o tasks.Options) (tasks.Task, error) {
+		t, err := tasks.New("copy", o)
+		return testTask{t}, err
+	})
+	cells.Register("test-cli-cell", func(c cells.Config) (cells.Cell, error) {
+		cell, err := cells.New("rnn", c)
+		return testCell{cell}, err
+	})
 	scorers.Register("test-cli", func(c scorers.Config) (scorers.Scorer, error) {
 		return testCLI{c.Settings["test_scale"]}, nil
 	}, scorers.Setting{Name: "test_scale", Usage: "test-cli: the factor on qᵀk", Default: 1})
@@ -38,6 +58,9 @@ func TestPluginScorer(t *testing.T) {
 	var l listing
 	if err := json.Unmarshal([]byte(out), &l); err != nil {
 		t.Fatal(err)
+	}
+	if !slices.Contains(l.Tasks, "test-cli-task") || !slices.Contains(l.Cells, "test-cli-cell") {
+		t.Errorf("list --json: tasks %v, cells %v, want test-cli-task and test-cli-cell among them", l.Tasks, l.Cells)
 	}
 	i := slices.IndexFunc(l.Scorers, func(s scorerInfo) bool { return s.Name == "test-cli" })
 	if i < 0 || l.Scorers[i].Formula != "test_scale · qᵀ k_i" || len(l.Scorers[i].Settings) != 1 || l.Scorers[i].Settings[0].Name != "test_scale" {
