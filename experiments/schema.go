@@ -541,7 +541,7 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 	}
 	if m.Conv != nil {
 		if len(m.Conv) == 0 {
-			return errf("model", "conv", "must list at least one layer's output channels, e.g. %v", seq2seq.DefaultConv)
+			return errf("model", "conv", "must list at least one layer's output channels, e.g. %v", seq2seq.DefaultConv())
 		}
 		for l, ch := range m.Conv {
 			if ch <= 0 {
@@ -552,7 +552,7 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 	if m.ConvStride != nil && convEncoder(m.Encoder) { // another encoder's: refused in validate, dropped by resolveConv
 		layers, which := len(m.Conv), "conv"
 		if m.Conv == nil {
-			layers, which = len(seq2seq.DefaultConv), fmt.Sprintf("the default conv %v", seq2seq.DefaultConv)
+			layers, which = len(seq2seq.DefaultConv()), fmt.Sprintf("the default conv %v", seq2seq.DefaultConv())
 		}
 		if len(m.ConvStride) != layers {
 			return errf("model", "conv_stride", "%d strides for the %d layers of %s: want one per layer", len(m.ConvStride), layers, which)
@@ -625,7 +625,7 @@ func (m *Model) resolveConv() {
 	case !convEncoder(m.Encoder):
 		m.Conv, m.ConvStride, m.ConvKernel = nil, nil, 0
 	case m.Conv == nil:
-		m.Conv = slices.Clone(seq2seq.DefaultConv)
+		m.Conv = seq2seq.DefaultConv()
 	}
 	if convEncoder(m.Encoder) && m.ConvKernel == 0 {
 		m.ConvKernel = seq2seq.DefaultConvKernel // recorded in config.toml and the checkpoint

@@ -83,7 +83,7 @@ func (c *Config) layerKernel(l int) (k, pad int) {
 
 // DefaultConv is the cnn encoder's layers when none are given: output
 // channels per layer (64×64 images → an 8×8 grid of 64-vectors).
-var DefaultConv = []int{32, 64, 64}
+func DefaultConv() []int { return []int{32, 64, 64} }
 
 // CheckStrides reports the first layer whose stride is neither 1 nor 2.
 func CheckStrides(stride []int) error {
@@ -146,7 +146,7 @@ func init() {
 // S = the grid's cells, each of the last layer's size.
 func (c *Config) resolveCNN() error {
 	if len(c.Conv) == 0 {
-		return fmt.Errorf("seq2seq: conv: the cnn encoder needs at least one layer (e.g. %v)", DefaultConv)
+		return fmt.Errorf("seq2seq: conv: the cnn encoder needs at least one layer (e.g. %v)", DefaultConv())
 	}
 	for l, ch := range c.Conv {
 		if ch <= 0 {

@@ -106,7 +106,7 @@ func TestCnnGradients(t *testing.T) {
 // layers; impossible sizes are errors that name the sizes.
 func TestCnnConfig(t *testing.T) {
 	c := Config{Cell: "gru", Encoder: "cnn", Decoder: "bahdanau", Scorer: "dot", TgtVocab: 10, Embed: 8, Hidden: 16,
-		Conv: DefaultConv, ImageC: 3, ImageH: 64, ImageW: 64}
+		Conv: DefaultConv(), ImageC: 3, ImageH: 64, ImageW: 64}
 	r, err := c.Resolve()
 	if err != nil {
 		t.Fatal(err)
