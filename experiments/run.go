@@ -39,6 +39,7 @@ type Final struct {
 	TrainSeconds float64            `json:"train_seconds"`
 	StepsPerSec  float64            `json:"steps_per_sec"`
 	Params       int                `json:"params"`
+	Memory       *Estimate          `json:"memory_estimate,omitempty"` // what the run was estimated to hold (plan.go)
 }
 
 // Progress is one update of a run in progress.
@@ -305,6 +306,8 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 	}
 	f := &Final{Run: r.ID, Seed: r.Seed, Point: point, Metrics: m, Steps: r.Train.Steps,
 		TrainSeconds: trainSeconds, Params: model.NumParams()}
+	est := e.runEstimate(r)
+	f.Memory = &est
 	if trainSeconds > 0 {
 		f.StepsPerSec = float64(r.Train.Steps) / trainSeconds
 	}

@@ -25,6 +25,9 @@ type Options struct {
 	Shards   int    // the number of shards (0 or 1: no sharding)
 	Log      io.Writer
 	Terminal bool // redraw a status line per run instead of printing log lines
+	// MaxMemory is the memory the sweep may use, in bytes; 0 means
+	// MemoryLimit's (the cgroup limit, else MemAvailable).
+	MaxMemory float64
 }
 
 // Dir is the experiment's results folder.
@@ -59,6 +62,16 @@ func (e *Experiment) runWithReport(ctx context.Context, opt Options, hook func(P
 		}
 		mine = append(mine, r)
 	}
+	log := opt.Log
+	if log == nil {
+		log = io.Discard
+	}
+	workers := max(opt.Workers, 1)
+	plan, err := e.plan(mine, workers, opt.MaxMemory)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(log, "attnzoo: %s: %s → %s\n", e.File, plan, dir)
 	if !opt.Resume {
 		n := 0
 		for _, r := range mine {
@@ -77,11 +90,6 @@ func (e *Experiment) runWithReport(ctx context.Context, opt Options, hook func(P
 		return nil, err
 	}
 	removeStaleTemps(runsDir, mine)
-	workers := max(opt.Workers, 1)
-	log := opt.Log
-	if log == nil {
-		log = io.Discard
-	}
 	prog := newProgress(log, opt.Terminal, mine)
 	res := &Result{Failed: map[string]error{}}
 	var mu sync.Mutex

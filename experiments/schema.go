@@ -394,8 +394,11 @@ func (e *Experiment) validate() error {
 	if e.Plots.Example < 0 || e.Plots.Example >= e.Decode.Examples {
 		return e.errf("plots", "example", "must be in [0, [decode] examples = %d), got %d: the figures show one of the saved test examples", e.Decode.Examples, e.Plots.Example)
 	}
-	_, err := e.Runs()
-	return err
+	runs, err := e.Runs()
+	if err != nil {
+		return err
+	}
+	return e.checkBounds(runs)
 }
 
 func (e *Experiment) validateTask() error {

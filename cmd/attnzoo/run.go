@@ -44,10 +44,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	resume := fs.Bool("resume", false, "skip finished runs, continue cut-off runs from their last checkpoint")
 	shard := fs.String("shard", "", "I/N: run only the runs whose index ≡ I (mod N)")
 	dev := fs.String("device", "", "cpu, gpu or opencl:P:D (see attnzoo devices); wins over the file's device key")
+	maxMem := fs.String("max-memory", "", "memory the sweep may use, e.g. 16GB (default: the cgroup limit, else MemAvailable)")
 	var prof profiles
 	prof.flags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: attnzoo run EXPERIMENT.toml [--out DIR] [--workers N] [--resume] [--shard I/N] [--device D] [--cpuprofile FILE] [--memprofile FILE]")
+		fmt.Fprintln(stderr, "usage: attnzoo run EXPERIMENT.toml [--out DIR] [--workers N] [--resume] [--shard I/N] [--device D] [--max-memory SIZE] [--cpuprofile FILE] [--memprofile FILE]")
 		fs.PrintDefaults()
 	}
 	file, rest := splitPositional(args)
@@ -76,6 +77,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	if _, err := device.ParseSpec(*dev); *dev != "" && err != nil {
 		return usagef("run: --device: %v", err)
 	}
+	limit := 0.0
+	if *maxMem != "" {
+		var err error
+		if limit, err = experiments.ParseBytes(*maxMem); err != nil {
+			return usagef("run: --max-memory %v", err)
+		}
+	}
 	e, err := experiments.Load(file)
 	if err != nil {
 		return usageError{err}
@@ -93,9 +101,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 		}
 	}()
 	spareProc(min(*workers, len(runs)))
-	fmt.Fprintf(stderr, "attnzoo: %s: %d runs, %d workers → %s\n", file, len(runs), *workers, e.Dir(*out))
 	res, err := e.Run(ctx, experiments.Options{Out: *out, Workers: *workers, Resume: *resume, Shard: si, Shards: sn,
-		Log: stderr, Terminal: isTerminal(stderr)})
+		Log: stderr, Terminal: isTerminal(stderr), MaxMemory: limit})
 	if res != nil { // the sweep ran (wholly or in part): its summary is fresh
 		if md, rerr := os.ReadFile(filepath.Join(e.Dir(*out), "summary.md")); rerr == nil {
 			stdout.Write(md)

@@ -1,0 +1,270 @@
+package experiments
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/attnzoo/attnzoo/scorers"
+	"github.com/attnzoo/attnzoo/tasks"
+)
+
+// A memory estimate, made from the settings and the task's Size before
+// anything is generated, read or built: what one run holds at its peak.
+// Sizes are float64 throughout, so a typo's product cannot overflow.
+//
+// With b bytes a value (4 or 8), P parameters, B the batch, S the longest
+// source (regions for captioning), T the longest target + 1, H hidden, E
+// embed, A the concat scorer's size, V the target vocabulary, g the cell's
+// gates (rnn 1, gru 3, lstm 4) and h the encoder's units a direction:
+//
+//	weights     = P·b·(2 + o) + P·(1 + o)·48     values, gradients, o optimizer slots; the checkpoint's float64s and JSON text
+//	activations = 2·b·2·[S·B·(d·(3g+6)·h + E) + 3·B·S·H + K + T·B·((3g+8)·H + E + S·(3 + 2·A′)) + B·T·(3H + 3V)]
+//	decoding    = b·[S·B·(d·(3g+6)·h + E + 3H) + K + (L·B + R)·((3g+8)·H + E + 2V + S·(3 + 2·A′)) + R·K/B]
+//	data        = examples·(250 + 72·(mean source + mean target)) + images·(2·4·C·H·W + 4·H·W + 600) + features·4·S·D
+//
+// where d is 1 or 2 directions, A′ = A for concat and 0 otherwise, K the
+// scorer's key-side tensor (B·S·A for concat, B·S·H for general, else 0),
+// R = B·beam the beam's rows and L the greedy decoder's steps (unrolled in
+// one graph). The activations' leading 2 counts each node's value and its
+// gradient, the next 2 the graphs kept at once (the trainer's, and the
+// evaluator's for test perplexity); a cnn encoder adds its im2col buffer
+// and feature maps per layer. A run's total is gcHeadroom = 2 times the
+// sum. The measured peak RSS of the shipped experiments is in README.md,
+// with the factor between the two.
+type Estimate struct {
+	Params      float64 `json:"params"`
+	Weights     float64 `json:"weights_bytes"`     // parameters, gradients, optimizer state, checkpoint encoding
+	Activations float64 `json:"activations_bytes"` // the training graphs at the largest batch shape
+	Decoding    float64 `json:"decoding_bytes"`    // the greedy/beam decoding graphs
+	Data        float64 `json:"data_bytes"`        // the data set held in memory
+	Total       float64 `json:"total_bytes"`
+
+	// Largest is the largest single tensor, in values, and what it is.
+	Largest     float64 `json:"largest_tensor_values"`
+	LargestName string  `json:"largest_tensor"`
+}
+
+// estimateInput is everything the estimate reads: the sizes of one run.
+type estimateInput struct {
+	Bytes                    float64 // a value: 4 or 8
+	Cell, Encoder, Decoder   string
+	Scorer, Init, Optimizer  string // Scorer canonical
+	Beta                     bool
+	Embed, Hidden, Attention float64
+	Patch                    float64
+	Conv, ConvStride         []int
+	ConvKernel               float64
+	Batch, Beam              float64
+	DecodeLen                float64 // [decode] max_len; 0 = twice the longest source + 10
+	Data                     tasks.Size
+	DataKnown                bool
+}
+
+// gates is a cell's gate count; an unknown cell counts as the largest.
+func gates(cell string) float64 {
+	switch cell {
+	case "rnn":
+		return 1
+	case "gru":
+		return 3
+	}
+	return 4
+}
+
+// optimizerSlots is the state an optimizer keeps per parameter.
+func optimizerSlots(name string) float64 {
+	switch name {
+	case "sgd":
+		return 0
+	case "rmsprop":
+		return 1
+	}
+	return 2
+}
+
+// cellParams counts a cell's W (gates·h × in), U (gates·h × h) and b; a
+// GRU has a second bias for its candidate's recurrent term.
+func cellParams(g, in, h float64) float64 {
+	p := g*h*in + g*h*h + g*h
+	if g == 3 {
+		p += h
+	}
+	return p
+}
+
+// estimate computes a run's memory estimate.
+func estimate(in estimateInput) Estimate {
+	b := in.Bytes
+	g := gates(in.Cell)
+	H, E, A := in.Hidden, in.Embed, in.Attention
+	B := in.Batch
+	d := in.Data
+	Vt := float64(d.TgtVocab) + 4
+	Vs := float64(d.SrcVocab) + 4
+	T := float64(d.MaxTgt) + 1
+	var est Estimate
+	largest := func(name string, values float64) {
+		if values > est.Largest {
+			est.Largest, est.LargestName = values, name
+		}
+	}
+
+	// The encoder: parameters P, activations per training graph encAct.
+	var P, encAct, S float64
+	dirs, h := 1.0, H
+	switch in.Encoder {
+	case "rnn", "birnn":
+		if in.Encoder == "birnn" {
+			dirs, h = 2, H/2
+		}
+		S = float64(d.MaxSrc)
+		P += Vs*E + dirs*cellParams(g, E, h)
+		largest("[model] embed × the source vocabulary (the source embedding)", Vs*E)
+		encAct = S * B * (dirs*(3*g+6)*h + E)
+	default: // region encoders: patches, cnn, features
+		C, Hp, Wp := float64(d.C), float64(d.H), float64(d.W)
+		var rs float64
+		switch in.Encoder {
+		case "features":
+			S, rs = float64(d.S), float64(d.D)
+			encAct = B * S * rs
+		case "patches":
+			p := max(in.Patch, 1)
+			S, rs = math.Floor(Hp/p)*math.Floor(Wp/p), p*p*C
+			encAct = 2 * B * S * rs
+		case "cnn":
+			cin, side, sideW := C, Hp, Wp
+			encAct = B * Hp * Wp * C
+			for l, out := range in.Conv {
+				k, stride := in.ConvKernel, 2.0
+				if l < len(in.ConvStride) && in.ConvStride[l] == 1 {
+					k, stride = 3, 1
+				}
+				side, sideW = math.Floor(side/stride), math.Floor(sideW/stride)
+				cols := B * side * sideW * k * k * cin
+				largest("the cnn encoder's im2col buffer ([train] batch × image × conv_kernel²)", cols)
+				P += float64(out)*k*k*cin + float64(out)
+				encAct += cols + 3*B*side*sideW*float64(out)
+				cin = float64(out)
+			}
+			S, rs = side*sideW, cin
+		}
+		P += H*rs + H
+		if in.Init != "zero" && g == 4 {
+			P += H*H + H
+		}
+	}
+	encAct += 3 * B * S * H // annotations: the stack, the concatenation, the pool
+	largest("the annotations ([train] batch × source length × [model] hidden)", B*S*H)
+
+	// The decoder, the scorer and the output layers.
+	P += Vt*E + cellParams(g, E+H, H)
+	largest("the training graph's logits ([train] batch × target length × the target vocabulary)", B*T*Vt)
+	P += 2*H*H + H + Vt*H + Vt
+	if in.Init != "zero" {
+		P += H*H + H
+	}
+	if in.Beta {
+		P += H + 1
+	}
+	var keySide, perPos float64 // key-side tensor; per source position and decoder step
+	perPos = 3
+	switch in.Scorer {
+	case "general":
+		P += H * H
+		keySide = B * S * H
+	case "concat":
+		P += 2*A*H + 2*A
+		keySide = B * S * A
+		perPos += 2 * A
+		largest("the concat scorer's tanh(W_q q + W_k k) ([train] batch × source length × [model] attention)", B*S*A)
+		largest("the concat scorer's W_q and W_k ([model] attention × [model] hidden)", A*H)
+	case "location":
+		P += S * H
+	case "cosine":
+		P++
+	case "dot", "scaled-dot":
+	default: // a scorer this estimate does not know: count it as concat
+		P += 2*A*H + 2*A
+		keySide = B * S * A
+		perPos += 2 * A
+	}
+	largest("the decoder's recurrent weights ([model] hidden²)", g*H*(E+2*H))
+	largest("the output layer ([model] hidden × the target vocabulary)", Vt*H)
+	decStep := B * ((3*g+8)*H + E + S*perPos)
+	act := encAct + keySide + T*decStep + B*T*(3*H+3*Vt)
+	est.Params = P
+	o := optimizerSlots(in.Optimizer)
+	est.Weights = P*b*(2+o) + P*(1+o)*48
+	est.Activations = 2 * b * 2 * act
+
+	// Decoding: the encoder forward (no gradients), greedy decoding's L
+	// steps unrolled in one graph, and beam search's one step for R rows.
+	L := in.DecodeLen
+	if L <= 0 {
+		L = 2*float64(max(d.MaxSrc, d.MaxTgt)) + 10
+		if d.MaxSrc == 0 { // captioning: twice the longest training caption
+			L = 2*float64(d.MaxTgt) + 10
+		}
+	}
+	R := B * max(in.Beam, 1)
+	step := (3*g+8)*H + E + 2*Vt + S*perPos
+	est.Decoding = b * (encAct + keySide + L*B*step + R*step + R/B*keySide)
+	largest("the greedy decoding graph's logits ([train] batch × [decode] max_len × the target vocabulary)", L*B*Vt)
+	largest("the beam's logits ([train] batch × [decode] beam × the target vocabulary)", R*Vt)
+
+	// The data set.
+	if in.DataKnown {
+		n := d.Examples()
+		if d.C > 0 { // images: the normalised copy, the encoder's copy, the RGBA original
+			est.Data = n*(2*4*float64(d.C)*float64(d.H)*float64(d.W)+4*float64(d.H)*float64(d.W)+600) +
+				float64(d.Train)*float64(max(d.Captions, 1))*(250+72*d.MeanTgt)
+			largest("the data set's images ([task] train × image size²)", n*float64(d.C)*float64(d.H)*float64(d.W))
+		} else if d.S > 0 {
+			est.Data = n * 4 * float64(d.S) * float64(d.D) * 2
+		} else {
+			est.Data = n * (250 + 72*(d.MeanSrc+d.MeanTgt))
+			largest("the data set's token lists ([task] split sizes × sequence length)", n*(d.MeanSrc+d.MeanTgt))
+		}
+		est.Data += float64(d.FileBytes)
+	}
+	est.Total = gcHeadroom * (est.Weights + est.Activations + est.Decoding + est.Data)
+	return est
+}
+
+// gcHeadroom: Go's collector (GOGC=100) lets the heap grow to twice the
+// live data before it collects, so a run's peak is up to twice what it
+// holds.
+const gcHeadroom = 2
+
+// processBase is what the process holds besides its runs: the Go runtime,
+// the binary, BLAS buffers (measured: `attnzoo list` peaks at ~25 MB).
+const processBase = 40 << 20
+
+// maxTensorBytes bounds one tensor: 2^47 bytes (128 TiB) is the whole user
+// address space of x86-64 and arm64 with 4-level page tables, so no machine
+// could hold more, whatever --max-memory says.
+const maxTensorBytes = 1 << 47
+
+// humanBytes writes n bytes as "180 MB", "2.4 GB", "7.3e+21 bytes".
+func humanBytes(n float64) string {
+	switch {
+	case n >= 1e18:
+		return fmt.Sprintf("%.2g bytes", n)
+	case n >= 1e15:
+		return fmt.Sprintf("%.1f PB", n/1e15)
+	case n >= 1e12:
+		return fmt.Sprintf("%.1f TB", n/1e12)
+	case n >= 1e9:
+		return fmt.Sprintf("%.1f GB", n/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.0f MB", n/1e6)
+	}
+	return fmt.Sprintf("%.0f KB", math.Ceil(n/1e3))
+}
+
+// canonicalScorer is the scorer's registry name ("" if unknown).
+func canonicalScorer(name string) string {
+	c, _ := scorers.Canonical(name)
+	return c
+}

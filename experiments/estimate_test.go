@@ -1,0 +1,220 @@
+package experiments
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/attnzoo/attnzoo/seq2seq"
+	"github.com/attnzoo/attnzoo/tasks"
+)
+
+// TestEstimateParams: the estimate's parameter count equals the count of
+// the model seq2seq builds, for every cell, scorer, init, encoder and the β
+// gate (the formula in estimate.go is written from the shapes in
+// seq2seq/model.go, cells and scorers; this holds it to them).
+func TestEstimateParams(t *testing.T) {
+	type tc struct {
+		cell, enc, dec, scorer, init string
+		beta                         bool
+	}
+	var cases []tc
+	for _, cell := range []string{"rnn", "gru", "lstm"} {
+		for _, sc := range []string{"dot", "general", "concat", "scaled-dot", "cosine", "location"} {
+			cases = append(cases, tc{cell, "birnn", "bahdanau", sc, "final", false})
+		}
+		cases = append(cases, tc{cell, "rnn", "luong", "concat", "zero", true}, tc{cell, "patches", "luong", "general", "mean", true},
+			tc{cell, "cnn", "bahdanau", "dot", "zero", false}, tc{cell, "cnn", "bahdanau", "concat", "mean", true})
+	}
+	for _, c := range cases {
+		name := fmt.Sprintf("%s-%s-%s-%s-%s-%v", c.cell, c.enc, c.dec, c.scorer, c.init, c.beta)
+		cfg := seq2seq.Config{Cell: c.cell, Encoder: c.enc, Decoder: c.dec, Scorer: c.scorer, Init: c.init, Beta: c.beta,
+			SrcVocab: 17 + 4, TgtVocab: 13 + 4, Embed: 6, Hidden: 10, Attention: 7, MaxSrcLen: 9, Seed: 1}
+		in := estimateInput{Bytes: 4, Cell: c.cell, Encoder: c.enc, Decoder: c.dec, Scorer: c.scorer, Init: c.init, Beta: c.beta,
+			Embed: 6, Hidden: 10, Attention: 7, Batch: 2, Beam: 1, Optimizer: "adam",
+			Data: tasks.Size{MaxSrc: 9, MaxTgt: 5, SrcVocab: 17, TgtVocab: 13}}
+		switch c.enc {
+		case "patches": // 16×16 RGB in 4×4 patches: 16 regions of 48 values
+			cfg.Regions, cfg.RegionSize = 16, 48
+			in.Patch, in.Data.C, in.Data.H, in.Data.W = 4, 3, 16, 16
+		case "cnn": // 16×16 RGB, conv [5, 8] strides [2, 1]: an 8×8 grid of 8
+			cfg.Conv, cfg.ConvStride, cfg.ImageC, cfg.ImageH, cfg.ImageW = []int{5, 8}, []int{2, 1}, 3, 16, 16
+			in.Conv, in.ConvStride, in.ConvKernel = cfg.Conv, cfg.ConvStride, float64(seq2seq.DefaultConvKernel)
+			in.Data.C, in.Data.H, in.Data.W = 3, 16, 16
+		}
+		if c.scorer == "location" && seq2seq.IsRegionEncoder(c.enc) {
+			continue
+		}
+		m, err := seq2seq.New(cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got, want := estimate(in).Params, float64(m.NumParams()); got != want {
+			t.Errorf("%s: estimate counts %.0f parameters, the model has %.0f", name, got, want)
+		}
+	}
+}
+
+// typoBase is the issue's experiment file: an LSTM, Luong decoder, hidden
+// 48, four scorers; each case below mistypes one number.
+func typoFile(batch, attention, hidden, maxLen string) string {
+	return `name = "typo"
+[task]
+name = "reverse"
+max_len = ` + maxLen + `
+[model]
+cell = "lstm"
+decoder = "luong"
+hidden = ` + hidden + `
+attention = ` + attention + `
+[train]
+batch = ` + batch + `
+[sweep]
+scorer = ["dot", "general", "concat", "scaled-dot"]
+`
+}
+
+// typoCases are the issue's four mistyped files, with the line and key
+// each refusal must name.
+var typoCases = []struct {
+	name, text, where string
+}{
+	{"batch", typoFile("1000000000", "48", "48", "10"), "typo.toml:11: [train] batch"},
+	{"attention", typoFile("64", "3000000", "48", "10"), "typo.toml:9: [model] attention"},
+	{"hidden", typoFile("64", "48", "200000", "10"), "typo.toml:8: [model] hidden"},
+	{"max_len", typoFile("64", "48", "48", "100000"), "typo.toml:4: [task] max_len"},
+}
+
+// TestTyposRefused: each of the issue's mistyped files loads (every value
+// is legal) and is refused before anything trains on a machine with 64 GB
+// — each needs over a terabyte (estimate.go's formulas: batch 10⁹ × 11
+// target steps × ~14-word logits alone is ~10¹¹ values; hidden 200000
+// gives the decoder's 4·H·(E+2H) ≈ 3·10¹¹ weights) — naming its key and
+// line, the estimate and the limit; the correct file is not refused.
+func TestTyposRefused(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "typo.toml")
+	for _, tc := range typoCases {
+		t.Run(tc.name, func(t *testing.T) {
+			os.WriteFile(path, []byte(tc.text), 0o644)
+			e, err := Load(path)
+			if err != nil {
+				t.Fatalf("Load refused a legal file: %v", err)
+			}
+			_, err = e.Run(t.Context(), Options{Out: dir, Workers: 2, MaxMemory: 64e9})
+			if err == nil {
+				t.Fatal("not refused")
+			}
+			for _, want := range []string{tc.where, "needs ~", " TB", "64.0 GB is available (--max-memory)", "drives it", "the run would be ~"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error lacks %q:\n%v", want, err)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "typo")); err == nil {
+				t.Errorf("a refused sweep made its results folder")
+			}
+		})
+	}
+	os.WriteFile(path, []byte(typoFile("64", "48", "48", "10")), 0o644)
+	e, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := e.Runs()
+	p, err := e.plan(runs, 2, 64e9)
+	if err != nil {
+		t.Fatalf("the correct file is refused: %v", err)
+	}
+	if !strings.HasPrefix(p.String(), "4 runs, 2 workers, ~") || !strings.HasSuffix(p.String(), " MB each") {
+		t.Errorf("plan line %q", p)
+	}
+}
+
+// TestFewerWorkers: a sweep that fits one run at a time but not two is
+// refused with the advice to use one worker.
+func TestFewerWorkers(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "w.toml")
+	os.WriteFile(path, []byte(typoFile("64", "48", "48", "10")), 0o644)
+	e, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := e.Runs()
+	p, _ := e.plan(runs, 2, 1e15)
+	one, two := peakWith(p.Each, 1), peakWith(p.Each, 2)
+	if !(one < two) {
+		t.Fatalf("peak with one worker %g, two %g", one, two)
+	}
+	_, err = e.plan(runs, 2, (one+two)/2)
+	if err == nil || !strings.Contains(err.Error(), "--workers 1 would fit") {
+		t.Errorf("want the advice --workers 1, got %v", err)
+	}
+}
+
+// TestHardBounds: sizes no machine could hold are schema errors at Load,
+// whatever the memory: hidden 10¹⁰ makes the decoder's weights 4·H·2H =
+// 8·10²⁰ values, past 2^47 bytes; batch 2^62 × the logits overflows.
+func TestHardBounds(t *testing.T) {
+	checkBadFiles(t, []badFile{
+		{"hidden", typoFile("64", "48", "10000000000", "10"), []string{"bad.toml:8", "[model] hidden", "no machine could run this", "2^47"}},
+		{"batch", typoFile("4611686018427387904", "48", "48", "10"), []string{"bad.toml:11", "[train] batch", "no machine could run this"}},
+		{"swept hidden", strings.Replace(typoFile("64", "48", "48", "10"), `scorer = [`, `hidden = [64, 20000000000]
+scorer = [`, 1), []string{"[sweep] hidden", "no machine could run this"}},
+	})
+}
+
+// TestMemoryLimit reads cgroup v2, cgroup v1 and /proc/meminfo from fake
+// file systems.
+func TestMemoryLimit(t *testing.T) {
+	write := func(root, path, text string) {
+		p := filepath.Join(root, path)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(text), 0o644)
+	}
+	meminfo := "MemTotal:       24683620 kB\nMemFree:        22046124 kB\nMemAvailable:   23799484 kB\n"
+	cases := []struct {
+		name  string
+		files map[string]string
+		want  float64
+		from  string
+	}{
+		{"v2 leaf", map[string]string{"proc/self/cgroup": "0::/job/step\n", "sys/fs/cgroup/job/step/memory.max": "1073741824\n",
+			"sys/fs/cgroup/job/memory.max": "max\n", "proc/meminfo": meminfo}, 1 << 30, "memory.max"},
+		{"v2 parent smaller", map[string]string{"proc/self/cgroup": "0::/job/step\n", "sys/fs/cgroup/job/step/memory.max": "max\n",
+			"sys/fs/cgroup/job/memory.max": "536870912\n", "proc/meminfo": meminfo}, 1 << 29, "memory.max"},
+		{"v2 no limit", map[string]string{"proc/self/cgroup": "0::/\n", "sys/fs/cgroup/memory.max": "max\n", "proc/meminfo": meminfo},
+			23799484 * 1024, "MemAvailable"},
+		{"v1", map[string]string{"proc/self/cgroup": "4:memory:/process_api/x\n1:cpu:/\n0::/\n",
+			"sys/fs/cgroup/memory/process_api/x/memory.limit_in_bytes": "2147483648\n", "proc/meminfo": meminfo}, 1 << 31, "memory.limit_in_bytes"},
+		{"v1 unlimited, namespaced", map[string]string{"proc/self/cgroup": "4:cpuacct,memory:/process_api/x\n",
+			"sys/fs/cgroup/memory/memory.limit_in_bytes": "9223372036854771712\n", "proc/meminfo": meminfo}, 23799484 * 1024, "MemAvailable"},
+	}
+	for _, tc := range cases {
+		root := t.TempDir()
+		for p, text := range tc.files {
+			write(root, p, text)
+		}
+		got, from, err := memoryLimit(root)
+		if err != nil || got != tc.want || !strings.Contains(from, tc.from) {
+			t.Errorf("%s: got %g from %q (%v), want %g from %s", tc.name, got, from, err, tc.want, tc.from)
+		}
+	}
+	if _, _, err := memoryLimit(t.TempDir()); err == nil || !strings.Contains(err.Error(), "--max-memory") {
+		t.Errorf("no cgroup and no meminfo: want an error naming --max-memory, got %v", err)
+	}
+}
+
+func TestParseBytes(t *testing.T) {
+	for s, want := range map[string]float64{"16GB": 16e9, "512MiB": 512 << 20, "2.5e9": 2.5e9, "1 TB": 1e12, "64g": 64e9, "100": 100, "3KiB": 3072} {
+		if got, err := ParseBytes(s); err != nil || got != want {
+			t.Errorf("ParseBytes(%q) = %g, %v; want %g", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"", "GB", "-1GB", "lots", "NaN", "0"} {
+		if _, err := ParseBytes(s); err == nil {
+			t.Errorf("ParseBytes(%q) accepted", s)
+		}
+	}
+}

@@ -1,0 +1,320 @@
+package experiments
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/attnzoo/attnzoo/tasks"
+	"github.com/attnzoo/attnzoo/tasks/captioning"
+)
+
+// Plan is what a sweep will hold in memory: each run's estimate and the
+// peak with Workers runs at once.
+type Plan struct {
+	Runs, Workers int
+	Each          []Estimate // per run, in the order of the runs
+	Peak          float64    // the process, plus the Workers largest runs
+}
+
+// String is the plan line: "4 runs, 2 workers, ~180 MB each".
+func (p *Plan) String() string {
+	lo, hi := math.Inf(1), 0.0
+	for _, e := range p.Each {
+		lo, hi = min(lo, e.Total), max(hi, e.Total)
+	}
+	each := "~" + humanBytes(hi) + " each"
+	if len(p.Each) == 0 {
+		each = "nothing to run"
+	} else if humanBytes(lo) != humanBytes(hi) {
+		each = "~" + humanBytes(lo) + " to " + humanBytes(hi) + " each"
+	}
+	return fmt.Sprintf("%d runs, %d workers, %s", p.Runs, p.Workers, each)
+}
+
+// peakWith is the process's peak with w runs at once: the w largest.
+func peakWith(each []Estimate, w int) float64 {
+	totals := make([]float64, len(each))
+	for i, e := range each {
+		totals[i] = e.Total
+	}
+	sort.Sort(sort.Reverse(sort.Float64Slice(totals)))
+	p := float64(processBase)
+	for _, t := range totals[:min(w, len(totals))] {
+		p += t
+	}
+	return p
+}
+
+// taskSize is the task's Size where it can tell one.
+func taskSize(name string, opts tasks.Options) (tasks.Size, bool) {
+	var t any
+	var err error
+	if slices.Contains(captioning.Names(), name) {
+		t, err = captioning.New(name, opts)
+	} else {
+		t, err = tasks.New(name, opts)
+	}
+	if err != nil {
+		return tasks.Size{}, false
+	}
+	s, ok := t.(tasks.Sizer)
+	if !ok {
+		return tasks.Size{}, false
+	}
+	return s.Size(), true
+}
+
+// runInput is the estimate's input for one run.
+func (e *Experiment) runInput(r *Run) estimateInput {
+	m := r.Model
+	in := estimateInput{
+		Bytes: 4, Cell: m.Cell, Encoder: m.Encoder, Decoder: m.Decoder, Scorer: canonicalScorer(m.Scorer),
+		Init: m.Init, Optimizer: r.Train.Optimizer, Beta: m.Beta,
+		Embed: float64(m.Embed), Hidden: float64(m.Hidden), Attention: float64(m.Attention), Patch: float64(m.Patch),
+		Conv: m.Conv, ConvStride: m.ConvStride, ConvKernel: float64(m.ConvKernel),
+		Batch: float64(r.Train.Batch), Beam: float64(r.Decode.Beam), DecodeLen: float64(r.Decode.MaxLen),
+	}
+	if r.Dtype == "float64" {
+		in.Bytes = 8
+	}
+	if !e.skipTask {
+		name, _ := e.Task["name"].(string)
+		in.Data, in.DataKnown = taskSize(name, r.Task)
+	}
+	return in
+}
+
+// runEstimate is one run's memory estimate.
+func (e *Experiment) runEstimate(r *Run) Estimate { return estimate(e.runInput(r)) }
+
+// lever is a key whose value drives an estimate, and how to put its
+// default back into a run.
+type lever struct {
+	table, key string
+	value      any
+	reset      func(r *Run) (any, bool) // sets the default; false if it was already the default
+}
+
+// levers are the keys an estimate grows with.
+func levers() []lever {
+	d := Defaults()
+	intKey := func(table, key string, field func(r *Run) *int, def int) lever {
+		return lever{table: table, key: key, reset: func(r *Run) (any, bool) {
+			p := field(r)
+			if *p == def {
+				return nil, false
+			}
+			*p = def
+			return def, true
+		}}
+	}
+	return []lever{
+		intKey("train", "batch", func(r *Run) *int { return &r.Train.Batch }, d.Train.Batch),
+		intKey("model", "hidden", func(r *Run) *int { return &r.Model.Hidden }, d.Model.Hidden),
+		intKey("model", "attention", func(r *Run) *int { return &r.Model.Attention }, d.Model.Attention),
+		intKey("model", "embed", func(r *Run) *int { return &r.Model.Embed }, d.Model.Embed),
+		intKey("decode", "beam", func(r *Run) *int { return &r.Decode.Beam }, d.Decode.Beam),
+		intKey("decode", "max_len", func(r *Run) *int { return &r.Decode.MaxLen }, d.Decode.MaxLen),
+		intKey("model", "patch", func(r *Run) *int { return &r.Model.Patch }, d.Model.Patch),
+		{table: "", key: "dtype", reset: func(r *Run) (any, bool) {
+			if r.Dtype == d.Dtype {
+				return nil, false
+			}
+			r.Dtype = d.Dtype
+			return d.Dtype, true
+		}},
+	}
+}
+
+// driver is a key and what the estimate would be with its default.
+type driver struct {
+	table, key string
+	value, def any // def nil: the task's default (the key left out)
+	without    float64
+}
+
+// drivers ranks the keys of run r by how much putting each one's default
+// back shrinks its estimate, largest first; keys that change little (less
+// than half) are left out.
+func (e *Experiment) drivers(r *Run, of func(Estimate) float64) []driver {
+	base := of(e.runEstimate(r))
+	var out []driver
+	for _, l := range levers() {
+		c := *r
+		before := fieldValue(r, l.table, l.key)
+		def, changed := l.reset(&c)
+		if !changed {
+			continue
+		}
+		out = append(out, driver{table: l.table, key: l.key, value: before, def: def, without: of(e.runEstimate(&c))})
+	}
+	for _, k := range slices.Sorted(maps.Keys(r.Task)) {
+		if _, isInt := asInt(r.Task[k]); !isInt {
+			continue
+		}
+		c := *r
+		c.Task = maps.Clone(r.Task)
+		delete(c.Task, k)
+		out = append(out, driver{table: "task", key: k, value: r.Task[k], without: of(e.runEstimate(&c))})
+	}
+	kept := out[:0]
+	for _, d := range out {
+		if d.without < base/2 {
+			kept = append(kept, d)
+		}
+	}
+	sort.SliceStable(kept, func(i, j int) bool { return kept[i].without < kept[j].without })
+	return kept
+}
+
+func asInt(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case int:
+		return int64(x), true
+	}
+	return 0, false
+}
+
+// fieldValue is a lever's current value in r, for messages.
+func fieldValue(r *Run, table, key string) any {
+	switch table + "." + key {
+	case "train.batch":
+		return r.Train.Batch
+	case "model.hidden":
+		return r.Model.Hidden
+	case "model.attention":
+		return r.Model.Attention
+	case "model.embed":
+		return r.Model.Embed
+	case "decode.beam":
+		return r.Decode.Beam
+	case "decode.max_len":
+		return r.Decode.MaxLen
+	case "model.patch":
+		return r.Model.Patch
+	case ".dtype":
+		return r.Dtype
+	}
+	return nil
+}
+
+// keyError places a message at a driver's key: in [sweep] when the run's
+// sweep point sets it, else in its own table.
+func (e *Experiment) keyError(r *Run, d driver, msg string) error {
+	full := d.key
+	if d.table != "" {
+		full = d.table + "." + d.key
+	}
+	for _, a := range r.Point {
+		if a.Key == full {
+			for k, v := range sweepShortcuts {
+				if v == full {
+					if _, ok := e.Sweep[k]; ok {
+						return e.errf("sweep", k, "%s", msg)
+					}
+				}
+			}
+			return e.errf("sweep", quoteIfDotted(full), "%s", msg)
+		}
+	}
+	return e.errf(d.table, d.key, "%s", msg)
+}
+
+// describe says what a driver is and what its default would give.
+func (d driver) describe(what string) string {
+	def := fmt.Sprintf("with %s = %v (the default)", d.key, d.def)
+	if d.def == nil {
+		def = fmt.Sprintf("without %s (the task's default)", d.key)
+	}
+	return fmt.Sprintf("%s = %v drives it: %s %s would be ~%s", d.key, d.value, def, what, humanBytes(d.without))
+}
+
+// checkBounds refuses runs no machine could hold: a tensor past the
+// address space, or sizes whose product overflows an int.
+func (e *Experiment) checkBounds(runs []*Run) error {
+	for _, r := range runs {
+		est := e.runEstimate(r)
+		in := e.runInput(r)
+		if est.Largest*in.Bytes <= maxTensorBytes && est.Total < math.MaxInt64 {
+			continue
+		}
+		tensorBytes := func(x Estimate) float64 { return max(x.Largest*in.Bytes, x.Total) }
+		msg := fmt.Sprintf("no machine could run this: %s alone would be %s (%.3g values; at most 2^47 bytes fit in any address space, and a size past 2^63 overflows an int)",
+			est.LargestName, humanBytes(est.Largest*in.Bytes), est.Largest)
+		ds := e.drivers(r, tensorBytes)
+		if len(ds) == 0 {
+			return &Error{File: e.File, Key: r.ID, Msg: msg}
+		}
+		return e.keyError(r, ds[0], msg+"; "+ds[0].describe("the run"))
+	}
+	return nil
+}
+
+// plan estimates every run and refuses a sweep that does not fit in limit
+// bytes with workers runs at once (limit 0: MemoryLimit's).
+func (e *Experiment) plan(runs []*Run, workers int, limit float64) (*Plan, error) {
+	p := &Plan{Runs: len(runs), Workers: min(workers, max(len(runs), 1))}
+	for _, r := range runs {
+		p.Each = append(p.Each, e.runEstimate(r))
+	}
+	p.Peak = peakWith(p.Each, p.Workers)
+	from := "--max-memory"
+	if limit <= 0 {
+		var err error
+		if limit, from, err = MemoryLimit(); err != nil {
+			return p, err
+		}
+	}
+	if p.Peak <= limit {
+		return p, nil
+	}
+	big := 0
+	for i, est := range p.Each {
+		if est.Total > p.Each[big].Total {
+			big = i
+		}
+	}
+	est := p.Each[big]
+	parts := []struct {
+		name string
+		v    float64
+	}{{"weights and optimizer state", est.Weights}, {"training activations", est.Activations}, {"decoding graphs", est.Decoding}, {"data set", est.Data}}
+	sort.SliceStable(parts, func(i, j int) bool { return parts[i].v > parts[j].v })
+	msg := fmt.Sprintf("this sweep needs ~%s of memory (%s; the largest run, %s: %s %s, %s parameters) and %s is available (%s)",
+		humanBytes(p.Peak), p, runs[big].ID, parts[0].name, humanBytes(parts[0].v), fmtCount(est.Params), humanBytes(limit), from)
+	var hints []string
+	for w := p.Workers - 1; w >= 1; w-- {
+		if need := peakWith(p.Each, w); need <= limit {
+			hints = append(hints, fmt.Sprintf("--workers %d would fit (~%s)", w, humanBytes(need)))
+			break
+		}
+	}
+	hints = append(hints, "--max-memory SIZE overrides the limit")
+	ds := e.drivers(runs[big], func(x Estimate) float64 { return x.Total })
+	if len(ds) == 0 {
+		return p, &Error{File: e.File, Key: runs[big].ID, Msg: msg + "; " + strings.Join(hints, "; ")}
+	}
+	msg += "; " + ds[0].describe("the run")
+	var also []string
+	for _, d := range ds[1:] {
+		also = append(also, keyName(d.table, d.key))
+	}
+	if len(also) > 0 {
+		msg += " (it grows with " + strings.Join(also, ", ") + " too)"
+	}
+	return p, e.keyError(runs[big], ds[0], msg+"; "+strings.Join(hints, "; "))
+}
+
+// fmtCount writes a count as 1.2e+09 or 52,000.
+func fmtCount(n float64) string {
+	if n >= 1e9 {
+		return fmt.Sprintf("%.2g", n)
+	}
+	return fmt.Sprintf("%.0f", n)
+}

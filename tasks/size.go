@@ -1,0 +1,100 @@
+package tasks
+
+import (
+	"math"
+	"os"
+)
+
+// Size is how large a task's data will be, known from its options before
+// Load generates or reads anything: what a memory estimate needs. Fields a
+// task cannot know are 0.
+type Size struct {
+	Train, Dev, Test int // examples per split (captioning: images; Train × Captions pairs train)
+	MaxSrc, MaxTgt   int // the longest source and target in tokens, any split
+	MeanSrc, MeanTgt float64
+	SrcVocab         int // at most this many source tokens, the specials excluded
+	TgtVocab         int // at most this many target tokens, the specials excluded
+
+	// Captioning: images of C×H×W values, or precomputed features of S
+	// regions × D values; Captions per training image.
+	C, H, W  int
+	S, D     int
+	Captions int
+
+	// FileBytes is the size of the files Load reads (0 for generated data).
+	FileBytes int64
+}
+
+// Sizer is implemented by tasks that can tell their Size before Load.
+// Every task of this package implements it.
+type Sizer interface {
+	Size() Size
+}
+
+// Examples is the number of examples over the three splits, as a float64
+// (a typo's product must not overflow).
+func (s Size) Examples() float64 { return float64(s.Train) + float64(s.Dev) + float64(s.Test) }
+
+func (t *seqTask) Size() Size {
+	hi := max(t.o.maxLen, t.o.testMaxLen)
+	mean := float64(t.o.minLen+hi) / 2
+	return Size{Train: t.o.n.train, Dev: t.o.n.dev, Test: t.o.n.test, MaxSrc: hi, MaxTgt: hi,
+		MeanSrc: mean, MeanTgt: mean, SrcVocab: t.o.vocab, TgtVocab: t.o.vocab}
+}
+
+// dateMaxSrc is the most tokens a written date has: "{weekday} the {d}
+// {ord} of {month} {yyyy}" is 7; dateVocab bounds the distinct source
+// tokens (days, months, weekdays, years, punctuation).
+const (
+	dateMaxSrc = 8
+	dateVocab  = 200
+)
+
+func (t *dateTask) Size() Size {
+	years := t.maxYear - t.minYear + 1
+	return Size{Train: t.n.train, Dev: t.n.dev, Test: t.n.test, MaxSrc: dateMaxSrc, MaxTgt: 10,
+		MeanSrc: 5, MeanTgt: 10, SrcVocab: dateVocab + min(years, 10000), TgtVocab: 11}
+}
+
+func (t *reorderTask) Size() Size {
+	l := reorderLexicon
+	adj := max(t.maxAdj, t.testMaxAdj)
+	// subject, object and the PP's noun phrase (det noun adj…), verb, adverb, preposition
+	n := 3*(2+adj) + 3
+	v := len(l.dets) + len(l.nouns) + len(l.adjs) + len(l.verbs) + len(l.advs) + len(l.preps)
+	mean := 2*(2+float64(t.maxAdj)/2) + 1 + t.adverb + t.pp*(3+float64(t.maxAdj)/2)
+	return Size{Train: t.n.train, Dev: t.n.dev, Test: t.n.test, MaxSrc: n, MaxTgt: n,
+		MeanSrc: mean, MeanTgt: mean, SrcVocab: v, TgtVocab: v}
+}
+
+// Size of a tsv task is known only roughly before the file is read: its
+// bytes, and the longest pair when max_len is set. A line of b bytes has
+// at most b tokens on each side.
+func (t *tsvTask) Size() Size {
+	s := Size{}
+	if fi, err := os.Stat(t.path); err == nil {
+		s.FileBytes = fi.Size()
+	}
+	// a word-tokenized line of Tatoeba averages ~30 bytes a side and ~6
+	// tokens; char tokens are one a byte
+	perTok := 5.0
+	if t.format.Char {
+		perTok = 1
+	}
+	pairs := float64(s.FileBytes) / 60
+	toks := 30 / perTok
+	s.MeanSrc, s.MeanTgt = toks, toks
+	s.MaxSrc, s.MaxTgt = t.maxLen, t.maxLen
+	if t.maxLen == 0 {
+		s.MaxSrc, s.MaxTgt = int(4*toks), int(4*toks)
+	}
+	s.Test = int(math.Round(t.test * pairs))
+	s.Dev = int(math.Round(t.dev * pairs))
+	s.Train = max(int(pairs)-s.Test-s.Dev, 0)
+	v := int(min(float64(s.FileBytes)/perTok/2, 1e6))
+	if t.maxVoc > 0 {
+		v = min(v, t.maxVoc)
+	}
+	s.SrcVocab, s.TgtVocab = v, v
+	return s
+}
