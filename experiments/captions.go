@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image/png"
 	"os"
@@ -16,6 +17,7 @@ import (
 // patches (the patches encoder), whole images (cnn) or precomputed
 // features.
 type captionCorpus struct {
+	ctx              context.Context // stops evaluate
 	data             *captioning.Data
 	S, P             int    // regions and their size (cnn: grid cells, and the H·W·C pixels of an image)
 	rows, cols       int    // the regions' grid, for localisation and overlays
@@ -30,8 +32,8 @@ type capItem struct {
 	ex      *captioning.Example
 }
 
-func newCaptionCorpus(d *captioning.Data, r *Run) (*captionCorpus, error) {
-	c := &captionCorpus{data: d}
+func newCaptionCorpus(ctx context.Context, d *captioning.Data, r *Run) (*captionCorpus, error) {
+	c := &captionCorpus{ctx: ctx, data: d}
 	cache := map[*captioning.Image][]float32{}
 	regions := func(ex *captioning.Example) ([]float32, error) {
 		if ex.Features != nil {
@@ -90,6 +92,9 @@ func newCaptionCorpus(d *captioning.Data, r *Run) (*captionCorpus, error) {
 		out *[]capItem
 	}{{d.Train, &c.train}, {d.Dev, &c.dev}, {d.Test, &c.test}} {
 		for i := range sp.in {
+			if i%256 == 0 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			ex := &sp.in[i]
 			rg, err := regions(ex)
 			if err != nil {
@@ -226,6 +231,9 @@ func (c *captionCorpus) evaluate(m *seq2seq.Model, split string, n, batch, maxLe
 	var locMass, locPeak float64
 	locN := 0
 	for i := 0; i < n; i += batch {
+		if err := c.ctx.Err(); err != nil {
+			return nil, err
+		}
 		items := sp[i:min(i+batch, n)]
 		b, err := c.batch(items, false)
 		if err != nil {

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"context"
 	"fmt"
 	"image"
 	"image/color"
@@ -283,7 +284,9 @@ func TestCnnGrid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	corpus := func(m Model) (*captionCorpus, error) { return newCaptionCorpus(data, &Run{TaskID: "shapes", Model: m}) }
+	corpus := func(m Model) (*captionCorpus, error) {
+		return newCaptionCorpus(context.Background(), data, &Run{TaskID: "shapes", Model: m})
+	}
 	cnn, err := corpus(Model{Config: seq2seq.Config{Encoder: "cnn", Conv: []int{4, 8, 8}}})
 	if err != nil {
 		t.Fatal(err)

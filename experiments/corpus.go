@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -23,14 +24,16 @@ type corpus interface {
 	vocabs() (src, tgt []string)
 }
 
-// corpora builds a run's corpus from its task's data, by the task's kind.
-var corpora = map[tasks.Kind]func(task tasks.Named, r *Run) (corpus, error){
+// corpora builds a run's corpus from its task's data, by the task's kind;
+// it stops with ctx's error when ctx is done, and so do the corpus's
+// evaluations.
+var corpora = map[tasks.Kind]func(ctx context.Context, task tasks.Named, r *Run) (corpus, error){
 	tasks.Translation: newTextCorpus,
 	tasks.Captioning:  loadCaptionCorpus,
 }
 
 // loadCorpus loads a run's task data.
-func loadCorpus(r *Run) (corpus, error) {
+func loadCorpus(ctx context.Context, r *Run) (corpus, error) {
 	info, ok := tasks.InfoOf(r.TaskID)
 	if !ok {
 		return nil, fmt.Errorf("unknown task %q (have: %s)", r.TaskID, strings.Join(tasks.Names(), ", "))
@@ -43,16 +46,24 @@ func loadCorpus(r *Run) (corpus, error) {
 	if err != nil {
 		return nil, err
 	}
-	return build(task, r)
+	return build(ctx, task, r)
 }
 
 // newTextCorpus loads a translation task's data.
-func newTextCorpus(task tasks.Named, r *Run) (corpus, error) {
-	data, err := task.(tasks.Task).Load(r.Seed)
+func newTextCorpus(ctx context.Context, task tasks.Named, r *Run) (corpus, error) {
+	data, err := tasks.LoadContext(ctx, task.(tasks.Task), r.Seed)
 	if err != nil {
 		return nil, err
 	}
-	c := &textCorpus{data: data, train: encode(data, data.Train), dev: encode(data, data.Dev), test: encode(data, data.Test)}
+	c := &textCorpus{ctx: ctx, data: data}
+	for _, sp := range []struct {
+		in  []tasks.Example
+		out *encoded
+	}{{data.Train, &c.train}, {data.Dev, &c.dev}, {data.Test, &c.test}} {
+		if *sp.out, err = encode(ctx, data, sp.in); err != nil {
+			return nil, err
+		}
+	}
 	if len(c.train.src) == 0 || len(c.dev.src) == 0 || len(c.test.src) == 0 {
 		return nil, fmt.Errorf("task %s gave %d training, %d dev and %d test examples: every split needs some (dev is evaluated every eval_every steps)", r.TaskID, len(c.train.src), len(c.dev.src), len(c.test.src))
 	}
@@ -60,16 +71,17 @@ func newTextCorpus(task tasks.Named, r *Run) (corpus, error) {
 }
 
 // loadCaptionCorpus loads a captioning task's data.
-func loadCaptionCorpus(task tasks.Named, r *Run) (corpus, error) {
-	data, err := task.(captioning.Task).Load(r.Seed)
+func loadCaptionCorpus(ctx context.Context, task tasks.Named, r *Run) (corpus, error) {
+	data, err := captioning.LoadContext(ctx, task.(captioning.Task), r.Seed)
 	if err != nil {
 		return nil, err
 	}
-	return newCaptionCorpus(data, r)
+	return newCaptionCorpus(ctx, data, r)
 }
 
 // textCorpus is a translation task's data.
 type textCorpus struct {
+	ctx              context.Context // stops evaluate
 	data             *tasks.Data
 	train, dev, test encoded
 }
@@ -125,7 +137,7 @@ func (c *textCorpus) scoringBatches(split string, size int) ([]*seq2seq.Batch, e
 }
 
 func (c *textCorpus) evaluate(m *seq2seq.Model, split string, n, batch, maxLen, beam int, alpha float64, cache *seq2seq.GraphCache, keep int, _ string) (*evalResult, error) {
-	return evaluate(m, c.data, c.split(split), n, batch, maxLen, beam, alpha, cache, keep)
+	return evaluate(c.ctx, m, c.data, c.split(split), n, batch, maxLen, beam, alpha, cache, keep)
 }
 
 func (c *textCorpus) vocabs() ([]string, []string) {

@@ -57,8 +57,8 @@ func TestEstimateParams(t *testing.T) {
 	}
 }
 
-// typoBase is the issue's experiment file: an LSTM, Luong decoder, hidden
-// 48, four scorers; each case below mistypes one number.
+// typoFile is the issue's experiment file without its typo: an LSTM, Luong
+// decoder, hidden 48, four scorers.
 func typoFile(batch, attention, hidden, maxLen string) string {
 	return `name = "typo"
 [task]
@@ -76,15 +76,13 @@ scorer = ["dot", "general", "concat", "scaled-dot"]
 `
 }
 
-// typoCases are the issue's four mistyped files, with the line and key
-// each refusal must name.
-var typoCases = []struct {
-	name, text, where string
-}{
-	{"batch", typoFile("1000000000", "48", "48", "10"), "typo.toml:11: [train] batch"},
-	{"attention", typoFile("64", "3000000", "48", "10"), "typo.toml:9: [model] attention"},
-	{"hidden", typoFile("64", "48", "200000", "10"), "typo.toml:8: [model] hidden"},
-	{"max_len", typoFile("64", "48", "48", "100000"), "typo.toml:4: [task] max_len"},
+// typoCases are the issue's four mistyped files (testdata/typos), with
+// the line and key each refusal must name.
+var typoCases = []struct{ file, where string }{
+	{"batch.toml", "batch.toml:14: [train] batch"},
+	{"attention.toml", "attention.toml:12: [model] attention"},
+	{"hidden.toml", "hidden.toml:11: [model] hidden"},
+	{"max_len.toml", "max_len.toml:7: [task] max_len"},
 }
 
 // TestTyposRefused: each of the issue's mistyped files loads (every value
@@ -95,11 +93,9 @@ var typoCases = []struct {
 // line, the estimate and the limit; the correct file is not refused.
 func TestTyposRefused(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, "typo.toml")
 	for _, tc := range typoCases {
-		t.Run(tc.name, func(t *testing.T) {
-			os.WriteFile(path, []byte(tc.text), 0o644)
-			e, err := Load(path)
+		t.Run(tc.file, func(t *testing.T) {
+			e, err := Load(filepath.Join("..", "testdata", "typos", tc.file))
 			if err != nil {
 				t.Fatalf("Load refused a legal file: %v", err)
 			}
@@ -117,6 +113,7 @@ func TestTyposRefused(t *testing.T) {
 			}
 		})
 	}
+	path := filepath.Join(dir, "typo.toml")
 	os.WriteFile(path, []byte(typoFile("64", "48", "48", "10")), 0o644)
 	e, err := Load(path)
 	if err != nil {

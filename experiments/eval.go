@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 
 	"github.com/attnzoo/attnzoo/metrics"
@@ -35,7 +36,7 @@ type evalResult struct {
 // scores them: token accuracy, exact match, corpus BLEU-4 (0–100), AER of
 // the argmax alignments against the gold links where the task has them
 // (Luong et al. 2015's extraction), and the mean attention entropy.
-func evaluate(m *seq2seq.Model, data *tasks.Data, sp encoded, n, batch, maxLen, beam int, alpha float64, cache *seq2seq.GraphCache, keep int) (*evalResult, error) {
+func evaluate(ctx context.Context, m *seq2seq.Model, data *tasks.Data, sp encoded, n, batch, maxLen, beam int, alpha float64, cache *seq2seq.GraphCache, keep int) (*evalResult, error) {
 	n = min(n, len(sp.src))
 	var hyps, refs [][]string
 	var refsB [][][]string
@@ -43,6 +44,9 @@ func evaluate(m *seq2seq.Model, data *tasks.Data, sp encoded, n, batch, maxLen, 
 	entropy, rows := 0.0, 0
 	res := &evalResult{metrics: map[string]float64{}}
 	for i := 0; i < n; i += batch {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		j := min(i+batch, n)
 		b, err := seq2seq.NewBatch(sp.src[i:j], nil)
 		if err != nil {

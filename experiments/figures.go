@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"image/png"
@@ -85,6 +86,18 @@ func alignmentOf(e Example, title string) (plots.Alignment, error) {
 // DrawFigures (re)draws every figure of a results folder from its saved
 // files — no retraining — into <dir>/figures/, and writes report.html.
 func DrawFigures(dir string, p Plots) (*FigureSet, error) {
+	return DrawFiguresContext(context.Background(), dir, p)
+}
+
+// DrawFiguresContext is DrawFigures, stopping with ctx's error before the
+// next figure once ctx is done. Every file is written whole (temporary file
+// and rename), so a stop leaves no half-written figure; the temporary files
+// of a killed process are removed here.
+func DrawFiguresContext(ctx context.Context, dir string, p Plots) (*FigureSet, error) {
+	stale, _ := filepath.Glob(filepath.Join(dir, "figures", ".*.tmp"))
+	for _, f := range stale {
+		os.Remove(f)
+	}
 	s, err := Collect(dir)
 	if err != nil {
 		return nil, err
@@ -157,7 +170,7 @@ func DrawFigures(dir string, p Plots) (*FigureSet, error) {
 		if err != nil {
 			return nil, fmt.Errorf("experiments: %s: %w", base, err)
 		}
-		if _, err := plots.Save(filepath.Join(figDir, base), fig, save); err != nil {
+		if _, err := saveFigure(ctx, filepath.Join(figDir, base), fig, save); err != nil {
 			return nil, err
 		}
 		cap := fmt.Sprintf("Test example %d, first seed; rows: output tokens, columns: source tokens; outlined cells: gold alignment", p.Example)
@@ -212,7 +225,7 @@ func DrawFigures(dir string, p Plots) (*FigureSet, error) {
 			return nil, fmt.Errorf("experiments: curve %s: %w", c.key, err)
 		}
 		base := "curve_" + c.key
-		if _, err := plots.Save(filepath.Join(figDir, base), fig, save); err != nil {
+		if _, err := saveFigure(ctx, filepath.Join(figDir, base), fig, save); err != nil {
 			return nil, err
 		}
 		curves.Figures = append(curves.Figures, FigureFile{Base: base, Caption: c.label + " against training step"})
@@ -253,7 +266,7 @@ func DrawFigures(dir string, p Plots) (*FigureSet, error) {
 			return nil, fmt.Errorf("experiments: bars %s: %w", m, err)
 		}
 		base := "bars_" + m
-		if _, err := plots.Save(filepath.Join(figDir, base), fig, save); err != nil {
+		if _, err := saveFigure(ctx, filepath.Join(figDir, base), fig, save); err != nil {
 			return nil, err
 		}
 		bars.Figures = append(bars.Figures, FigureFile{Base: base, Caption: m})
@@ -276,7 +289,7 @@ func DrawFigures(dir string, p Plots) (*FigureSet, error) {
 				return nil, fmt.Errorf("experiments: run %s: %w", f.Run, err)
 			}
 			base := "overlay_" + f.Run
-			if _, err := plots.Save(filepath.Join(figDir, base), fig, save); err != nil {
+			if _, err := saveFigure(ctx, filepath.Join(figDir, base), fig, save); err != nil {
 				return nil, err
 			}
 			per.Figures = append(per.Figures, FigureFile{Base: base, Caption: f.Run + ": " + strings.Join(x.Hyp, " ")})
@@ -291,7 +304,7 @@ func DrawFigures(dir string, p Plots) (*FigureSet, error) {
 			return nil, fmt.Errorf("experiments: run %s: %w", f.Run, err)
 		}
 		base := "align_" + f.Run
-		if _, err := plots.Save(filepath.Join(figDir, base), fig, save); err != nil {
+		if _, err := saveFigure(ctx, filepath.Join(figDir, base), fig, save); err != nil {
 			return nil, err
 		}
 		per.Figures = append(per.Figures, FigureFile{Base: base, Caption: f.Run})
@@ -332,4 +345,12 @@ func overlay(runDir string, x Example, title string) (*plots.Figure, error) {
 		maps = append(maps, m)
 	}
 	return plots.CaptionOverlay(img, words[:len(maps)], maps, plots.OverlayOptions{Title: title})
+}
+
+// saveFigure is plots.Save, unless ctx is done.
+func saveFigure(ctx context.Context, base string, f *plots.Figure, opt plots.SaveOptions) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return plots.Save(base, f, opt)
 }

@@ -90,13 +90,16 @@ type encoded struct {
 	ex       []tasks.Example
 }
 
-func encode(d *tasks.Data, ex []tasks.Example) encoded {
+func encode(ctx context.Context, d *tasks.Data, ex []tasks.Example) (encoded, error) {
 	e := encoded{ex: ex}
-	for _, x := range ex {
+	for i, x := range ex {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return e, ctx.Err()
+		}
 		e.src = append(e.src, d.SrcVocab.Encode(x.Src))
 		e.tgt = append(e.tgt, d.TgtVocab.Encode(x.Tgt))
 	}
-	return e
+	return e, nil
 }
 
 // runConfigTOML is config.toml: the resolved settings of one run.
@@ -146,7 +149,10 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 		return nil, err
 	}
 
-	data, err := loadCorpus(r)
+	data, err := loadCorpus(ctx, r)
+	if ctx.Err() != nil {
+		return nil, ErrInterrupted // before training: nothing to save
+	}
 	if err != nil {
 		return nil, fmt.Errorf("experiments: run %s: %w", r.ID, err)
 	}
@@ -248,6 +254,11 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 			trainSeconds += time.Since(t0).Seconds()
 			elapsed := trainSeconds
 			ev, err := data.evaluate(model, "dev", r.Train.EvalSize, r.Train.Batch, maxLen, 1, r.Decode.Alpha, evalCache, 0, dir)
+			if ctx.Err() != nil {
+				// cut off mid-evaluation: the last checkpoint stands, and
+				// --resume redoes these steps exactly
+				return nil, ErrInterrupted
+			}
 			if err != nil {
 				return nil, fmt.Errorf("experiments: run %s: dev evaluation at step %d: %w", r.ID, step, err)
 			}
@@ -267,8 +278,13 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 	}
 	trainSeconds += time.Since(t0).Seconds()
 
-	// final evaluation on test: greedy, and the configured beam
+	// final evaluation on test: greedy, and the configured beam (the
+	// checkpoint of the last step is written: an interrupted evaluation
+	// is redone whole by --resume)
 	ev, err := data.evaluate(model, "test", 1<<30, r.Train.Batch, maxLen, 1, r.Decode.Alpha, evalCache, r.Decode.Examples, dir)
+	if ctx.Err() != nil {
+		return nil, ErrInterrupted
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -279,6 +295,9 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 		return nil, err
 	}
 	for _, b := range batches {
+		if ctx.Err() != nil {
+			return nil, ErrInterrupted
+		}
 		l, n, err := model.NLL(b, evalCache)
 		if err != nil {
 			return nil, err
@@ -290,6 +309,9 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 	}
 	if r.Decode.Beam > 1 {
 		evb, err := data.evaluate(model, "test", 1<<30, r.Train.Batch, maxLen, r.Decode.Beam, r.Decode.Alpha, evalCache, 0, dir)
+		if ctx.Err() != nil {
+			return nil, ErrInterrupted
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -58,11 +59,14 @@ const maxRedraws = 10000
 // dev and test hold no source that occurs in train or earlier in dev or
 // test: a source already seen is drawn again. Tasks dedupe only when the
 // space of sources is at least twice the number of examples wanted.
-func generate(task string, seed int64, n sizes, dedupe bool, draw drawFunc) (*Data, error) {
+func generate(ctx context.Context, task string, seed int64, n sizes, dedupe bool, draw drawFunc) (*Data, error) {
 	d := &Data{Train: make([]Example, n.train)}
 	seen := make(map[string]bool)
 	r := splitRand(seed, 0)
 	for i := range d.Train {
+		if i%checkEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		d.Train[i] = draw(r, false)
 		if dedupe {
 			seen[sourceKey(d.Train[i].Src)] = true
@@ -72,6 +76,9 @@ func generate(task string, seed int64, n sizes, dedupe bool, draw drawFunc) (*Da
 		r := splitRand(seed, stream)
 		exs := make([]Example, size)
 		for i := range exs {
+			if i%checkEvery == 0 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			for tries := 0; ; tries++ {
 				if tries == maxRedraws {
 					return nil, fmt.Errorf("tasks: %s: could not draw %d %s examples unlike the training ones (got %d); make the task larger or the splits smaller", task, size, split, i)
@@ -95,21 +102,25 @@ func generate(task string, seed int64, n sizes, dedupe bool, draw drawFunc) (*Da
 	if d.Test, err = held("test", 2, n.test, true); err != nil {
 		return nil, err
 	}
-	finish(d, 1, 0)
-	return d, nil
+	return d, finish(ctx, d, 1, 0)
 }
 
 func sourceKey(src []string) string { return strings.Join(src, "\x1f") }
 
 // finish builds the vocabularies from Train and sets Aligned.
-func finish(d *Data, minCount, maxSize int) {
+func finish(ctx context.Context, d *Data, minCount, maxSize int) error {
 	srcs := make([][]string, len(d.Train))
 	tgts := make([][]string, len(d.Train))
 	for i, ex := range d.Train {
 		srcs[i], tgts[i] = ex.Src, ex.Tgt
 	}
-	d.SrcVocab = BuildVocab(srcs, minCount, maxSize)
-	d.TgtVocab = BuildVocab(tgts, minCount, maxSize)
+	var err error
+	if d.SrcVocab, err = BuildVocabContext(ctx, srcs, minCount, maxSize); err != nil {
+		return err
+	}
+	if d.TgtVocab, err = BuildVocabContext(ctx, tgts, minCount, maxSize); err != nil {
+		return err
+	}
 	d.Aligned = true
 	for _, split := range [][]Example{d.Train, d.Dev, d.Test} {
 		for _, ex := range split {
@@ -118,6 +129,7 @@ func finish(d *Data, minCount, maxSize int) {
 			}
 		}
 	}
+	return nil
 }
 
 // sortLinks sorts links by target position, then source position.

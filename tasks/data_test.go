@@ -1,6 +1,8 @@
 package tasks
 
 import (
+	"context"
+	"errors"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -83,7 +85,7 @@ func TestGenerateSmallSpace(t *testing.T) {
 
 func TestGenerateGivesUp(t *testing.T) {
 	same := func(*rand.Rand, bool) Example { return Example{Src: []string{"a"}, Tgt: []string{"a"}} }
-	_, err := generate("toy", 1, sizes{train: 1, dev: 1}, true, same)
+	_, err := generate(context.Background(), "toy", 1, sizes{train: 1, dev: 1}, true, same)
 	want := "tasks: toy: could not draw 1 dev examples unlike the training ones (got 0); make the task larger or the splits smaller"
 	if err == nil || err.Error() != want {
 		t.Fatalf("err = %v, want %q", err, want)
@@ -121,4 +123,36 @@ func pharaoh(links []metrics.Link) string {
 		b.WriteString(strings.Join(symbols([]int{l.Src, l.Tgt}), "-"))
 	}
 	return b.String()
+}
+
+// TestLoadContextStops: a done context stops generation, vocabulary
+// building and the tsv reader with the context's error, and an open one
+// gives the same data as Load.
+func TestLoadContextStops(t *testing.T) {
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, name := range []string{"copy", "reverse", "sort", "date", "reorder"} {
+		task, err := New(name, Options{"train": 5000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadContext(done, task, 1); err != context.Canceled {
+			t.Errorf("%s: LoadContext with a done context: %v, want context.Canceled", name, err)
+		}
+		a, _ := task.Load(1)
+		b, err := LoadContext(context.Background(), task, 1)
+		if err != nil || !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: LoadContext differs from Load (%v)", name, err)
+		}
+	}
+	tsv, err := New("tsv", Options{"path": "../testdata/tasks/tiny.tsv"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadContext(done, tsv, 1); !errors.Is(err, context.Canceled) {
+		t.Errorf("tsv: LoadContext with a done context: %v, want context.Canceled", err)
+	}
+	if _, err := BuildVocabContext(done, [][]string{{"a"}}, 1, 0); err != context.Canceled {
+		t.Errorf("BuildVocabContext with a done context: %v", err)
+	}
 }

@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -92,9 +93,12 @@ func (t *dateTask) days() int {
 // Load draws the splits, all from the same distribution. Dev and test
 // sources never occur in train (nor twice) when there are at least twice as
 // many possible sources (days × forms) as examples wanted.
-func (t *dateTask) Load(seed int64) (*Data, error) {
+func (t *dateTask) Load(seed int64) (*Data, error) { return t.LoadContext(context.Background(), seed) }
+
+// LoadContext is Load, stopping early when ctx is done.
+func (t *dateTask) LoadContext(ctx context.Context, seed int64) (*Data, error) {
 	space := float64(t.days()) * float64(len(t.formats))
-	return generate("date", seed, t.n, space >= 2*t.n.total(), t.draw)
+	return generate(ctx, "date", seed, t.n, space >= 2*t.n.total(), t.draw)
 }
 
 func (t *dateTask) draw(r *rand.Rand, _ bool) Example {

@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"context"
 	"math/rand/v2"
 	"strings"
 
@@ -106,7 +107,12 @@ func (t *reorderTask) Name() string { return "reorder" }
 // twice) when there are at least twice as many possible sentences as
 // examples wanted, which holds unless max_adj is 0 and the splits are large.
 func (t *reorderTask) Load(seed int64) (*Data, error) {
-	return generate("reorder", seed, t.n, t.space() >= 2*t.n.total(), t.draw)
+	return t.LoadContext(context.Background(), seed)
+}
+
+// LoadContext is Load, stopping early when ctx is done.
+func (t *reorderTask) LoadContext(ctx context.Context, seed int64) (*Data, error) {
+	return generate(ctx, "reorder", seed, t.n, t.space() >= 2*t.n.total(), t.draw)
 }
 
 // space is the number of distinct sentences any split can draw.

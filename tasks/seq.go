@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -74,8 +75,11 @@ func (t *seqTask) Name() string { return t.name }
 // Load draws the splits. Dev and test sources never occur in train (nor
 // twice in dev and test) when there are at least twice as many possible
 // sources as examples wanted; otherwise repeats are allowed.
-func (t *seqTask) Load(seed int64) (*Data, error) {
-	return generate(t.name, seed, t.o.n, t.o.space() >= 2*t.o.n.total(), t.draw)
+func (t *seqTask) Load(seed int64) (*Data, error) { return t.LoadContext(context.Background(), seed) }
+
+// LoadContext is Load, stopping early when ctx is done.
+func (t *seqTask) LoadContext(ctx context.Context, seed int64) (*Data, error) {
+	return generate(ctx, t.name, seed, t.o.n, t.o.space() >= 2*t.o.n.total(), t.draw)
 }
 
 func (t *seqTask) draw(r *rand.Rand, test bool) Example {

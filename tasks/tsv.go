@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -235,13 +236,16 @@ func (t *tsvTask) Name() string { return "tsv" }
 func (t *tsvTask) Tokenize(s string) []string { return t.format.Tokenize(s) }
 
 // Load reads the file and splits it as tsvTask says.
-func (t *tsvTask) Load(seed int64) (*Data, error) {
+func (t *tsvTask) Load(seed int64) (*Data, error) { return t.LoadContext(context.Background(), seed) }
+
+// LoadContext is Load, stopping early when ctx is done.
+func (t *tsvTask) LoadContext(ctx context.Context, seed int64) (*Data, error) {
 	file, err := os.Open(t.path)
 	if err != nil {
 		return nil, fmt.Errorf("tasks: tsv: %w", err)
 	}
 	defer file.Close()
-	exs, err := ParseTSV(file, t.path, t.format)
+	exs, err := ParseTSV(ctxReader{ctx, file}, t.path, t.format)
 	if err != nil {
 		return nil, err
 	}
@@ -280,6 +284,5 @@ func (t *tsvTask) Load(seed int64) (*Data, error) {
 		Dev:   flat(groups[nTest : nTest+nDev]),
 		Train: flat(groups[nTest+nDev:]),
 	}
-	finish(d, t.minCount, t.maxVoc)
-	return d, nil
+	return d, finish(ctx, d, t.minCount, t.maxVoc)
 }

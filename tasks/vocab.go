@@ -1,6 +1,9 @@
 package tasks
 
-import "sort"
+import (
+	"context"
+	"sort"
+)
 
 // Ids of the special tokens, which start every Vocab.
 const (
@@ -58,8 +61,18 @@ func (v *Vocab) add(tok string) {
 // ordinary tokens (Len is then at most maxSize+4); 0 keeps all. Special
 // tokens met in sentences are not counted.
 func BuildVocab(sentences [][]string, minCount, maxSize int) *Vocab {
+	v, _ := BuildVocabContext(context.Background(), sentences, minCount, maxSize)
+	return v
+}
+
+// BuildVocabContext is BuildVocab, stopping with ctx's error when ctx is
+// done.
+func BuildVocabContext(ctx context.Context, sentences [][]string, minCount, maxSize int) (*Vocab, error) {
 	counts := make(map[string]int)
-	for _, s := range sentences {
+	for i, s := range sentences {
+		if i%checkEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		for _, t := range s {
 			counts[t]++
 		}
@@ -82,7 +95,7 @@ func BuildVocab(sentences [][]string, minCount, maxSize int) *Vocab {
 	if maxSize > 0 && len(toks) > maxSize {
 		toks = toks[:maxSize]
 	}
-	return NewVocab(toks)
+	return NewVocab(toks), nil
 }
 
 // Len is the number of tokens, specials included.

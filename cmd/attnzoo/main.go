@@ -19,9 +19,25 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go onSignals(sigs, cancel, os.Stderr)
 	os.Exit(exitCode(run(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
+}
+
+// onSignals cancels the commands' context on the first SIGINT or SIGTERM:
+// every phase stops within moments, keeping finished runs and writing
+// checkpoints. A second signal exits at once (status 130 or 143, as a
+// shell reports a process killed by it); every file is written whole
+// (temporary file and rename), so even then none is half-written.
+func onSignals(sigs <-chan os.Signal, cancel context.CancelFunc, stderr io.Writer) {
+	s := <-sigs
+	fmt.Fprintf(stderr, "attnzoo: %v: stopping (checkpoints are written; a second signal exits at once)\n", s)
+	cancel()
+	s = <-sigs
+	fmt.Fprintf(stderr, "attnzoo: %v again: exiting now\n", s)
+	os.Exit(128 + int(s.(syscall.Signal)))
 }
 
 // usageError marks an error in how the command was called (exit status 2).

@@ -111,8 +111,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	if err != nil {
 		return err
 	}
-	drawFigures(e.Dir(*out), stderr)
-	return nil
+	return drawFigures(ctx, e.Dir(*out), stderr)
 }
 
 // chooseDevice sets the experiment's device from --device (if given) and
@@ -140,18 +139,22 @@ func checkDevice(from, choice string) error {
 }
 
 // drawFigures redraws a results folder's figures and report.html; a
-// failure is reported but does not fail a finished sweep.
-func drawFigures(dir string, log io.Writer) {
-	set, err := experiments.DrawFigures(dir, experiments.Plots{})
+// failure is reported but does not fail a finished sweep, a signal does.
+func drawFigures(ctx context.Context, dir string, log io.Writer) error {
+	set, err := experiments.DrawFiguresContext(ctx, dir, experiments.Plots{})
+	if ctx.Err() != nil {
+		return fmt.Errorf("interrupted while drawing figures; every run is finished: `attnzoo plot %s` (or run again with --resume) draws them", dir)
+	}
 	if err != nil {
 		fmt.Fprintf(log, "attnzoo: figures: %v\n", err)
-		return
+		return nil
 	}
 	n := 0
 	for _, s := range set.Sections {
 		n += len(s.Figures)
 	}
 	fmt.Fprintf(log, "attnzoo: %d figures in %s, report: %s\n", n, filepath.Join(dir, "figures"), filepath.Join(dir, "report.html"))
+	return nil
 }
 
 func cmdPlot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -161,7 +164,7 @@ func cmdPlot(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if _, err := os.Stat(filepath.Join(args[0], "runs")); err != nil {
 		return fmt.Errorf("plot: %s is not a results folder (no runs/): %w", args[0], err)
 	}
-	set, err := experiments.DrawFigures(args[0], experiments.Plots{})
+	set, err := experiments.DrawFiguresContext(ctx, args[0], experiments.Plots{})
 	if err != nil {
 		return err
 	}

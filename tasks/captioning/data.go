@@ -59,12 +59,3 @@ const streamBase = 0x6174746e7a6f6f00 // "attnzoo\x00"
 func splitRand(seed int64, split int) *rand.Rand {
 	return rand.New(rand.NewPCG(uint64(seed), streamBase+uint64(split)))
 }
-
-// finish builds the vocabulary from the training captions.
-func finish(d *Data, minCount, maxSize int) {
-	caps := make([][]string, len(d.Train))
-	for i, ex := range d.Train {
-		caps[i] = ex.Caption
-	}
-	d.Vocab = tasks.BuildVocab(caps, minCount, maxSize)
-}

@@ -2,6 +2,7 @@ package captioning
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -91,6 +92,11 @@ func (t *featuresTask) Name() string { return "features" }
 // Load reads the captions, matches them to the array's rows, splits them
 // and reads the rows.
 func (t *featuresTask) Load(seed int64) (*Data, error) {
+	return t.LoadContext(context.Background(), seed)
+}
+
+// LoadContext is Load, stopping early when ctx is done.
+func (t *featuresTask) LoadContext(ctx context.Context, seed int64) (*Data, error) {
 	c, err := readCorpus(t.captions, t.format)
 	if err != nil {
 		return nil, fmt.Errorf("captioning: features: %w", err)
@@ -108,7 +114,7 @@ func (t *featuresTask) Load(seed int64) (*Data, error) {
 		return nil, fmt.Errorf("captioning: features: %w", err)
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 1<<20)
+	br := bufio.NewReaderSize(tasks.ContextReader(ctx, f), 1<<20)
 	h, err := readNPYHeader(br)
 	if err != nil {
 		return nil, fmt.Errorf("captioning: features: %s: %w", t.npy, err)
@@ -208,7 +214,9 @@ func (t *featuresTask) Load(seed int64) (*Data, error) {
 	if len(d.Train) == 0 {
 		return nil, fmt.Errorf("captioning: features: %s: no training examples", t.captions)
 	}
-	finish(d, t.minCount, t.maxVoc)
+	if err := finish(ctx, d, t.minCount, t.maxVoc); err != nil {
+		return nil, err
+	}
 	return d, nil
 }
 

@@ -1,6 +1,7 @@
 package captioning
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"image"
@@ -114,6 +115,11 @@ func (t *imagesTask) Name() string { return "images" }
 
 // Load reads the captions, splits them and reads every image of every split.
 func (t *imagesTask) Load(seed int64) (*Data, error) {
+	return t.LoadContext(context.Background(), seed)
+}
+
+// LoadContext is Load, stopping early when ctx is done.
+func (t *imagesTask) LoadContext(ctx context.Context, seed int64) (*Data, error) {
 	c, err := readCorpus(t.captions, t.format)
 	if err != nil {
 		return nil, fmt.Errorf("captioning: images: %w", err)
@@ -142,10 +148,16 @@ func (t *imagesTask) Load(seed int64) (*Data, error) {
 		})
 	}
 	for i := range all {
+		if ctx.Err() != nil {
+			break
+		}
 		next <- i
 	}
 	close(next)
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 
 	// Report bad images in captions-file order (all is in split order).
 	var bad []int
@@ -195,8 +207,7 @@ func (t *imagesTask) Load(seed int64) (*Data, error) {
 	if len(d.Train) == 0 {
 		return nil, fmt.Errorf("captioning: images: %s: no training examples", t.captions)
 	}
-	finish(d, t.minCount, t.maxVoc)
-	return d, nil
+	return d, finish(ctx, d, t.minCount, t.maxVoc)
 }
 
 // read reads one image; errors name the image file and the captions line.

@@ -1,6 +1,7 @@
 package captioning
 
 import (
+	"context"
 	"fmt"
 	"image/color"
 	"slices"
@@ -171,11 +172,19 @@ func (t *shapesTask) Name() string { return "shapes" }
 
 // Load generates the three splits, each from its own stream.
 func (t *shapesTask) Load(seed int64) (*Data, error) {
+	return t.LoadContext(context.Background(), seed)
+}
+
+// LoadContext is Load, stopping early when ctx is done.
+func (t *shapesTask) LoadContext(ctx context.Context, seed int64) (*Data, error) {
 	d := &Data{C: 3, H: t.size, W: t.size}
 	for split, n := range []int{t.train, t.dev, t.test} {
 		r := splitRand(seed, split)
 		name := [...]string{"train", "dev", "test"}[split]
 		for i := range n {
+			if i%64 == 0 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			sc := t.scene(r, split == 2)
 			caps := sc.captions(r, t.perImage)
 			ex := Example{
@@ -200,6 +209,5 @@ func (t *shapesTask) Load(seed int64) (*Data, error) {
 			}
 		}
 	}
-	finish(d, 1, 0)
-	return d, nil
+	return d, finish(ctx, d, 1, 0)
 }

@@ -1,0 +1,47 @@
+package tasks
+
+import (
+	"context"
+	"io"
+)
+
+// ContextLoader is implemented by tasks whose Load can stop early: LoadContext
+// returns ctx's error soon after ctx is done (its loops check every
+// checkEvery examples). Every task of this package implements it.
+type ContextLoader interface {
+	LoadContext(ctx context.Context, seed int64) (*Data, error)
+}
+
+// checkEvery is how many examples a loop handles between looks at its
+// context: a few milliseconds of work at most.
+const checkEvery = 1024
+
+// LoadContext loads t's data, stopping early when ctx is done if t is a
+// ContextLoader; otherwise it loads all of it and then reports ctx's error.
+func LoadContext(ctx context.Context, t Task, seed int64) (*Data, error) {
+	if cl, ok := t.(ContextLoader); ok {
+		return cl.LoadContext(ctx, seed)
+	}
+	d, err := t.Load(seed)
+	if err == nil && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return d, err
+}
+
+// ContextReader reads from r until ctx is done, then fails with ctx's
+// error: a long parse of a file stops when the context does.
+func ContextReader(ctx context.Context, r io.Reader) io.Reader { return ctxReader{ctx, r} }
+
+// ctxReader reads from r until ctx is done, then fails with ctx's error.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
