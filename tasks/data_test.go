@@ -131,7 +131,7 @@ func pharaoh(links []metrics.Link) string {
 func TestLoadContextStops(t *testing.T) {
 	done, cancel := context.WithCancel(context.Background())
 	cancel()
-	for _, name := range []string{"copy", "reverse", "sort", "date", "reorder"} {
+	for _, name := range []string{"copy", "reverse", "sort", "date", "reorder", "synlang"} {
 		task, err := New(name, Options{"train": 5000})
 		if err != nil {
 			t.Fatal(err)
@@ -154,5 +154,26 @@ func TestLoadContextStops(t *testing.T) {
 	}
 	if _, err := BuildVocabContext(done, [][]string{{"a"}}, 1, 0); err != context.Canceled {
 		t.Errorf("BuildVocabContext with a done context: %v", err)
+	}
+}
+
+// TestEveryTaskSizedAndStoppable: every registered task tells its Size
+// before Load (the memory estimate reads it) and loads with a context.
+func TestEveryTaskSizedAndStoppable(t *testing.T) {
+	for _, name := range Names() {
+		opts := Options{}
+		if name == "tsv" {
+			opts["path"] = "../testdata/tasks/tiny.tsv"
+		}
+		task, err := New(name, opts)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if _, ok := task.(Sizer); !ok {
+			t.Errorf("%s is not a Sizer", name)
+		}
+		if _, ok := task.(ContextLoader); !ok {
+			t.Errorf("%s is not a ContextLoader", name)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -119,11 +120,14 @@ func (t *synlangTask) Name() string { return "synlang" }
 // Load draws the splits. Dev and test sources never occur in train (nor
 // twice) when the single-clause sentences alone number at least twice the
 // examples wanted: (nouns·2)² · verbs · 2 ≥ 2·(train+dev+test).
-func (t *synlangTask) Load(seed int64) (*Data, error) {
+func (t *synlangTask) Load(seed int64) (*Data, error) { return t.LoadContext(context.Background(), seed) }
+
+// LoadContext is Load, stopping early when ctx is done.
+func (t *synlangTask) LoadContext(ctx context.Context, seed int64) (*Data, error) {
 	l := t.lex
 	nn, nv := float64(len(l.nouns)), float64(len(l.verbs))
 	space := (2 * nn) * (2 * nn) * nv * 2
-	return generate("synlang", seed, t.n, space >= 2*t.n.total(), t.draw)
+	return generate(ctx, "synlang", seed, t.n, space >= 2*t.n.total(), t.draw)
 }
 
 // Tokenize lowercases s, splits off commas and splits at white space.

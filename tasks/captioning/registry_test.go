@@ -158,3 +158,21 @@ func TestOptionReaderTypes(t *testing.T) {
 		t.Errorf("IntPair: got %v", err)
 	}
 }
+
+// TestShapesSizedAndStoppable: shapes tells its Size before Load (the
+// memory estimate reads it), and every task loads with a context.
+func TestShapesSizedAndStoppable(t *testing.T) {
+	task, err := New("shapes", tasks.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := task.(tasks.Sizer); !ok || s.Size().H != 64 || s.Size().Train != 5000 {
+		t.Errorf("shapes: Size %+v (a Sizer: %v), want 5000 training images of 64×64", s, ok)
+	}
+	loaders := map[string]ContextLoader{"shapes": (*shapesTask)(nil), "images": (*imagesTask)(nil), "features": (*featuresTask)(nil)}
+	for _, name := range Names() {
+		if loaders[name] == nil {
+			t.Errorf("task %s: add it here once it implements ContextLoader", name)
+		}
+	}
+}
