@@ -120,7 +120,9 @@ func (t *synlangTask) Name() string { return "synlang" }
 // Load draws the splits. Dev and test sources never occur in train (nor
 // twice) when the single-clause sentences alone number at least twice the
 // examples wanted: (nouns·2)² · verbs · 2 ≥ 2·(train+dev+test).
-func (t *synlangTask) Load(seed int64) (*Data, error) { return t.LoadContext(context.Background(), seed) }
+func (t *synlangTask) Load(seed int64) (*Data, error) {
+	return t.LoadContext(context.Background(), seed)
+}
 
 // LoadContext is Load, stopping early when ctx is done.
 func (t *synlangTask) LoadContext(ctx context.Context, seed int64) (*Data, error) {
