@@ -3,7 +3,7 @@ GO       ?= go
 BIN      := bin/attnzoo
 PKGS     := ./...
 
-.PHONY: all build test test-short test-full test-captioning test-openblas bench bench-compare demo fmt fmt-check vet clean
+.PHONY: all build test test-short test-full test-captioning test-openblas bench bench-compare demo fmt fmt-check vet clean fuzz
 
 # BLAS: the matrix products run on OpenBLAS through cgo (gonum's netlib
 # bindings, -tags openblas) when Debian's libopenblas-dev is installed, on
@@ -104,3 +104,16 @@ test-full:
 # 2 cores; ATTNZOO_RESULTS=dir keeps the results folder.
 test-captioning:
 	ATTNZOO_CAPTIONING=1 $(BUILD_ENV) $(GO) test $(BLAS_TAGS) -timeout 3h -run 'TestShapesBar' -v ./experiments
+
+# Every fuzz target for FUZZTIME each (a minute: ~7 min in all). New
+# crashers land in the package's testdata/fuzz/<Target>/ and are kept as
+# regression inputs that `go test` replays.
+FUZZTIME ?= 60s
+FUZZ_TARGETS := ./experiments:FuzzParse ./seq2seq:FuzzLoadCheckpoint ./tasks:FuzzParseTSV \
+	./tasks/captioning:FuzzNPYHeader ./tasks/captioning:FuzzFlickr ./tasks/captioning:FuzzKarpathy
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "== $$name ($$pkg, $(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done

@@ -139,12 +139,23 @@ func contains(xs []string, x string) bool {
 
 var unsafeRe = regexp.MustCompile(`[^A-Za-z0-9._=+-]`)
 
+// maxRuns bounds a sweep: a typo in a list's product must not expand to
+// millions of runs before anything is checked.
+const maxRuns = 100000
+
 // Runs expands the sweep: the cartesian product of the axes (first axis
 // slowest) × seeds (fastest). Every run's settings are validated.
 func (e *Experiment) Runs() ([]*Run, error) {
 	axes, err := e.axes()
 	if err != nil {
 		return nil, err
+	}
+	n := float64(len(e.Seeds))
+	for _, a := range axes {
+		n *= float64(len(a.values))
+	}
+	if n > maxRuns {
+		return nil, e.errf("", "sweep", "%.3g runs (the product of the sweep's lists × %d seeds): at most %d", n, len(e.Seeds), maxRuns)
 	}
 	points := [][]Assignment{nil}
 	for _, a := range axes {

@@ -192,6 +192,13 @@ func (o *OptimizerState) readMoments(ts map[string]Tensor, m *Model) error {
 // parameters inline; every parameter of the configuration must be present
 // with its shape.
 func FromCheckpoint(ck *Checkpoint) (*Model, error) {
+	held := 0
+	for _, p := range ck.Params {
+		held += len(p.Data)
+	}
+	if err := checkHeld(ck.Config, held); err != nil {
+		return nil, err
+	}
 	m, err := New(ck.Config)
 	if err != nil {
 		return nil, err
