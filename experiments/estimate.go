@@ -17,7 +17,7 @@ import (
 // embed, A the concat scorer's size, V the target vocabulary, g the cell's
 // gates (rnn 1, gru 3, lstm 4) and h the encoder's units a direction:
 //
-//	weights     = P·b·(2 + o) + P·(1 + o)·48     values, gradients, o optimizer slots; the checkpoint's float64s and JSON text
+//	weights     = P·b·(2 + o) + P·(1 + o)·16     values, gradients, o optimizer slots; the checkpoint's buffers (float64 moments)
 //	activations = 2·b·2·[S·B·(d·(3g+6)·h + E) + 3·B·S·H + K + T·B·((3g+8)·H + E + S·(3 + 2·A′)) + B·T·(3H + 3V)]
 //	decoding    = b·[S·B·(d·(3g+6)·h + E + 3H) + K + (L·B + R)·((3g+8)·H + E + 2V + S·(3 + 2·A′)) + R·K/B]
 //	data        = examples·(250 + 72·(mean source + mean target)) + images·(2·4·C·H·W + 4·H·W + 600) + features·4·S·D
@@ -195,7 +195,7 @@ func estimate(in estimateInput) Estimate {
 	act := encAct + keySide + T*decStep + B*T*(3*H+3*Vt)
 	est.Params = P
 	o := optimizerSlots(in.Optimizer)
-	est.Weights = P*b*(2+o) + P*(1+o)*48
+	est.Weights = P*b*(2+o) + P*(1+o)*16
 	est.Activations = 2 * b * 2 * act
 
 	// Decoding: the encoder forward (no gradients), greedy decoding's L

@@ -138,6 +138,13 @@ func Load(path string) (*Model, *Checkpoint, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("seq2seq: %s: %w", path, err)
 	}
+	held := 0
+	for _, t := range ts {
+		held += len(t.F32) + len(t.F64)
+	}
+	if err := checkHeld(ck.Config, held); err != nil {
+		return nil, nil, fmt.Errorf("seq2seq: %s: %w", path, err)
+	}
 	m, err := New(ck.Config)
 	if err != nil {
 		return nil, nil, fmt.Errorf("seq2seq: %s: %w", path, err)
