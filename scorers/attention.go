@@ -47,6 +47,7 @@ type Memory struct {
 	scorer            Scorer
 	projected, values *gx.Node
 	mask              *gx.Node
+	headMask          *gx.Node // the mask once per head [B·h, S], made at the first Attend
 }
 
 // Prepare does a scorer's key-side work once for a batch of source
@@ -72,9 +73,12 @@ func Prepare(g *gx.Graph, s Scorer, keys, values, mask *gx.Node) *Memory {
 
 // Step is one attention step's result.
 type Step struct {
-	Scores  *gx.Node // [B, S]
-	Weights *gx.Node // [B, S]
+	Scores  *gx.Node // [B, S]; [B·h, S] for a scorer with h > 1 heads (MultiHead)
+	Weights *gx.Node // [B, S]: the mean of the heads' weights
 	Context *gx.Node // [B, Dv]
+	// HeadWeights are each head's weights [B·h, S] (row b·h+k is head k of
+	// batch row b) for a scorer with h > 1 heads; nil otherwise.
+	HeadWeights *gx.Node
 }
 
 // Attend scores the query q [B, Dq] against the memory, normalises the
@@ -88,7 +92,19 @@ func (m *Memory) Attend(g *gx.Graph, q *gx.Node, norm Normalizer) Step {
 	if st.Scores == nil {
 		return st
 	}
-	st.Weights = norm(g, st.Scores, m.mask)
+	if h := HeadsOf(m.scorer); h > 1 {
+		// w̄_i = (1/h) Σ_k norm(s^k)_i, each head over the unmasked keys
+		if m.headMask == nil {
+			m.headMask = g.RepeatRows(m.mask, h)
+		}
+		st.HeadWeights = norm(g, st.Scores, m.headMask)
+		if st.HeadWeights == nil {
+			return st
+		}
+		st.Weights = g.HeadMean(st.HeadWeights, h)
+	} else {
+		st.Weights = norm(g, st.Scores, m.mask)
+	}
 	if st.Weights == nil {
 		return st
 	}

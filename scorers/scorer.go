@@ -30,6 +30,23 @@ type Scorer interface {
 // The optional abilities below are found by type assertion, as
 // database/sql/driver's are.
 
+// MultiHead is implemented by scorers that score with several heads at
+// once (projected-dot): with Heads() = h > 1, Score and ScoreProjected
+// return [B·h, S], row b·h+k holding head k's scores for batch row b.
+// Attention normalises each head over the unmasked keys and averages the
+// heads' weights into one distribution per batch row (Memory.Attend).
+type MultiHead interface {
+	Heads() int
+}
+
+// HeadsOf returns the number of heads s scores with: MultiHead's Heads, or 1.
+func HeadsOf(s Scorer) int {
+	if mh, ok := s.(MultiHead); ok && mh.Heads() > 1 {
+		return mh.Heads()
+	}
+	return 1
+}
+
 // PositionBased is implemented by scorers whose scores depend on key
 // positions rather than key contents (location): permuting the keys does
 // not permute their scores.

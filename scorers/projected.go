@@ -1,0 +1,86 @@
+package scorers
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/attnzoo/attnzoo/internal/gx"
+)
+
+// ProjectedDot is the Transformer's scaled dot product of learned
+// projections (Vaswani et al. 2017, §3.2.1–3.2.2), with h heads:
+//
+//	s_i^k = (W_q^k q)ᵀ (W_k^k k_i) / √a,   a = A/h,  k = 1…h
+//
+// W_q^k: a×Dq and W_k^k: a×Dk are head k's own weights, held as the rows
+// [k·a, (k+1)·a) of W_q: A×Dq and W_k: A×Dk. Unlike plain scaled-dot, the
+// projections can rescale what they read, so the √a does not pin the
+// scores near zero when the states are small. W_k k_i is computed once per
+// source sequence. With h > 1 the scorer returns one row of scores per
+// batch row and head (Heads); attention normalises each head on its own and
+// averages the heads' weights (Memory.Attend).
+type ProjectedDot struct {
+	core
+	Wq, Wk *gx.Param
+	heads  int
+	scale  float64 // 1/√a
+}
+
+var _ Scorer = (*ProjectedDot)(nil)
+var _ MultiHead = (*ProjectedDot)(nil)
+
+func init() {
+	Register("projected-dot", func(c Config) (Scorer, error) {
+		A, h := int(c.Settings["attention"]), int(c.Settings["heads"])
+		if A == 0 {
+			A = c.Key
+		}
+		if A%h != 0 {
+			return nil, fmt.Errorf("scorers: projected-dot: attention %d is not a multiple of heads %d (each head projects to attention/heads)", A, h)
+		}
+		s := &ProjectedDot{core: core{name: "projected-dot", cfg: c}, heads: h, scale: 1 / math.Sqrt(float64(A/h))}
+		s.Wq = s.param("W_q", A, c.Query)
+		s.Wk = s.param("W_k", A, c.Key)
+		s.Wq.Glorot(c.Rand)
+		s.Wk.Glorot(c.Rand)
+		return s, nil
+	}, Setting{
+		Name: "attention", Usage: "projected-dot: the size A of W_q q and W_k k_i, all heads together (0 = the key size Dk)", Int: true,
+		FromParams: func(p map[string]any) (float64, bool) {
+			if v, ok := p["W_q"].([]any); ok {
+				return float64(len(v)), true
+			}
+			return 0, false
+		},
+	}, Setting{
+		Name: "heads", Usage: "projected-dot: the number of heads h, each projecting to attention/h", Default: 1, Int: true, Min: 1,
+	})
+	RegisterAlias("transformer", "projected-dot")
+}
+
+func (s *ProjectedDot) Formula() string {
+	return fmt.Sprintf("(W_q^k q)ᵀ(W_k^k k_i)/√a for each of h = %d heads, a = A/h; W_q: A×Dq, W_k: A×Dk", s.heads)
+}
+
+// Heads is h.
+func (s *ProjectedDot) Heads() int { return s.heads }
+
+// ProjectKeys returns W_k k_i for every key: [B, S, A], every head's block.
+func (s *ProjectedDot) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node {
+	if !s.checkKeys(g, keys) {
+		return nil
+	}
+	return g.Linear(keys, g.Bind(s.Wk), 0)
+}
+
+// ScoreProjected returns each head's (W_q^k q)ᵀ(W_k^k k_i)/√a: [B·h, S].
+func (s *ProjectedDot) ScoreProjected(g *gx.Graph, q, wk *gx.Node) *gx.Node {
+	if !s.checkQuery(g, q) || !s.checkBatch(g, q, wk) {
+		return nil
+	}
+	return g.BMVHeads(wk, g.Linear(q, g.Bind(s.Wq), 0), s.heads, s.scale)
+}
+
+func (s *ProjectedDot) Score(g *gx.Graph, q, keys *gx.Node) *gx.Node {
+	return s.ScoreProjected(g, q, s.ProjectKeys(g, keys))
+}
