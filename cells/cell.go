@@ -4,11 +4,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"strings"
-	"sync"
 
 	"github.com/attnzoo/attnzoo/internal/gx"
+	"github.com/attnzoo/attnzoo/internal/registry"
 )
 
 // State is a cell's recurrent state: H [B, Hidden]; C [B, Hidden] for lstm,
@@ -60,39 +59,19 @@ type Sequencer interface {
 // Factory makes a cell from a validated, filled-in configuration.
 type Factory func(c Config) (Cell, error)
 
-var (
-	mu        sync.RWMutex
-	factories = map[string]Factory{}
-)
+var factories = registry.New[Factory]("cells")
 
 // Register makes a cell available by name. It panics if f is nil or the
 // name is empty or taken (a programmer error, as in database/sql).
 func Register(name string, f Factory) {
-	mu.Lock()
-	defer mu.Unlock()
 	if f == nil {
 		panic("cells: Register factory is nil")
 	}
-	if name == "" {
-		panic("cells: Register name is empty")
-	}
-	if _, dup := factories[name]; dup {
-		panic("cells: Register called twice for " + name)
-	}
-	factories[name] = f
+	factories.Register(name, f)
 }
 
 // Names returns the registered cell names, sorted.
-func Names() []string {
-	mu.RLock()
-	defer mu.RUnlock()
-	names := make([]string, 0, len(factories))
-	for n := range factories {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func Names() []string { return factories.Names() }
 
 // UnknownError is returned by New for a name no cell is registered under.
 type UnknownError struct{ Name string }
@@ -104,9 +83,7 @@ func (e *UnknownError) Error() string {
 // New makes the named cell. Sizes are checked here, so a wrong
 // configuration is an error naming them, never a failure inside a graph.
 func New(name string, c Config) (Cell, error) {
-	mu.RLock()
-	f, ok := factories[name]
-	mu.RUnlock()
+	f, ok := factories.Get(name)
 	if !ok {
 		return nil, &UnknownError{name}
 	}

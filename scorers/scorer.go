@@ -4,11 +4,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"strings"
-	"sync"
 
 	"github.com/attnzoo/attnzoo/internal/gx"
+	"github.com/attnzoo/attnzoo/internal/registry"
 )
 
 // Scorer scores keys against a query. Its key-side work is done once per
@@ -98,11 +97,15 @@ func (c *Config) fill() {
 // Factory makes a scorer from a (filled-in) configuration.
 type Factory func(c Config) (Scorer, error)
 
+// entry is a registered scorer: its factory and its own settings.
+type entry struct {
+	f        Factory
+	settings []Setting
+}
+
 var (
-	mu        sync.RWMutex
-	factories = map[string]Factory{}
-	settings  = map[string][]Setting{}
-	aliases   = map[string]string{}
+	scorerReg = registry.New[entry]("scorers")
+	aliasReg  = registry.New[string]("scorers: alias")
 )
 
 // Register makes a scorer available by name, with the settings of its own
@@ -110,18 +113,10 @@ var (
 // or taken, or a setting has no name or is declared twice (programmer
 // errors, as in database/sql).
 func Register(name string, f Factory, own ...Setting) {
-	mu.Lock()
-	defer mu.Unlock()
 	if f == nil {
 		panic("scorers: Register factory is nil")
 	}
-	if name == "" {
-		panic("scorers: Register name is empty")
-	}
-	if _, dup := factories[name]; dup {
-		panic("scorers: Register called twice for " + name)
-	}
-	if _, dup := aliases[name]; dup {
+	if _, dup := aliasReg.Get(name); dup {
 		panic("scorers: Register name " + name + " is an alias")
 	}
 	seen := map[string]bool{}
@@ -131,45 +126,28 @@ func Register(name string, f Factory, own ...Setting) {
 		}
 		seen[st.Name] = true
 	}
-	factories[name] = f
-	settings[name] = slices.Clone(own)
+	scorerReg.Register(name, entry{f, slices.Clone(own)})
 }
 
 // RegisterAlias makes alias another name for the registered scorer name.
 func RegisterAlias(alias, name string) {
-	mu.Lock()
-	defer mu.Unlock()
-	if _, ok := factories[name]; !ok {
+	if _, ok := scorerReg.Get(name); !ok {
 		panic("scorers: RegisterAlias to unknown scorer " + name)
 	}
-	if _, dup := factories[alias]; dup {
+	if _, dup := scorerReg.Get(alias); dup {
 		panic("scorers: RegisterAlias: " + alias + " is a scorer")
 	}
-	if _, dup := aliases[alias]; dup {
-		panic("scorers: RegisterAlias called twice for " + alias)
-	}
-	aliases[alias] = name
+	aliasReg.Register(alias, name)
 }
 
 // Names returns the registered scorer names, sorted, without aliases.
-func Names() []string {
-	mu.RLock()
-	defer mu.RUnlock()
-	names := make([]string, 0, len(factories))
-	for n := range factories {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func Names() []string { return scorerReg.Names() }
 
 // Aliases returns a copy of the alias → scorer map.
 func Aliases() map[string]string {
-	mu.RLock()
-	defer mu.RUnlock()
-	out := make(map[string]string, len(aliases))
-	for a, n := range aliases {
-		out[a] = n
+	out := map[string]string{}
+	for _, a := range aliasReg.Names() {
+		out[a], _ = aliasReg.Get(a)
 	}
 	return out
 }
@@ -177,15 +155,10 @@ func Aliases() map[string]string {
 // Canonical resolves an alias to its scorer name. It reports false for an
 // unknown name.
 func Canonical(name string) (string, bool) {
-	mu.RLock()
-	defer mu.RUnlock()
-	if _, ok := factories[name]; ok {
+	if _, ok := scorerReg.Get(name); ok {
 		return name, true
 	}
-	if n, ok := aliases[name]; ok {
-		return n, true
-	}
-	return "", false
+	return aliasReg.Get(name)
 }
 
 // UnknownError is returned for a name that is neither a scorer nor an alias.
@@ -201,9 +174,8 @@ func New(name string, c Config) (Scorer, error) {
 	if !ok {
 		return nil, &UnknownError{name}
 	}
-	mu.RLock()
-	f := factories[canon]
-	mu.RUnlock()
+	e, _ := scorerReg.Get(canon)
+	f := e.f
 	if c.Query <= 0 || c.Key <= 0 {
 		return nil, fmt.Errorf("scorers: %s: query and key sizes must be > 0, got Dq=%d, Dk=%d", canon, c.Query, c.Key)
 	}

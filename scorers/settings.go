@@ -53,9 +53,8 @@ func SettingsOf(name string) []Setting {
 	if !ok {
 		return nil
 	}
-	mu.RLock()
-	defer mu.RUnlock()
-	return slices.Clone(settings[canon])
+	e, _ := scorerReg.Get(canon)
+	return slices.Clone(e.settings)
 }
 
 // AllSettings returns every registered scorer's settings, one per name,

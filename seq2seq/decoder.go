@@ -1,10 +1,9 @@
 package seq2seq
 
 import (
-	"sync"
-
 	"github.com/attnzoo/attnzoo/cells"
 	"github.com/attnzoo/attnzoo/internal/gx"
+	"github.com/attnzoo/attnzoo/internal/registry"
 	"github.com/attnzoo/attnzoo/scorers"
 )
 
@@ -41,34 +40,21 @@ type Decoder interface {
 	Step(g *gx.Graph, p DecoderParts, y *gx.Node, st DecoderState) (DecoderState, *gx.Node, scorers.Step)
 }
 
-var (
-	decMu    sync.RWMutex
-	decoders = map[string]Decoder{}
-)
+var decoders = registry.New[Decoder]("seq2seq: decoders")
 
 // RegisterDecoder makes a decoder available by name. It panics if the name
 // is empty or taken or d is nil (programmer errors).
 func RegisterDecoder(name string, d Decoder) {
-	decMu.Lock()
-	defer decMu.Unlock()
-	if name == "" || d == nil {
-		panic("seq2seq: RegisterDecoder " + name + ": empty name or nil decoder")
+	if d == nil {
+		panic("seq2seq: RegisterDecoder " + name + ": nil decoder")
 	}
-	if _, dup := decoders[name]; dup {
-		panic("seq2seq: RegisterDecoder called twice for " + name)
-	}
-	decoders[name] = d
+	decoders.Register(name, d)
 }
 
 // DecoderNames returns the decoder names, sorted.
-func DecoderNames() []string {
-	decMu.RLock()
-	defer decMu.RUnlock()
-	return sortedKeys(decoders)
-}
+func DecoderNames() []string { return decoders.Names() }
 
 func decoderOf(name string) Decoder {
-	decMu.RLock()
-	defer decMu.RUnlock()
-	return decoders[name]
+	d, _ := decoders.Get(name)
+	return d
 }

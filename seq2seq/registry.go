@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
-	"sync"
 
 	"github.com/attnzoo/attnzoo/cells"
 	"github.com/attnzoo/attnzoo/internal/gx"
+	"github.com/attnzoo/attnzoo/internal/registry"
 )
 
 // Reads is what an encoder reads: token ids (Tokens), image regions cut by
@@ -67,41 +67,24 @@ type EncoderInfo struct {
 	New func(b *Builder) (Encoder, error)
 }
 
-var (
-	encMu    sync.RWMutex
-	encoders = map[string]EncoderInfo{}
-)
+var encoders = registry.New[EncoderInfo]("seq2seq: encoders")
 
 // RegisterEncoder makes an encoder available by name. It panics if the name
 // is empty or taken, or info has no New or Reads (programmer errors).
 func RegisterEncoder(name string, info EncoderInfo) {
-	encMu.Lock()
-	defer encMu.Unlock()
-	if name == "" || info.New == nil || info.Reads == "" {
-		panic("seq2seq: RegisterEncoder " + name + ": empty name, or no New or Reads")
+	if info.New == nil || info.Reads == "" {
+		panic("seq2seq: RegisterEncoder " + name + ": no New or Reads")
 	}
-	if _, dup := encoders[name]; dup {
-		panic("seq2seq: RegisterEncoder called twice for " + name)
-	}
-	encoders[name] = info
+	encoders.Register(name, info)
 }
 
 // EncoderInfoOf returns what the registry knows of the named encoder.
 func EncoderInfoOf(name string) (EncoderInfo, bool) { return encoderInfo(name) }
 
-func encoderInfo(name string) (EncoderInfo, bool) {
-	encMu.RLock()
-	defer encMu.RUnlock()
-	info, ok := encoders[name]
-	return info, ok
-}
+func encoderInfo(name string) (EncoderInfo, bool) { return encoders.Get(name) }
 
 // EncoderNames returns the encoder names, sorted.
-func EncoderNames() []string {
-	encMu.RLock()
-	defer encMu.RUnlock()
-	return sortedKeys(encoders)
-}
+func EncoderNames() []string { return encoders.Names() }
 
 // EncoderReads returns what the named encoder reads (Tokens, Images or
 // Features); false for an unknown encoder.

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
-	"sync"
+
+	"github.com/attnzoo/attnzoo/internal/registry"
 )
 
 // Task is a source of parallel data.
@@ -70,10 +70,7 @@ type entry struct {
 	new  func(Options) (Named, error)
 }
 
-var (
-	registryMu sync.RWMutex
-	entries    = make(map[string]entry)
-)
+var entries = registry.New[entry]("tasks")
 
 // Register makes a translation task available by name. It panics if f is
 // nil, name is empty or name is already registered: those are programmer
@@ -88,34 +85,17 @@ func Register(name string, f Factory) {
 // RegisterKind makes a task of any kind available by name; package
 // captioning registers its tasks through it. It panics as Register does.
 func RegisterKind(name string, info Info, f func(Options) (Named, error)) {
-	registryMu.Lock()
-	defer registryMu.Unlock()
 	if f == nil {
 		panic("tasks: Register factory is nil")
-	}
-	if name == "" {
-		panic("tasks: Register with an empty name")
 	}
 	if info.Kind == "" || info.Input == "" {
 		panic("tasks: Register " + name + " without a kind or input")
 	}
-	if _, dup := entries[name]; dup {
-		panic("tasks: Register called twice for task " + name)
-	}
-	entries[name] = entry{info, f}
+	entries.Register(name, entry{info, f})
 }
 
 // Names returns the registered task names of every kind, sorted.
-func Names() []string {
-	registryMu.RLock()
-	defer registryMu.RUnlock()
-	names := make([]string, 0, len(entries))
-	for name := range entries {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	return names
-}
+func Names() []string { return entries.Names() }
 
 // NamesOf returns the registered task names of one kind, sorted.
 func NamesOf(kind Kind) []string {
@@ -130,16 +110,12 @@ func NamesOf(kind Kind) []string {
 
 // InfoOf returns the kind and input of the task registered as name.
 func InfoOf(name string) (Info, bool) {
-	registryMu.RLock()
-	defer registryMu.RUnlock()
-	e, ok := entries[name]
+	e, ok := entries.Get(name)
 	return e.info, ok
 }
 
 func lookup(name string) (entry, error) {
-	registryMu.RLock()
-	e, ok := entries[name]
-	registryMu.RUnlock()
+	e, ok := entries.Get(name)
 	if !ok {
 		return entry{}, fmt.Errorf("tasks: unknown task %q (have: %s)", name, strings.Join(Names(), ", "))
 	}

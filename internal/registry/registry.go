@@ -1,0 +1,55 @@
+// Package registry is the table of names behind every plug-in registry of
+// the project (cells, scorers, tasks, encoders, decoders): safe for
+// concurrent use, with database/sql's rule that registering an empty or
+// taken name is a programmer error that panics.
+package registry
+
+import (
+	"sort"
+	"sync"
+)
+
+// Registry maps names to values of one kind.
+type Registry[T any] struct {
+	pkg string // the owner's package, for panic messages
+	mu  sync.RWMutex
+	m   map[string]T
+}
+
+// New returns an empty registry; pkg prefixes its panic messages.
+func New[T any](pkg string) *Registry[T] {
+	return &Registry[T]{pkg: pkg, m: map[string]T{}}
+}
+
+// Register adds v under name. It panics if name is empty or taken.
+func (r *Registry[T]) Register(name string, v T) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if name == "" {
+		panic(r.pkg + ": Register with an empty name")
+	}
+	if _, dup := r.m[name]; dup {
+		panic(r.pkg + ": Register called twice for " + name)
+	}
+	r.m[name] = v
+}
+
+// Get returns the value registered under name.
+func (r *Registry[T]) Get(name string) (T, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	v, ok := r.m[name]
+	return v, ok
+}
+
+// Names returns the registered names, sorted.
+func (r *Registry[T]) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	names := make([]string, 0, len(r.m))
+	for n := range r.m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
