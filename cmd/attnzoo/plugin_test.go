@@ -51,20 +51,13 @@ func (s testCLI) ScoreProjected(g *gx.Graph, q, keys *gx.Node) *gx.Node {
 func (s testCLI) Score(g *gx.Graph, q, keys *gx.Node) *gx.Node { return s.ScoreProjected(g, q, keys) }
 
 func TestPluginScorer(t *testing.T) {
-	out, _, code := runCLI(t, "list", "--json")
-	if code != 0 {
-		t.Fatal(code)
-	}
-	var l listing
-	if err := json.Unmarshal([]byte(out), &l); err != nil {
-		t.Fatal(err)
-	}
+	l := listJSON(t)
 	if !slices.Contains(l.Tasks, "test-cli-task") || !slices.Contains(l.Cells, "test-cli-cell") {
 		t.Errorf("list --json: tasks %v, cells %v, want test-cli-task and test-cli-cell among them", l.Tasks, l.Cells)
 	}
 	i := slices.IndexFunc(l.Scorers, func(s scorerInfo) bool { return s.Name == "test-cli" })
 	if i < 0 || l.Scorers[i].Formula != "test_scale · qᵀ k_i" || len(l.Scorers[i].Settings) != 1 || l.Scorers[i].Settings[0].Name != "test_scale" {
-		t.Fatalf("list --json: %s", out)
+		t.Fatalf("list --json: %+v", l.Scorers)
 	}
 	// q = [1, 0], keys [1, 0] and [0, 1]: qᵀk = [1, 0], times 2 → s = [2, 0];
 	// softmax: w1 = 1/(1 + e^−2) = 0.8807970779778823, w2 = 0.11920292202211755

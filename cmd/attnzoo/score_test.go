@@ -166,7 +166,9 @@ func TestScoreParamsAndOptions(t *testing.T) {
 	}
 }
 
-func TestList(t *testing.T) {
+// listJSON runs `attnzoo list --json` and decodes it.
+func listJSON(t *testing.T) listing {
+	t.Helper()
 	out, _, code := runCLI(t, "list", "--json")
 	if code != 0 {
 		t.Fatal(code)
@@ -175,6 +177,11 @@ func TestList(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &l); err != nil {
 		t.Fatal(err)
 	}
+	return l
+}
+
+func TestList(t *testing.T) {
+	l := listJSON(t)
 	names := []string{}
 	for _, s := range l.Scorers {
 		names = append(names, s.Name)
@@ -182,7 +189,7 @@ func TestList(t *testing.T) {
 	if got, want := strings.Join(names, ","), strings.Join(scorers.Names(), ","); got != want || !strings.Contains(got, "test-cli") {
 		t.Errorf("scorers %s, want %s (with test-cli, plugin_test.go)", got, want)
 	}
-	out, _, _ = runCLI(t, "list")
+	out, _, _ := runCLI(t, "list")
 	for _, w := range []string{"bahdanau", "luong", "sparsemax", "scaled-dot"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("list output lacks %q", w)
