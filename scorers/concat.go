@@ -65,7 +65,7 @@ func (s *Concat) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node {
 
 // ScoreProjected returns vᵀ tanh(W_q q + W_k k_i + b) for every key.
 func (s *Concat) ScoreProjected(g *gx.Graph, q, wk *gx.Node) *gx.Node {
-	if !s.checkQuery(g, q) || !s.checkBatch(g, q, wk) {
+	if !s.checkStep(g, q, wk) {
 		return nil
 	}
 	u := g.Linear(q, g.Bind(s.Wq), 0) // [B,A]

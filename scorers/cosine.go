@@ -69,7 +69,7 @@ func (s *Cosine) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node {
 
 // ScoreProjected returns γ times the cosine of q with each key.
 func (s *Cosine) ScoreProjected(g *gx.Graph, q, unit *gx.Node) *gx.Node {
-	if !s.checkQuery(g, q) || !s.checkBatch(g, q, unit) {
+	if !s.checkStep(g, q, unit) {
 		return nil
 	}
 	qn := g.L2Normalize(q, cosineEps)

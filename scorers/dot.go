@@ -20,16 +20,11 @@ func init() {
 func (d *Dot) Formula() string { return "qᵀ k_i (needs Dq = Dk)" }
 
 // ProjectKeys returns the keys themselves.
-func (d *Dot) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node {
-	if !d.checkKeys(g, keys) {
-		return nil
-	}
-	return keys
-}
+func (d *Dot) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node { return d.sameKeys(g, keys) }
 
 // ScoreProjected returns qᵀ k_i for every key.
 func (d *Dot) ScoreProjected(g *gx.Graph, q, keys *gx.Node) *gx.Node {
-	if !d.checkQuery(g, q) || !d.checkBatch(g, q, keys) {
+	if !d.checkStep(g, q, keys) {
 		return nil
 	}
 	return g.BMV(keys, q, 1) // [B,S]

@@ -35,7 +35,7 @@ func (s *General) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node {
 
 // ScoreProjected returns qᵀ (W k_i) for every key.
 func (s *General) ScoreProjected(g *gx.Graph, q, wk *gx.Node) *gx.Node {
-	if !s.checkQuery(g, q) || !s.checkBatch(g, q, wk) {
+	if !s.checkStep(g, q, wk) {
 		return nil
 	}
 	return g.BMV(wk, q, 1) // [B,S]

@@ -66,7 +66,7 @@ func (s *Location) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node {
 
 // ScoreProjected returns the first S entries of W q.
 func (s *Location) ScoreProjected(g *gx.Graph, q, keys *gx.Node) *gx.Node {
-	if !s.checkQuery(g, q) || !s.checkBatch(g, q, keys) {
+	if !s.checkStep(g, q, keys) {
 		return nil
 	}
 	return g.Linear(q, g.Bind(s.W), keys.Shape()[1]) // [B,S]

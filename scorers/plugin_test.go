@@ -24,15 +24,11 @@ func init() {
 	}, Setting{Name: "scale", Usage: "test-scaled: the factor on qᵀk", Default: 1, Min: 0})
 }
 
-func (d *testScaled) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node {
-	if !d.checkKeys(g, keys) {
-		return nil
-	}
-	return keys
-}
+
+func (d *testScaled) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node { return d.sameKeys(g, keys) }
 
 func (d *testScaled) ScoreProjected(g *gx.Graph, q, keys *gx.Node) *gx.Node {
-	if !d.checkQuery(g, q) || !d.checkBatch(g, q, keys) {
+	if !d.checkStep(g, q, keys) {
 		return nil
 	}
 	return g.BMV(keys, q, d.scale)

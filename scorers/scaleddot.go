@@ -32,16 +32,11 @@ func (d *ScaledDot) Formula() string {
 }
 
 // ProjectKeys returns the keys themselves.
-func (d *ScaledDot) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node {
-	if !d.checkKeys(g, keys) {
-		return nil
-	}
-	return keys
-}
+func (d *ScaledDot) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node { return d.sameKeys(g, keys) }
 
 // ScoreProjected returns qᵀ k_i / √Dk for every key.
 func (d *ScaledDot) ScoreProjected(g *gx.Graph, q, keys *gx.Node) *gx.Node {
-	if !d.checkQuery(g, q) || !d.checkBatch(g, q, keys) {
+	if !d.checkStep(g, q, keys) {
 		return nil
 	}
 	return g.BMV(keys, q, d.scale) // [B,S]

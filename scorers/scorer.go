@@ -246,6 +246,21 @@ func (c *core) checkKeys(g *gx.Graph, keys *gx.Node) bool {
 	return true
 }
 
+// sameKeys is ProjectKeys for the scorers that score the keys themselves
+// (dot, scaled-dot; location, which only counts them): it checks their
+// shape.
+func (c *core) sameKeys(g *gx.Graph, keys *gx.Node) *gx.Node {
+	if !c.checkKeys(g, keys) {
+		return nil
+	}
+	return keys
+}
+
+// checkStep is ScoreProjected's check: q is [B, Dq], of the keys' batch.
+func (c *core) checkStep(g *gx.Graph, q, projected *gx.Node) bool {
+	return c.checkQuery(g, q) && c.checkBatch(g, q, projected)
+}
+
 // checkBatch records an error unless q and the keys share a batch size.
 func (c *core) checkBatch(g *gx.Graph, q, keys *gx.Node) bool {
 	if qb, kb := q.Shape()[0], keys.Shape()[0]; qb != kb {
