@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/attnzoo/attnzoo/metrics"
 	"github.com/attnzoo/attnzoo/seq2seq"
@@ -142,19 +143,11 @@ func channelsLast(im *captioning.Image) []float32 {
 	return out
 }
 
-func (c *captionCorpus) split(name string) []capItem {
-	switch name {
-	case "dev":
-		return c.dev
-	case "test":
-		return c.test
-	}
-	return c.train
-}
+func (c *captionCorpus) split(name string) []capItem { return pick(name, c.train, c.dev, c.test) }
 
 func (c *captionCorpus) configure(cfg *seq2seq.Config) error {
 	if !seq2seq.IsRegionEncoder(cfg.Encoder) {
-		return fmt.Errorf("encoder %q reads token sequences; a captioning task needs cnn, patches or features", cfg.Encoder)
+		return fmt.Errorf("encoder %q reads token sequences; a captioning task needs one that reads images or features (%s)", cfg.Encoder, strings.Join(append(seq2seq.EncodersReading(seq2seq.Images), seq2seq.EncodersReading(seq2seq.Features)...), ", "))
 	}
 	cfg.TgtVocab, cfg.Regions, cfg.RegionSize, cfg.MaxSrcLen, cfg.SrcVocab = c.data.Vocab.Len(), c.S, c.P, c.S, 1
 	if c.cnn { // the grid and its vectors' size follow from the image and the layers

@@ -86,20 +86,23 @@ type textCorpus struct {
 	train, dev, test encoded
 }
 
-func (c *textCorpus) split(name string) encoded {
+func (c *textCorpus) split(name string) encoded { return pick(name, c.train, c.dev, c.test) }
+
+// pick returns a split by name: "dev", "test", else train.
+func pick[T any](name string, train, dev, test T) T {
 	switch name {
 	case "dev":
-		return c.dev
+		return dev
 	case "test":
-		return c.test
+		return test
 	}
-	return c.train
+	return train
 }
 
 func (c *textCorpus) configure(cfg *seq2seq.Config) error {
 	cfg.SrcVocab, cfg.TgtVocab, cfg.MaxSrcLen = c.data.SrcVocab.Len(), c.data.TgtVocab.Len(), c.maxSrc()
 	if seq2seq.IsRegionEncoder(cfg.Encoder) {
-		return fmt.Errorf("encoder %q reads image regions; a translation task needs rnn or birnn", cfg.Encoder)
+		return fmt.Errorf("encoder %q reads image regions; a translation task needs one that reads tokens (%s)", cfg.Encoder, strings.Join(seq2seq.EncodersReading(seq2seq.Tokens), ", "))
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -83,14 +82,8 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stderr, "--hidden, --batch, --src-len and --vocab resize it (bench/pytorch/reverse.py takes the same flags).")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return usageError{fmt.Errorf("bench: %w", err)}
-	}
-	if fs.NArg() > 0 {
-		return usagef("bench: unexpected argument %q", fs.Arg(0))
+	if help, err := parseNoArgs(fs, "bench", args); help || err != nil {
+		return err
 	}
 	if *tableFrom != "" {
 		return printTableFrom(stdout, *tableFrom)

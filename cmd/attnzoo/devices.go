@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -32,14 +31,8 @@ func cmdDevices(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintln(stderr, "Lists the devices a run can name with device = or --device: cpu, and each OpenCL platform's devices (opencl:P:D).")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return usageError{fmt.Errorf("devices: %w", err)}
-	}
-	if fs.NArg() > 0 {
-		return usagef("devices: unexpected argument %q", fs.Arg(0))
+	if help, err := parseNoArgs(fs, "devices", args); help || err != nil {
+		return err
 	}
 	ps, err := opencl.Platforms()
 	var rows []deviceRow

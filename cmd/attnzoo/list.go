@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -74,14 +73,8 @@ func cmdList(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := flag.NewFlagSet("attnzoo list", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return usageError{fmt.Errorf("list: %w", err)}
-	}
-	if fs.NArg() > 0 {
-		return usagef("list: unexpected argument %q", fs.Arg(0))
+	if help, err := parseNoArgs(fs, "list", args); help || err != nil {
+		return err
 	}
 	l := buildListing()
 	if *asJSON {

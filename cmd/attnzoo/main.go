@@ -9,6 +9,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -49,6 +50,22 @@ func (e usageError) Unwrap() error { return e.err }
 // usagef returns a usage error (exit status 2).
 func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
+}
+
+// parseNoArgs parses a command's flags, none of its arguments being
+// positional. help reports that -h was given (usage printed: the command
+// is done); a bad flag or a stray argument is a usage error.
+func parseNoArgs(fs *flag.FlagSet, cmd string, args []string) (help bool, err error) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return true, nil
+		}
+		return false, usageError{fmt.Errorf("%s: %w", cmd, err)}
+	}
+	if fs.NArg() > 0 {
+		return false, usagef("%s: unexpected argument %q", cmd, fs.Arg(0))
+	}
+	return false, nil
 }
 
 // exitCode prints err, if any, and maps it to the exit status of the CLI

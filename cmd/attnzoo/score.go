@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -49,14 +48,8 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stderr, "usage: attnzoo score --scorer NAME --query CSV --keys ROWS [--values ROWS] [--params FILE.toml] [--mask CSV] [--normalizer softmax|sparsemax] [--json]")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return usageError{fmt.Errorf("score: %w", err)}
-	}
-	if fs.NArg() > 0 {
-		return usagef("score: unexpected argument %q", fs.Arg(0))
+	if help, err := parseNoArgs(fs, "score", args); help || err != nil {
+		return err
 	}
 	if *name == "" {
 		return usagef("score: --scorer is required (have: %s)", strings.Join(scorers.Names(), ", "))
