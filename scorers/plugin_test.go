@@ -24,7 +24,6 @@ func init() {
 	}, Setting{Name: "scale", Usage: "test-scaled: the factor on qᵀk", Default: 1, Min: 0})
 }
 
-
 func (d *testScaled) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node { return d.sameKeys(g, keys) }
 
 func (d *testScaled) ScoreProjected(g *gx.Graph, q, keys *gx.Node) *gx.Node {
