@@ -542,31 +542,6 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 	if m.Encoder == "patches" && m.Patch <= 0 {
 		return errf("model", "patch", "must be > 0, got %d", m.Patch)
 	}
-	if m.Conv != nil {
-		if len(m.Conv) == 0 {
-			return errf("model", "conv", "must list at least one layer's output channels, e.g. %v", seq2seq.DefaultConv())
-		}
-		for l, ch := range m.Conv {
-			if ch <= 0 {
-				return errf("model", "conv", "layer %d has %d output channels: each must be > 0", l+1, ch)
-			}
-		}
-	}
-	if m.ConvStride != nil && convEncoder(m.Encoder) { // another encoder's: refused in validate, dropped by resolveConv
-		layers, which := len(m.Conv), "conv"
-		if m.Conv == nil {
-			layers, which = len(seq2seq.DefaultConv()), fmt.Sprintf("the default conv %v", seq2seq.DefaultConv())
-		}
-		if len(m.ConvStride) != layers {
-			return errf("model", "conv_stride", "%d strides for the %d layers of %s: want one per layer", len(m.ConvStride), layers, which)
-		}
-		if err := seq2seq.CheckStrides(m.ConvStride); err != nil {
-			return errf("model", "conv_stride", "%v", err)
-		}
-	}
-	if k := m.ConvKernel; k != 0 && (k < 2 || k%2 != 0 || k > 16) {
-		return errf("model", "conv_kernel", "must be even, 2 to 16 (padding k/2 − 1 keeps each cell's field centred on it), got %d", k)
-	}
 	if t.Bucket < 0 {
 		return errf("train", "bucket", "must be ≥ 0 (0 = off), got %d", t.Bucket)
 	}

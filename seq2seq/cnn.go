@@ -135,6 +135,7 @@ func CNNGrid(h, w, halvings int) (rows, cols int, err error) {
 func init() {
 	RegisterEncoder("cnn", EncoderInfo{
 		Reads: Images, Conv: true,
+		Check:   checkCNN,
 		Resolve: func(c Config) (Config, error) { err := c.resolveCNN(); return c, err },
 		New: func(b *Builder) (Encoder, error) {
 			return newRegionEncoder(b, newConvStack(b)), nil
@@ -142,25 +143,40 @@ func init() {
 	})
 }
 
-// resolveCNN checks the cnn encoder's fields and derives the regions:
+// checkCNN checks the cnn encoder's own fields, as far as they need no
+// image: the layers' channels (nil: DefaultConv, as an experiment file
+// gives), one stride of 1 or 2 per layer, and the kernel. It is the check
+// of both a model's configuration and an experiment file (CheckModel).
+func checkCNN(c Config) error {
+	layers, which := c.Conv, fmt.Sprintf("conv %v", c.Conv)
+	if c.Conv == nil {
+		layers, which = DefaultConv(), fmt.Sprintf("the default conv %v", DefaultConv())
+	}
+	if len(layers) == 0 {
+		return fieldErr("conv", "must list at least one layer's output channels, e.g. %v", DefaultConv())
+	}
+	for l, ch := range layers {
+		if ch <= 0 {
+			return fieldErr("conv", "layer %d has %d output channels: each must be > 0", l+1, ch)
+		}
+	}
+	if c.ConvStride != nil && len(c.ConvStride) != len(layers) {
+		return fieldErr("conv_stride", "%d strides for the %d layers of %s: want one per layer (or none: every layer stride 2)", len(c.ConvStride), len(layers), which)
+	}
+	if err := CheckStrides(c.ConvStride); err != nil {
+		return fieldErr("conv_stride", "%v", err)
+	}
+	if k := c.ConvKernel; k != 0 && (k < 2 || k%2 != 0 || k > 16) {
+		return fieldErr("conv_kernel", "must be even, 2 to 16 (padding k/2 − 1 keeps each cell's field centred on it), got %d", k)
+	}
+	return nil
+}
+
+// resolveCNN derives the regions of a checked configuration (checkCNN):
 // S = the grid's cells, each of the last layer's size.
 func (c *Config) resolveCNN() error {
 	if len(c.Conv) == 0 {
 		return fmt.Errorf("seq2seq: conv: the cnn encoder needs at least one layer (e.g. %v)", DefaultConv())
-	}
-	for l, ch := range c.Conv {
-		if ch <= 0 {
-			return fmt.Errorf("seq2seq: conv: layer %d has %d output channels: each must be > 0", l+1, ch)
-		}
-	}
-	if len(c.ConvStride) > 0 && len(c.ConvStride) != len(c.Conv) {
-		return fmt.Errorf("seq2seq: conv_stride: %d strides for %d conv layers: want one per layer (or none: every layer stride 2)", len(c.ConvStride), len(c.Conv))
-	}
-	if err := CheckStrides(c.ConvStride); err != nil {
-		return fmt.Errorf("seq2seq: conv_stride: %w", err)
-	}
-	if k := c.convKernel(); k < 2 || k%2 != 0 || k > 16 {
-		return fmt.Errorf("seq2seq: conv_kernel: must be even, 2 to 16 (padding k/2 − 1 keeps each cell's field centred on it), got %d", c.ConvKernel)
 	}
 	if c.ImageC <= 0 || c.ImageH <= 0 || c.ImageW <= 0 {
 		return fmt.Errorf("seq2seq: cnn encoder: image channels, height and width must be > 0, got %d×%d×%d", c.ImageC, c.ImageH, c.ImageW)

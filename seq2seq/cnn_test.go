@@ -214,8 +214,8 @@ func TestCnnConfig(t *testing.T) {
 		want []string
 	}{
 		{"stride [2 2 1] odd size", func(c *Config) { c.ConvStride, c.ImageH, c.ImageW = []int{2, 2, 1}, 62, 62 }, []string{"2 stride-2 layers", "multiples of 4", "62×62", "nearest: 60 or 64"}},
-		{"short stride", func(c *Config) { c.ConvStride = []int{2, 1} }, []string{"conv_stride", "2 strides for 3 conv layers"}},
-		{"long stride", func(c *Config) { c.ConvStride = []int{2, 1, 1, 1} }, []string{"conv_stride", "4 strides for 3 conv layers"}},
+		{"short stride", func(c *Config) { c.ConvStride = []int{2, 1} }, []string{"conv_stride", "2 strides for the 3 layers of conv"}},
+		{"long stride", func(c *Config) { c.ConvStride = []int{2, 1, 1, 1} }, []string{"conv_stride", "4 strides for the 3 layers of conv"}},
 		{"stride 3", func(c *Config) { c.ConvStride = []int{2, 3, 1} }, []string{"conv_stride", "layer 2 has stride 3", "1", "2"}},
 		{"stride 0", func(c *Config) { c.ConvStride = []int{0, 2, 2} }, []string{"conv_stride", "layer 1 has stride 0"}},
 		{"stride on patches", func(c *Config) {
