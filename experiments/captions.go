@@ -218,6 +218,7 @@ func (c *captionCorpus) evaluate(m *seq2seq.Model, split string, n, batch, maxLe
 	sp := c.split(split)
 	n = min(n, len(sp))
 	res := &evalResult{metrics: map[string]float64{}}
+	stats := new(seq2seq.AttnStats)
 	var hyps [][]string
 	var refs [][][]string
 	exact, entropy, rows := 0, 0.0, 0
@@ -232,7 +233,7 @@ func (c *captionCorpus) evaluate(m *seq2seq.Model, split string, n, batch, maxLe
 		if err != nil {
 			return nil, err
 		}
-		out, err := decodeBatch(m, b, maxLen, beam, alpha, cache)
+		out, err := decodeBatch(m, b, maxLen, beam, alpha, cache, stats)
 		if err != nil {
 			return nil, err
 		}
@@ -304,6 +305,7 @@ func (c *captionCorpus) evaluate(m *seq2seq.Model, split string, n, batch, maxLe
 		res.metrics["loc_mass"] = locMass / float64(locN)
 		res.metrics["loc_peak"] = locPeak / float64(locN)
 	}
+	attnMetrics(res.metrics, stats)
 	return res, nil
 }
 

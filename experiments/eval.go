@@ -35,7 +35,9 @@ type evalResult struct {
 // evaluate decodes the first n examples of a split (greedy for beam 1) and
 // scores them: token accuracy, exact match, corpus BLEU-4 (0–100), AER of
 // the argmax alignments against the gold links where the task has them
-// (Luong et al. 2015's extraction), and the mean attention entropy.
+// (Luong et al. 2015's extraction), the mean attention entropy and, for
+// greedy decoding, the spread of attention's keys, queries and scores
+// (attnMetrics).
 func evaluate(ctx context.Context, m *seq2seq.Model, data *tasks.Data, sp encoded, n, batch, maxLen, beam int, alpha float64, cache *seq2seq.GraphCache, keep int) (*evalResult, error) {
 	n = min(n, len(sp.src))
 	var hyps, refs [][]string
@@ -43,6 +45,7 @@ func evaluate(ctx context.Context, m *seq2seq.Model, data *tasks.Data, sp encode
 	var links, sure, poss [][]metrics.Link
 	entropy, rows := 0.0, 0
 	res := &evalResult{metrics: map[string]float64{}}
+	stats := new(seq2seq.AttnStats)
 	for i := 0; i < n; i += batch {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -52,7 +55,7 @@ func evaluate(ctx context.Context, m *seq2seq.Model, data *tasks.Data, sp encode
 		if err != nil {
 			return nil, err
 		}
-		out, err := decodeBatch(m, b, maxLen, beam, alpha, cache)
+		out, err := decodeBatch(m, b, maxLen, beam, alpha, cache, stats)
 		if err != nil {
 			return nil, err
 		}
@@ -112,6 +115,7 @@ func evaluate(ctx context.Context, m *seq2seq.Model, data *tasks.Data, sp encode
 	if rows > 0 {
 		res.metrics["entropy"] = entropy / float64(rows)
 	}
+	attnMetrics(res.metrics, stats)
 	return res, nil
 }
 
@@ -128,10 +132,25 @@ func writeAlignments(path string, ex []Example) error {
 	return seq2seq.WriteFileAtomic(path, b.Bytes())
 }
 
-// decodeBatch decodes greedily (beam 1) or with beam search.
-func decodeBatch(m *seq2seq.Model, b *seq2seq.Batch, maxLen, beam int, alpha float64, cache *seq2seq.GraphCache) ([]seq2seq.Hypothesis, error) {
+// decodeBatch decodes greedily (beam 1), adding to stats, or with beam
+// search (stats untouched).
+func decodeBatch(m *seq2seq.Model, b *seq2seq.Batch, maxLen, beam int, alpha float64, cache *seq2seq.GraphCache, stats *seq2seq.AttnStats) ([]seq2seq.Hypothesis, error) {
 	if beam == 1 {
-		return m.Greedy(b, maxLen, cache)
+		return m.GreedyStats(b, maxLen, cache, stats)
 	}
 	return m.Beam(b, seq2seq.BeamOptions{Width: beam, MaxLen: maxLen, Alpha: alpha, Cache: cache})
+}
+
+// attnMetrics records what greedy decoding measured of attention's inputs
+// (seq2seq.AttnStats, population standard deviations): key_std and
+// query_std, the spread of the keys' (encoder annotations') and the
+// queries' components, and logit_std and logit_range, the mean over
+// decoding steps (and heads) of the scores' sd and max − min over the
+// unmasked keys. Nothing is recorded for beam search.
+func attnMetrics(m map[string]float64, s *seq2seq.AttnStats) {
+	if s.Rows() == 0 {
+		return
+	}
+	m["key_std"], m["query_std"] = s.KeyStd(), s.QueryStd()
+	m["logit_std"], m["logit_range"] = s.LogitStd(), s.LogitRange()
 }

@@ -17,7 +17,7 @@ import (
 
 // metricOrder fixes the order of the common metric columns; others follow
 // sorted.
-var metricOrder = []string{"token_acc", "exact_match", "bleu", "bleu1", "bleu2", "bleu3", "bleu4", "perplexity", "aer", "entropy", "loc_peak", "loc_mass"}
+var metricOrder = []string{"token_acc", "exact_match", "bleu", "bleu1", "bleu2", "bleu3", "bleu4", "perplexity", "aer", "entropy", "loc_peak", "loc_mass", "key_std", "query_std", "logit_std", "logit_range"}
 
 // Summary is what Collect found.
 type Summary struct {

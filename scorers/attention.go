@@ -73,6 +73,7 @@ func Prepare(g *gx.Graph, s Scorer, keys, values, mask *gx.Node) *Memory {
 
 // Step is one attention step's result.
 type Step struct {
+	Query   *gx.Node // the query q [B, Dq] the scores were computed from
 	Scores  *gx.Node // [B, S]; [B·h, S] for a scorer with h > 1 heads (MultiHead)
 	Weights *gx.Node // [B, S]: the mean of the heads' weights
 	Context *gx.Node // [B, Dv]
@@ -88,6 +89,7 @@ func (m *Memory) Attend(g *gx.Graph, q *gx.Node, norm Normalizer) Step {
 	if g.Err() != nil {
 		return st
 	}
+	st.Query = q
 	st.Scores = m.scorer.ScoreProjected(g, q, m.projected)
 	if st.Scores == nil {
 		return st

@@ -31,6 +31,7 @@ type stepGraph struct {
 	y, h, c, feed          *gx.Node   // inputs: the first step's tokens and the state
 	annot, prj, mask       *gx.Node   // inputs: the memory
 	logp, weights          []*gx.Node // outputs, one per step
+	queries, scores        []*gx.Node // outputs, one per step: the attention's query [R, Dq] and scores [R·h, S]
 	nextH, nextC, nextFeed *gx.Node   // outputs: the state after the last step
 }
 
@@ -86,6 +87,8 @@ func (m *Model) buildStepSalted(R, S int, prjShape []int, steps int, salt uint32
 		logp := g.LogSoftmax(logits)
 		sg.logp = append(sg.logp, g.Watch(logp))
 		sg.weights = append(sg.weights, g.Watch(att.Weights))
+		sg.queries = append(sg.queries, g.Watch(att.Query))
+		sg.scores = append(sg.scores, g.Watch(att.Scores))
 		st = next
 		if t+1 < steps {
 			y = g.ArgmaxLast(logp) // greedy: the most probable token feeds the next step
@@ -307,9 +310,19 @@ const greedyChunk = 16
 // every step the argmax of the last; decoding stops after the chunk in
 // which every source has ended.
 func (m *Model) Greedy(b *Batch, maxLen int, cache *GraphCache) ([]Hypothesis, error) {
+	return m.GreedyStats(b, maxLen, cache, nil)
+}
+
+// GreedyStats is Greedy that also adds to stats (nil: none) the batch's
+// keys and, at each step of each output until its </s>, the query and the
+// scores (AttnStats).
+func (m *Model) GreedyStats(b *Batch, maxLen int, cache *GraphCache, stats *AttnStats) ([]Hypothesis, error) {
 	mem, err := m.runEncoder(b, cache)
 	if err != nil {
 		return nil, err
+	}
+	if stats != nil {
+		stats.addKeys(mem.annot, mem.B, mem.S, mem.annot.Len()/(mem.B*mem.S), mem.srcLen)
 	}
 	steps := maxLen + 1
 	K := min(steps, greedyChunk)
@@ -321,6 +334,12 @@ func (m *Model) Greedy(b *Batch, maxLen int, cache *GraphCache) ([]Hypothesis, e
 	hyps := make([]Hypothesis, B)
 	done := make([]bool, B)
 	buf := make([]float64, 0, V)
+	var qs, ss gx.Vec
+	var Dq, h, Ss int // the query's size, the heads, the scores' columns
+	if stats != nil {
+		qsh, ssh := st.sg.queries[0].Shape(), st.sg.scores[0].Shape()
+		Dq, h, Ss = qsh[1], ssh[0]/st.R, ssh[1]
+	}
 	for t0 := 0; t0 < steps; t0 += K {
 		out, err := st.run()
 		if err != nil {
@@ -330,6 +349,14 @@ func (m *Model) Greedy(b *Batch, maxLen int, cache *GraphCache) ([]Hypothesis, e
 		for k := 0; k < K && t0+k < steps; k++ {
 			t := t0 + k
 			all = true
+			if stats != nil {
+				if qs, err = st.sg.g.View(st.sg.queries[k]); err == nil {
+					ss, err = st.sg.g.View(st.sg.scores[k])
+				}
+				if err != nil {
+					return nil, err
+				}
+			}
 			for i := 0; i < B; i++ {
 				if done[i] {
 					continue
@@ -342,6 +369,10 @@ func (m *Model) Greedy(b *Batch, maxLen int, cache *GraphCache) ([]Hypothesis, e
 				}
 				hyps[i].Score += lp[best]
 				hyps[i].Align = append(hyps[i].Align, row(out.weights[k], i*S, mem.srcLen[i], nil))
+				if stats != nil {
+					stats.addQuery(qs, i, Dq)
+					stats.addScores(ss, i, h, Ss, mem.srcLen[i])
+				}
 				if best == EosID {
 					done[i] = true
 				} else {
