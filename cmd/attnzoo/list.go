@@ -30,6 +30,9 @@ type scorerInfo struct {
 	Aliases  []string      `json:"aliases"`
 	Formula  string        `json:"formula"`
 	Settings []settingInfo `json:"settings"` // its own: [model] keys and score flags
+	// PositionBased: its scores follow key positions, not contents
+	// (scorers.PositionBased), so permuting the keys does not permute them.
+	PositionBased bool `json:"position_based"`
 }
 
 type settingInfo struct {
@@ -62,6 +65,9 @@ func buildListing() listing {
 		if s, err := scorers.New(n, scorers.Config{Query: 4, Key: 4, MaxLen: 4}); err == nil {
 			if f, ok := s.(scorers.Formulaer); ok {
 				info.Formula = f.Formula()
+			}
+			if p, ok := s.(scorers.PositionBased); ok {
+				info.PositionBased = p.PositionBased()
 			}
 		}
 		l.Scorers = append(l.Scorers, info)

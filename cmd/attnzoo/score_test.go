@@ -185,6 +185,10 @@ func TestList(t *testing.T) {
 	names := []string{}
 	for _, s := range l.Scorers {
 		names = append(names, s.Name)
+		// location's scores follow positions (its W has a row per position)
+		if s.PositionBased != (s.Name == "location") {
+			t.Errorf("%s: position_based %v", s.Name, s.PositionBased)
+		}
 	}
 	if got, want := strings.Join(names, ","), strings.Join(scorers.Names(), ","); got != want || !strings.Contains(got, "test-cli") {
 		t.Errorf("scorers %s, want %s (with test-cli, plugin_test.go)", got, want)
