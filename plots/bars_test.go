@@ -103,14 +103,8 @@ func TestBars(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := Bars(tc.bars, tc.opt)
-			if tc.want != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.want) {
-					t.Fatalf("error = %v, want one containing %q", err, tc.want)
-				}
+			if !wantErr(t, err, tc.want) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if f.Width != SingleColumn {
 				t.Errorf("width %v, want a single column", f.Width)

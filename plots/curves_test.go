@@ -155,14 +155,8 @@ func TestLearningCurves(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := LearningCurves(tc.series, tc.opt)
-			if tc.want != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.want) {
-					t.Fatalf("error = %v, want one containing %q", err, tc.want)
-				}
+			if !wantErr(t, err, tc.want) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			// Default size: a single column, 0.7 as high.
 			if f.Width != SingleColumn || !near(float64(f.Height), 0.7*float64(SingleColumn)) {

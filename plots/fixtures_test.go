@@ -3,6 +3,8 @@ package plots
 import (
 	"image"
 	"image/color"
+	"strings"
+	"testing"
 )
 
 // Small hand-made inputs shared by the golden and example tests.
@@ -71,4 +73,21 @@ func oneHot(rows, cols, r, c int) [][]float64 {
 	}
 	g[r][c] = 1
 	return g
+}
+
+// wantErr checks a table case's error: when want is not "", err must contain
+// it and wantErr reports false (the case ends there); when want is "", err
+// must be nil and wantErr reports true (the case goes on to check the figure).
+func wantErr(t *testing.T, err error, want string) bool {
+	t.Helper()
+	if want != "" {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("error = %v, want one containing %q", err, want)
+		}
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return true
 }

@@ -36,20 +36,27 @@ var goldenFigures = []struct {
 	}},
 }
 
+// renderTwice builds a figure and renders it twice in format, so a test can
+// check that the two renderings are the same bytes.
+func renderTwice(t *testing.T, fig func() (*Figure, error), format Format) (first, second bytes.Buffer) {
+	t.Helper()
+	f, err := fig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Render(&first, format, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Render(&second, format, 0); err != nil {
+		t.Fatal(err)
+	}
+	return first, second
+}
+
 func TestGoldenSVG(t *testing.T) {
 	for _, g := range goldenFigures {
 		t.Run(g.name, func(t *testing.T) {
-			f, err := g.fig()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var first, second bytes.Buffer
-			if err := f.Render(&first, SVG, 0); err != nil {
-				t.Fatal(err)
-			}
-			if err := f.Render(&second, SVG, 0); err != nil {
-				t.Fatal(err)
-			}
+			first, second := renderTwice(t, g.fig, SVG)
 			if !bytes.Equal(first.Bytes(), second.Bytes()) {
 				t.Fatal("two renderings of the same figure differ")
 			}
@@ -76,17 +83,7 @@ func TestGoldenSVG(t *testing.T) {
 func TestPDFDeterministic(t *testing.T) {
 	for _, g := range goldenFigures {
 		t.Run(g.name, func(t *testing.T) {
-			f, err := g.fig()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var first, second bytes.Buffer
-			if err := f.Render(&first, PDF, 0); err != nil {
-				t.Fatal(err)
-			}
-			if err := f.Render(&second, PDF, 0); err != nil {
-				t.Fatal(err)
-			}
+			first, second := renderTwice(t, g.fig, PDF)
 			if !bytes.HasPrefix(first.Bytes(), []byte("%PDF-")) {
 				t.Fatalf("output starts %q, want %%PDF-", first.Bytes()[:min(8, first.Len())])
 			}

@@ -1,7 +1,6 @@
 package plots
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -32,14 +31,8 @@ func TestScorerGrid(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := ScorerGrid(tc.panels, tc.opt)
-			if tc.want != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.want) {
-					t.Fatalf("error = %v, want one containing %q", err, tc.want)
-				}
+			if !wantErr(t, err, tc.want) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if f.Width <= 0 || f.Height <= 0 || f.Width > DoubleColumn {
 				t.Errorf("size %v × %v, want within a double column", f.Width, f.Height)

@@ -3,7 +3,6 @@ package plots
 import (
 	"image"
 	"math"
-	"strings"
 	"testing"
 )
 
@@ -121,14 +120,8 @@ func TestCaptionOverlay(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := CaptionOverlay(tc.img, tc.words, tc.att, tc.opt)
-			if tc.want != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.want) {
-					t.Fatalf("error = %v, want one containing %q", err, tc.want)
-				}
+			if !wantErr(t, err, tc.want) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			// At 72 dpi a point is a pixel.
 			b := f.Image(72).Bounds()
