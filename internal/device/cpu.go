@@ -3,6 +3,8 @@ package device
 import (
 	"fmt"
 	"math"
+
+	"github.com/attnzoo/attnzoo/internal/refgemm"
 )
 
 // CPU is the cpu device: buffers are Go slices and kernels plain loops,
@@ -79,27 +81,7 @@ func (CPU) Sgemm(transA, transB bool, m, n, k int, alpha float32, a Buffer, lda 
 	if err != nil {
 		return err
 	}
-	A, B, C := s[0], s[1], s[2]
-	for i := range m {
-		for j := range n {
-			var sum float64
-			for p := range k {
-				var av, bv float32
-				if transA {
-					av = A[p*lda+i]
-				} else {
-					av = A[i*lda+p]
-				}
-				if transB {
-					bv = B[j*ldb+p]
-				} else {
-					bv = B[p*ldb+j]
-				}
-				sum += float64(av) * float64(bv)
-			}
-			C[i*ldc+j] = float32(float64(alpha)*sum + float64(beta)*float64(C[i*ldc+j]))
-		}
-	}
+	refgemm.Sgemm(transA, transB, m, n, k, alpha, s[0], lda, s[1], ldb, beta, s[2], ldc)
 	return nil
 }
 

@@ -5,31 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
-)
 
-// refGemm is C = α·op(A)·op(B) + β·C on row-major slices, summed in float64.
-func refGemm(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	for i := range m {
-		for j := range n {
-			var s float64
-			for p := range k {
-				var av, bv float32
-				if ta {
-					av = a[p*lda+i]
-				} else {
-					av = a[i*lda+p]
-				}
-				if tb {
-					bv = b[j*ldb+p]
-				} else {
-					bv = b[p*ldb+j]
-				}
-				s += float64(av) * float64(bv)
-			}
-			c[i*ldc+j] = float32(float64(alpha)*s + float64(beta)*float64(c[i*ldc+j]))
-		}
-	}
-}
+	"github.com/attnzoo/attnzoo/internal/refgemm"
+)
 
 // closeRel reports the first index where got and want differ by more than
 // tol relative to the larger of |want[i]| and 1.
@@ -61,7 +39,7 @@ func TestSgemm(t *testing.T) {
 		a, b := randSlice(r, m*k), randSlice(r, k*n)
 		cv := randSlice(r, off+m*ldc)
 		want := append([]float32(nil), cv...)
-		refGemm(ta, tb, m, n, k, 0.5, a, lda, b, ldb, -2, want[off:], ldc)
+		refgemm.Sgemm(ta, tb, m, n, k, 0.5, a, lda, b, ldb, -2, want[off:], ldc)
 		da, db, dc := upload(t, c, a), upload(t, c, b), upload(t, c, cv)
 		start := time.Now()
 		if err := c.Sgemm(ta, tb, m, n, k, 0.5, da, 0, lda, db, 0, ldb, -2, dc, off, ldc); err != nil {
@@ -94,7 +72,7 @@ func TestSgemmStridedBatched(t *testing.T) {
 	a, b := randSlice(r, batch*m*k), randSlice(r, batch*k*n)
 	want := make([]float32, batch*m*n)
 	for i := range batch {
-		refGemm(false, true, m, n, k, 1, a[i*m*k:], k, b[i*k*n:], k, 0, want[i*m*n:], n)
+		refgemm.Sgemm(false, true, m, n, k, 1, a[i*m*k:], k, b[i*k*n:], k, 0, want[i*m*n:], n)
 	}
 	da, db, dc := upload(t, c, a), upload(t, c, b), upload(t, c, make([]float32, batch*m*n))
 	defer func() {
@@ -119,14 +97,7 @@ func TestSgemmStridedBatched(t *testing.T) {
 // queue every 256 launches.
 func BenchmarkLaunch(bm *testing.B) {
 	c := testContext(bm)
-	p, err := c.Build(vaddSrc, "")
-	if err != nil {
-		bm.Fatal(err)
-	}
-	k, err := p.Kernel("vadd")
-	if err != nil {
-		bm.Fatal(err)
-	}
+	k := vaddKernel(bm, c)
 	const n = 1024
 	x := upload(bm, c, make([]float32, n))
 	bm.ResetTimer()
@@ -145,14 +116,7 @@ func BenchmarkLaunch(bm *testing.B) {
 // queued, then clFinish waiting for it.
 func BenchmarkLaunchFinish(bm *testing.B) {
 	c := testContext(bm)
-	p, err := c.Build(vaddSrc, "")
-	if err != nil {
-		bm.Fatal(err)
-	}
-	k, err := p.Kernel("vadd")
-	if err != nil {
-		bm.Fatal(err)
-	}
+	k := vaddKernel(bm, c)
 	x := upload(bm, c, make([]float32, 1))
 	bm.ResetTimer()
 	for i := 0; i < bm.N; i++ {

@@ -145,20 +145,28 @@ __kernel void vadd(__global const float *a, __global const float *b, __global fl
 }
 `
 
-// A kernel over sizes that are not multiples of the work-group size
-// writes exactly its n values: float32 addition rounds the same in Go.
-func TestLaunchOddSizes(t *testing.T) {
-	c := testContext(t)
+// vaddKernel builds vaddSrc on c and returns its kernel, both released
+// when the test ends.
+func vaddKernel(t testing.TB, c *Context) *Kernel {
+	t.Helper()
 	p, err := c.Build(vaddSrc, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Release()
+	t.Cleanup(func() { p.Release() })
 	k, err := p.Kernel("vadd")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer k.Release()
+	t.Cleanup(func() { k.Release() })
+	return k
+}
+
+// A kernel over sizes that are not multiples of the work-group size
+// writes exactly its n values: float32 addition rounds the same in Go.
+func TestLaunchOddSizes(t *testing.T) {
+	c := testContext(t)
+	k := vaddKernel(t, c)
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{1, 37, 129, 1023} {
 		a, b := randSlice(r, n), randSlice(r, n)
