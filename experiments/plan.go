@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/attnzoo/attnzoo/tasks"
 	"github.com/attnzoo/attnzoo/tasks/captioning"
@@ -49,8 +50,37 @@ func peakWith(each []Estimate, w int) float64 {
 	return p
 }
 
+// sizes memoises taskSize: building a task can cost (synlang draws its
+// lexicon), and every run of a sweep has the same task options unless a
+// task key is swept.
+var sizes = struct {
+	sync.Mutex
+	m map[string]sizeOf
+}{m: map[string]sizeOf{}}
+
+type sizeOf struct {
+	s  tasks.Size
+	ok bool
+}
+
 // taskSize is the task's Size where it can tell one.
 func taskSize(name string, opts tasks.Options) (tasks.Size, bool) {
+	key := name + "\x00" + fmt.Sprint(map[string]any(opts)) // fmt sorts map keys
+	sizes.Lock()
+	defer sizes.Unlock()
+	if v, ok := sizes.m[key]; ok {
+		return v.s, v.ok
+	}
+	if len(sizes.m) >= 1000 {
+		clear(sizes.m)
+	}
+	s, ok := buildSize(name, opts)
+	sizes.m[key] = sizeOf{s, ok}
+	return s, ok
+}
+
+// buildSize builds the task to ask its Size.
+func buildSize(name string, opts tasks.Options) (tasks.Size, bool) {
 	var t any
 	var err error
 	if slices.Contains(captioning.Names(), name) {
