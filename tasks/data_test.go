@@ -125,6 +125,21 @@ func pharaoh(links []metrics.Link) string {
 	return b.String()
 }
 
+// checkRendered checks a rendered example's source and target words and its
+// sure links in Pharaoh form.
+func checkRendered(t *testing.T, ex Example, src, tgt, sure string) {
+	t.Helper()
+	if got := strings.Join(ex.Src, " "); got != src {
+		t.Errorf("source %q\nwant   %q", got, src)
+	}
+	if got := strings.Join(ex.Tgt, " "); got != tgt {
+		t.Errorf("target %q\nwant   %q", got, tgt)
+	}
+	if got := pharaoh(ex.Sure); got != sure {
+		t.Errorf("sure %s\nwant %s", got, sure)
+	}
+}
+
 // TestLoadContextStops: a done context stops generation, vocabulary
 // building and the tsv reader with the context's error, and an open one
 // gives the same data as Load.

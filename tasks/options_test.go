@@ -21,6 +21,9 @@ func TestOptionReaderTypes(t *testing.T) {
 		{"float from float64", func(r *optionReader) any { return r.Float("k", 0.5) }, 0.25, 0.25},
 		{"float from int64", func(r *optionReader) any { return r.Float("k", 0.5) }, int64(0), 0.0},
 		{"string", func(r *optionReader) any { return r.String("k", "word") }, "char", "char"},
+		{"strings from []any", func(r *optionReader) any { return r.Strings("k", nil) }, []any{"a", "b"}, []string{"a", "b"}},
+		{"pair from one integer", func(r *optionReader) any { return r.IntPair("k", [2]int{}) }, int64(7), [2]int{7, 7}},
+		{"pair from array", func(r *optionReader) any { return r.IntPair("k", [2]int{}) }, []any{int64(2), int64(3)}, [2]int{2, 3}},
 		{"bool", func(r *optionReader) any { return r.Bool("k", true) }, false, false},
 	}
 	for _, tt := range tests {

@@ -49,16 +49,7 @@ func TestReorderRender(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ex := tt.s.render()
-			if got := strings.Join(ex.Src, " "); got != tt.src {
-				t.Errorf("source %q, want %q", got, tt.src)
-			}
-			if got := strings.Join(ex.Tgt, " "); got != tt.tgt {
-				t.Errorf("target %q, want %q", got, tt.tgt)
-			}
-			if got := pharaoh(ex.Sure); got != tt.links {
-				t.Errorf("links %s, want %s", got, tt.links)
-			}
+			checkRendered(t, tt.s.render(), tt.src, tt.tgt, tt.links)
 		})
 	}
 }

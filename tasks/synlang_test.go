@@ -78,15 +78,7 @@ func TestSynlangRender(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ex := synHandLexicon.render(tt.s)
-			if got := strings.Join(ex.Src, " "); got != tt.src {
-				t.Errorf("source %q\nwant   %q", got, tt.src)
-			}
-			if got := strings.Join(ex.Tgt, " "); got != tt.tgt {
-				t.Errorf("target %q\nwant   %q", got, tt.tgt)
-			}
-			if got := pharaoh(ex.Sure); got != tt.sure {
-				t.Errorf("sure %s\nwant %s", got, tt.sure)
-			}
+			checkRendered(t, ex, tt.src, tt.tgt, tt.sure)
 			if got := pharaoh(ex.Possible); got != tt.possible {
 				t.Errorf("possible %s\nwant     %s", got, tt.possible)
 			}
@@ -94,22 +86,9 @@ func TestSynlangRender(t *testing.T) {
 	}
 }
 
-func loadSynlang(t *testing.T, opts Options, seed int64) *Data {
-	t.Helper()
-	task, err := New("synlang", opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := task.Load(seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
 func TestSynlangDeterministic(t *testing.T) {
 	opts := Options{"vocab": 200, "train": 300, "dev": 30, "test": 30}
-	a, b, c := loadSynlang(t, opts, 5), loadSynlang(t, opts, 5), loadSynlang(t, opts, 6)
+	a, b, c := load(t, "synlang", opts, 5), load(t, "synlang", opts, 5), load(t, "synlang", opts, 6)
 	if !reflect.DeepEqual(a, b) {
 		t.Error("seed 5 twice gave different data")
 	}
@@ -123,7 +102,7 @@ func TestSynlangDeterministic(t *testing.T) {
 // word but "ak" sure-linked, "ak" only possibly linked, lengths within
 // max_len (test_max_len for the test split).
 func TestSynlangLinks(t *testing.T) {
-	d := loadSynlang(t, Options{"vocab": 300, "max_len": 20, "test_max_len": 30, "clause": 0.8,
+	d := load(t, "synlang", Options{"vocab": 300, "max_len": 20, "test_max_len": 30, "clause": 0.8,
 		"train": 2000, "dev": 200, "test": 200}, 3)
 	longest := map[string]int{}
 	for split, exs := range splits(d) {
@@ -169,7 +148,7 @@ func TestSynlangLinks(t *testing.T) {
 // as frequent as rank 2.
 func TestSynlangZipf(t *testing.T) {
 	for _, s := range []float64{1, 1.5} {
-		d := loadSynlang(t, Options{"vocab": 1000, "zipf": s, "train": 20000, "dev": 0, "test": 0}, 1)
+		d := load(t, "synlang", Options{"vocab": 1000, "zipf": s, "train": 20000, "dev": 0, "test": 0}, 1)
 		task, _ := New("synlang", Options{"vocab": 1000, "zipf": s})
 		lex := task.(*synlangTask).lex
 		rank := map[string]int{}

@@ -131,32 +131,9 @@ func TestOptionsKeyError(t *testing.T) {
 	}
 }
 
-func TestOptionReaderTypes(t *testing.T) {
-	tests := []struct {
-		name string
-		read func(r *optionReader) any
-		in   any
-		want any
-	}{
-		{"int from int64", func(r *optionReader) any { return r.Int("k", 1) }, int64(12), 12},
-		{"int from integral float", func(r *optionReader) any { return r.Int("k", 1) }, 1e4, 10000},
-		{"float from int64", func(r *optionReader) any { return r.Float("k", 0.5) }, int64(0), 0.0},
-		{"strings from []any", func(r *optionReader) any { return r.Strings("k", nil) }, []any{"a", "b"}, []string{"a", "b"}},
-		{"pair from one integer", func(r *optionReader) any { return r.IntPair("k", [2]int{}) }, int64(7), [2]int{7, 7}},
-		{"pair from array", func(r *optionReader) any { return r.IntPair("k", [2]int{}) }, []any{int64(2), int64(3)}, [2]int{2, 3}},
-		{"bool", func(r *optionReader) any { return r.Bool("k", true) }, false, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := readOptions("toy", tasks.Options{"k": tt.in})
-			if got := tt.read(r); !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("got %#v, want %#v", got, tt.want)
-			}
-			if err := r.Err(); err != nil {
-				t.Errorf("Err() = %v", err)
-			}
-		})
-	}
+// TestOptionReaderPrefix: the option reader is package tasks' (its types are
+// tested there), reporting as "captioning".
+func TestOptionReaderPrefix(t *testing.T) {
 	r := readOptions("toy", tasks.Options{"k": []any{int64(1), "x"}})
 	r.IntPair("k", [2]int{})
 	if err := r.Err(); err == nil || err.Error() != `captioning: toy: k: want an integer or an array of two integers, got array [1 x]` {
