@@ -117,13 +117,7 @@ func TestSequence(t *testing.T) {
 						}
 					}
 				}
-				es, err := gradcheck.Check(build(true), wrt, gradcheck.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if e, r := gradcheck.Worst(es, 1e-4); r > 1e-6 {
-					t.Errorf("worst relative error %.3g at %v", r, e)
-				}
+				gradcheck.Require(t, build(true), wrt, gradcheck.Options{}, 1e-4)
 			})
 		}
 	}
