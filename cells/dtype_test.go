@@ -1,7 +1,6 @@
 package cells_test
 
 import (
-	"fmt"
 	"math"
 	"testing"
 
@@ -63,21 +62,7 @@ func TestFloat32(t *testing.T) {
 func runWithGrads(t *testing.T, c cells.Cell, dt tensor.Dtype, B int, steps [][][]float64, h0, c0, proj []float64) (h, cOut []float64, grads [][]float64) {
 	t.Helper()
 	g := gx.NewGraph(dt)
-	s := cells.State{H: g.Const("h0", h0, B, c.Hidden())}
-	if c.HasMemory() {
-		s.C = g.Const("c0", c0, B, c.Hidden())
-	}
-	for i, xs := range steps {
-		nodes := make([]*gx.Node, len(xs))
-		for j, x := range xs {
-			nodes[j] = g.Const(fmt.Sprintf("x%d.%d", j, i), x, B, len(x)/B)
-		}
-		s = c.Step(g, nodes, s)
-	}
-	g.Watch(s.H)
-	if c.HasMemory() {
-		g.Watch(s.C)
-	}
+	s := unrollSteps(g, c, B, steps, h0, c0)
 	cost := g.DotAll(s.H, g.Const("proj", proj, B, c.Hidden()))
 	var wrt []*gx.Node
 	for _, p := range c.Params() {

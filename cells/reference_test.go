@@ -175,11 +175,10 @@ func newCell(t testing.TB, name string, c cells.Config) cells.Cell {
 	return cell
 }
 
-// unroll runs the cell over steps (steps[t][j] is input j at step t, [B, In_j]
-// row-major) from h0 (and c0) and returns the final H and C.
-func unroll(t *testing.T, c cells.Cell, dt tensor.Dtype, B int, steps [][][]float64, h0, c0 []float64) (h, cOut []float64) {
-	t.Helper()
-	g := gx.NewGraph(dt)
+// unrollSteps adds the cell's steps over steps (steps[t][j] is input j at
+// step t, [B, In_j] row-major) from h0 (and c0) to g and returns the final
+// state, its H (and C) watched.
+func unrollSteps(g *gx.Graph, c cells.Cell, B int, steps [][][]float64, h0, c0 []float64) cells.State {
 	s := cells.State{H: g.Const("h0", h0, B, c.Hidden())}
 	if c.HasMemory() {
 		s.C = g.Const("c0", c0, B, c.Hidden())
@@ -195,6 +194,15 @@ func unroll(t *testing.T, c cells.Cell, dt tensor.Dtype, B int, steps [][][]floa
 	if c.HasMemory() {
 		g.Watch(s.C)
 	}
+	return s
+}
+
+// unroll runs the cell over steps (steps[t][j] is input j at step t, [B, In_j]
+// row-major) from h0 (and c0) and returns the final H and C.
+func unroll(t *testing.T, c cells.Cell, dt tensor.Dtype, B int, steps [][][]float64, h0, c0 []float64) (h, cOut []float64) {
+	t.Helper()
+	g := gx.NewGraph(dt)
+	s := unrollSteps(g, c, B, steps, h0, c0)
 	if err := g.Run(); err != nil {
 		t.Fatal(err)
 	}

@@ -9,17 +9,10 @@ import (
 func anchorConfig() Config              { return AnchorConfig() }
 func anchorBatch(rng *rand.Rand) *Batch { return AnchorBatch(rng) }
 
-// BenchmarkTrainStep times one training step (forward, backward, Adam) of
-// the anchor workload.
-func BenchmarkTrainStep(b *testing.B) {
-	m, err := New(anchorConfig())
-	if err != nil {
-		b.Fatal(err)
-	}
-	opt, _ := NewOptimizer(Optimizer{Name: "adam", LR: 1e-3})
-	tr := NewTrainer(m, opt, 1)
-	rng := rand.New(rand.NewPCG(1, 1))
-	batches := []*Batch{anchorBatch(rng), anchorBatch(rng)}
+// benchTrainSteps times tr's training steps on the two batches in turn,
+// after a first step that builds the graph.
+func benchTrainSteps(b *testing.B, tr *Trainer, batches ...*Batch) {
+	b.Helper()
 	if _, err := tr.Step(batches[0]); err != nil { // builds the graph
 		b.Fatal(err)
 	}
@@ -30,6 +23,18 @@ func BenchmarkTrainStep(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkTrainStep times one training step (forward, backward, Adam) of
+// the anchor workload.
+func BenchmarkTrainStep(b *testing.B) {
+	m, err := New(anchorConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	opt, _ := NewOptimizer(Optimizer{Name: "adam", LR: 1e-3})
+	rng := rand.New(rand.NewPCG(1, 1))
+	benchTrainSteps(b, NewTrainer(m, opt, 1), anchorBatch(rng), anchorBatch(rng))
 }
 
 // BenchmarkGreedy times greedy decoding of one batch of 64 (13 steps).
@@ -81,18 +86,7 @@ func BenchmarkCNNStep(b *testing.B) {
 		b.Fatal(err)
 	}
 	opt, _ := NewOptimizer(Optimizer{Name: "adam", LR: 1e-3, Clip: 5})
-	tr := NewTrainer(m, opt, 1)
 	rng := rand.New(rand.NewPCG(1, 1))
-	batches := []*Batch{imageBatch(rng, 32, 64, 64, 3, 64, 12, 40), imageBatch(rng, 32, 64, 64, 3, 64, 12, 40)}
-	if _, err := tr.Step(batches[0]); err != nil { // builds the graph
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := tr.Step(batches[i%2]); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchTrainSteps(b, NewTrainer(m, opt, 1), imageBatch(rng, 32, 64, 64, 3, 64, 12, 40), imageBatch(rng, 32, 64, 64, 3, 64, 12, 40))
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/op")
 }
