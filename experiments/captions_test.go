@@ -167,6 +167,24 @@ captions = "caps.json"
 	}
 }
 
+// drawsOverlay draws the figures of the experiment folder dir and reports
+// whether one of them is a captioning overlay.
+func drawsOverlay(t *testing.T, dir string) bool {
+	t.Helper()
+	set, err := DrawFigures(dir, Plots{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range set.Sections {
+		for _, f := range s.Figures {
+			if strings.HasPrefix(f.Base, "overlay_") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // TestShapesMetrics: a short shapes run reports BLEU-1…4 and the
 // localisation metrics, and the overlay figure is drawn.
 func TestShapesMetrics(t *testing.T) {
@@ -187,19 +205,7 @@ test = 8
 			t.Errorf("no %s in %v", k, m)
 		}
 	}
-	set, err := DrawFigures(filepath.Join(out, "shapes"), Plots{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, s := range set.Sections {
-		for _, f := range s.Figures {
-			if strings.HasPrefix(f.Base, "overlay_") {
-				found = true
-			}
-		}
-	}
-	if !found {
+	if !drawsOverlay(t, filepath.Join(out, "shapes")) {
 		t.Error("no captioning overlay drawn")
 	}
 }
@@ -255,17 +261,7 @@ test = 4
 	if _, st, err := readState(run); err != nil || fmt.Sprint(st.Model.Config.ConvStride) != "[2 2 1 2]" {
 		t.Errorf("checkpoint without the strides (%v)", err)
 	}
-	set, err := DrawFigures(filepath.Join(out, "cnn"), Plots{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, s := range set.Sections {
-		for _, f := range s.Figures {
-			found = found || strings.HasPrefix(f.Base, "overlay_")
-		}
-	}
-	if !found {
+	if !drawsOverlay(t, filepath.Join(out, "cnn")) {
 		t.Error("no captioning overlay drawn")
 	}
 }
