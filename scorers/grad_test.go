@@ -16,32 +16,34 @@ import (
 // central finite differences (gonum's fd), entry by entry, in float64, to
 // 1e-6 relative.
 func TestGradients(t *testing.T) {
-	for _, name := range scorers.Names() {
-		for _, norm := range scorers.NormalizerNames() {
-			t.Run(name+"/"+norm, func(t *testing.T) {
-				rng := rand.New(rand.NewPCG(31, 32))
-				s := newScorer(t, name, rng, gx.Float64)
-				q := param(rng, "in.q", pB, pD)
-				k := param(rng, "in.k", pB, pS, pD)
-				v := param(rng, "in.v", pB, pS, 3)
-				m := gx.NewParam("in.m", gx.Float64, pB, pS)
-				m.Set([]float64{1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 0})
-				n, _ := scorers.NewNormalizer(norm)
-				build := func(g *gx.Graph) *gx.Node {
-					st := scorers.Prepare(g, s, g.Bind(k), g.Bind(v), g.Bind(m)).Attend(g, g.Bind(q), n)
-					prng := rand.New(rand.NewPCG(5, 6)) // the same projections in both graphs
-					c := g.DotAll(st.Scores, g.Bind(param(prng, "r.s", pB, pS)))
-					c = g.Add(c, g.DotAll(st.Weights, g.Bind(param(prng, "r.w", pB, pS))))
-					return g.Add(c, g.DotAll(st.Context, g.Bind(param(prng, "r.c", pB, 3))))
-				}
-				wrt := append([]*gx.Param{q, k, v}, s.Params()...)
-				if _, pos := s.(scorers.PositionBased); pos {
-					wrt = append([]*gx.Param{q, v}, s.Params()...) // keys reach nothing
-				}
-				gradcheck.Require(t, build, wrt, gradcheck.Options{}, 1e-4)
-			})
+	eachScorerNorm(t, 31, 32, func(t *testing.T, s scorers.Scorer, norm string, rng *rand.Rand) {
+		q, k, v, m := gradInputs(rng)
+		n, _ := scorers.NewNormalizer(norm)
+		build := func(g *gx.Graph) *gx.Node {
+			st := scorers.Prepare(g, s, g.Bind(k), g.Bind(v), g.Bind(m)).Attend(g, g.Bind(q), n)
+			prng := rand.New(rand.NewPCG(5, 6)) // the same projections in both graphs
+			c := g.DotAll(st.Scores, g.Bind(param(prng, "r.s", pB, pS)))
+			c = g.Add(c, g.DotAll(st.Weights, g.Bind(param(prng, "r.w", pB, pS))))
+			return g.Add(c, g.DotAll(st.Context, g.Bind(param(prng, "r.c", pB, 3))))
 		}
-	}
+		wrt := append([]*gx.Param{q, k, v}, s.Params()...)
+		if _, pos := s.(scorers.PositionBased); pos {
+			wrt = append([]*gx.Param{q, v}, s.Params()...) // keys reach nothing
+		}
+		gradcheck.Require(t, build, wrt, gradcheck.Options{}, 1e-4)
+	})
+}
+
+// gradInputs are the gradient tests' query [pB, pD], keys [pB, pS, pD] and
+// values [pB, pS, 3] drawn from rng, and a fixed mask [pB, pS] keeping 5, 1
+// and 3 keys of its three rows.
+func gradInputs(rng *rand.Rand) (q, k, v, m *gx.Param) {
+	q = param(rng, "in.q", pB, pD)
+	k = param(rng, "in.k", pB, pS, pD)
+	v = param(rng, "in.v", pB, pS, 3)
+	m = gx.NewParam("in.m", gx.Float64, pB, pS)
+	m.Set([]float64{1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 0})
+	return q, k, v, m
 }
 
 func param(rng *rand.Rand, name string, shape ...int) *gx.Param {

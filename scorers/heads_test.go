@@ -27,11 +27,7 @@ func TestMultiHeadGradients(t *testing.T) {
 			if scorers.HeadsOf(s) != h {
 				t.Fatalf("HeadsOf = %d, want %d", scorers.HeadsOf(s), h)
 			}
-			q := param(rng, "in.q", pB, pD)
-			k := param(rng, "in.k", pB, pS, pD)
-			v := param(rng, "in.v", pB, pS, 3)
-			m := gx.NewParam("in.m", gx.Float64, pB, pS)
-			m.Set([]float64{1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 0})
+			q, k, v, m := gradInputs(rng)
 			n, _ := scorers.NewNormalizer(norm)
 			build := func(g *gx.Graph) *gx.Node {
 				st := scorers.Prepare(g, s, g.Bind(k), g.Bind(v), g.Bind(m)).Attend(g, g.Bind(q), n)

@@ -44,6 +44,20 @@ type batch struct {
 	dv                    int
 }
 
+// eachScorerNorm runs f as a subtest "scorer/normaliser" for every
+// registered scorer under every normaliser, with the scorer built in float64
+// from rng, a generator seeded (seed1, seed2) afresh for each subtest.
+func eachScorerNorm(t *testing.T, seed1, seed2 uint64, f func(t *testing.T, s scorers.Scorer, norm string, rng *rand.Rand)) {
+	for _, name := range scorers.Names() {
+		for _, norm := range scorers.NormalizerNames() {
+			t.Run(name+"/"+norm, func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(seed1, seed2))
+				f(t, newScorer(t, name, rng, gx.Float64), norm, rng)
+			})
+		}
+	}
+}
+
 func randomBatch(rng *rand.Rand) batch {
 	b := batch{q: normals(rng, pB*pD), keys: normals(rng, pB*pS*pD), values: normals(rng, pB*pS*3), dv: 3}
 	// row 0: all present; row 1: only the first key; row 2: the last two masked
@@ -84,36 +98,30 @@ func attend(t *testing.T, s scorers.Scorer, norm string, b batch) outputs {
 }
 
 func TestWeightsSumToOneAndMaskedAreZero(t *testing.T) {
-	for _, name := range scorers.Names() {
-		for _, norm := range scorers.NormalizerNames() {
-			t.Run(name+"/"+norm, func(t *testing.T) {
-				rng := rand.New(rand.NewPCG(1, 2))
-				s := newScorer(t, name, rng, gx.Float64)
-				b := randomBatch(rng)
-				o := attend(t, s, norm, b)
-				for r := 0; r < pB; r++ {
-					sum := 0.0
-					for i := 0; i < pS; i++ {
-						w := o.weights[r*pS+i]
-						sum += w
-						if b.mask[r*pS+i] == 0 && w != 0 {
-							t.Errorf("row %d key %d masked but weight %g", r, i, w)
-						}
-						if w < 0 || math.IsNaN(w) {
-							t.Errorf("row %d key %d weight %g", r, i, w)
-						}
-					}
-					if math.Abs(sum-1) > 1e-12 {
-						t.Errorf("row %d weights sum to %.17g", r, sum)
-					}
+	eachScorerNorm(t, 1, 2, func(t *testing.T, s scorers.Scorer, norm string, rng *rand.Rand) {
+		b := randomBatch(rng)
+		o := attend(t, s, norm, b)
+		for r := 0; r < pB; r++ {
+			sum := 0.0
+			for i := 0; i < pS; i++ {
+				w := o.weights[r*pS+i]
+				sum += w
+				if b.mask[r*pS+i] == 0 && w != 0 {
+					t.Errorf("row %d key %d masked but weight %g", r, i, w)
 				}
-				// row 1 has only its first key: weight exactly 1 there
-				if o.weights[pS] != 1 {
-					t.Errorf("only unmasked key has weight %.17g, want 1", o.weights[pS])
+				if w < 0 || math.IsNaN(w) {
+					t.Errorf("row %d key %d weight %g", r, i, w)
 				}
-			})
+			}
+			if math.Abs(sum-1) > 1e-12 {
+				t.Errorf("row %d weights sum to %.17g", r, sum)
+			}
 		}
-	}
+		// row 1 has only its first key: weight exactly 1 there
+		if o.weights[pS] != 1 {
+			t.Errorf("only unmasked key has weight %.17g, want 1", o.weights[pS])
+		}
+	})
 }
 
 // TestLargeScoresStayFinite: scores far apart (±1000) and a row whose only
@@ -161,44 +169,38 @@ func TestScaledDotIsDotOverSqrtD(t *testing.T) {
 // for them the scores stay where they are.
 func TestPermutationEquivariance(t *testing.T) {
 	perm := []int{3, 0, 4, 1, 2} // new position i holds old key perm[i]
-	for _, name := range scorers.Names() {
-		for _, norm := range scorers.NormalizerNames() {
-			t.Run(name+"/"+norm, func(t *testing.T) {
-				rng := rand.New(rand.NewPCG(11, 12))
-				s := newScorer(t, name, rng, gx.Float64)
-				b := randomBatch(rng)
-				for i := range b.mask {
-					b.mask[i] = 1
-				}
-				b.mask[2] = 0
-				p := b
-				p.keys = permute(b.keys, perm, pD)
-				p.values = permute(b.values, perm, b.dv)
-				p.mask = permute(b.mask, perm, 1)
-				o, po := attend(t, s, norm, b), attend(t, s, norm, p)
-				if _, pos := s.(scorers.PositionBased); pos {
-					for i := range o.scores {
-						if o.scores[i] != po.scores[i] {
-							t.Errorf("position-based score %d changed: %g → %g", i, o.scores[i], po.scores[i])
-						}
-					}
-					return
-				}
-				for r := 0; r < pB; r++ {
-					for i, j := range perm {
-						if a, c := po.scores[r*pS+i], o.scores[r*pS+j]; math.Abs(a-c) > 1e-12 {
-							t.Errorf("row %d: permuted score %d = %g, original score %d = %g", r, i, a, j, c)
-						}
-					}
-				}
-				for i := range o.context {
-					if math.Abs(o.context[i]-po.context[i]) > 1e-12 {
-						t.Errorf("context[%d] %g changed to %g", i, o.context[i], po.context[i])
-					}
-				}
-			})
+	eachScorerNorm(t, 11, 12, func(t *testing.T, s scorers.Scorer, norm string, rng *rand.Rand) {
+		b := randomBatch(rng)
+		for i := range b.mask {
+			b.mask[i] = 1
 		}
-	}
+		b.mask[2] = 0
+		p := b
+		p.keys = permute(b.keys, perm, pD)
+		p.values = permute(b.values, perm, b.dv)
+		p.mask = permute(b.mask, perm, 1)
+		o, po := attend(t, s, norm, b), attend(t, s, norm, p)
+		if _, pos := s.(scorers.PositionBased); pos {
+			for i := range o.scores {
+				if o.scores[i] != po.scores[i] {
+					t.Errorf("position-based score %d changed: %g → %g", i, o.scores[i], po.scores[i])
+				}
+			}
+			return
+		}
+		for r := 0; r < pB; r++ {
+			for i, j := range perm {
+				if a, c := po.scores[r*pS+i], o.scores[r*pS+j]; math.Abs(a-c) > 1e-12 {
+					t.Errorf("row %d: permuted score %d = %g, original score %d = %g", r, i, a, j, c)
+				}
+			}
+		}
+		for i := range o.context {
+			if math.Abs(o.context[i]-po.context[i]) > 1e-12 {
+				t.Errorf("context[%d] %g changed to %g", i, o.context[i], po.context[i])
+			}
+		}
+	})
 }
 
 func permute(x []float64, perm []int, d int) []float64 {
