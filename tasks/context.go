@@ -19,12 +19,28 @@ const checkEvery = 1024
 // LoadContext loads t's data, stopping early when ctx is done if t is a
 // ContextLoader; otherwise it loads all of it and then reports ctx's error.
 func LoadContext(ctx context.Context, t Task, seed int64) (*Data, error) {
-	if cl, ok := t.(ContextLoader); ok {
+	return LoadWith[*Data](ctx, t, seed)
+}
+
+// Loader is a task of any kind: Load gives its data, of type D, for a seed.
+type Loader[D any] interface {
+	Load(seed int64) (D, error)
+}
+
+// LoadWith is LoadContext for a task of any kind (package captioning's
+// too): it loads t's data, stopping early when ctx is done if t also has
+// LoadContext(ctx, seed) (D, error); otherwise it loads all of it and then
+// reports ctx's error.
+func LoadWith[D any](ctx context.Context, t Loader[D], seed int64) (D, error) {
+	if cl, ok := t.(interface {
+		LoadContext(ctx context.Context, seed int64) (D, error)
+	}); ok {
 		return cl.LoadContext(ctx, seed)
 	}
 	d, err := t.Load(seed)
 	if err == nil && ctx.Err() != nil {
-		return nil, ctx.Err()
+		var none D
+		return none, ctx.Err()
 	}
 	return d, err
 }

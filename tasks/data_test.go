@@ -192,3 +192,24 @@ func TestEveryTaskSizedAndStoppable(t *testing.T) {
 		}
 	}
 }
+
+// loadOnly is a task with Load but no LoadContext.
+type loadOnly struct{ d *Data }
+
+func (loadOnly) Name() string                { return "load-only" }
+func (l loadOnly) Load(int64) (*Data, error) { return l.d, nil }
+
+// TestLoadContextWithoutContextLoader: a task without LoadContext loads in
+// full; LoadContext then gives its data under an open context and the
+// context's error (and no data) under a done one.
+func TestLoadContextWithoutContextLoader(t *testing.T) {
+	want := &Data{}
+	if d, err := LoadContext(context.Background(), loadOnly{want}, 1); d != want || err != nil {
+		t.Errorf("open context: %p, %v; want %p, nil", d, err, want)
+	}
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	if d, err := LoadContext(done, loadOnly{want}, 1); d != nil || err != context.Canceled {
+		t.Errorf("done context: %p, %v; want nil, context.Canceled", d, err)
+	}
+}

@@ -16,14 +16,7 @@ type ContextLoader interface {
 // LoadContext loads t's data, stopping early when ctx is done if t is a
 // ContextLoader; otherwise it loads all of it and then reports ctx's error.
 func LoadContext(ctx context.Context, t Task, seed int64) (*Data, error) {
-	if cl, ok := t.(ContextLoader); ok {
-		return cl.LoadContext(ctx, seed)
-	}
-	d, err := t.Load(seed)
-	if err == nil && ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	return d, err
+	return tasks.LoadWith[*Data](ctx, t, seed)
 }
 
 // finish builds the vocabulary from the training captions.
