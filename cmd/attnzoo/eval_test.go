@@ -50,6 +50,27 @@ var (
 	readmeRefB = "The dog had bit the man.\nNo one was surprised.\nThe man had bitten the dog.\n"
 )
 
+// evalCase is an eval command line run in a fixtures folder and the exact
+// output it must print (with status 0).
+type evalCase struct {
+	name string
+	args []string
+	want string
+}
+
+// runEvalCases runs each case as a subtest in dir.
+func runEvalCases(t *testing.T, dir string, tests []evalCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _, code, err := runEval(dir, tt.args...)
+			if code != 0 || out != tt.want {
+				t.Errorf("got %q (status %d, %v), want %q", out, code, err, tt.want)
+			}
+		})
+	}
+}
+
 func tok13a(s string) string { return strings.ReplaceAll(s, ".\n", " .\n") }
 
 func TestEvalBLEU(t *testing.T) {
@@ -58,11 +79,7 @@ func TestEvalBLEU(t *testing.T) {
 		"refA.txt": tok13a(readmeRefA),
 		"refB.txt": tok13a(readmeRefB),
 	})
-	tests := []struct {
-		name string
-		args []string
-		want string
-	}{
+	tests := []evalCase{
 		// sacrebleu's README prints exactly this line for the example
 		// (13a tokenization; no order lacks a match, so smoothing is moot):
 		// matches 14/17, 7/14, 5/11, 3/8, BP = exp(1 − 18/17).
@@ -76,14 +93,7 @@ func TestEvalBLEU(t *testing.T) {
 		{"max order 1", []string{"eval", "bleu", "--hyp", "@hyp.txt", "--ref", "@refA.txt", "--ref", "@refB.txt", "--max-order", "1"},
 			"BLEU = 77.65 82.4 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)\n"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			out, _, code, err := runEval(dir, tt.args...)
-			if code != 0 || out != tt.want {
-				t.Errorf("got %q (status %d, %v), want %q", out, code, err, tt.want)
-			}
-		})
-	}
+	runEvalCases(t, dir, tests)
 }
 
 func TestEvalBLEUJSON(t *testing.T) {
@@ -168,11 +178,7 @@ func TestEvalAER(t *testing.T) {
 		"poss.txt":   "2-2 1-2\n\n",
 		"marked.txt": "0-0-S 1-1 2-2-P 1?2\n0-0 1-1\n",
 	})
-	tests := []struct {
-		name string
-		args []string
-		want string
-	}{
+	tests := []evalCase{
 		{"sure and possible", []string{"eval", "aer", "--hyp", "@hyp.txt", "--sure", "@sure.txt", "--possible", "@poss.txt"},
 			"AER = 0.3750 precision = 0.7500 recall = 0.5000 (hyp = 4 sure = 4 hyp&sure = 2 hyp&possible = 3)\n"},
 		{"json", []string{"eval", "aer", "--json", "--hyp", "@hyp.txt", "--sure", "@sure.txt", "--possible", "@poss.txt"},
@@ -183,14 +189,7 @@ func TestEvalAER(t *testing.T) {
 		{"possible = sure", []string{"eval", "aer", "--json", "--hyp", "@hyp.txt", "--sure", "@sure.txt"},
 			`{"aer":0.5,"precision":0.5,"recall":0.5}` + "\n"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			out, _, code, err := runEval(dir, tt.args...)
-			if code != 0 || out != tt.want {
-				t.Errorf("got %q (status %d, %v), want %q", out, code, err, tt.want)
-			}
-		})
-	}
+	runEvalCases(t, dir, tests)
 }
 
 func TestEvalErrors(t *testing.T) {
