@@ -130,11 +130,16 @@ func (CPU) SigmoidGrad(dx, y, g Buffer, n int) error {
 	}, dx, y, g)
 }
 
-func (CPU) MaskedSoftmax(y, x, mask Buffer, rows, cols int) error {
-	if err := fitsRows("MaskedSoftmax", rows, cols, y, x, mask); err != nil {
-		return err
+// cpuRows checks that each buffer holds rows × cols values and unwraps them.
+func cpuRows(kernel string, rows, cols int, bs ...Buffer) ([][]float32, error) {
+	if err := fitsRows(kernel, rows, cols, bs...); err != nil {
+		return nil, err
 	}
-	s, err := cpuSlices("MaskedSoftmax", y, x, mask)
+	return cpuSlices(kernel, bs...)
+}
+
+func (CPU) MaskedSoftmax(y, x, mask Buffer, rows, cols int) error {
+	s, err := cpuRows("MaskedSoftmax", rows, cols, y, x, mask)
 	if err != nil {
 		return err
 	}
@@ -166,10 +171,7 @@ func (CPU) MaskedSoftmax(y, x, mask Buffer, rows, cols int) error {
 }
 
 func (CPU) SoftmaxGrad(dx, y, g Buffer, rows, cols int) error {
-	if err := fitsRows("SoftmaxGrad", rows, cols, dx, y, g); err != nil {
-		return err
-	}
-	s, err := cpuSlices("SoftmaxGrad", dx, y, g)
+	s, err := cpuRows("SoftmaxGrad", rows, cols, dx, y, g)
 	if err != nil {
 		return err
 	}
