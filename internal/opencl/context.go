@@ -129,10 +129,5 @@ func (b *Buffer) Read(dst []float32) error {
 
 // Release frees the device memory; the buffer must not be used after.
 func (b *Buffer) Release() error {
-	if b.mem == 0 {
-		return nil
-	}
-	err := check("clReleaseMemObject", b.c.a.ReleaseMemObject(b.mem))
-	b.mem = 0
-	return err
+	return release("clReleaseMemObject", &b.mem, b.c.a.ReleaseMemObject)
 }

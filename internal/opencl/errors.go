@@ -140,3 +140,14 @@ var clblastCodes = map[int32]string{
 	-2037: "CLBlastInvalidIncrementZ",
 	-2036: "CLBlastInsufficientMemoryZ",
 }
+
+// release frees the OpenCL object *h with free (the call fn) and zeroes *h,
+// so a second Release, or one of a zero handle, does nothing.
+func release(fn string, h *uintptr, free func(uintptr) int32) error {
+	if *h == 0 {
+		return nil
+	}
+	err := check(fn, free(*h))
+	*h = 0
+	return err
+}

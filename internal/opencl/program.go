@@ -40,12 +40,7 @@ func (c *Context) Build(src, options string) (*Program, error) {
 
 // Release frees the program; its kernels stay valid until released.
 func (p *Program) Release() error {
-	if p.h == 0 {
-		return nil
-	}
-	err := check("clReleaseProgram", p.c.a.ReleaseProgram(p.h))
-	p.h = 0
-	return err
+	return release("clReleaseProgram", &p.h, p.c.a.ReleaseProgram)
 }
 
 // Kernel is one __kernel function of a built program.
@@ -68,12 +63,7 @@ func (p *Program) Kernel(name string) (*Kernel, error) {
 
 // Release frees the kernel.
 func (k *Kernel) Release() error {
-	if k.h == 0 {
-		return nil
-	}
-	err := check("clReleaseKernel", k.c.a.ReleaseKernel(k.h))
-	k.h = 0
-	return err
+	return release("clReleaseKernel", &k.h, k.c.a.ReleaseKernel)
 }
 
 // Launch1D enqueues the kernel over n work-items (n ≥ 1, any n: the
