@@ -24,14 +24,7 @@ func savedWithAdam(t *testing.T) (*Model, OptimizerState, string) {
 	}
 	opt, _ := NewOptimizer(Optimizer{Name: "adam", LR: 3e-3, Clip: 5})
 	tr := NewTrainer(m, opt, 1)
-	rng := rand.New(rand.NewPCG(3, 3))
-	for range 3 {
-		src, tgt := reversal(rng, 8, 3, 6)
-		b, _ := NewBatch(src, tgt)
-		if _, err := tr.Step(b); err != nil {
-			t.Fatal(err)
-		}
-	}
+	trainSteps(t, tr, rand.New(rand.NewPCG(3, 3)), 3, 8, 3, 6)
 	st := opt.State()
 	path := filepath.Join(t.TempDir(), "checkpoint.json")
 	if err := m.Save(path, Checkpoint{SrcVocab: []string{"x"}, TgtVocab: []string{"y"}, Step: 3, Optimizer: &st}); err != nil {

@@ -19,14 +19,7 @@ func trained(t *testing.T, cfg Config, steps int) (*Model, *Trainer) {
 	}
 	opt, _ := NewOptimizer(Optimizer{Name: "adam", LR: 3e-3, Clip: 5})
 	tr := NewTrainer(m, opt, 1)
-	rng := rand.New(rand.NewPCG(2, 2))
-	for i := 0; i < steps; i++ {
-		src, tgt := reversal(rng, 32, 3, 6)
-		b, _ := NewBatch(src, tgt)
-		if _, err := tr.Step(b); err != nil {
-			t.Fatal(err)
-		}
-	}
+	trainSteps(t, tr, rand.New(rand.NewPCG(2, 2)), steps, 32, 3, 6)
 	return m, tr
 }
 

@@ -27,6 +27,23 @@ func smallConfig(scorer, decoder string) Config {
 		SrcVocab: 14, TgtVocab: 14, Embed: 16, Hidden: 32, Attention: 32, MaxSrcLen: 12, Dtype: "float32", Seed: 1}
 }
 
+// trainSteps runs steps training steps of tr, each on a fresh batch of n
+// reversal pairs of lengths lo…hi drawn from rng, and returns the losses.
+func trainSteps(t *testing.T, tr *Trainer, rng *rand.Rand, steps, n, lo, hi int) []float64 {
+	t.Helper()
+	losses := make([]float64, 0, steps)
+	for range steps {
+		src, tgt := reversal(rng, n, lo, hi)
+		b, _ := NewBatch(src, tgt)
+		l, err := tr.Step(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		losses = append(losses, l)
+	}
+	return losses
+}
+
 func TestTrainStepDeterministic(t *testing.T) {
 	run := func() []float64 {
 		m, err := New(smallConfig("concat", "bahdanau"))
@@ -36,17 +53,7 @@ func TestTrainStepDeterministic(t *testing.T) {
 		opt, _ := NewOptimizer(Optimizer{Name: "adam", LR: 1e-3, Clip: 5})
 		tr := NewTrainer(m, opt, 1)
 		rng := rand.New(rand.NewPCG(1, 1))
-		var losses []float64
-		for i := 0; i < 5; i++ {
-			src, tgt := reversal(rng, 8, 3, 6)
-			b, _ := NewBatch(src, tgt)
-			l, err := tr.Step(b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			losses = append(losses, l)
-		}
-		return losses
+		return trainSteps(t, tr, rng, 5, 8, 3, 6)
 	}
 	a, b := run(), run()
 	if !slices.Equal(a, b) {

@@ -31,14 +31,8 @@ func trainReversalDecay(t *testing.T, cfg Config, steps, batch, lo, hi int, deca
 	tr := NewTrainer(m, opt, 1)
 	rng := rand.New(rand.NewPCG(cfg.Seed, 7))
 	start := time.Now()
-	var loss float64
-	for i := 0; i < steps; i++ {
-		src, tgt := reversal(rng, batch, lo, hi)
-		b, _ := NewBatch(src, tgt)
-		if loss, err = tr.Step(b); err != nil {
-			t.Fatal(err)
-		}
-	}
+	losses := trainSteps(t, tr, rng, steps, batch, lo, hi)
+	loss := losses[len(losses)-1]
 	el := time.Since(start)
 	src, tgt := reversal(rand.New(rand.NewPCG(99, 99)), 200, lo, hi)
 	b, _ := NewBatch(src, tgt)
