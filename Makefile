@@ -3,7 +3,7 @@ GO       ?= go
 BIN      := bin/attnzoo
 PKGS     := ./...
 
-.PHONY: all build test test-short test-full test-captioning test-openblas bench bench-compare demo fmt fmt-check vet clean fuzz
+.PHONY: findings all build test test-short test-full test-captioning test-openblas bench bench-compare demo fmt fmt-check vet clean fuzz
 
 # BLAS: the matrix products run on OpenBLAS through cgo (gonum's netlib
 # bindings, -tags openblas) when Debian's libopenblas-dev is installed, on
@@ -86,6 +86,12 @@ fmt:
 fmt-check:
 	@out=$$(find . -name '*.go' -not -path './.git/*' | xargs gofmt -l); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+# The experiments behind docs/findings.md, one after another (hours on 2
+# cores; --resume continues an interrupted one). Results in results/.
+FINDINGS := scaled-forms length-generalisation sparsemax hard-scorers hard-luong scaling luong-table shapes-scorers
+findings: build
+	@for f in $(FINDINGS); do ./$(BIN) run experiments/$$f.toml --out results --resume || exit 1; done
 
 # The main job on the small default experiment: the four main scorers on
 # sequence reversal (under a minute on 2 cores). Writes results/quickstart/.
