@@ -10,6 +10,7 @@ import (
 
 	"github.com/attnzoo/attnzoo/cells"
 	"github.com/attnzoo/attnzoo/internal/gx"
+	"github.com/attnzoo/attnzoo/internal/registry/registrytest"
 )
 
 func TestRegistry(t *testing.T) {
@@ -67,20 +68,11 @@ func TestNewRejectsSizes(t *testing.T) {
 
 func TestRegisterPanics(t *testing.T) {
 	f := func(cells.Config) (cells.Cell, error) { return nil, nil }
-	for name, reg := range map[string]func(){
+	registrytest.Panics(t, map[string]func(){
 		"nil factory": func() { cells.Register("x-nil", nil) },
 		"empty name":  func() { cells.Register("", f) },
 		"duplicate":   func() { cells.Register("gru", f) },
-	} {
-		t.Run(name, func(t *testing.T) {
-			defer func() {
-				if recover() == nil {
-					t.Error("no panic")
-				}
-			}()
-			reg()
-		})
-	}
+	})
 }
 
 // TestParams checks every cell's parameter names and shapes (the documented

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/attnzoo/attnzoo/internal/registry/registrytest"
 	"github.com/attnzoo/attnzoo/scorers"
 )
 
@@ -37,21 +38,12 @@ func TestRegistry(t *testing.T) {
 }
 
 func TestRegisterPanics(t *testing.T) {
-	for name, f := range map[string]func(){
+	registrytest.Panics(t, map[string]func(){
 		"nil factory": func() { scorers.Register("x-nil", nil) },
 		"empty name":  func() { scorers.Register("", func(scorers.Config) (scorers.Scorer, error) { return nil, nil }) },
 		"duplicate":   func() { scorers.Register("dot", func(scorers.Config) (scorers.Scorer, error) { return nil, nil }) },
 		"alias dup":   func() { scorers.RegisterAlias("luong", "dot") },
-	} {
-		t.Run(name, func(t *testing.T) {
-			defer func() {
-				if recover() == nil {
-					t.Error("no panic")
-				}
-			}()
-			f()
-		})
-	}
+	})
 }
 
 func TestLocationNeedsMaxLen(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/attnzoo/attnzoo/internal/registry/registrytest"
 	"github.com/attnzoo/attnzoo/metrics"
 )
 
@@ -43,27 +44,13 @@ func TestNames(t *testing.T) {
 
 func TestRegisterPanics(t *testing.T) {
 	f := func(Options) (Task, error) { return nil, nil }
-	tests := []struct {
-		name    string
-		task    string
-		factory Factory
-	}{
-		{"nil factory", "new-task", nil},
-		{"empty name", "", f},
-		{"duplicate", "copy", f},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("Register(%q) did not panic", tt.task)
-				}
-				if slices.Contains(Names(), "new-task") {
-					t.Error("the task was registered anyway")
-				}
-			}()
-			Register(tt.task, tt.factory)
-		})
+	registrytest.Panics(t, map[string]func(){
+		"nil factory": func() { Register("new-task", nil) },
+		"empty name":  func() { Register("", f) },
+		"duplicate":   func() { Register("copy", f) },
+	})
+	if slices.Contains(Names(), "new-task") {
+		t.Error("the task was registered anyway")
 	}
 }
 
