@@ -76,17 +76,7 @@ func TestKeys(t *testing.T) {
 			"plural", "pp", "test", "test_max_len", "train", "vocab", "zipf"},
 		"tsv": {"dev", "lowercase", "max_len", "max_vocab", "min_count", "path", "reverse", "test", "tokenizer"},
 	}
-	for name, want := range tests {
-		t.Run(name, func(t *testing.T) {
-			got, err := Keys(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("Keys(%q) = %v, want %v", name, got, want)
-			}
-		})
-	}
+	registrytest.Keys(t, Keys, tests)
 }
 
 // TestEveryTask checks what every registered task promises.

@@ -52,17 +52,7 @@ func TestKeys(t *testing.T) {
 		"images":   sorted(append([]string{"crop", "dir", "size", "skip_bad"}, common...)),
 		"features": sorted(append([]string{"grid", "ids", "npy"}, common...)),
 	}
-	for name, want := range tests {
-		t.Run(name, func(t *testing.T) {
-			got, err := Keys(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("Keys(%q) = %v, want %v", name, got, want)
-			}
-		})
-	}
+	registrytest.Keys(t, Keys, tests)
 }
 
 func sorted(s []string) []string { slices.Sort(s); return s }
