@@ -2,6 +2,7 @@ package seq2seq
 
 import (
 	"fmt"
+	"github.com/attnzoo/attnzoo/internal/device"
 	"math"
 	"slices"
 
@@ -35,11 +36,11 @@ type stepGraph struct {
 	nextH, nextC, nextFeed *gx.Node   // outputs: the state after the last step
 }
 
-func (m *Model) buildEnc(B, S int) (*encGraph, error) {
-	return salted(func(salt uint32) (*encGraph, error) { return m.buildEncSalted(B, S, salt) })
+func (m *Model) buildEnc(B, S int, dev device.Kernels) (*encGraph, error) {
+	return salted(func(salt uint32) (*encGraph, error) { return m.buildEncSalted(B, S, salt, dev) })
 }
 
-func (m *Model) buildEncSalted(B, S int, salt uint32) (*encGraph, error) {
+func (m *Model) buildEncSalted(B, S int, salt uint32, dev device.Kernels) (*encGraph, error) {
 	g := gx.NewSaltedGraph(m.dt, salt)
 	eg := &encGraph{g: g, in: m.newEncInputs(g, B, S)}
 	enc := m.encode(g, eg.in, B)
@@ -49,7 +50,7 @@ func (m *Model) buildEncSalted(B, S int, salt uint32) (*encGraph, error) {
 	if enc.init.C != nil {
 		eg.initC = g.Watch(enc.init.C)
 	}
-	mach, err := compile(g, "encoder")
+	mach, err := compile(g, "encoder", dev)
 	if err != nil {
 		return nil, err
 	}
@@ -57,11 +58,11 @@ func (m *Model) buildEncSalted(B, S int, salt uint32) (*encGraph, error) {
 	return eg, nil
 }
 
-func (m *Model) buildStep(R, S int, prjShape []int, steps int) (*stepGraph, error) {
-	return salted(func(salt uint32) (*stepGraph, error) { return m.buildStepSalted(R, S, prjShape, steps, salt) })
+func (m *Model) buildStep(R, S int, prjShape []int, steps int, dev device.Kernels) (*stepGraph, error) {
+	return salted(func(salt uint32) (*stepGraph, error) { return m.buildStepSalted(R, S, prjShape, steps, salt, dev) })
 }
 
-func (m *Model) buildStepSalted(R, S int, prjShape []int, steps int, salt uint32) (*stepGraph, error) {
+func (m *Model) buildStepSalted(R, S int, prjShape []int, steps int, salt uint32, dev device.Kernels) (*stepGraph, error) {
 	g := gx.NewSaltedGraph(m.dt, salt)
 	H := m.Cfg.Hidden
 	sg := &stepGraph{g: g}
@@ -101,7 +102,7 @@ func (m *Model) buildStepSalted(R, S int, prjShape []int, steps int, salt uint32
 	if st.Feed != nil {
 		sg.nextFeed = g.Watch(st.Feed)
 	}
-	mach, err := compile(g, "decoding")
+	mach, err := compile(g, "decoding", dev)
 	if err != nil {
 		return nil, err
 	}
@@ -111,12 +112,12 @@ func (m *Model) buildStepSalted(R, S int, prjShape []int, steps int, salt uint32
 
 func (c *GraphCache) enc(m *Model, B, S int) (*encGraph, error) {
 	return cached(c.encs, [2]int{B, S}, c.max, func(eg *encGraph) *gx.Machine { return eg.mach },
-		func() (*encGraph, error) { return m.buildEnc(B, S) })
+		func() (*encGraph, error) { return m.buildEnc(B, S, c.dev) })
 }
 
 func (c *GraphCache) step(m *Model, R, S int, prj []int, steps int) (*stepGraph, error) {
 	return cached(c.steps, [4]int{R, S, prj[len(prj)-1], steps}, c.max, func(sg *stepGraph) *gx.Machine { return sg.mach },
-		func() (*stepGraph, error) { return m.buildStep(R, S, prj, steps) })
+		func() (*stepGraph, error) { return m.buildStep(R, S, prj, steps, c.dev) })
 }
 
 // Hypothesis is one decoded output.

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/attnzoo/attnzoo/internal/device"
 	"github.com/attnzoo/attnzoo/internal/gx"
 	"github.com/attnzoo/attnzoo/scorers"
 )
@@ -33,8 +34,8 @@ type shape struct {
 
 // buildTrain builds the unrolled training graph: teacher forcing, masked
 // cross-entropy averaged over the batch's target tokens.
-func (m *Model) buildTrain(B, S, T int) (*trainGraph, error) {
-	return salted(func(salt uint32) (*trainGraph, error) { return m.buildTrainSalted(B, S, T, salt) })
+func (m *Model) buildTrain(B, S, T int, dev device.Kernels) (*trainGraph, error) {
+	return salted(func(salt uint32) (*trainGraph, error) { return m.buildTrainSalted(B, S, T, salt, dev) })
 }
 
 // salted builds a graph, again with another salt (up to 8 times) while
@@ -50,7 +51,7 @@ func salted[T any](build func(salt uint32) (T, error)) (T, error) {
 	return v, err
 }
 
-func (m *Model) buildTrainSalted(B, S, T int, salt uint32) (*trainGraph, error) {
+func (m *Model) buildTrainSalted(B, S, T int, salt uint32, dev device.Kernels) (*trainGraph, error) {
 	g := gx.NewSaltedGraph(m.dt, salt)
 	tg := m.trainGraphOn(g, B, S, T)
 	nodes := make([]*gx.Node, len(m.params))
@@ -58,7 +59,7 @@ func (m *Model) buildTrainSalted(B, S, T int, salt uint32) (*trainGraph, error) 
 		nodes[i] = g.Bind(p)
 	}
 	tg.grads = g.Grad(tg.cost, nodes...)
-	mach, err := compile(g, "training")
+	mach, err := compile(g, "training", dev)
 	if err != nil {
 		return nil, err
 	}
@@ -226,20 +227,25 @@ type GraphCache struct {
 	encs   map[[2]int]*encGraph
 	steps  map[[4]int]*stepGraph
 	max    int
+	dev    device.Kernels // nil: the host machine
 }
 
 // NewGraphCache returns a cache holding up to max graphs of each kind
-// (0 means 32).
-func NewGraphCache(max int) *GraphCache {
+// (0 means 32), run on the host machine.
+func NewGraphCache(max int) *GraphCache { return NewGraphCacheOn(max, nil) }
+
+// NewGraphCacheOn is NewGraphCache whose graphs run on device d
+// (gx.MachineOn); nil means the host machine.
+func NewGraphCacheOn(max int, d device.Kernels) *GraphCache {
 	if max <= 0 {
 		max = 32
 	}
-	return &GraphCache{trains: map[shape]*trainGraph{}, encs: map[[2]int]*encGraph{}, steps: map[[4]int]*stepGraph{}, max: max}
+	return &GraphCache{trains: map[shape]*trainGraph{}, encs: map[[2]int]*encGraph{}, steps: map[[4]int]*stepGraph{}, max: max, dev: d}
 }
 
 func (c *GraphCache) train(m *Model, s shape) (*trainGraph, error) {
 	return cached(c.trains, s, c.max, func(tg *trainGraph) *gx.Machine { return tg.mach },
-		func() (*trainGraph, error) { return m.buildTrain(s.B, s.S, s.T) })
+		func() (*trainGraph, error) { return m.buildTrain(s.B, s.S, s.T, c.dev) })
 }
 
 // cached returns the graph for key k, building it on a miss; when the map
@@ -263,11 +269,14 @@ func cached[K comparable, V any](graphs map[K]V, k K, max int, mach func(V) *gx.
 	return v, nil
 }
 
-// compile turns a built graph into a machine, or reports what went wrong
-// while building it.
-func compile(g *gx.Graph, what string) (*gx.Machine, error) {
+// compile turns a built graph into a machine, on device dev (nil: the
+// host), or reports what went wrong while building it.
+func compile(g *gx.Graph, what string, dev device.Kernels) (*gx.Machine, error) {
 	if g.Err() != nil {
 		return nil, fmt.Errorf("seq2seq: building the %s graph: %w", what, g.Err())
+	}
+	if dev != nil {
+		return g.MachineOn(dev)
 	}
 	return g.Machine()
 }

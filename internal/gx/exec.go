@@ -38,7 +38,8 @@ type Machine struct {
 	vals   []G.Value // per node, in run order
 	inputs []slot    // inputs and constants: their value is read each run
 	steps  []step
-	reads  []slot // watched nodes: *into = vals[idx] after each run
+	reads  []slot  // watched nodes: *into = vals[idx] after each run
+	dev    *devRun // set by MachineOn: the values live on a device
 }
 
 type slot struct {
@@ -141,6 +142,9 @@ func isAdd(op G.Op) bool {
 // Run runs the whole graph once.
 func (m *Machine) Run() error {
 	m.run.gen++
+	if m.dev != nil {
+		return m.runDevice()
+	}
 	for _, in := range m.inputs {
 		m.vals[in.idx] = in.node.Value()
 	}
@@ -196,8 +200,14 @@ func (m *Machine) add(s *step) (G.Value, error) {
 	return s.buf, nil
 }
 
-// Close releases the machine.
-func (m *Machine) Close() error { return nil }
+// Close releases the machine (and its device buffers).
+func (m *Machine) Close() error {
+	if m.dev != nil {
+		m.dev.free()
+		m.dev = nil
+	}
+	return nil
+}
 
 // Run compiles, runs once and closes: the simplest way to evaluate a graph.
 func (g *Graph) Run() error {
