@@ -31,8 +31,11 @@ func deviceCases() []Config {
 // TestDeviceGradients: the loss and every parameter's gradient of the whole
 // model computed on a device (gx.MachineOn) agree with the host machine's.
 // Where an op has no kernel on the device it runs on the host from values
-// read back, so the two differ only by the device kernels' float32 rounding:
-// |device − host| ≤ 1e-5·(|host| + max|host| of that tensor).
+// read back, so the two differ only by float32 rounding in another order
+// (the device's kernels and its SGEMM): |device − host| ≤ 1e-5·|host| +
+// 1e-6·max|host| over every gradient of the model. The second term covers
+// entries that are sums cancelling to far below the terms summed (the
+// concat scorer's attention weights: ~1e-8 from terms ~1e-3).
 func TestDeviceGradients(t *testing.T) {
 	devicetest.Each(t, func(t *testing.T, d device.Kernels) {
 		for _, cfg := range deviceCases() {
@@ -65,18 +68,24 @@ func TestDeviceGradients(t *testing.T) {
 				if math.Abs(gotLoss-wantLoss) > 1e-5*math.Abs(wantLoss) {
 					t.Errorf("loss %v on %s, %v on the host", gotLoss, d.Name(), wantLoss)
 				}
-				for i, p := range m.Params() {
-					scale := 0.0
+				scale := 0.0
+				for i := range want {
 					for _, v := range want[i] {
 						scale = math.Max(scale, math.Abs(v))
 					}
+				}
+				worst := 0.0
+				for i, p := range m.Params() {
 					for j := range want[i] {
-						if diff := math.Abs(got[i][j] - want[i][j]); diff > 1e-5*(math.Abs(want[i][j])+scale) {
+						diff := math.Abs(got[i][j] - want[i][j])
+						worst = math.Max(worst, diff/scale)
+						if diff > 1e-5*math.Abs(want[i][j])+1e-6*scale {
 							t.Errorf("%s[%d]: %v on %s, %v on the host", p.Name, j, got[i][j], d.Name(), want[i][j])
 							break
 						}
 					}
 				}
+				t.Logf("worst |device − host| / max|host| = %.2g", worst)
 			})
 		}
 	})

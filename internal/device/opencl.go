@@ -26,8 +26,19 @@ func kernelSource() string {
 	return b.String()
 }
 
-// kernelNames are the __kernel functions of kernels/*.cl.
-var kernelNames = []string{"add", "mul", "tanh_fwd", "sigmoid_fwd", "tanh_grad", "sigmoid_grad", "masked_softmax", "softmax_grad"}
+// kernelNames are the __kernel functions of kernels/*.cl, in source order:
+// each is declared on a line that starts "__kernel void NAME(".
+func kernelNames() []string {
+	var names []string
+	for _, line := range strings.Split(kernelSource(), "\n") {
+		if rest, ok := strings.CutPrefix(line, "__kernel void "); ok {
+			if i := strings.Index(rest, "("); i > 0 {
+				names = append(names, strings.TrimSpace(rest[:i]))
+			}
+		}
+	}
+	return names
+}
 
 // OpenCL is an OpenCL device: a context and command queue on one device,
 // the kernels of kernels/*.cl built for it, and CLBlast's SGEMM. It is not
@@ -36,7 +47,23 @@ type OpenCL struct {
 	c    *opencl.Context
 	prog *opencl.Program
 	k    map[string]*opencl.Kernel
+	t    Traffic
 }
+
+// Traffic counts what a device did: bytes written to it and read from it,
+// and kernel launches (a CLBlast call counts as one).
+type Traffic struct {
+	BytesIn, BytesOut int64
+	Launches          int64
+}
+
+// Counter is the ability of a device to count its traffic.
+type Counter interface {
+	Traffic() Traffic
+}
+
+// Traffic is what the device has done since it was opened.
+func (o *OpenCL) Traffic() Traffic { return o.t }
 
 // NewOpenCL opens device d (from opencl.Platforms) and builds the kernels.
 func NewOpenCL(d opencl.Device) (*OpenCL, error) {
@@ -50,7 +77,7 @@ func NewOpenCL(d opencl.Device) (*OpenCL, error) {
 		return nil, fmt.Errorf("device: building the kernels for %s (%s): %w", d.Key(), d.Name, err)
 	}
 	o := &OpenCL{c: c, prog: p, k: map[string]*opencl.Kernel{}}
-	for _, name := range kernelNames {
+	for _, name := range kernelNames() {
 		k, err := p.Kernel(name)
 		if err != nil {
 			o.Close()
@@ -96,6 +123,7 @@ func (o *OpenCL) Write(b Buffer, src []float32) error {
 	if err != nil {
 		return err
 	}
+	o.t.BytesIn += 4 * int64(len(src))
 	return bs[0].(*opencl.Buffer).Write(src)
 }
 
@@ -104,6 +132,7 @@ func (o *OpenCL) Read(dst []float32, b Buffer) error {
 	if err != nil {
 		return err
 	}
+	o.t.BytesOut += 4 * int64(len(dst))
 	return bs[0].(*opencl.Buffer).Read(dst)
 }
 
@@ -123,8 +152,85 @@ func (o *OpenCL) Sgemm(transA, transB bool, m, n, k int, alpha float32, a Buffer
 	if err != nil {
 		return err
 	}
+	o.t.Launches++
 	return o.c.Sgemm(transA, transB, m, n, k, alpha, bs[0].(*opencl.Buffer), 0, lda, bs[1].(*opencl.Buffer), 0, ldb,
 		beta, bs[2].(*opencl.Buffer), 0, ldc)
+}
+
+// Kernel runs kernel over global work-items (rounded up to whole
+// work-groups: the kernel returns early past its size) with the arguments
+// in order: Buffers of this device, int, int32, uint32 or float32. It is
+// how the engine's ops reach kernels of their own in kernels/*.cl.
+func (o *OpenCL) Kernel(kernel string, global int, args ...any) error {
+	k, ok := o.k[kernel]
+	if !ok {
+		return fmt.Errorf("device: opencl: no kernel %q in kernels/*.cl", kernel)
+	}
+	for i, a := range args {
+		if b, ok := a.(Buffer); ok {
+			cb, ok := b.(*opencl.Buffer)
+			if !ok {
+				return fmt.Errorf("device: opencl: %s: argument %d (%T) is not an OpenCL buffer", kernel, i, b)
+			}
+			args[i] = cb
+		}
+	}
+	o.t.Launches++
+	return k.Launch1D(global, args...)
+}
+
+// KernelRows runs kernel with one work-group of GroupSize work-items per
+// row (rows groups), for kernels that reduce along a row in local memory.
+func (o *OpenCL) KernelRows(kernel string, rows int, args ...any) error {
+	k, ok := o.k[kernel]
+	if !ok {
+		return fmt.Errorf("device: opencl: no kernel %q in kernels/*.cl", kernel)
+	}
+	if rows < 1 {
+		return fmt.Errorf("device: opencl: %s: %d rows", kernel, rows)
+	}
+	for i, a := range args {
+		if b, ok := a.(Buffer); ok {
+			cb, ok := b.(*opencl.Buffer)
+			if !ok {
+				return fmt.Errorf("device: opencl: %s: argument %d (%T) is not an OpenCL buffer", kernel, i, b)
+			}
+			args[i] = cb
+		}
+	}
+	o.t.Launches++
+	wg := o.c.GroupSize()
+	return k.Launch([]int{rows * wg}, []int{wg}, args...)
+}
+
+// GroupSize is the work-group size KernelRows launches (the kernels see
+// it as the macro WG).
+func (o *OpenCL) GroupSize() int { return o.c.GroupSize() }
+
+// SgemmAt is Sgemm on matrices that start at offsets (in values) into
+// their buffers.
+func (o *OpenCL) SgemmAt(transA, transB bool, m, n, k int, alpha float32, a Buffer, aOff, lda int, b Buffer, bOff, ldb int,
+	beta float32, c Buffer, cOff, ldc int) error {
+	bs, err := clBuffers("SgemmAt", a, b, c)
+	if err != nil {
+		return err
+	}
+	o.t.Launches++
+	return o.c.Sgemm(transA, transB, m, n, k, alpha, bs[0].(*opencl.Buffer), aOff, lda, bs[1].(*opencl.Buffer), bOff, ldb,
+		beta, bs[2].(*opencl.Buffer), cOff, ldc)
+}
+
+// SgemmBatched is SgemmAt over batch matrices each stride values after
+// the one before (CLBlast's SgemmStridedBatched).
+func (o *OpenCL) SgemmBatched(transA, transB bool, m, n, k int, alpha float32, a Buffer, aOff, lda, aStride int,
+	b Buffer, bOff, ldb, bStride int, beta float32, c Buffer, cOff, ldc, cStride int, batch int) error {
+	bs, err := clBuffers("SgemmBatched", a, b, c)
+	if err != nil {
+		return err
+	}
+	o.t.Launches++
+	return o.c.SgemmStridedBatched(transA, transB, m, n, k, alpha, bs[0].(*opencl.Buffer), aOff, lda, aStride,
+		bs[1].(*opencl.Buffer), bOff, ldb, bStride, beta, bs[2].(*opencl.Buffer), cOff, ldc, cStride, batch)
 }
 
 // launch runs an elementwise kernel over n values.
@@ -136,6 +242,7 @@ func (o *OpenCL) launch(kernel string, n int, bs ...Buffer) error {
 	if err != nil {
 		return err
 	}
+	o.t.Launches++
 	return o.k[kernel].Launch1D(n, append(args, n)...)
 }
 
@@ -148,6 +255,7 @@ func (o *OpenCL) launchRows(kernel string, rows, cols int, bs ...Buffer) error {
 	if err != nil {
 		return err
 	}
+	o.t.Launches++
 	wg := o.c.GroupSize()
 	return o.k[kernel].Launch([]int{rows * wg}, []int{wg}, append(args, rows, cols)...)
 }

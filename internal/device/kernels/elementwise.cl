@@ -41,3 +41,45 @@ __kernel void sigmoid_grad(__global float *dx, __global const float *y, __global
 	float v = y[i];
 	dx[i] = g[i] * v * (1.0f - v);
 }
+
+// y = a − b
+__kernel void sub(__global float *y, __global const float *a, __global const float *b, const int n) {
+	int i = get_global_id(0);
+	if (i >= n) return;
+	y[i] = a[i] - b[i];
+}
+
+// y = alpha·x (alpha = −1: the gradient of Sub; 1: a copy)
+__kernel void scale(__global float *y, __global const float *x, const float alpha, const int n) {
+	int i = get_global_id(0);
+	if (i >= n) return;
+	y[i] = alpha * x[i];
+}
+
+// y += x
+__kernel void add_into(__global float *y, __global const float *x, const int n) {
+	int i = get_global_id(0);
+	if (i >= n) return;
+	y[i] += x[i];
+}
+
+// y = v
+__kernel void fill(__global float *y, const float v, const int n) {
+	int i = get_global_id(0);
+	if (i >= n) return;
+	y[i] = v;
+}
+
+// y = max(x, 0)
+__kernel void relu_fwd(__global float *y, __global const float *x, const int n) {
+	int i = get_global_id(0);
+	if (i >= n) return;
+	y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+}
+
+// dx = g ⊙ [y > 0]
+__kernel void relu_grad(__global float *dx, __global const float *y, __global const float *g, const int n) {
+	int i = get_global_id(0);
+	if (i >= n) return;
+	dx[i] = y[i] > 0.0f ? g[i] : 0.0f;
+}
