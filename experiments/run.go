@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/attnzoo/attnzoo/internal/device"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -197,6 +198,19 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 		return nil, err
 	}
 
+	// a device of the run's own: its context and command queue (runs side
+	// by side share a GPU through their own queues)
+	if spec, err := device.ParseSpec(e.Device); err != nil {
+		return nil, err
+	} else if dev, err := device.Open(spec); err != nil {
+		return nil, fmt.Errorf("experiments: run %s: %w", r.ID, err)
+	} else if dev != nil {
+		defer dev.Close()
+		if err := model.UseDevice(dev); err != nil {
+			return nil, fmt.Errorf("experiments: run %s: %w", r.ID, err)
+		}
+		defer model.UseDevice(nil)
+	}
 	tr := seq2seq.NewTrainer(model, opt, uint64(r.Seed))
 	tr.Steps = start
 	defer tr.Cache.Close()
@@ -209,7 +223,10 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 		if err != nil {
 			return err
 		}
-		ost := opt.State()
+		ost, err := opt.State()
+		if err != nil {
+			return err
+		}
 		ck := seq2seq.Checkpoint{SrcVocab: sv, TgtVocab: tv, Step: step, Optimizer: &ost, Run: clock}
 		if err := model.Save(ckPath, ck); err != nil {
 			return fmt.Errorf("experiments: run %s: %w", r.ID, err)

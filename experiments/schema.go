@@ -363,8 +363,10 @@ func (e *Experiment) validate() error {
 	if !oneOf(e.Dtype, []string{"float32", "float64"}) {
 		return e.errf("", "dtype", "unknown %q (have: float32, float64)", e.Dtype)
 	}
-	if _, err := device.ParseSpec(e.Device); err != nil {
+	if spec, err := device.ParseSpec(e.Device); err != nil {
 		return e.errf("", "device", "%v", err)
+	} else if spec.Kind != "cpu" && e.Dtype != "float32" {
+		return e.errf("", "dtype", "%q on device %q: OpenCL devices train float32 models only", e.Dtype, e.Device)
 	}
 	if err := e.validateTask(); err != nil {
 		return err

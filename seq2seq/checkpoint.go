@@ -57,6 +57,9 @@ func tensorsPrefix(path string) string { return strings.TrimSuffix(filepath.Base
 // tensors files of path are removed: a crash at any point leaves the
 // previous checkpoint or the new one whole, never half of one.
 func (m *Model) Save(path string, ck Checkpoint) error {
+	if err := m.Sync(); err != nil { // parameters on a device come back first
+		return fmt.Errorf("seq2seq: save %s: %w", path, err)
+	}
 	ck.Config, ck.Params = m.Cfg, nil
 	ck.Tensors = TensorsName(path, ck.Step)
 	ts := m.tensors()

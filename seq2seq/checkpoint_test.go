@@ -25,7 +25,10 @@ func savedWithAdam(t *testing.T) (*Model, OptimizerState, string) {
 	opt, _ := NewOptimizer(Optimizer{Name: "adam", LR: 3e-3, Clip: 5})
 	tr := NewTrainer(m, opt, 1)
 	trainSteps(t, tr, rand.New(rand.NewPCG(3, 3)), 3, 8, 3, 6)
-	st := opt.State()
+	st, err := opt.State()
+	if err != nil {
+		t.Fatal(err)
+	}
 	path := filepath.Join(t.TempDir(), "checkpoint.json")
 	if err := m.Save(path, Checkpoint{SrcVocab: []string{"x"}, TgtVocab: []string{"y"}, Step: 3, Optimizer: &st}); err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package seq2seq
 
 import (
 	"fmt"
-	"github.com/attnzoo/attnzoo/internal/device"
 	"math"
 	"slices"
 
@@ -36,11 +35,11 @@ type stepGraph struct {
 	nextH, nextC, nextFeed *gx.Node   // outputs: the state after the last step
 }
 
-func (m *Model) buildEnc(B, S int, dev device.Kernels) (*encGraph, error) {
-	return salted(func(salt uint32) (*encGraph, error) { return m.buildEncSalted(B, S, salt, dev) })
+func (m *Model) buildEnc(B, S int) (*encGraph, error) {
+	return salted(func(salt uint32) (*encGraph, error) { return m.buildEncSalted(B, S, salt) })
 }
 
-func (m *Model) buildEncSalted(B, S int, salt uint32, dev device.Kernels) (*encGraph, error) {
+func (m *Model) buildEncSalted(B, S int, salt uint32) (*encGraph, error) {
 	g := gx.NewSaltedGraph(m.dt, salt)
 	eg := &encGraph{g: g, in: m.newEncInputs(g, B, S)}
 	enc := m.encode(g, eg.in, B)
@@ -50,7 +49,7 @@ func (m *Model) buildEncSalted(B, S int, salt uint32, dev device.Kernels) (*encG
 	if enc.init.C != nil {
 		eg.initC = g.Watch(enc.init.C)
 	}
-	mach, err := compile(g, "encoder", dev)
+	mach, err := m.compile(g, "encoder")
 	if err != nil {
 		return nil, err
 	}
@@ -58,11 +57,11 @@ func (m *Model) buildEncSalted(B, S int, salt uint32, dev device.Kernels) (*encG
 	return eg, nil
 }
 
-func (m *Model) buildStep(R, S int, prjShape []int, steps int, dev device.Kernels) (*stepGraph, error) {
-	return salted(func(salt uint32) (*stepGraph, error) { return m.buildStepSalted(R, S, prjShape, steps, salt, dev) })
+func (m *Model) buildStep(R, S int, prjShape []int, steps int) (*stepGraph, error) {
+	return salted(func(salt uint32) (*stepGraph, error) { return m.buildStepSalted(R, S, prjShape, steps, salt) })
 }
 
-func (m *Model) buildStepSalted(R, S int, prjShape []int, steps int, salt uint32, dev device.Kernels) (*stepGraph, error) {
+func (m *Model) buildStepSalted(R, S int, prjShape []int, steps int, salt uint32) (*stepGraph, error) {
 	g := gx.NewSaltedGraph(m.dt, salt)
 	H := m.Cfg.Hidden
 	sg := &stepGraph{g: g}
@@ -102,7 +101,7 @@ func (m *Model) buildStepSalted(R, S int, prjShape []int, steps int, salt uint32
 	if st.Feed != nil {
 		sg.nextFeed = g.Watch(st.Feed)
 	}
-	mach, err := compile(g, "decoding", dev)
+	mach, err := m.compile(g, "decoding")
 	if err != nil {
 		return nil, err
 	}
@@ -112,12 +111,12 @@ func (m *Model) buildStepSalted(R, S int, prjShape []int, steps int, salt uint32
 
 func (c *GraphCache) enc(m *Model, B, S int) (*encGraph, error) {
 	return cached(c.encs, [2]int{B, S}, c.max, func(eg *encGraph) *gx.Machine { return eg.mach },
-		func() (*encGraph, error) { return m.buildEnc(B, S, c.dev) })
+		func() (*encGraph, error) { return m.buildEnc(B, S) })
 }
 
 func (c *GraphCache) step(m *Model, R, S int, prj []int, steps int) (*stepGraph, error) {
 	return cached(c.steps, [4]int{R, S, prj[len(prj)-1], steps}, c.max, func(sg *stepGraph) *gx.Machine { return sg.mach },
-		func() (*stepGraph, error) { return m.buildStep(R, S, prj, steps, c.dev) })
+		func() (*stepGraph, error) { return m.buildStep(R, S, prj, steps) })
 }
 
 // Hypothesis is one decoded output.

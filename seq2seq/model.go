@@ -36,6 +36,8 @@ type Model struct {
 
 	initCW, initCB *gx.Param // LSTM c_0 from the mean annotation (encoders without a final state)
 	betaW, betaB   *gx.Param // the gating scalar
+
+	res *gx.Resident // the device holding the parameters (UseDevice); nil: the host
 }
 
 // New builds a model with freshly initialised parameters (seeded by

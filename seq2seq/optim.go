@@ -27,7 +27,8 @@ type Optimizer struct {
 	DecayEvery int     // steps between decays
 	t          int
 	m, v       [][]float64
-	LastNorm   float64 // the global gradient norm before clipping, at the last update
+	LastNorm   float64        // the global gradient norm before clipping, at the last update
+	dev        *deviceMoments // the moments on a device (device.go); then m, v are stale
 }
 
 // NewOptimizer validates the settings o gives (Name, LR, Clip, Decay,
@@ -169,20 +170,24 @@ type OptimizerState struct {
 	V [][]float64 `json:"v,omitempty"`
 }
 
-// State returns a copy of the optimizer's state.
-func (o *Optimizer) State() OptimizerState {
+// State returns a copy of the optimizer's state (read back from a device
+// where it lives on one).
+func (o *Optimizer) State() (OptimizerState, error) {
+	if err := o.fromDevice(); err != nil {
+		return OptimizerState{}, fmt.Errorf("seq2seq: reading the optimizer state back: %w", err)
+	}
 	st := OptimizerState{T: o.t}
 	for i := range o.m {
 		st.M = append(st.M, append([]float64(nil), o.m[i]...))
 		st.V = append(st.V, append([]float64(nil), o.v[i]...))
 	}
-	return st
+	return st, nil
 }
 
 // SetState restores a state taken with State for the parameters ps.
 func (o *Optimizer) SetState(st OptimizerState, ps []*gx.Param) error {
 	if st.M == nil {
-		o.t, o.m, o.v = st.T, nil, nil
+		o.t, o.m, o.v, o.dev = st.T, nil, nil, nil
 		return nil
 	}
 	if len(st.M) != len(ps) || len(st.V) != len(ps) {
@@ -194,5 +199,6 @@ func (o *Optimizer) SetState(st OptimizerState, ps []*gx.Param) error {
 		}
 	}
 	o.t, o.m, o.v = st.T, st.M, st.V
+	o.dev = nil // moved to the device again at the next device update
 	return nil
 }

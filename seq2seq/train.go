@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/attnzoo/attnzoo/internal/device"
 	"github.com/attnzoo/attnzoo/internal/gx"
 	"github.com/attnzoo/attnzoo/scorers"
 )
@@ -34,8 +33,8 @@ type shape struct {
 
 // buildTrain builds the unrolled training graph: teacher forcing, masked
 // cross-entropy averaged over the batch's target tokens.
-func (m *Model) buildTrain(B, S, T int, dev device.Kernels) (*trainGraph, error) {
-	return salted(func(salt uint32) (*trainGraph, error) { return m.buildTrainSalted(B, S, T, salt, dev) })
+func (m *Model) buildTrain(B, S, T int) (*trainGraph, error) {
+	return salted(func(salt uint32) (*trainGraph, error) { return m.buildTrainSalted(B, S, T, salt) })
 }
 
 // salted builds a graph, again with another salt (up to 8 times) while
@@ -51,7 +50,7 @@ func salted[T any](build func(salt uint32) (T, error)) (T, error) {
 	return v, err
 }
 
-func (m *Model) buildTrainSalted(B, S, T int, salt uint32, dev device.Kernels) (*trainGraph, error) {
+func (m *Model) buildTrainSalted(B, S, T int, salt uint32) (*trainGraph, error) {
 	g := gx.NewSaltedGraph(m.dt, salt)
 	tg := m.trainGraphOn(g, B, S, T)
 	nodes := make([]*gx.Node, len(m.params))
@@ -59,7 +58,7 @@ func (m *Model) buildTrainSalted(B, S, T int, salt uint32, dev device.Kernels) (
 		nodes[i] = g.Bind(p)
 	}
 	tg.grads = g.Grad(tg.cost, nodes...)
-	mach, err := compile(g, "training", dev)
+	mach, err := m.compile(g, "training")
 	if err != nil {
 		return nil, err
 	}
@@ -160,26 +159,7 @@ func (m *Model) Loss(b *Batch, rng *rand.Rand, cache *GraphCache) (float64, [][]
 // gradients in the model's dtype, read in place from the graph: they stay
 // valid until the graph runs again.
 func (m *Model) loss(b *Batch, rng *rand.Rand, cache *GraphCache) (float64, []gx.Vec, error) {
-	if err := m.checkBatch(b); err != nil {
-		return 0, nil, err
-	}
-	tg, err := cache.train(m, shape{b.Size(), b.SrcLen(), b.TgtLen(), m.Cfg.Dropout > 0})
-	if err != nil {
-		return 0, nil, err
-	}
-	if err := tg.enc.set(b); err != nil {
-		return 0, nil, err
-	}
-	if err := tg.setTargets(b, rng, m.Cfg.Dropout, m.Cfg.Hidden); err != nil {
-		return 0, nil, err
-	}
-	if err := tg.penalty.set(b, m.Cfg.Lambda); err != nil {
-		return 0, nil, err
-	}
-	if err := tg.mach.Run(); err != nil {
-		return 0, nil, fmt.Errorf("seq2seq: training step: %w", err)
-	}
-	c, err := tg.g.View(tg.cost)
+	tg, loss, err := m.runTrain(b, rng, cache)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -191,7 +171,35 @@ func (m *Model) loss(b *Batch, rng *rand.Rand, cache *GraphCache) (float64, []gx
 			return 0, nil, err
 		}
 	}
-	return c.At(0), tg.gradVecs, nil
+	return loss, tg.gradVecs, nil
+}
+
+// runTrain runs the training graph on a batch and returns it and the loss.
+func (m *Model) runTrain(b *Batch, rng *rand.Rand, cache *GraphCache) (*trainGraph, float64, error) {
+	if err := m.checkBatch(b); err != nil {
+		return nil, 0, err
+	}
+	tg, err := cache.train(m, shape{b.Size(), b.SrcLen(), b.TgtLen(), m.Cfg.Dropout > 0})
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := tg.enc.set(b); err != nil {
+		return nil, 0, err
+	}
+	if err := tg.setTargets(b, rng, m.Cfg.Dropout, m.Cfg.Hidden); err != nil {
+		return nil, 0, err
+	}
+	if err := tg.penalty.set(b, m.Cfg.Lambda); err != nil {
+		return nil, 0, err
+	}
+	if err := tg.mach.Run(); err != nil {
+		return nil, 0, fmt.Errorf("seq2seq: training step: %w", err)
+	}
+	c, err := tg.g.View(tg.cost)
+	if err != nil {
+		return nil, 0, err
+	}
+	return tg, c.At(0), nil
 }
 
 func (m *Model) checkBatch(b *Batch) error {
@@ -227,25 +235,21 @@ type GraphCache struct {
 	encs   map[[2]int]*encGraph
 	steps  map[[4]int]*stepGraph
 	max    int
-	dev    device.Kernels // nil: the host machine
 }
 
 // NewGraphCache returns a cache holding up to max graphs of each kind
-// (0 means 32), run on the host machine.
-func NewGraphCache(max int) *GraphCache { return NewGraphCacheOn(max, nil) }
-
-// NewGraphCacheOn is NewGraphCache whose graphs run on device d
-// (gx.MachineOn); nil means the host machine.
-func NewGraphCacheOn(max int, d device.Kernels) *GraphCache {
+// (0 means 32). Its graphs run where their model's parameters live
+// (UseDevice).
+func NewGraphCache(max int) *GraphCache {
 	if max <= 0 {
 		max = 32
 	}
-	return &GraphCache{trains: map[shape]*trainGraph{}, encs: map[[2]int]*encGraph{}, steps: map[[4]int]*stepGraph{}, max: max, dev: d}
+	return &GraphCache{trains: map[shape]*trainGraph{}, encs: map[[2]int]*encGraph{}, steps: map[[4]int]*stepGraph{}, max: max}
 }
 
 func (c *GraphCache) train(m *Model, s shape) (*trainGraph, error) {
 	return cached(c.trains, s, c.max, func(tg *trainGraph) *gx.Machine { return tg.mach },
-		func() (*trainGraph, error) { return m.buildTrain(s.B, s.S, s.T, c.dev) })
+		func() (*trainGraph, error) { return m.buildTrain(s.B, s.S, s.T) })
 }
 
 // cached returns the graph for key k, building it on a miss; when the map
@@ -269,14 +273,14 @@ func cached[K comparable, V any](graphs map[K]V, k K, max int, mach func(V) *gx.
 	return v, nil
 }
 
-// compile turns a built graph into a machine, on device dev (nil: the
-// host), or reports what went wrong while building it.
-func compile(g *gx.Graph, what string, dev device.Kernels) (*gx.Machine, error) {
+// compile turns a built graph into a machine, on the model's device (the
+// host without one), or reports what went wrong while building it.
+func (m *Model) compile(g *gx.Graph, what string) (*gx.Machine, error) {
 	if g.Err() != nil {
 		return nil, fmt.Errorf("seq2seq: building the %s graph: %w", what, g.Err())
 	}
-	if dev != nil {
-		return g.MachineOn(dev)
+	if m.res != nil {
+		return g.MachineWith(m.res)
 	}
 	return g.Machine()
 }
@@ -331,6 +335,9 @@ func (m *Model) NLL(b *Batch, cache *GraphCache) (float64, int, error) {
 // Step trains on one batch and returns its loss (mean token NLL). A NaN or
 // infinite loss is an error and leaves the parameters unchanged.
 func (t *Trainer) Step(b *Batch) (float64, error) {
+	if t.Model.res != nil {
+		return t.stepDevice(b)
+	}
 	loss, grads, err := t.Model.loss(b, t.rng, t.Cache)
 	if err != nil {
 		return 0, err
@@ -341,4 +348,20 @@ func (t *Trainer) Step(b *Batch) (float64, error) {
 	t.Opt.update(t.Model.params, grads)
 	t.Steps++
 	return loss, nil
+}
+
+// hostOps names the ops of the cached training graphs that run on the host
+// of a device machine (gx.Machine.HostOps), for tests and bench.
+func (c *GraphCache) hostOps() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, tg := range c.trains {
+		for _, n := range tg.mach.HostOps() {
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }

@@ -102,18 +102,27 @@ func Found(ps []opencl.Platform) string {
 	return strings.Join(parts, "; ")
 }
 
-// CanTrain reports whether runs can train on the device choice s. Today
-// only the cpu device trains: a "gpu" or "opencl:P:D" that names a real
-// device is refused, naming it, rather than quietly training on the cpu;
-// one that names none gets Resolve's error.
+// CanTrain reports whether runs can train on the device choice s: the cpu
+// always; "gpu" or "opencl:P:D" when OpenCL finds the device (else
+// Resolve's error, naming what it found and how to get a driver).
 func CanTrain(s Spec) error {
 	if s.Kind == "cpu" {
 		return nil
 	}
+	_, err := Resolve(s)
+	return err
+}
+
+// Open opens the device choice s for one run: nil for the cpu (the engine's
+// own host machine), else an OpenCL device of its own (a context, a command
+// queue and the kernels built for it). Close it when the run ends.
+func Open(s Spec) (*OpenCL, error) {
+	if s.Kind == "cpu" {
+		return nil, nil
+	}
 	d, err := Resolve(s)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return fmt.Errorf("device %q: training on OpenCL devices is not implemented yet (device found: %s, %s %s); "+
-		`use device = "cpu" (or --device cpu)`, s, d.Name, d.Key(), d.Type)
+	return NewOpenCL(d)
 }

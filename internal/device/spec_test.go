@@ -86,11 +86,14 @@ func TestCanTrain(t *testing.T) {
 	if err := CanTrain(Spec{Kind: "cpu"}); err != nil {
 		t.Errorf("CanTrain(cpu) = %v", err)
 	}
-	cl := testOpenCL(t)
-	err := CanTrain(Spec{Kind: "opencl"})
-	for _, w := range []string{"training on OpenCL devices is not implemented yet", "device found: " + cl.Device().Name, "opencl:0:0"} {
+	testOpenCL(t)
+	if err := CanTrain(Spec{Kind: "opencl"}); err != nil {
+		t.Errorf("CanTrain(opencl:0:0) = %v, want nil (the device exists)", err)
+	}
+	err := CanTrain(Spec{Kind: "opencl", Platform: 7, Device: 3})
+	for _, w := range []string{"no OpenCL device 3 on platform 7", "found:", "attnzoo devices"} {
 		if err == nil || !strings.Contains(err.Error(), w) {
-			t.Errorf("CanTrain(opencl:0:0) = %v, want an error containing %q", err, w)
+			t.Errorf("CanTrain(opencl:7:3) = %v, want an error containing %q", err, w)
 		}
 	}
 }

@@ -26,8 +26,11 @@ import (
 // a graph whose ops all fall back to the host computes exactly what the
 // host machine computes (the device only holds the values).
 //
-// Inputs (and bound parameters) are read from their host values at each
-// run. Device graphs are float32.
+// Inputs are read from their host values at each run; bound parameters
+// too, unless the machine was compiled with a Resident store (MachineWith),
+// whose buffers they then use. A watched node is read back only when its
+// value is asked for (Graph.View, Value), and Buffer gives a node's
+// device buffer itself. Device graphs are float32.
 
 // deviceOp is the ability of an op to compute on a device's buffers.
 type deviceOp interface {
@@ -54,11 +57,20 @@ type devRun struct {
 	scr    []float32         // conversion scratch
 	gen    uint64
 	hostOp []string // names of the ops that run on the host, sorted
+	res    *Resident
+	params map[int]*Param // input nodes that are resident parameters
+	idx    map[*Node]int
 }
 
 // MachineOn compiles the graph to run on device d. The graph must be
 // float32. Close it to free the device buffers.
-func (g *Graph) MachineOn(d device.Kernels) (*Machine, error) {
+func (g *Graph) MachineOn(d device.Kernels) (*Machine, error) { return g.machineOn(d, nil) }
+
+// MachineWith is MachineOn on r's device, the bound parameters read from
+// r's buffers.
+func (g *Graph) MachineWith(r *Resident) (*Machine, error) { return g.machineOn(r.d, r) }
+
+func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 	if g.err != nil {
 		return nil, g.err
 	}
@@ -72,7 +84,14 @@ func (g *Graph) MachineOn(d device.Kernels) (*Machine, error) {
 	n := len(m.vals)
 	r := &devRun{d: d, shapes: make([]tensor.Shape, n), bufs: make([]device.Buffer, n), host: make([]G.Value, n),
 		own: make([]G.Value, n), hostAt: make([]uint64, n), devAt: make([]uint64, n),
-		fns: make([]deviceFn, len(m.steps)), argb: make([][]device.Buffer, len(m.steps))}
+		fns: make([]deviceFn, len(m.steps)), argb: make([][]device.Buffer, len(m.steps)),
+		res: res, params: map[int]*Param{}, idx: make(map[*Node]int, n)}
+	bound := map[*Node]*Param{}
+	if res != nil {
+		for p, nd := range g.bound {
+			bound[nd] = p
+		}
+	}
 	nodes := make([]*Node, n)
 	for _, in := range m.inputs {
 		nodes[in.idx] = in.node
@@ -81,7 +100,12 @@ func (g *Graph) MachineOn(d device.Kernels) (*Machine, error) {
 		nodes[s.out] = s.node
 	}
 	for i, nd := range nodes {
+		r.idx[nd] = i
 		r.shapes[i] = nd.Shape().Clone()
+		if p, ok := bound[nd]; ok {
+			r.params[i] = p // its buffer is the store's, set each run
+			continue
+		}
 		if r.bufs[i], err = d.Alloc(max(1, r.shapes[i].TotalSize())); err != nil {
 			r.free()
 			return nil, fmt.Errorf("gx: node %s %v on %s: %w", nd.Name(), r.shapes[i], d.Name(), err)
@@ -136,8 +160,8 @@ func (m *Machine) HostOps() []string {
 }
 
 func (r *devRun) free() {
-	for _, b := range r.bufs {
-		if b != nil {
+	for i, b := range r.bufs {
+		if _, ok := r.params[i]; !ok && b != nil {
 			r.d.Free(b)
 		}
 	}
@@ -148,6 +172,14 @@ func (m *Machine) runDevice() error {
 	r := m.dev
 	r.gen++
 	for _, in := range m.inputs {
+		if p, ok := r.params[in.idx]; ok {
+			b, err := r.res.Buffer(p)
+			if err != nil {
+				return err
+			}
+			r.bufs[in.idx], r.devAt[in.idx] = b, r.gen
+			continue
+		}
 		r.host[in.idx], r.hostAt[in.idx] = in.node.Value(), r.gen
 	}
 	for k := range m.steps {
@@ -179,13 +211,54 @@ func (m *Machine) runDevice() error {
 		r.host[s.out], r.hostAt[s.out] = v, r.gen
 	}
 	for _, rd := range m.reads {
-		v, err := r.toHost(rd.idx)
-		if err != nil {
-			return fmt.Errorf("gx: reading node %s: %w", rd.node.Name(), err)
-		}
-		*rd.into = v
+		*rd.into = &lazyRead{r: r, idx: rd.idx, gen: r.gen, node: rd.node}
 	}
 	return nil
+}
+
+// lazyRead stands for a watched node's value on a device until it is
+// asked for (Graph.View, Value): most watched values of a training step,
+// the gradients, are never read back.
+type lazyRead struct {
+	G.Value // nil: a lazyRead is never used as a value
+	r       *devRun
+	idx     int
+	gen     uint64
+	node    *Node
+}
+
+// resolve reads a lazy value back from its device.
+func resolve(v *G.Value) error {
+	l, ok := (*v).(*lazyRead)
+	if !ok {
+		return nil
+	}
+	if l.gen != l.r.gen {
+		return fmt.Errorf("gx: node %s: its value was overwritten by a later run", l.node.Name())
+	}
+	h, err := l.r.toHost(l.idx)
+	if err != nil {
+		return fmt.Errorf("gx: reading node %s: %w", l.node.Name(), err)
+	}
+	*v = h
+	return nil
+}
+
+// Buffer is node n's buffer on the device after a run, holding this run's
+// value (written there first if it was computed on the host). It stays
+// valid until the next run.
+func (m *Machine) Buffer(n *Node) (device.Buffer, error) {
+	if m.dev == nil {
+		return nil, fmt.Errorf("gx: node %s: the machine runs on the host", n.Name())
+	}
+	i, ok := m.dev.idx[n]
+	if !ok {
+		return nil, fmt.Errorf("gx: node %s is not in the graph", n.Name())
+	}
+	if err := m.dev.toDevice(i); err != nil {
+		return nil, fmt.Errorf("gx: node %s: %w", n.Name(), err)
+	}
+	return m.dev.bufs[i], nil
 }
 
 // toDevice makes node i's buffer hold this run's value.

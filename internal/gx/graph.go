@@ -288,6 +288,9 @@ func (g *Graph) Value(n *Node) ([]float64, error) {
 	if *v == nil {
 		return nil, fmt.Errorf("gx: node %s has no value yet: run the graph first", n.Name())
 	}
+	if err := resolve(v); err != nil {
+		return nil, err
+	}
 	return Float64s(*v)
 }
 
@@ -329,6 +332,9 @@ func (g *Graph) View(n *Node) (Vec, error) {
 	}
 	if *v == nil {
 		return Vec{}, fmt.Errorf("gx: node %s has no value yet: run the graph first", n.Name())
+	}
+	if err := resolve(v); err != nil {
+		return Vec{}, err
 	}
 	return vecOf(*v)
 }

@@ -1,0 +1,195 @@
+package seq2seq
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/attnzoo/attnzoo/internal/device"
+	"github.com/attnzoo/attnzoo/internal/gx"
+)
+
+// UseDevice moves the model's parameters to device d (nil: back to the
+// host, their values read back first). Every graph compiled afterwards runs
+// there (gx.MachineWith), and a Trainer updates the parameters in place on
+// the device: per step the batch goes in and the loss comes out. The host
+// copies are brought up to date by Sync; Save does it itself. Graphs
+// compiled before the move still run where they were compiled: use a new
+// GraphCache.
+func (m *Model) UseDevice(d device.Kernels) error {
+	if m.res != nil {
+		if err := m.Sync(); err != nil {
+			return err
+		}
+		m.res.Close()
+		m.res = nil
+	}
+	if d == nil {
+		return nil
+	}
+	if m.dt != gx.Float32 {
+		return fmt.Errorf("seq2seq: device %s trains float32 models; this one is %v", d.Name(), m.dt)
+	}
+	m.res = gx.NewResident(d)
+	return nil
+}
+
+// Device is the device holding the parameters, or nil for the host.
+func (m *Model) Device() device.Kernels {
+	if m.res == nil {
+		return nil
+	}
+	return m.res.Device()
+}
+
+// Sync copies the parameters from the model's device to the host (a no-op
+// on the host).
+func (m *Model) Sync() error {
+	if m.res == nil {
+		return nil
+	}
+	return m.res.Pull()
+}
+
+// paramsChanged tells the device that the host values are newer (a
+// checkpoint loaded into the model, say).
+func (m *Model) paramsChanged() {
+	if m.res != nil {
+		m.res.Push()
+	}
+}
+
+// stepDevice is Step with the parameters on a device: the gradients stay in
+// the training graph's device buffers, their squared norms come back (one
+// value per parameter) for clipping, and the optimizer updates the
+// parameters there.
+func (t *Trainer) stepDevice(b *Batch) (float64, error) {
+	m := t.Model
+	tg, loss, err := m.runTrain(b, t.rng, t.Cache)
+	if err != nil {
+		return 0, err
+	}
+	if math.IsNaN(loss) || math.IsInf(loss, 0) {
+		return loss, fmt.Errorf("seq2seq: loss is %v at step %d", loss, t.Steps+1)
+	}
+	grads := make([]device.Buffer, len(tg.grads))
+	for i, n := range tg.grads {
+		if grads[i], err = tg.mach.Buffer(n); err != nil {
+			return loss, err
+		}
+	}
+	if err := t.Opt.updateDevice(m.res, m.params, grads); err != nil {
+		return loss, err
+	}
+	t.Steps++
+	return loss, nil
+}
+
+// deviceMoments are an optimizer's moments on a device, float32.
+type deviceMoments struct {
+	res  *gx.Resident
+	m, v []device.Buffer
+}
+
+// updateDevice is update on a device: the same rule, clip and decay, in
+// float32 on the device (the moments too).
+func (o *Optimizer) updateDevice(res *gx.Resident, ps []*gx.Param, grads []device.Buffer) error {
+	d := res.Device()
+	if o.dev == nil || o.dev.res != res {
+		if err := o.toDevice(res, ps); err != nil {
+			return err
+		}
+	}
+	ns := make([]int, len(ps))
+	for i, p := range ps {
+		ns[i] = p.Size()
+	}
+	ss, err := res.SumSquares(grads, ns)
+	if err != nil {
+		return fmt.Errorf("seq2seq: gradient norm on %s: %w", d.Name(), err)
+	}
+	var total float64
+	for _, x := range ss {
+		total += x
+	}
+	o.LastNorm = math.Sqrt(total)
+	scale := 1.0
+	if o.Clip > 0 && o.LastNorm > o.Clip {
+		scale = o.Clip / o.LastNorm
+	}
+	lr := o.Rate()
+	o.t++
+	c1, c2 := 1-math.Pow(adamB1, float64(o.t)), 1-math.Pow(adamB2, float64(o.t))
+	for i, p := range ps {
+		switch o.Name {
+		case "sgd":
+			err = res.SGD(p, grads[i], scale, lr)
+		case "rmsprop":
+			err = res.RMSProp(p, grads[i], o.dev.v[i], scale, lr, rmsRho, adamEps)
+		default:
+			err = res.Adam(p, grads[i], o.dev.m[i], o.dev.v[i], gx.AdamConsts{Scale: scale, B1: adamB1, B2: adamB2,
+				Step: lr / c1, SqrtC2: math.Sqrt(c2), Eps: adamEps})
+		}
+		if err != nil {
+			return fmt.Errorf("seq2seq: updating %s on %s: %w", p.Name, d.Name(), err)
+		}
+	}
+	return nil
+}
+
+// toDevice moves the moments to res's device (zeros where there are none
+// yet).
+func (o *Optimizer) toDevice(res *gx.Resident, ps []*gx.Param) error {
+	d := res.Device()
+	dm := &deviceMoments{res: res}
+	for i, p := range ps {
+		m, err := d.Alloc(p.Size())
+		if err != nil {
+			return err
+		}
+		v, err := d.Alloc(p.Size())
+		if err != nil {
+			return err
+		}
+		hm, hv := make([]float32, p.Size()), make([]float32, p.Size())
+		if o.m != nil {
+			for j := range hm {
+				hm[j], hv[j] = float32(o.m[i][j]), float32(o.v[i][j])
+			}
+		}
+		if err := d.Write(m, hm); err != nil {
+			return err
+		}
+		if err := d.Write(v, hv); err != nil {
+			return err
+		}
+		dm.m, dm.v = append(dm.m, m), append(dm.v, v)
+	}
+	o.dev = dm
+	return nil
+}
+
+// fromDevice reads the moments back into o.m, o.v (for State).
+func (o *Optimizer) fromDevice() error {
+	if o.dev == nil {
+		return nil
+	}
+	d := o.dev.res.Device()
+	if o.m == nil || len(o.m) != len(o.dev.m) {
+		o.m, o.v = make([][]float64, len(o.dev.m)), make([][]float64, len(o.dev.m))
+	}
+	for i := range o.dev.m {
+		n := o.dev.m[i].Len()
+		hm, hv := make([]float32, n), make([]float32, n)
+		if err := d.Read(hm, o.dev.m[i]); err != nil {
+			return err
+		}
+		if err := d.Read(hv, o.dev.v[i]); err != nil {
+			return err
+		}
+		o.m[i], o.v[i] = make([]float64, n), make([]float64, n)
+		for j := range hm {
+			o.m[i][j], o.v[i][j] = float64(hm[j]), float64(hv[j])
+		}
+	}
+	return nil
+}
