@@ -149,7 +149,7 @@ func TestDeviceTraining(t *testing.T) {
 			}
 			after := d.Traffic()
 			t.Logf("per step: %.0f bytes in, %.0f out, %.0f launches; host ops %v", float64(after.BytesIn-before.BytesIn)/4,
-				float64(after.BytesOut-before.BytesOut)/4, float64(after.Launches-before.Launches)/4, td.Cache.hostOps())
+				float64(after.BytesOut-before.BytesOut)/4, float64(after.Launches-before.Launches)/4, td.Cache.HostOps())
 			if err := dev.Sync(); err != nil {
 				t.Fatal(err)
 			}

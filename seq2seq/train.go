@@ -350,9 +350,9 @@ func (t *Trainer) Step(b *Batch) (float64, error) {
 	return loss, nil
 }
 
-// hostOps names the ops of the cached training graphs that run on the host
-// of a device machine (gx.Machine.HostOps), for tests and bench.
-func (c *GraphCache) hostOps() []string {
+// HostOps names the ops of the cached training graphs that run on the host
+// of a device machine (gx.Machine.HostOps): ops without a device kernel.
+func (c *GraphCache) HostOps() []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, tg := range c.trains {

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/attnzoo/attnzoo/internal/device"
 	"io"
 	"math"
 	"math/rand/v2"
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/attnzoo/attnzoo/internal/gx"
@@ -44,6 +46,14 @@ type benchResult struct {
 	AllocBytes   float64 `json:"alloc_bytes_per_step"`
 	Allocs       float64 `json:"allocs_per_step"`
 	Loss         float64 `json:"loss_at_last"`
+	// On an OpenCL device (--device): what a timed training step moved
+	// between host and device, the kernels it launched, and the ops that
+	// still run on the host (no kernel yet).
+	Device        string   `json:"device,omitempty"`
+	BytesInStep   float64  `json:"device_bytes_in_per_step,omitempty"`
+	BytesOutStep  float64  `json:"device_bytes_out_per_step,omitempty"`
+	LaunchesStep  float64  `json:"device_launches_per_step,omitempty"`
+	DeviceHostOps []string `json:"device_host_ops,omitempty"`
 }
 
 // benchOptions size the run: the anchor times training steps 6–55 and 20
@@ -53,6 +63,7 @@ type benchOptions struct {
 	steps, skip   int // training steps run, and the first ones not timed
 	reps, warmups int // decoding repetitions timed, and untimed ones before
 	beamReps      int
+	device        string // a device choice (device.ParseSpec)
 }
 
 func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -101,6 +112,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := checkDevice("bench: --device", *dev); err != nil {
 		return err
 	}
+	opt.device = *dev
 	if err := prof.start(); err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
@@ -163,6 +175,25 @@ func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
 	}
 	defer tr.Cache.Close()
 	m := tr.Model
+	var counter device.Counter
+	if opt.device != "" {
+		spec, err := device.ParseSpec(opt.device)
+		if err != nil {
+			return nil, err
+		}
+		dev, err := device.Open(spec)
+		if err != nil {
+			return nil, err
+		}
+		if dev != nil {
+			defer dev.Close()
+			if err := m.UseDevice(dev); err != nil {
+				return nil, err
+			}
+			defer m.UseDevice(nil)
+			counter = dev
+		}
+	}
 	rng := rand.New(rand.NewPCG(1, 1))
 	batches := make([]*seq2seq.Batch, opt.steps)
 	for i := range batches {
@@ -175,12 +206,16 @@ func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
 
 	var times []float64 // ms
 	var before, after runtime.MemStats
+	var t0, t1 device.Traffic
 	for i, b := range batches {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		if i == opt.skip {
 			runtime.ReadMemStats(&before)
+			if counter != nil {
+				t0 = counter.Traffic()
+			}
 		}
 		t0 := time.Now()
 		loss, err := tr.Step(b)
@@ -195,6 +230,13 @@ func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
 	}
 	runtime.ReadMemStats(&after)
 	n := float64(len(times))
+	if counter != nil {
+		t1 = counter.Traffic()
+		res.Device = m.Device().Name()
+		res.BytesInStep, res.BytesOutStep = float64(t1.BytesIn-t0.BytesIn)/n, float64(t1.BytesOut-t0.BytesOut)/n
+		res.LaunchesStep = float64(t1.Launches-t0.Launches) / n
+		res.DeviceHostOps = tr.Cache.HostOps()
+	}
 	res.AllocBytes = float64(after.TotalAlloc-before.TotalAlloc) / n
 	res.Allocs = float64(after.Mallocs-before.Mallocs) / n
 	res.MsStepMedian, res.MsStepMin, res.MsStepMean = median(times), slices.Min(times), mean(times)
@@ -311,6 +353,13 @@ func printBench(w io.Writer, r *benchResult, ref map[string]any, refName string,
 		{"beam-5 ms/batch", "beam5_ms_batch", r.Beam5Ms, "%.1f"},
 		{"allocated bytes/step", "", r.AllocBytes, "%.0f"},
 		{"allocations/step", "", r.Allocs, "%.0f"},
+	}
+	if r.Device != "" {
+		fmt.Fprintf(w, "  device %s: per training step %.0f bytes in, %.0f bytes out, %.0f kernel launches\n",
+			r.Device, r.BytesInStep, r.BytesOutStep, r.LaunchesStep)
+		if len(r.DeviceHostOps) > 0 {
+			fmt.Fprintf(w, "  ops still on the host (no device kernel yet): %s\n", strings.Join(r.DeviceHostOps, ", "))
+		}
 	}
 	if ref == nil {
 		for _, row := range rows {
