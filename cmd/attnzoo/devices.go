@@ -72,6 +72,6 @@ func cmdDevices(ctx context.Context, args []string, stdout, stderr io.Writer) er
 				d.Key(), d.Type, d.Name, float64(d.GlobalMem)/(1<<30), d.ComputeUnits, fp64)
 		}
 	}
-	fmt.Fprintf(stdout, "device = \"gpu\" takes the first GPU; choices: %s (training on OpenCL devices is not implemented yet)\n", device.Choices)
+	fmt.Fprintf(stdout, "device = \"gpu\" takes the first GPU; choices: %s\n", device.Choices)
 	return nil
 }
