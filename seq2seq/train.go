@@ -117,7 +117,7 @@ func (m *Model) trainGraphOn(g *gx.Graph, B, S, T int) *trainGraph {
 }
 
 // setTargets fills the decoder inputs from a batch.
-func (tg *trainGraph) setTargets(b *Batch, rng *rand.Rand, dropout float64, hidden int) error {
+func (tg *trainGraph) setTargets(b *Batch, rng *rand.Rand, dropout float64, hidden int, hostDropout bool) error {
 	B, T := b.Size(), b.TgtLen()
 	tokens := float64(b.Tokens())
 	for t := 0; t < T; t++ {
@@ -135,7 +135,7 @@ func (tg *trainGraph) setTargets(b *Batch, rng *rand.Rand, dropout float64, hidd
 		}
 		return 0
 	})
-	if err != nil || tg.drop == nil {
+	if err != nil || tg.drop == nil || !hostDropout {
 		return err
 	}
 	return gx.Fill(tg.drop, func(int) float64 { return dropoutKeep(rng, dropout) })
@@ -186,8 +186,13 @@ func (m *Model) runTrain(b *Batch, rng *rand.Rand, cache *GraphCache) (*trainGra
 	if err := tg.enc.set(b); err != nil {
 		return nil, 0, err
 	}
-	if err := tg.setTargets(b, rng, m.Cfg.Dropout, m.Cfg.Hidden); err != nil {
+	if err := tg.setTargets(b, rng, m.Cfg.Dropout, m.Cfg.Hidden, m.res == nil); err != nil {
 		return nil, 0, err
+	}
+	if m.res != nil && tg.drop != nil { // the mask is drawn on the device, from one seed a step
+		if err := tg.mach.FillDropout(tg.drop, rng.Uint64(), m.Cfg.Dropout); err != nil {
+			return nil, 0, err
+		}
 	}
 	if err := tg.penalty.set(b, m.Cfg.Lambda); err != nil {
 		return nil, 0, err

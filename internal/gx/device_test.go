@@ -136,3 +136,56 @@ func TestDeviceElementwise(t *testing.T) {
 			})
 	}
 }
+
+// TestDeviceDropout: a mask drawn on the device holds only 0 and 1/(1 − p);
+// over n = 100000 entries the kept fraction is within 5σ of 1 − p
+// (σ = √(p(1 − p)/n) ≈ 0.00145 for p = 0.3); the same seed gives the same
+// mask and another seed another one.
+func TestDeviceDropout(t *testing.T) {
+	d := devicetest.OpenCL(t)
+	const n, p = 100000, 0.3
+	g := gx.NewGraph(gx.Float32)
+	mask, ones := g.Input("mask", n), g.Input("ones", n)
+	y := g.Watch(g.Mul(mask, ones))
+	g.Fail(gx.Fill(ones, func(int) float64 { return 1 }))
+	m, err := g.MachineOn(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	draw := func(seed uint64) []float64 {
+		if err := m.FillDropout(mask, seed, p); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Run(); err != nil {
+			t.Fatal(err)
+		}
+		v, err := g.Value(y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	a, b, c := draw(7), draw(7), draw(8)
+	kept, same, other := 0, true, 0
+	for i, v := range a {
+		switch float32(v) {
+		case 0:
+		case float32(1 / (1 - p)):
+			kept++
+		default:
+			t.Fatalf("mask[%d] = %v, want 0 or %v", i, v, 1/(1-p))
+		}
+		same = same && b[i] == v
+		if c[i] != v {
+			other++
+		}
+	}
+	sigma := math.Sqrt(p * (1 - p) / n)
+	if frac := float64(kept) / n; math.Abs(frac-(1-p)) > 5*sigma {
+		t.Errorf("kept %.4f of the entries, want %.2f ± %.4f", frac, 1-p, 5*sigma)
+	}
+	if !same || other < n/4 {
+		t.Errorf("same seed same mask: %v; another seed changed %d of %d entries", same, other, n)
+	}
+}

@@ -58,6 +58,7 @@ type devRun struct {
 	gen    uint64
 	hostOp []string // names of the ops that run on the host, sorted
 	res    *Resident
+	preset map[int]bool   // inputs whose buffer was filled on the device for the next run
 	params map[int]*Param // input nodes that are resident parameters
 	idx    map[*Node]int
 }
@@ -85,7 +86,7 @@ func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 	r := &devRun{d: d, shapes: make([]tensor.Shape, n), bufs: make([]device.Buffer, n), host: make([]G.Value, n),
 		own: make([]G.Value, n), hostAt: make([]uint64, n), devAt: make([]uint64, n),
 		fns: make([]deviceFn, len(m.steps)), argb: make([][]device.Buffer, len(m.steps)),
-		res: res, params: map[int]*Param{}, idx: make(map[*Node]int, n)}
+		res: res, params: map[int]*Param{}, preset: map[int]bool{}, idx: make(map[*Node]int, n)}
 	bound := map[*Node]*Param{}
 	if res != nil {
 		for p, nd := range g.bound {
@@ -178,6 +179,11 @@ func (m *Machine) runDevice() error {
 				return err
 			}
 			r.bufs[in.idx], r.devAt[in.idx] = b, r.gen
+			continue
+		}
+		if r.preset[in.idx] {
+			r.devAt[in.idx] = r.gen
+			delete(r.preset, in.idx)
 			continue
 		}
 		r.host[in.idx], r.hostAt[in.idx] = in.node.Value(), r.gen
@@ -342,4 +348,29 @@ func (r *devRun) floats(v G.Value, n int) ([]float32, error) {
 		return nil, fmt.Errorf("a value of %d numbers for a buffer of %d", len(src), n)
 	}
 	return src, nil
+}
+
+// FillDropout fills input n's device buffer with a dropout mask for the
+// next run: each entry 1/(1 − p) (kept) or 0 (dropped, with probability
+// p), from a hash of its index and seed (kernels/elementwise.cl,
+// dropout_mask), so no mask crosses from the host. The next run reads n
+// from the device, not from its host value.
+func (m *Machine) FillDropout(n *Node, seed uint64, p float64) error {
+	if m.dev == nil {
+		return fmt.Errorf("gx: FillDropout: the machine runs on the host")
+	}
+	k := runner(m.dev.d)
+	if k == nil {
+		return fmt.Errorf("gx: FillDropout: device %s has no dropout kernel", m.dev.d.Name())
+	}
+	i, ok := m.dev.idx[n]
+	if !ok || m.dev.bufs[i] == nil {
+		return fmt.Errorf("gx: FillDropout: %s is not an input of the graph", n.Name())
+	}
+	size := max(1, m.dev.shapes[i].TotalSize())
+	if err := k.Kernel("dropout_mask", size, m.dev.bufs[i], uint32(seed), uint32(seed>>32), float32(p), size); err != nil {
+		return err
+	}
+	m.dev.preset[i] = true
+	return nil
 }

@@ -83,3 +83,24 @@ __kernel void relu_grad(__global float *dx, __global const float *y, __global co
 	if (i >= n) return;
 	dx[i] = y[i] > 0.0f ? g[i] : 0.0f;
 }
+
+// A dropout mask from a counter-based hash (no state between launches):
+// u_i = the top 24 bits of h(i, seed) / 2²⁴ in [0, 1); y_i = 1/(1 − p)
+// where u_i ≥ p (kept, scaled), else 0. h is two rounds of the
+// lowbias32 mixer (Wellons) over i and the seed's two words.
+uint mix32(uint x) {
+	x ^= x >> 16;
+	x *= 0x7feb352dU;
+	x ^= x >> 15;
+	x *= 0x846ca68bU;
+	x ^= x >> 16;
+	return x;
+}
+
+__kernel void dropout_mask(__global float *y, const uint seed_lo, const uint seed_hi, const float p, const int n) {
+	int i = get_global_id(0);
+	if (i >= n) return;
+	uint h = mix32(mix32((uint)i ^ seed_lo) + seed_hi);
+	float u = (float)(h >> 8) * (1.0f / 16777216.0f);
+	y[i] = u >= p ? 1.0f / (1.0f - p) : 0.0f;
+}
