@@ -53,6 +53,7 @@ type benchResult struct {
 	BytesInStep   float64  `json:"device_bytes_in_per_step,omitempty"`
 	BytesOutStep  float64  `json:"device_bytes_out_per_step,omitempty"`
 	LaunchesStep  float64  `json:"device_launches_per_step,omitempty"`
+	GemmFlopsStep float64  `json:"device_gemm_flops_per_step,omitempty"`
 	DeviceHostOps []string `json:"device_host_ops,omitempty"`
 }
 
@@ -235,6 +236,7 @@ func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
 		res.Device = m.Device().Name()
 		res.BytesInStep, res.BytesOutStep = float64(t1.BytesIn-t0.BytesIn)/n, float64(t1.BytesOut-t0.BytesOut)/n
 		res.LaunchesStep = float64(t1.Launches-t0.Launches) / n
+		res.GemmFlopsStep = float64(t1.GemmFlops-t0.GemmFlops) / n
 		res.DeviceHostOps = tr.Cache.HostOps()
 	}
 	res.AllocBytes = float64(after.TotalAlloc-before.TotalAlloc) / n
@@ -355,8 +357,8 @@ func printBench(w io.Writer, r *benchResult, ref map[string]any, refName string,
 		{"allocations/step", "", r.Allocs, "%.0f"},
 	}
 	if r.Device != "" {
-		fmt.Fprintf(w, "  device %s: per training step %.0f bytes in, %.0f bytes out, %.0f kernel launches\n",
-			r.Device, r.BytesInStep, r.BytesOutStep, r.LaunchesStep)
+		fmt.Fprintf(w, "  device %s: per training step %.0f bytes in, %.0f bytes out, %.0f kernel launches, %.3g GEMM FLOP\n",
+			r.Device, r.BytesInStep, r.BytesOutStep, r.LaunchesStep, r.GemmFlopsStep)
 		if len(r.DeviceHostOps) > 0 {
 			fmt.Fprintf(w, "  ops still on the host (no device kernel yet): %s\n", strings.Join(r.DeviceHostOps, ", "))
 		}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,6 +41,30 @@ func TestShardCollectDecode(t *testing.T) {
 	// input, output, score, a header of the 4 source tokens, one row per output token and </s>
 	if !strings.Contains(stdout, "input:  1 2 3 4") || !strings.Contains(stdout, "</s>") || !strings.Contains(stdout, "*") {
 		t.Errorf("decode output:\n%s", stdout)
+	}
+	// on an OpenCL device: the same output (the score to float32 rounding)
+	if _, ok := firstDevice(t); ok {
+		clOut, errs, code := runCLI(t, "decode", run, "--input", "1 2 3 4", "--device", "opencl:0:0")
+		if code != 0 {
+			t.Fatalf("decode --device opencl:0:0: exit %d: %s", code, errs)
+		}
+		line := func(s, prefix string) string {
+			for _, l := range strings.Split(s, "\n") {
+				if strings.HasPrefix(l, prefix) {
+					return l
+				}
+			}
+			return ""
+		}
+		if a, b := line(stdout, "output:"), line(clOut, "output:"); a != b || a == "" {
+			t.Errorf("decode on opencl:0:0: %q, on the cpu %q", b, a)
+		}
+		var sc, scl float64
+		fmt.Sscanf(line(stdout, "score:"), "score: %g", &sc)
+		fmt.Sscanf(line(clOut, "score:"), "score: %g", &scl)
+		if math.Abs(sc-scl) > 1e-3 {
+			t.Errorf("decode score %v on opencl:0:0, %v on the cpu", scl, sc)
+		}
 	}
 	_, errs, code = runCLI(t, "decode", run, "--input", "1 2 x")
 	if code != 0 || !strings.Contains(errs, "not in the vocabulary") || !strings.Contains(errs, "x") {

@@ -206,8 +206,9 @@ func cmdDecode(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.SetOutput(stderr)
 	input := fs.String("input", "", "the text to decode")
 	beam := fs.Int("beam", 0, "beam width (default: the run's)")
+	dev := fs.String("device", "cpu", "cpu, gpu or opencl:P:D (see attnzoo devices): where to decode")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: attnzoo decode RUN_DIR --input "..." [--beam K]`)
+		fmt.Fprintln(stderr, `usage: attnzoo decode RUN_DIR --input "..." [--beam K] [--device D]`)
 		fs.PrintDefaults()
 	}
 	dir, rest := splitPositional(args)
@@ -223,9 +224,23 @@ func cmdDecode(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if dir == "" || *input == "" {
 		return usagef(`decode: want RUN_DIR and --input "..."`)
 	}
+	if err := checkDevice("decode: --device", *dev); err != nil {
+		return err
+	}
 	t, err := experiments.LoadRun(dir)
 	if err != nil {
 		return err
+	}
+	spec, _ := device.ParseSpec(*dev)
+	cl, err := device.Open(spec)
+	if err != nil {
+		return fmt.Errorf("decode: %w", err)
+	}
+	if cl != nil {
+		defer cl.Close()
+		if err := t.Model.UseDevice(cl); err != nil {
+			return fmt.Errorf("decode: %w", err)
+		}
 	}
 	d, err := t.DecodeText(*input, *beam)
 	if err != nil {

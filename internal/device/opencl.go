@@ -55,6 +55,7 @@ type OpenCL struct {
 type Traffic struct {
 	BytesIn, BytesOut int64
 	Launches          int64
+	GemmFlops         int64 // 2·m·n·k per matrix product: most of a step's arithmetic
 }
 
 // Counter is the ability of a device to count its traffic.
@@ -153,6 +154,7 @@ func (o *OpenCL) Sgemm(transA, transB bool, m, n, k int, alpha float32, a Buffer
 		return err
 	}
 	o.t.Launches++
+	o.t.GemmFlops += 2 * int64(m) * int64(n) * int64(k)
 	return o.c.Sgemm(transA, transB, m, n, k, alpha, bs[0].(*opencl.Buffer), 0, lda, bs[1].(*opencl.Buffer), 0, ldb,
 		beta, bs[2].(*opencl.Buffer), 0, ldc)
 }
@@ -216,6 +218,7 @@ func (o *OpenCL) SgemmAt(transA, transB bool, m, n, k int, alpha float32, a Buff
 		return err
 	}
 	o.t.Launches++
+	o.t.GemmFlops += 2 * int64(m) * int64(n) * int64(k)
 	return o.c.Sgemm(transA, transB, m, n, k, alpha, bs[0].(*opencl.Buffer), aOff, lda, bs[1].(*opencl.Buffer), bOff, ldb,
 		beta, bs[2].(*opencl.Buffer), cOff, ldc)
 }
@@ -229,6 +232,7 @@ func (o *OpenCL) SgemmBatched(transA, transB bool, m, n, k int, alpha float32, a
 		return err
 	}
 	o.t.Launches++
+	o.t.GemmFlops += 2 * int64(m) * int64(n) * int64(k) * int64(batch)
 	return o.c.SgemmStridedBatched(transA, transB, m, n, k, alpha, bs[0].(*opencl.Buffer), aOff, lda, aStride,
 		bs[1].(*opencl.Buffer), bOff, ldb, bStride, beta, bs[2].(*opencl.Buffer), cOff, ldc, cStride, batch)
 }
