@@ -36,11 +36,10 @@ type stepGraph struct {
 }
 
 func (m *Model) buildEnc(B, S int) (*encGraph, error) {
-	return salted(func(salt uint32) (*encGraph, error) { return m.buildEncSalted(B, S, salt) })
+	return gx.Build(m.dt, func(g *gx.Graph) (*encGraph, error) { return m.buildEncOn(g, B, S) })
 }
 
-func (m *Model) buildEncSalted(B, S int, salt uint32) (*encGraph, error) {
-	g := gx.NewSaltedGraph(m.dt, salt)
+func (m *Model) buildEncOn(g *gx.Graph, B, S int) (*encGraph, error) {
 	eg := &encGraph{g: g, in: m.newEncInputs(g, B, S)}
 	enc := m.encode(g, eg.in, B)
 	eg.annot = g.Watch(enc.annotations)
@@ -58,11 +57,10 @@ func (m *Model) buildEncSalted(B, S int, salt uint32) (*encGraph, error) {
 }
 
 func (m *Model) buildStep(R, S int, prjShape []int, steps int) (*stepGraph, error) {
-	return salted(func(salt uint32) (*stepGraph, error) { return m.buildStepSalted(R, S, prjShape, steps, salt) })
+	return gx.Build(m.dt, func(g *gx.Graph) (*stepGraph, error) { return m.buildStepOn(g, R, S, prjShape, steps) })
 }
 
-func (m *Model) buildStepSalted(R, S int, prjShape []int, steps int, salt uint32) (*stepGraph, error) {
-	g := gx.NewSaltedGraph(m.dt, salt)
+func (m *Model) buildStepOn(g *gx.Graph, R, S int, prjShape []int, steps int) (*stepGraph, error) {
 	H := m.Cfg.Hidden
 	sg := &stepGraph{g: g}
 	sg.y = g.Input("step.y", R)

@@ -1,7 +1,6 @@
 package seq2seq
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -34,24 +33,10 @@ type shape struct {
 // buildTrain builds the unrolled training graph: teacher forcing, masked
 // cross-entropy averaged over the batch's target tokens.
 func (m *Model) buildTrain(B, S, T int) (*trainGraph, error) {
-	return salted(func(salt uint32) (*trainGraph, error) { return m.buildTrainSalted(B, S, T, salt) })
+	return gx.Build(m.dt, func(g *gx.Graph) (*trainGraph, error) { return m.buildTrainOn(g, B, S, T) })
 }
 
-// salted builds a graph, again with another salt (up to 8 times) while
-// gorgonia's node hashes collide (gx.ErrHashCollision).
-func salted[T any](build func(salt uint32) (T, error)) (T, error) {
-	var v T
-	var err error
-	for salt := uint32(0); salt < 8; salt++ {
-		if v, err = build(salt); !errors.Is(err, gx.ErrHashCollision) {
-			break
-		}
-	}
-	return v, err
-}
-
-func (m *Model) buildTrainSalted(B, S, T int, salt uint32) (*trainGraph, error) {
-	g := gx.NewSaltedGraph(m.dt, salt)
+func (m *Model) buildTrainOn(g *gx.Graph, B, S, T int) (*trainGraph, error) {
 	tg := m.trainGraphOn(g, B, S, T)
 	nodes := make([]*gx.Node, len(m.params))
 	for i, p := range m.params {

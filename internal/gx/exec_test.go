@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 )
 
 // TestMachineSumsGradientsInPlace: x is used four times, so gorgonia's
@@ -139,5 +140,25 @@ func BenchmarkMachineOverhead(b *testing.B) {
 		if err := m.Run(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// The machine recognises gorgonia's Add and constants by type: an Add of
+// two vectors is one, a product or difference of them is not, and both
+// kinds of constant are constants.
+func TestRecognisesGorgoniaOps(t *testing.T) {
+	g := G.NewGraph()
+	a := G.NewVector(g, tensor.Float32, G.WithShape(3), G.WithName("a"))
+	b := G.NewVector(g, tensor.Float32, G.WithShape(3), G.WithName("b"))
+	for _, c := range []struct {
+		n    *G.Node
+		want bool
+	}{{G.Must(G.Add(a, b)), true}, {G.Must(G.HadamardProd(a, b)), false}, {G.Must(G.Sub(a, b)), false}} {
+		if got := isAdd(c.n.Op()); got != c.want {
+			t.Errorf("isAdd(%v) = %v, want %v", c.n.Op(), got, c.want)
+		}
+	}
+	if !isConstant(G.NewConstant(float32(2)).Op()) || isConstant(G.Must(G.Add(a, b)).Op()) {
+		t.Errorf("isConstant: a constant is not one, or an Add is")
 	}
 }

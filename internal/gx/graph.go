@@ -56,6 +56,21 @@ func NewSaltedGraph(dt tensor.Dtype, salt uint32) *Graph {
 	return g
 }
 
+// Build builds a graph of dtype dt with build (which compiles it), again on
+// a graph with another salt, up to 8 times, while compiling reports
+// ErrHashCollision: gorgonia's 32-bit node hashes are the engine's concern,
+// not the model's.
+func Build[T any](dt tensor.Dtype, build func(g *Graph) (T, error)) (T, error) {
+	var v T
+	var err error
+	for salt := uint32(0); salt < 8; salt++ {
+		if v, err = build(NewSaltedGraph(dt, salt)); !errors.Is(err, ErrHashCollision) {
+			break
+		}
+	}
+	return v, err
+}
+
 // ErrHashCollision is returned by Machine when two different nodes of the
 // graph have the same 32-bit hash. gorgonia keys nodes by that hash, and its
 // tape machine silently computed one such node in place of the other; we
