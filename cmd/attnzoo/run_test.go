@@ -57,7 +57,20 @@ func metricRows(t *testing.T, path string) [][]string {
 // TestSigkillResume builds the CLI, kills a sweep with SIGKILL mid-way,
 // checks that every file left in the results folder is whole, and resumes
 // it: the summary equals an uninterrupted run's.
-func TestSigkillResume(t *testing.T) {
+func TestSigkillResume(t *testing.T) { sigkillResume(t) }
+
+// TestSigkillResumeOpenCL is TestSigkillResume with the runs training on
+// the OpenCL device: the parameters and optimizer moments a checkpoint
+// reads back from the device, written to it again on resume, give the
+// uninterrupted run's metrics exactly.
+func TestSigkillResumeOpenCL(t *testing.T) {
+	if _, ok := firstDevice(t); !ok {
+		t.Skip("no OpenCL device")
+	}
+	sigkillResume(t, "--device", "opencl:0:0")
+}
+
+func sigkillResume(t *testing.T, extra ...string) {
 	if testing.Short() {
 		t.Skip("short")
 	}
@@ -69,14 +82,14 @@ func TestSigkillResume(t *testing.T) {
 	exp := filepath.Join(dir, "kill.toml")
 	os.WriteFile(exp, []byte(killExp), 0o644)
 	ref := filepath.Join(dir, "ref")
-	if out, err := exec.Command(bin, "run", exp, "--out", ref, "--workers", "2").CombinedOutput(); err != nil {
+	if out, err := exec.Command(bin, append([]string{"run", exp, "--out", ref, "--workers", "2"}, extra...)...).CombinedOutput(); err != nil {
 		t.Fatalf("reference run: %v\n%s", err, out)
 	}
 	out := filepath.Join(dir, "out")
 	killed := false
 	for attempt := 0; attempt < 3 && !killed; attempt++ {
 		os.RemoveAll(out)
-		cmd := exec.Command(bin, "run", exp, "--out", out, "--workers", "2")
+		cmd := exec.Command(bin, append([]string{"run", exp, "--out", out, "--workers", "2"}, extra...)...)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -123,7 +136,7 @@ func TestSigkillResume(t *testing.T) {
 		}
 		return nil
 	})
-	if o, err := exec.Command(bin, "run", exp, "--out", out, "--workers", "2", "--resume").CombinedOutput(); err != nil {
+	if o, err := exec.Command(bin, append([]string{"run", exp, "--out", out, "--workers", "2", "--resume"}, extra...)...).CombinedOutput(); err != nil {
 		t.Fatalf("resume: %v\n%s", err, o)
 	}
 	a, b := metricRows(t, filepath.Join(ref, "kill", "summary.csv")), metricRows(t, filepath.Join(out, "kill", "summary.csv"))
