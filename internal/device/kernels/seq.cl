@@ -1,0 +1,54 @@
+// Sequence plumbing and row sums (internal/gx/device_seq.go).
+
+// A block copy: rows × cols values, row r of the source at sOff + r·sLd,
+// of the destination at dOff + r·dLd.
+__kernel void copy2d(__global float *dst, const int dOff, const int dLd, __global const float *src, const int sOff,
+	const int sLd, const int rows, const int cols) {
+	int i = get_global_id(0);
+	if (i >= rows * cols) return;
+	int r = i / cols, c = i % cols;
+	dst[dOff + r * dLd + c] = src[sOff + r * sLd + c];
+}
+
+// Embed: out[n, :] = E[ids[n], :]. An id that is not a whole number in
+// [0, V) gives a row of NaN (the host op's error; seq2seq checks its
+// batches' ids before a run).
+__kernel void embed(__global float *out, __global const float *E, __global const float *ids, const int V, const int D,
+	const int N) {
+	int i = get_global_id(0);
+	if (i >= N * D) return;
+	int n = i / D, d = i % D;
+	float x = ids[n];
+	int id = (int)x;
+	out[i] = (id >= 0 && id < V && (float)id == x) ? E[id * D + d] : NAN;
+}
+
+// EmbedGrad: dE[v, d] = Σ_{n: ids[n] = v} g[n, d], one work-item per
+// entry of dE, summing over n in order (no races, the host's order).
+__kernel void embed_grad(__global float *dE, __global const float *g, __global const float *ids, const int V, const int D,
+	const int N) {
+	int i = get_global_id(0);
+	if (i >= V * D) return;
+	int v = i / D, d = i % D;
+	float acc = 0.0f;
+	for (int n = 0; n < N; n++) {
+		if ((int)ids[n] == v) acc += g[n * D + d];
+	}
+	dE[i] = acc;
+}
+
+// SumRows: out[c] = Σ_r x[r, c] (the bias gradient), rows in order.
+__kernel void sum_rows(__global float *out, __global const float *x, const int rows, const int cols) {
+	int c = get_global_id(0);
+	if (c >= cols) return;
+	float acc = 0.0f;
+	for (int r = 0; r < rows; r++) acc += x[r * cols + c];
+	out[c] = acc;
+}
+
+// AddBias: out[r, c] = x[r, c] + b[c].
+__kernel void add_bias(__global float *out, __global const float *x, __global const float *b, const int cols, const int n) {
+	int i = get_global_id(0);
+	if (i >= n) return;
+	out[i] = x[i] + b[i % cols];
+}

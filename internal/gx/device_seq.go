@@ -1,0 +1,188 @@
+package gx
+
+import (
+	"github.com/attnzoo/attnzoo/internal/device"
+	"gorgonia.org/tensor"
+)
+
+// Sequence plumbing on a device (ops_seq.go, ops_rows.go, ops_bias.go have
+// the equations): every op that moves values is one or more block copies
+// (kernels/seq.cl, copy2d: rows × cols values between two row strides),
+// after a zero fill where the host op starts from zeros. Embed gathers rows
+// of E; EmbedGrad sums g's rows into E's shape per vocabulary row, in the
+// host's order; SumRows sums a matrix's rows; AddBias adds b to every row.
+
+// copy2d copies a rows × cols block; nothing for an empty block.
+func copy2d(k kernelRunner, dst device.Buffer, dOff, dLd int, src device.Buffer, sOff, sLd, rows, cols int) error {
+	if rows*cols == 0 {
+		return nil
+	}
+	return k.Kernel("copy2d", rows*cols, dst, dOff, dLd, src, sOff, sLd, rows, cols)
+}
+
+func zero(k kernelRunner, b device.Buffer, n int) error { return k.Kernel("fill", n, b, float32(0), n) }
+
+func (op *stackRowsOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
+	k := runner(d)
+	if k == nil {
+		return nil
+	}
+	n := size(in[0])
+	return func(out device.Buffer, a []device.Buffer) error {
+		for t, x := range a {
+			if err := copy2d(k, out, t*n, n, x, 0, n, 1, n); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+func (op *rowsOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
+	k := runner(d)
+	if k == nil {
+		return nil
+	}
+	H, lo, hi := in[0][1], op.lo, op.hi
+	return func(out device.Buffer, a []device.Buffer) error {
+		return copy2d(k, out, 0, 0, a[0], lo*H, 0, 1, (hi-lo)*H)
+	}
+}
+
+func (op *padRowsOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
+	k := runner(d)
+	if k == nil {
+		return nil
+	}
+	H, lo, N, n := in[0][1], op.lo, op.n, size(in[0])
+	return func(out device.Buffer, a []device.Buffer) error {
+		if err := zero(k, out, N*H); err != nil {
+			return err
+		}
+		return copy2d(k, out, lo*H, 0, a[0], 0, 0, 1, n)
+	}
+}
+
+func (op *stackOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
+	k := runner(d)
+	if k == nil {
+		return nil
+	}
+	B, H, S := in[0][0], in[0][1], len(in)
+	return func(out device.Buffer, a []device.Buffer) error {
+		for t, x := range a {
+			if err := copy2d(k, out, t*H, S*H, x, 0, H, B, H); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+func (op *takeStepOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
+	k := runner(d)
+	if k == nil {
+		return nil
+	}
+	B, S, H, t := in[0][0], in[0][1], in[0][2], op.t
+	return func(out device.Buffer, a []device.Buffer) error {
+		return copy2d(k, out, 0, H, a[0], t*H, S*H, B, H)
+	}
+}
+
+func (op *putStepOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
+	k := runner(d)
+	if k == nil {
+		return nil
+	}
+	B, H, S, t := in[0][0], in[0][1], op.S, op.t
+	return func(out device.Buffer, a []device.Buffer) error {
+		if err := zero(k, out, B*S*H); err != nil {
+			return err
+		}
+		return copy2d(k, out, t*H, S*H, a[0], 0, H, B, H)
+	}
+}
+
+func (op *concatLastOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
+	k := runner(d)
+	if k == nil {
+		return nil
+	}
+	H1, H2 := last(in[0]), last(in[1])
+	N := size(in[0]) / H1
+	return func(out device.Buffer, a []device.Buffer) error {
+		if err := copy2d(k, out, 0, H1+H2, a[0], 0, H1, N, H1); err != nil {
+			return err
+		}
+		return copy2d(k, out, H1, H1+H2, a[1], 0, H2, N, H2)
+	}
+}
+
+func (op *sliceLastOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
+	k := runner(d)
+	if k == nil {
+		return nil
+	}
+	H, lo, W := last(in[0]), op.lo, op.hi-op.lo
+	N := size(in[0]) / H
+	return func(out device.Buffer, a []device.Buffer) error {
+		return copy2d(k, out, 0, W, a[0], lo, H, N, W)
+	}
+}
+
+func (op *padLastOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
+	k := runner(d)
+	if k == nil {
+		return nil
+	}
+	W, lo, H := last(in[0]), op.lo, op.H
+	N := size(in[0]) / W
+	return func(out device.Buffer, a []device.Buffer) error {
+		if err := zero(k, out, N*H); err != nil {
+			return err
+		}
+		return copy2d(k, out, lo, H, a[0], 0, W, N, W)
+	}
+}
+
+func (op *embedOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
+	k := runner(d)
+	if k == nil {
+		return nil
+	}
+	V, D, N := in[0][0], in[0][1], in[1][0]
+	return func(out device.Buffer, a []device.Buffer) error {
+		return k.Kernel("embed", N*D, out, a[0], a[1], V, D, N)
+	}
+}
+
+func (op *embedGradOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
+	k := runner(d)
+	if k == nil {
+		return nil
+	}
+	N, D, V := in[0][0], in[0][1], op.V
+	return func(out device.Buffer, a []device.Buffer) error {
+		return k.Kernel("embed_grad", V*D, out, a[0], a[1], V, D, N)
+	}
+}
+
+func (op *sumRowsOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
+	k := runner(d)
+	if k == nil {
+		return nil
+	}
+	H := last(in[0])
+	R := size(in[0]) / H
+	return func(out device.Buffer, a []device.Buffer) error { return k.Kernel("sum_rows", H, out, a[0], R, H) }
+}
+
+func (op *addBiasOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
+	k := runner(d)
+	if k == nil {
+		return nil
+	}
+	n, H := size(in[0]), in[1][0]
+	return func(out device.Buffer, a []device.Buffer) error { return k.Kernel("add_bias", n, out, a[0], a[1], H, n) }
+}
