@@ -41,3 +41,21 @@ func TestDeviceSeq(t *testing.T) {
 		})
 	}
 }
+
+// TestDeviceXent: the masked cross-entropy and its gradient (a masked row,
+// fractional weights), log-softmax and argmax (a tie: the first wins), at
+// vocabularies of no work-group multiple.
+func TestDeviceXent(t *testing.T) {
+	for _, V := range []int{1, 37, 129, 1023} {
+		agreeOnDevice(t, fmt.Sprintf("xent V=%d", V), []string{"SoftmaxXent", "SoftmaxXentGrad", "LogSoftmax", "ArgmaxLast"},
+			func(g *devGraph) []*gx.Node {
+				const B = 5
+				z := g.In(3, B, V)
+				y := g.Const([]float64{0, float64(V - 1), float64(V / 2), 0, float64(V / 3)}, B)
+				m := g.Const([]float64{0.5, 1, 0, 0.25, 1}, B)
+				loss := g.SoftmaxXent(z, y, m, 0.7)
+				tie := g.Const(append(make([]float64, V-1), 0), 1, V) // all equal: argmax 0
+				return append([]*gx.Node{loss, g.LogSoftmax(z), g.ArgmaxLast(z), g.ArgmaxLast(tie)}, g.Grad(loss, z)...)
+			})
+	}
+}

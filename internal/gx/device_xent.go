@@ -1,0 +1,70 @@
+package gx
+
+import (
+	"github.com/attnzoo/attnzoo/internal/device"
+	"gorgonia.org/tensor"
+)
+
+// The loss and decoding ops on a device (ops_xent.go has the equations),
+// one work-group per row (kernels/xent.cl):
+//
+//	SoftmaxXent:      loss_b = m_b·(lse(z_b) − z_b[y_b]), then c·Σ_b loss_b
+//	SoftmaxXentGrad:  ∂z_b = c·m_b·g·(softmax(z_b) − onehot(y_b))
+//	LogSoftmax:       z_b − lse(z_b)
+//	ArgmaxLast:       the first index of each row's maximum
+//
+// A target that is not a whole number in [0, V) makes the loss NaN, which
+// the trainer refuses (the host op returns an error).
+
+func (op *softmaxXentOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
+	k := runner(d)
+	if k == nil {
+		return nil
+	}
+	B, V, c := in[0][0], in[0][1], float32(op.c)
+	var rows device.Buffer // per-row losses, the op's own
+	return func(out device.Buffer, a []device.Buffer) error {
+		if rows == nil {
+			var err error
+			if rows, err = d.Alloc(B); err != nil {
+				return err
+			}
+		}
+		if err := k.KernelRows("xent_rows", B, rows, a[0], a[1], a[2], B, V); err != nil {
+			return err
+		}
+		return k.KernelRows("sum_scaled", 1, out, rows, c, B)
+	}
+}
+
+func (op *softmaxXentGradOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
+	k := runner(d)
+	if k == nil {
+		return nil
+	}
+	B, V, c := in[0][0], in[0][1], float32(op.c)
+	return func(out device.Buffer, a []device.Buffer) error {
+		return k.KernelRows("xent_grad", B, out, a[0], a[1], a[2], a[3], c, B, V)
+	}
+}
+
+func (op *logSoftmaxOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
+	k := runner(d)
+	if k == nil {
+		return nil
+	}
+	V := last(in[0])
+	B := size(in[0]) / V
+	return func(out device.Buffer, a []device.Buffer) error {
+		return k.KernelRows("log_softmax_rows", B, out, a[0], B, V)
+	}
+}
+
+func (op *argmaxOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
+	k := runner(d)
+	if k == nil {
+		return nil
+	}
+	N, V := in[0][0], in[0][1]
+	return func(out device.Buffer, a []device.Buffer) error { return k.KernelRows("argmax_rows", N, out, a[0], N, V) }
+}
