@@ -1,0 +1,66 @@
+// The attention ops (internal/gx/device_attention.go): the batched
+// matrix–vector family with h heads (h = 1: the plain one), for X [B,S,D],
+// y [B,D], w [B·h,S], a = D/h, k(d) = d / a, and the additive score's
+// parts. One work-item per output value, summing in index order.
+
+// out[b·h+k, i] = c · Σ_{d∈k} X[b,i,d] · y[b,d]
+__kernel void bmv_heads(__global float *out, __global const float *X, __global const float *y, const float c, const int B,
+	const int S, const int D, const int h) {
+	int j = get_global_id(0);
+	if (j >= B * h * S) return;
+	int i = j % S, bk = j / S, k = bk % h, b = bk / h, a = D / h;
+	__global const float *x = X + ((size_t)b * S + i) * D + k * a;
+	__global const float *yb = y + (size_t)b * D + k * a;
+	float acc = 0.0f;
+	for (int d = 0; d < a; d++) acc += x[d] * yb[d];
+	out[j] = c * acc;
+}
+
+// out[b, d] = c · Σ_i w[b·h+k(d), i] · X[b,i,d]
+__kernel void wsum_heads(__global float *out, __global const float *w, __global const float *X, const float c, const int B,
+	const int S, const int D, const int h) {
+	int j = get_global_id(0);
+	if (j >= B * D) return;
+	int d = j % D, b = j / D, k = d / (D / h);
+	__global const float *wr = w + ((size_t)b * h + k) * S;
+	float acc = 0.0f;
+	for (int i = 0; i < S; i++) acc += wr[i] * X[((size_t)b * S + i) * D + d];
+	out[j] = c * acc;
+}
+
+// out[b, i, d] = c · w[b·h+k(d), i] · y[b, d]
+__kernel void outer_heads(__global float *out, __global const float *w, __global const float *y, const float c, const int B,
+	const int S, const int D, const int h) {
+	int j = get_global_id(0);
+	if (j >= B * S * D) return;
+	int d = j % D, bi = j / D, i = bi % S, b = bi / S, k = d / (D / h);
+	out[j] = c * w[((size_t)b * h + k) * S + i] * y[(size_t)b * D + d];
+}
+
+// T[b,i,a] = tanh(P[b,i,a] + u[b,a] + c[a])
+__kernel void add_tanh(__global float *T, __global const float *P, __global const float *u, __global const float *c,
+	const int S, const int A, const int n) {
+	int j = get_global_id(0);
+	if (j >= n) return;
+	int a = j % A, b = j / (S * A);
+	T[j] = tanh(P[j] + u[b * A + a] + c[a]);
+}
+
+// δ[n,a] = g[n] · v[a] · (1 − T[n,a]²)
+__kernel void additive_delta(__global float *out, __global const float *T, __global const float *v, __global const float *g,
+	const int A, const int n) {
+	int j = get_global_id(0);
+	if (j >= n) return;
+	float t = T[j];
+	out[j] = g[j / A] * v[j % A] * (1.0f - t * t);
+}
+
+// out[b,a] = Σ_i x[b,i,a]
+__kernel void sum_mid(__global float *out, __global const float *x, const int B, const int S, const int A) {
+	int j = get_global_id(0);
+	if (j >= B * A) return;
+	int a = j % A, b = j / A;
+	float acc = 0.0f;
+	for (int i = 0; i < S; i++) acc += x[((size_t)b * S + i) * A + a];
+	out[j] = acc;
+}

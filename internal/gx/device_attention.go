@@ -1,0 +1,97 @@
+package gx
+
+import (
+	"github.com/attnzoo/attnzoo/internal/device"
+	"gorgonia.org/tensor"
+)
+
+// The attention ops on a device (ops_bmv.go, ops_heads.go and
+// ops_additive.go have the equations; kernels/attention.cl):
+//
+//	BMV, WSum, Outer (h heads):  one work-item per output value
+//	AddTanh:        T = tanh(P + u + c)
+//	AdditiveOut:    T·v            (an SGEMM with one column)
+//	AdditiveDelta:  δ = (g ⊗ v) ⊙ (1 − T²)
+//	ProjLastV:      Xᵀg            (an SGEMM with one column)
+//	SumMid:         Σ over the middle axis (keep 2) or both leading axes (keep 1)
+
+func (op *bmvOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
+	k := runner(d)
+	if k == nil {
+		return nil
+	}
+	B, S, D, h, c := in[0][0], in[0][1], in[0][2], op.h, float32(op.c)
+	return func(out device.Buffer, a []device.Buffer) error {
+		return k.Kernel("bmv_heads", B*h*S, out, a[0], a[1], c, B, S, D, h)
+	}
+}
+
+func (op *wsumOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
+	k := runner(d)
+	if k == nil {
+		return nil
+	}
+	B, S, D, h, c := in[1][0], in[1][1], in[1][2], op.h, float32(op.c)
+	return func(out device.Buffer, a []device.Buffer) error {
+		return k.Kernel("wsum_heads", B*D, out, a[0], a[1], c, B, S, D, h)
+	}
+}
+
+func (op *outerOp) onDevice(d device.Kernels, in []tensor.Shape, out tensor.Shape) deviceFn {
+	k := runner(d)
+	if k == nil {
+		return nil
+	}
+	B, S, D, h, c := out[0], out[1], out[2], op.h, float32(op.c)
+	return func(o device.Buffer, a []device.Buffer) error {
+		return k.Kernel("outer_heads", B*S*D, o, a[0], a[1], c, B, S, D, h)
+	}
+}
+
+func (op *addTanhOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
+	k := runner(d)
+	if k == nil {
+		return nil
+	}
+	S, A, n := in[0][1], in[0][2], size(in[0])
+	return func(out device.Buffer, a []device.Buffer) error {
+		return k.Kernel("add_tanh", n, out, a[0], a[1], a[2], S, A, n)
+	}
+}
+
+func (op *additiveOutOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
+	N, A := lead(in[0]), last(in[0])
+	return func(out device.Buffer, a []device.Buffer) error {
+		return d.Sgemm(false, false, N, 1, A, 1, a[0], A, a[1], 1, 0, out, 1)
+	}
+}
+
+func (op *additiveDeltaOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
+	k := runner(d)
+	if k == nil {
+		return nil
+	}
+	A, n := last(in[0]), size(in[0])
+	return func(out device.Buffer, a []device.Buffer) error {
+		return k.Kernel("additive_delta", n, out, a[0], a[1], a[2], A, n)
+	}
+}
+
+func (op *projLastVOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
+	N, A := lead(in[0]), last(in[0])
+	return func(out device.Buffer, a []device.Buffer) error {
+		return d.Sgemm(true, false, A, 1, N, 1, a[0], A, a[1], 1, 0, out, 1)
+	}
+}
+
+func (op *sumLeadOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
+	k := runner(d)
+	if k == nil {
+		return nil
+	}
+	B, S, A := in[0][0], in[0][1], in[0][2]
+	if op.keep == 2 {
+		return func(out device.Buffer, a []device.Buffer) error { return k.Kernel("sum_mid", B*A, out, a[0], B, S, A) }
+	}
+	return func(out device.Buffer, a []device.Buffer) error { return k.Kernel("sum_rows", A, out, a[0], B*S, A) }
+}
