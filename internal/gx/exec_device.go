@@ -61,6 +61,22 @@ type devRun struct {
 	preset map[int]bool   // inputs whose buffer was filled on the device for the next run
 	params map[int]*Param // input nodes that are resident parameters
 	idx    map[*Node]int
+	owned  []device.Buffer // ops' scratch buffers (tracked), freed with the machine
+}
+
+// tracked is a device with the engine's kernels whose Allocs (the ops'
+// scratch buffers) the machine frees when it closes.
+type tracked struct {
+	kernelRunner
+	owned *[]device.Buffer
+}
+
+func (t tracked) Alloc(n int) (device.Buffer, error) {
+	b, err := t.kernelRunner.Alloc(n)
+	if err == nil {
+		*t.owned = append(*t.owned, b)
+	}
+	return b, err
 }
 
 // MachineOn compiles the graph to run on device d. The graph must be
@@ -113,6 +129,10 @@ func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 		}
 	}
 	names := map[string]bool{}
+	opDev := d // what the ops see: their scratch allocations are tracked
+	if k := runner(d); k != nil {
+		opDev = tracked{k, &r.owned}
+	}
 	for k := range m.steps {
 		s := &m.steps[k]
 		in := make([]tensor.Shape, len(s.args))
@@ -122,7 +142,7 @@ func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 		r.argb[k] = make([]device.Buffer, len(s.args))
 		switch op := s.op.(type) {
 		case deviceOp:
-			r.fns[k] = op.onDevice(d, in, r.shapes[s.out])
+			r.fns[k] = op.onDevice(opDev, in, r.shapes[s.out])
 		default:
 			if s.add && in[0].Eq(in[1]) && in[0].Eq(r.shapes[s.out]) {
 				n := max(1, in[0].TotalSize())
@@ -161,6 +181,10 @@ func (m *Machine) HostOps() []string {
 }
 
 func (r *devRun) free() {
+	for _, b := range r.owned {
+		r.d.Free(b)
+	}
+	r.owned = nil
 	for i, b := range r.bufs {
 		if _, ok := r.params[i]; !ok && b != nil {
 			r.d.Free(b)
