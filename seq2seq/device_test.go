@@ -173,8 +173,22 @@ func TestDeviceTraining(t *testing.T) {
 				}
 			}
 			after := d.Traffic()
-			t.Logf("per step: %.0f bytes in, %.0f out, %.0f launches; host ops %v", float64(after.BytesIn-before.BytesIn)/4,
-				float64(after.BytesOut-before.BytesOut)/4, float64(after.Launches-before.Launches)/4, td.Cache.HostOps())
+			in, out := (after.BytesIn-before.BytesIn)/4, (after.BytesOut-before.BytesOut)/4
+			t.Logf("per step: %d bytes in, %d out, %d launches; host ops %v", in, out, (after.Launches-before.Launches)/4, td.Cache.HostOps())
+			// every op of this model has a kernel; per step the loss and one
+			// sum of squares per parameter come out, and at most the batch
+			// goes in (source ids, mask and pool weights [B,S]; target
+			// inputs, outputs and weights [B,T]: here the same batch each
+			// step, so nothing is sent again)
+			if ops := td.Cache.HostOps(); len(ops) > 0 {
+				t.Errorf("ops on the host: %v", ops)
+			}
+			if want := int64(4 * (1 + len(dev.Params()))); out != want {
+				t.Errorf("%d bytes out per step, want %d (the loss and %d sums of squares)", out, want, len(dev.Params()))
+			}
+			if most := int64(4 * 3 * b.Size() * (b.SrcLen() + b.TgtLen())); in > most {
+				t.Errorf("%d bytes in per step, more than the batch's %d", in, most)
+			}
 			if err := dev.Sync(); err != nil {
 				t.Fatal(err)
 			}

@@ -88,7 +88,9 @@ func (op *gruBlendOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Sha
 		return nil
 	}
 	B, H := in[1][0], in[1][1]
-	return func(out device.Buffer, a []device.Buffer) error { return k.Kernel("gru_blend", B*H, out, a[0], a[1], B, H) }
+	return func(out device.Buffer, a []device.Buffer) error {
+		return k.Kernel("gru_blend", B*H, out, a[0], a[1], B, H)
+	}
 }
 
 func (op *gruBlendDGOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
@@ -108,7 +110,9 @@ func (op *gruBlendDHOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.S
 		return nil
 	}
 	B, H := in[1][0], in[1][1]
-	return func(out device.Buffer, a []device.Buffer) error { return k.Kernel("gru_blend_dh", B*H, out, a[0], a[1], B, H) }
+	return func(out device.Buffer, a []device.Buffer) error {
+		return k.Kernel("gru_blend_dh", B*H, out, a[0], a[1], B, H)
+	}
 }
 
 func (op *sumColsOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {

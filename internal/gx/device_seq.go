@@ -184,5 +184,7 @@ func (op *addBiasOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shap
 		return nil
 	}
 	n, H := size(in[0]), in[1][0]
-	return func(out device.Buffer, a []device.Buffer) error { return k.Kernel("add_bias", n, out, a[0], a[1], H, n) }
+	return func(out device.Buffer, a []device.Buffer) error {
+		return k.Kernel("add_bias", n, out, a[0], a[1], H, n)
+	}
 }

@@ -66,5 +66,7 @@ func (op *argmaxOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape
 		return nil
 	}
 	N, V := in[0][0], in[0][1]
-	return func(out device.Buffer, a []device.Buffer) error { return k.KernelRows("argmax_rows", N, out, a[0], N, V) }
+	return func(out device.Buffer, a []device.Buffer) error {
+		return k.KernelRows("argmax_rows", N, out, a[0], N, V)
+	}
 }

@@ -2,6 +2,7 @@ package gx
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"unsafe"
 
@@ -61,7 +62,9 @@ type devRun struct {
 	preset map[int]bool   // inputs whose buffer was filled on the device for the next run
 	params map[int]*Param // input nodes that are resident parameters
 	idx    map[*Node]int
-	owned  []device.Buffer // ops' scratch buffers (tracked), freed with the machine
+	owned  []device.Buffer   // ops' scratch buffers (tracked), freed with the machine
+	sent   map[int][]float32 // per input: the values its buffer holds
+	inputs map[int]bool
 }
 
 // tracked is a device with the engine's kernels whose Allocs (the ops'
@@ -102,7 +105,7 @@ func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 	r := &devRun{d: d, shapes: make([]tensor.Shape, n), bufs: make([]device.Buffer, n), host: make([]G.Value, n),
 		own: make([]G.Value, n), hostAt: make([]uint64, n), devAt: make([]uint64, n),
 		fns: make([]deviceFn, len(m.steps)), argb: make([][]device.Buffer, len(m.steps)),
-		res: res, params: map[int]*Param{}, preset: map[int]bool{}, idx: make(map[*Node]int, n)}
+		res: res, params: map[int]*Param{}, preset: map[int]bool{}, idx: make(map[*Node]int, n), sent: map[int][]float32{}}
 	bound := map[*Node]*Param{}
 	if res != nil {
 		for p, nd := range g.bound {
@@ -110,8 +113,10 @@ func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 		}
 	}
 	nodes := make([]*Node, n)
+	r.inputs = map[int]bool{}
 	for _, in := range m.inputs {
 		nodes[in.idx] = in.node
+		r.inputs[in.idx] = true
 	}
 	for _, s := range m.steps {
 		nodes[s.out] = s.node
@@ -208,6 +213,7 @@ func (m *Machine) runDevice() error {
 		if r.preset[in.idx] {
 			r.devAt[in.idx] = r.gen
 			delete(r.preset, in.idx)
+			delete(r.sent, in.idx) // the buffer no longer holds what was sent
 			continue
 		}
 		r.host[in.idx], r.hostAt[in.idx] = in.node.Value(), r.gen
@@ -291,6 +297,9 @@ func (m *Machine) Buffer(n *Node) (device.Buffer, error) {
 	return m.dev.bufs[i], nil
 }
 
+// isInput reports whether node i is an input (not computed by a step).
+func (r *devRun) isInput(i int) bool { return r.inputs[i] }
+
 // toDevice makes node i's buffer hold this run's value.
 func (r *devRun) toDevice(i int) error {
 	if r.devAt[i] == r.gen {
@@ -303,8 +312,18 @@ func (r *devRun) toDevice(i int) error {
 	if err != nil {
 		return err
 	}
+	// an input holding what its buffer already holds (an initial state of
+	// zeros, a constant) is not sent again
+	last, isInput := r.sent[i]
+	if isInput && slices.Equal(last, src) {
+		r.devAt[i] = r.gen
+		return nil
+	}
 	if err := r.d.Write(r.bufs[i], src); err != nil {
 		return err
+	}
+	if r.isInput(i) {
+		r.sent[i] = append(last[:0], src...)
 	}
 	r.devAt[i] = r.gen
 	return nil
