@@ -73,6 +73,7 @@ func TestDeviceGradients(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
+				var hostOps []string
 				loss := func(m *Model) (float64, [][]float64) {
 					c := NewGraphCache(0)
 					defer c.Close()
@@ -80,6 +81,7 @@ func TestDeviceGradients(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
+					hostOps = c.HostOps()
 					return l, g
 				}
 				refLoss, ref := loss(m64)
@@ -114,7 +116,7 @@ func TestDeviceGradients(t *testing.T) {
 				if le, lh := math.Abs(devLoss-refLoss), math.Abs(hostLoss-refLoss); !(le <= 2*lh+1e-6*math.Abs(refLoss)) {
 					t.Errorf("loss %v on %s, %v on the host, %v in float64", devLoss, d.Name(), hostLoss, refLoss)
 				}
-				t.Logf("gradient error / max|g|: device %.2g, host float32 %.2g", dw/scale, hw/scale)
+				t.Logf("gradient error / max|g|: device %.2g, host float32 %.2g; ops on the host: %v", dw/scale, hw/scale, hostOps)
 			})
 		}
 	})

@@ -30,3 +30,25 @@ func TestDeviceAttention(t *testing.T) {
 			})
 	}
 }
+
+// TestDeviceNorm: L2 normalisation (one row below ε), a learned scale, a
+// full dot product and a mask fill, forward and gradient.
+func TestDeviceNorm(t *testing.T) {
+	for _, D := range deviceSizes {
+		agreeOnDevice(t, fmt.Sprintf("norm D=%d", D), []string{"L2Normalize", "L2Grad", "ScaleBy", "DotAll", "MaskFill"},
+			func(g *devGraph) []*gx.Node {
+				x, x2 := g.In(1, 1, D), g.In(1, 1, D)
+				tiny := g.In(1e-9, 1, D) // its norm is below ε = 1e-6
+				gamma := g.In(1, 1)
+				mask := make([]float64, 3*D)
+				for i := range mask {
+					mask[i] = float64(i % 2)
+					if i >= 2*D {
+						mask[i] = 1 // the tiny row is kept whole
+					}
+				}
+				y := g.ScaleBy(g.L2Normalize(g.MaskFill(g.StackRows(x, x2, tiny), g.Const(mask, 3, D), -3), 1e-6), gamma)
+				return append([]*gx.Node{y}, g.Grad(g.Cost(y), x, x2, tiny, gamma)...)
+			})
+	}
+}

@@ -6,34 +6,6 @@
 // return: pocl 3.1 crashes on a return ahead of a barrier, even one that
 // a whole work-group takes.
 
-// red_max and red_sum leave the group's maximum / sum of v in every
-// work-item.
-float red_max(__local float *red, float v) {
-	int l = get_local_id(0);
-	red[l] = v;
-	barrier(CLK_LOCAL_MEM_FENCE);
-	for (int s = WG / 2; s > 0; s >>= 1) {
-		if (l < s) red[l] = fmax(red[l], red[l + s]);
-		barrier(CLK_LOCAL_MEM_FENCE);
-	}
-	float r = red[0];
-	barrier(CLK_LOCAL_MEM_FENCE);
-	return r;
-}
-
-float red_sum(__local float *red, float v) {
-	int l = get_local_id(0);
-	red[l] = v;
-	barrier(CLK_LOCAL_MEM_FENCE);
-	for (int s = WG / 2; s > 0; s >>= 1) {
-		if (l < s) red[l] += red[l + s];
-		barrier(CLK_LOCAL_MEM_FENCE);
-	}
-	float r = red[0];
-	barrier(CLK_LOCAL_MEM_FENCE);
-	return r;
-}
-
 // y_i = m_i·e^(x_i − M) / Σ_j m_j·e^(x_j − M), M the row's maximum over
 // kept keys (m > 0.5); masked keys get 0, a row with no key all zeros.
 __kernel void masked_softmax(__global float *y, __global const float *x, __global const float *mask,

@@ -1,6 +1,6 @@
 // Cross-entropy, log-softmax and argmax by rows (internal/gx/device_xent.go),
-// one work-group per row as in softmax.cl (whose red_max and red_sum these
-// use: the program is the kernels/*.cl files in name order).
+// one work-group per row as in softmax.cl (red_max and red_sum from
+// _reduce.cl).
 
 // The log-sum-exp of row z of n values, with the row's own maximum.
 float row_lse(__local float *red, __global const float *z, const int n) {
