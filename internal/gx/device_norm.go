@@ -15,7 +15,9 @@ func (op *l2NormOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape
 	}
 	D := last(in[0])
 	R, eps := size(in[0])/D, float32(op.eps)
-	return func(out device.Buffer, a []device.Buffer) error { return k.KernelRows("l2_norm", R, out, a[0], eps, R, D) }
+	return func(out device.Buffer, a []device.Buffer) error {
+		return k.KernelRows("l2_norm", R, out, a[0], eps, R, D)
+	}
 }
 
 func (op *l2GradOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
@@ -45,7 +47,9 @@ func (op *dotAllOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape
 		return nil
 	}
 	n := size(in[0])
-	return func(out device.Buffer, a []device.Buffer) error { return k.KernelRows("dot_all", 1, out, a[0], a[1], n) }
+	return func(out device.Buffer, a []device.Buffer) error {
+		return k.KernelRows("dot_all", 1, out, a[0], a[1], n)
+	}
 }
 
 // MaskFill (ops_softmax.go) elementwise.
@@ -55,5 +59,7 @@ func (op *maskFillOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Sha
 		return nil
 	}
 	n, fill := size(in[0]), float32(op.fill)
-	return func(out device.Buffer, a []device.Buffer) error { return k.Kernel("mask_fill", n, out, a[0], a[1], fill, n) }
+	return func(out device.Buffer, a []device.Buffer) error {
+		return k.Kernel("mask_fill", n, out, a[0], a[1], fill, n)
+	}
 }
