@@ -188,3 +188,83 @@ func (op *addBiasOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shap
 		return k.Kernel("add_bias", n, out, a[0], a[1], H, n)
 	}
 }
+
+// upload returns a buffer holding vals, written on first use.
+func upload(d device.Kernels, vals []float32) func() (device.Buffer, error) {
+	var b device.Buffer
+	return func() (device.Buffer, error) {
+		if b == nil {
+			nb, err := d.Alloc(max(1, len(vals)))
+			if err != nil {
+				return nil, err
+			}
+			if len(vals) > 0 {
+				if err := d.Write(nb, vals); err != nil {
+					return nil, err
+				}
+			}
+			b = nb
+		}
+		return b, nil
+	}
+}
+
+// Im2Col gathers with the op's source map on the device; Col2Im sums, for
+// each input position, the rows that read it, listed ascending (the host's
+// order of addition) in a map built once from the same sources.
+func (op *im2colOp) onDevice(d device.Kernels, in []tensor.Shape, out tensor.Shape) deviceFn {
+	k := runner(d)
+	if k == nil {
+		return nil
+	}
+	src := make([]float32, len(op.src))
+	for i, v := range op.src {
+		src[i] = float32(v)
+	}
+	srcB := upload(d, src)
+	L, C, R, n := in[0][1], in[0][2], len(op.src), size(out)
+	return func(o device.Buffer, a []device.Buffer) error {
+		s, err := srcB()
+		if err != nil {
+			return err
+		}
+		return k.Kernel("im2col", n, o, a[0], s, R, L, C, n)
+	}
+}
+
+func (op *col2imOp) onDevice(d device.Kernels, in []tensor.Shape, out tensor.Shape) deviceFn {
+	k := runner(d)
+	if k == nil {
+		return nil
+	}
+	L, R := op.geo.H*op.geo.W, len(op.src)
+	off := make([]float32, L+1)
+	for _, i := range op.src {
+		if i >= 0 {
+			off[i+1]++
+		}
+	}
+	for i := 1; i <= L; i++ {
+		off[i] += off[i-1]
+	}
+	rows, next := make([]float32, int(off[L])), append([]float32(nil), off[:L]...)
+	for r, i := range op.src {
+		if i >= 0 {
+			rows[int(next[i])] = float32(r)
+			next[i]++
+		}
+	}
+	offB, rowsB := upload(d, off), upload(d, rows)
+	C, n := last(out), size(out)
+	return func(o device.Buffer, a []device.Buffer) error {
+		ob, err := offB()
+		if err != nil {
+			return err
+		}
+		rb, err := rowsB()
+		if err != nil {
+			return err
+		}
+		return k.Kernel("col2im", n, o, a[0], ob, rb, R, L, C, n)
+	}
+}

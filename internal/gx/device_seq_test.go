@@ -59,3 +59,16 @@ func TestDeviceXent(t *testing.T) {
 			})
 	}
 }
+
+// TestDeviceConv: Im2Col and its gradient on a 7×5 image with 3 channels,
+// kernels 3 (stride 2, pad 1) and 4 (stride 1, pad 1: positions read by
+// up to 16 windows).
+func TestDeviceConv(t *testing.T) {
+	for _, geo := range []gx.ConvGeom{{H: 7, W: 5, K: 3, Stride: 2, Pad: 1}, {H: 7, W: 5, K: 4, Stride: 1, Pad: 1}} {
+		agreeOnDevice(t, fmt.Sprintf("conv %v", geo), []string{"Im2Col", "Col2Im", "ReLU", "ReLUGrad"}, func(g *devGraph) []*gx.Node {
+			x := g.In(1, 2, geo.H*geo.W, 3)
+			y := g.ReLU(g.Im2Col(x, geo))
+			return append([]*gx.Node{y}, g.Grad(g.Cost(y), x)...)
+		})
+	}
+}

@@ -52,3 +52,27 @@ __kernel void add_bias(__global float *out, __global const float *x, __global co
 	if (i >= n) return;
 	out[i] = x[i] + b[i % cols];
 }
+
+// Im2Col: out[b, r, c] = x[b, src[r], c], 0 where src[r] < 0 (outside the
+// image); src holds whole numbers.
+__kernel void im2col(__global float *out, __global const float *x, __global const float *src, const int R, const int L,
+	const int C, const int n) {
+	int j = get_global_id(0);
+	if (j >= n) return;
+	int c = j % C, br = j / C, r = br % R, b = br / R;
+	int i = (int)src[r];
+	out[j] = i < 0 ? 0.0f : x[((size_t)b * L + i) * C + c];
+}
+
+// Col2Im: out[b, i, c] = Σ_{r: src[r] = i} g[b, r, c], the rows r of
+// position i listed (ascending, the host's order) in rows[off[i] ..
+// off[i+1]).
+__kernel void col2im(__global float *out, __global const float *g, __global const float *off, __global const float *rows,
+	const int R, const int L, const int C, const int n) {
+	int j = get_global_id(0);
+	if (j >= n) return;
+	int c = j % C, bi = j / C, i = bi % L, b = bi / L;
+	float acc = 0.0f;
+	for (int k = (int)off[i]; k < (int)off[i + 1]; k++) acc += g[((size_t)b * R + (int)rows[k]) * C + c];
+	out[j] = acc;
+}
