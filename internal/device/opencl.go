@@ -164,45 +164,45 @@ func (o *OpenCL) Sgemm(transA, transB bool, m, n, k int, alpha float32, a Buffer
 // in order: Buffers of this device, int, int32, uint32 or float32. It is
 // how the engine's ops reach kernels of their own in kernels/*.cl.
 func (o *OpenCL) Kernel(kernel string, global int, args ...any) error {
-	k, ok := o.k[kernel]
-	if !ok {
-		return fmt.Errorf("device: opencl: no kernel %q in kernels/*.cl", kernel)
+	k, err := o.kernelArgs(kernel, args)
+	if err != nil {
+		return err
 	}
-	for i, a := range args {
-		if b, ok := a.(Buffer); ok {
-			cb, ok := b.(*opencl.Buffer)
-			if !ok {
-				return fmt.Errorf("device: opencl: %s: argument %d (%T) is not an OpenCL buffer", kernel, i, b)
-			}
-			args[i] = cb
-		}
-	}
-	o.t.Launches++
 	return k.Launch1D(global, args...)
 }
 
 // KernelRows runs kernel with one work-group of GroupSize work-items per
 // row (rows groups), for kernels that reduce along a row in local memory.
 func (o *OpenCL) KernelRows(kernel string, rows int, args ...any) error {
-	k, ok := o.k[kernel]
-	if !ok {
-		return fmt.Errorf("device: opencl: no kernel %q in kernels/*.cl", kernel)
-	}
 	if rows < 1 {
 		return fmt.Errorf("device: opencl: %s: %d rows", kernel, rows)
+	}
+	k, err := o.kernelArgs(kernel, args)
+	if err != nil {
+		return err
+	}
+	wg := o.c.GroupSize()
+	return k.Launch([]int{rows * wg}, []int{wg}, args...)
+}
+
+// kernelArgs finds a kernel, unwraps the device Buffers among its
+// arguments in place and counts the launch.
+func (o *OpenCL) kernelArgs(kernel string, args []any) (*opencl.Kernel, error) {
+	k, ok := o.k[kernel]
+	if !ok {
+		return nil, fmt.Errorf("device: opencl: no kernel %q in kernels/*.cl", kernel)
 	}
 	for i, a := range args {
 		if b, ok := a.(Buffer); ok {
 			cb, ok := b.(*opencl.Buffer)
 			if !ok {
-				return fmt.Errorf("device: opencl: %s: argument %d (%T) is not an OpenCL buffer", kernel, i, b)
+				return nil, fmt.Errorf("device: opencl: %s: argument %d (%T) is not an OpenCL buffer", kernel, i, b)
 			}
 			args[i] = cb
 		}
 	}
 	o.t.Launches++
-	wg := o.c.GroupSize()
-	return k.Launch([]int{rows * wg}, []int{wg}, args...)
+	return k, nil
 }
 
 // GroupSize is the work-group size KernelRows launches (the kernels see

@@ -33,3 +33,26 @@ func runner(d device.Kernels) kernelRunner {
 
 // size is the number of values of a shape (1 for a scalar).
 func size(s tensor.Shape) int { return max(1, s.TotalSize()) }
+
+// oneKernel is the device computation of most ops: one launch of a kernel
+// over n work-items (rows, one work-group each, when rows is true) with the
+// arguments (out, the op's operands in order, extra…); nil on a device
+// without the engine's kernels.
+func oneKernel(d device.Kernels, name string, n int, rows bool, extra ...any) deviceFn {
+	k := runner(d)
+	if k == nil {
+		return nil
+	}
+	var args []any
+	return func(out device.Buffer, a []device.Buffer) error {
+		args = append(args[:0], out)
+		for _, b := range a {
+			args = append(args, b)
+		}
+		args = append(args, extra...)
+		if rows {
+			return k.KernelRows(name, n, args...)
+		}
+		return k.Kernel(name, n, args...)
+	}
+}

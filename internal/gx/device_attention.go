@@ -16,47 +16,23 @@ import (
 //	SumMid:         Σ over the middle axis (keep 2) or both leading axes (keep 1)
 
 func (op *bmvOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
-	k := runner(d)
-	if k == nil {
-		return nil
-	}
 	B, S, D, h, c := in[0][0], in[0][1], in[0][2], op.h, float32(op.c)
-	return func(out device.Buffer, a []device.Buffer) error {
-		return k.Kernel("bmv_heads", B*h*S, out, a[0], a[1], c, B, S, D, h)
-	}
+	return oneKernel(d, "bmv_heads", B*h*S, false, c, B, S, D, h)
 }
 
 func (op *wsumOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
-	k := runner(d)
-	if k == nil {
-		return nil
-	}
 	B, S, D, h, c := in[1][0], in[1][1], in[1][2], op.h, float32(op.c)
-	return func(out device.Buffer, a []device.Buffer) error {
-		return k.Kernel("wsum_heads", B*D, out, a[0], a[1], c, B, S, D, h)
-	}
+	return oneKernel(d, "wsum_heads", B*D, false, c, B, S, D, h)
 }
 
 func (op *outerOp) onDevice(d device.Kernels, in []tensor.Shape, out tensor.Shape) deviceFn {
-	k := runner(d)
-	if k == nil {
-		return nil
-	}
 	B, S, D, h, c := out[0], out[1], out[2], op.h, float32(op.c)
-	return func(o device.Buffer, a []device.Buffer) error {
-		return k.Kernel("outer_heads", B*S*D, o, a[0], a[1], c, B, S, D, h)
-	}
+	return oneKernel(d, "outer_heads", B*S*D, false, c, B, S, D, h)
 }
 
 func (op *addTanhOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
-	k := runner(d)
-	if k == nil {
-		return nil
-	}
 	S, A, n := in[0][1], in[0][2], size(in[0])
-	return func(out device.Buffer, a []device.Buffer) error {
-		return k.Kernel("add_tanh", n, out, a[0], a[1], a[2], S, A, n)
-	}
+	return oneKernel(d, "add_tanh", n, false, S, A, n)
 }
 
 func (op *additiveOutOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
@@ -67,14 +43,8 @@ func (op *additiveOutOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.
 }
 
 func (op *additiveDeltaOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
-	k := runner(d)
-	if k == nil {
-		return nil
-	}
 	A, n := last(in[0]), size(in[0])
-	return func(out device.Buffer, a []device.Buffer) error {
-		return k.Kernel("additive_delta", n, out, a[0], a[1], a[2], A, n)
-	}
+	return oneKernel(d, "additive_delta", n, false, A, n)
 }
 
 func (op *projLastVOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
@@ -85,13 +55,9 @@ func (op *projLastVOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Sh
 }
 
 func (op *sumLeadOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
-	k := runner(d)
-	if k == nil {
-		return nil
-	}
 	B, S, A := in[0][0], in[0][1], in[0][2]
 	if op.keep == 2 {
-		return func(out device.Buffer, a []device.Buffer) error { return k.Kernel("sum_mid", B*A, out, a[0], B, S, A) }
+		return oneKernel(d, "sum_mid", B*A, false, B, S, A)
 	}
-	return func(out device.Buffer, a []device.Buffer) error { return k.Kernel("sum_rows", A, out, a[0], B*S, A) }
+	return oneKernel(d, "sum_rows", A, false, B*S, A)
 }

@@ -17,11 +17,7 @@ func (op *mapOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) d
 	case mapSigmoid:
 		return func(out device.Buffer, a []device.Buffer) error { return d.Sigmoid(out, a[0], n) }
 	}
-	k := runner(d)
-	if k == nil {
-		return nil
-	}
-	return func(out device.Buffer, a []device.Buffer) error { return k.Kernel("relu_fwd", n, out, a[0], n) }
+	return oneKernel(d, "relu_fwd", n, false, n)
 }
 
 func (op *mapGradOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
@@ -32,11 +28,7 @@ func (op *mapGradOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shap
 	case mapSigmoid:
 		return func(out device.Buffer, a []device.Buffer) error { return d.SigmoidGrad(out, a[0], a[1], n) }
 	}
-	k := runner(d)
-	if k == nil {
-		return nil
-	}
-	return func(out device.Buffer, a []device.Buffer) error { return k.Kernel("relu_grad", n, out, a[0], a[1], n) }
+	return oneKernel(d, "relu_grad", n, false, n)
 }
 
 func (op *mulOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {

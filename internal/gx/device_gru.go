@@ -64,14 +64,8 @@ func (op *gruGatesOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Sha
 }
 
 func gatesBackOn(d device.Kernels, in []tensor.Shape, dh int) deviceFn {
-	k := runner(d)
-	if k == nil {
-		return nil
-	}
 	B, H := in[0][0], in[0][1]/4
-	return func(out device.Buffer, a []device.Buffer) error {
-		return k.Kernel("gru_gates_back", B*H, out, a[0], a[1], B, H, dh)
-	}
+	return oneKernel(d, "gru_gates_back", B*H, false, B, H, dh)
 }
 
 func (op *gruGatesDXOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
@@ -83,36 +77,18 @@ func (op *gruGatesDHOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.S
 }
 
 func (op *gruBlendOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
-	k := runner(d)
-	if k == nil {
-		return nil
-	}
 	B, H := in[1][0], in[1][1]
-	return func(out device.Buffer, a []device.Buffer) error {
-		return k.Kernel("gru_blend", B*H, out, a[0], a[1], B, H)
-	}
+	return oneKernel(d, "gru_blend", B*H, false, B, H)
 }
 
 func (op *gruBlendDGOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
-	k := runner(d)
-	if k == nil {
-		return nil
-	}
 	B, H := in[1][0], in[1][1]
-	return func(out device.Buffer, a []device.Buffer) error {
-		return k.Kernel("gru_blend_dg", B*4*H, out, a[0], a[1], a[2], B, H)
-	}
+	return oneKernel(d, "gru_blend_dg", B*4*H, false, B, H)
 }
 
 func (op *gruBlendDHOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
-	k := runner(d)
-	if k == nil {
-		return nil
-	}
 	B, H := in[1][0], in[1][1]
-	return func(out device.Buffer, a []device.Buffer) error {
-		return k.Kernel("gru_blend_dh", B*H, out, a[0], a[1], B, H)
-	}
+	return oneKernel(d, "gru_blend_dh", B*H, false, B, H)
 }
 
 func (op *sumColsOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {

@@ -147,46 +147,24 @@ func (op *padLastOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shap
 }
 
 func (op *embedOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
-	k := runner(d)
-	if k == nil {
-		return nil
-	}
 	V, D, N := in[0][0], in[0][1], in[1][0]
-	return func(out device.Buffer, a []device.Buffer) error {
-		return k.Kernel("embed", N*D, out, a[0], a[1], V, D, N)
-	}
+	return oneKernel(d, "embed", N*D, false, V, D, N)
 }
 
 func (op *embedGradOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
-	k := runner(d)
-	if k == nil {
-		return nil
-	}
 	N, D, V := in[0][0], in[0][1], op.V
-	return func(out device.Buffer, a []device.Buffer) error {
-		return k.Kernel("embed_grad", V*D, out, a[0], a[1], V, D, N)
-	}
+	return oneKernel(d, "embed_grad", V*D, false, V, D, N)
 }
 
 func (op *sumRowsOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
-	k := runner(d)
-	if k == nil {
-		return nil
-	}
 	H := last(in[0])
 	R := size(in[0]) / H
-	return func(out device.Buffer, a []device.Buffer) error { return k.Kernel("sum_rows", H, out, a[0], R, H) }
+	return oneKernel(d, "sum_rows", H, false, R, H)
 }
 
 func (op *addBiasOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
-	k := runner(d)
-	if k == nil {
-		return nil
-	}
 	n, H := size(in[0]), in[1][0]
-	return func(out device.Buffer, a []device.Buffer) error {
-		return k.Kernel("add_bias", n, out, a[0], a[1], H, n)
-	}
+	return oneKernel(d, "add_bias", n, false, H, n)
 }
 
 // upload returns a buffer holding vals, written on first use.

@@ -38,35 +38,17 @@ func (op *softmaxXentOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.
 }
 
 func (op *softmaxXentGradOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
-	k := runner(d)
-	if k == nil {
-		return nil
-	}
 	B, V, c := in[0][0], in[0][1], float32(op.c)
-	return func(out device.Buffer, a []device.Buffer) error {
-		return k.KernelRows("xent_grad", B, out, a[0], a[1], a[2], a[3], c, B, V)
-	}
+	return oneKernel(d, "xent_grad", B, true, c, B, V)
 }
 
 func (op *logSoftmaxOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
-	k := runner(d)
-	if k == nil {
-		return nil
-	}
 	V := last(in[0])
 	B := size(in[0]) / V
-	return func(out device.Buffer, a []device.Buffer) error {
-		return k.KernelRows("log_softmax_rows", B, out, a[0], B, V)
-	}
+	return oneKernel(d, "log_softmax_rows", B, true, B, V)
 }
 
 func (op *argmaxOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
-	k := runner(d)
-	if k == nil {
-		return nil
-	}
 	N, V := in[0][0], in[0][1]
-	return func(out device.Buffer, a []device.Buffer) error {
-		return k.KernelRows("argmax_rows", N, out, a[0], N, V)
-	}
+	return oneKernel(d, "argmax_rows", N, true, N, V)
 }

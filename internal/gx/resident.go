@@ -116,8 +116,8 @@ func (r *Resident) SumSquares(gs []device.Buffer, ns []int) ([]float64, error) {
 	return ss, nil
 }
 
-// SGD is θ ← θ − lr·(scale·g) on p's buffer.
-func (r *Resident) SGD(p *Param, g device.Buffer, scale, lr float64) error {
+// update runs an optimizer kernel on p's buffer: (θ, args…, n).
+func (r *Resident) update(kernel string, p *Param, args ...any) error {
 	k, err := r.kernels()
 	if err != nil {
 		return err
@@ -126,32 +126,21 @@ func (r *Resident) SGD(p *Param, g device.Buffer, scale, lr float64) error {
 	if err != nil {
 		return err
 	}
-	return k.Kernel("sgd_update", p.Size(), b, g, float32(scale), float32(lr), p.Size())
+	return k.Kernel(kernel, p.Size(), append(append([]any{b}, args...), p.Size())...)
+}
+
+// SGD is θ ← θ − lr·(scale·g) on p's buffer.
+func (r *Resident) SGD(p *Param, g device.Buffer, scale, lr float64) error {
+	return r.update("sgd_update", p, g, float32(scale), float32(lr))
 }
 
 // RMSProp is v ← ρv + (1−ρ)g²; θ ← θ − lr·g/(√v + ε), g scaled first.
 func (r *Resident) RMSProp(p *Param, g, v device.Buffer, scale, lr, rho, eps float64) error {
-	k, err := r.kernels()
-	if err != nil {
-		return err
-	}
-	b, err := r.Buffer(p)
-	if err != nil {
-		return err
-	}
-	return k.Kernel("rmsprop_update", p.Size(), b, g, v, float32(scale), float32(lr), float32(rho), float32(eps), p.Size())
+	return r.update("rmsprop_update", p, g, v, float32(scale), float32(lr), float32(rho), float32(eps))
 }
 
 // Adam is Adam32's update (fastmath.go) on p's buffer with float32 moments.
 func (r *Resident) Adam(p *Param, g, m, v device.Buffer, a AdamConsts) error {
-	k, err := r.kernels()
-	if err != nil {
-		return err
-	}
-	b, err := r.Buffer(p)
-	if err != nil {
-		return err
-	}
-	return k.Kernel("adam_update", p.Size(), b, g, m, v, float32(a.Scale), float32(a.B1), float32(a.B2),
-		float32(a.Step), float32(a.SqrtC2), float32(a.Eps), p.Size())
+	return r.update("adam_update", p, g, m, v, float32(a.Scale), float32(a.B1), float32(a.B2),
+		float32(a.Step), float32(a.SqrtC2), float32(a.Eps))
 }
