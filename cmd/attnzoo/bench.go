@@ -44,6 +44,7 @@ type benchResult struct {
 	Beam5Ms      float64 `json:"beam5_ms_batch"`
 	Beam5SeqS    float64 `json:"beam5_seq_s"`
 	AllocBytes   float64 `json:"alloc_bytes_per_step"`
+	MinorFaults  float64 `json:"minor_faults_per_step"` // getrusage; −1 where not measured
 	Allocs       float64 `json:"allocs_per_step"`
 	Loss         float64 `json:"loss_at_last"`
 	// On an OpenCL device (--device): what a timed training step moved
@@ -208,11 +209,13 @@ func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
 	var times []float64 // ms
 	var before, after runtime.MemStats
 	var t0, t1 device.Traffic
+	var faults0 int64
 	for i, b := range batches {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		if i == opt.skip {
+			faults0 = minorFaults()
 			runtime.ReadMemStats(&before)
 			if counter != nil {
 				t0 = counter.Traffic()
@@ -229,8 +232,13 @@ func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
 		}
 		res.Loss = loss
 	}
+	faults1 := minorFaults()
 	runtime.ReadMemStats(&after)
 	n := float64(len(times))
+	res.MinorFaults = -1
+	if faults0 >= 0 && faults1 >= 0 {
+		res.MinorFaults = float64(faults1-faults0) / n
+	}
 	if counter != nil {
 		t1 = counter.Traffic()
 		res.Device = m.Device().Name()
@@ -278,7 +286,7 @@ func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
 	for _, p := range []*float64{&res.MsStepMedian, &res.MsStepMin, &res.MsStepMean, &res.DecodeMs, &res.Beam5Ms, &res.Loss} {
 		*p = math.Round(*p*1e3) / 1e3
 	}
-	for _, p := range []*float64{&res.DecodeSeqS, &res.Beam5SeqS, &res.AllocBytes, &res.Allocs} {
+	for _, p := range []*float64{&res.DecodeSeqS, &res.Beam5SeqS, &res.AllocBytes, &res.Allocs, &res.MinorFaults} {
 		*p = math.Round(*p*10) / 10
 	}
 	return res, nil
@@ -355,6 +363,7 @@ func printBench(w io.Writer, r *benchResult, ref map[string]any, refName string,
 		{"beam-5 ms/batch", "beam5_ms_batch", r.Beam5Ms, "%.1f"},
 		{"allocated bytes/step", "", r.AllocBytes, "%.0f"},
 		{"allocations/step", "", r.Allocs, "%.0f"},
+		{"minor page faults/step", "", r.MinorFaults, "%.1f"},
 	}
 	if r.Device != "" {
 		fmt.Fprintf(w, "  device %s: per training step %.0f bytes in, %.0f bytes out, %.0f kernel launches, %.3g GEMM FLOP\n",

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -35,6 +36,10 @@ func TestBenchJSON(t *testing.T) {
 	}
 	if got["blas"] != gx.BLAS() || got["dtype"] != "float32" || !strings.HasPrefix(got["go"].(string), "go") {
 		t.Errorf("blas %v, dtype %v, go %v", got["blas"], got["dtype"], got["go"])
+	}
+	// minor page faults are measured (getrusage) on unix: a number ≥ 0
+	if v, ok := got["minor_faults_per_step"].(float64); !ok || (runtime.GOOS == "linux" && v < 0) {
+		t.Errorf("minor_faults_per_step = %v, want a count", got["minor_faults_per_step"])
 	}
 	if l, ok := got["loss_at_last"].(float64); !ok || l < 2 || l > 4 {
 		t.Errorf("loss_at_last = %v, want about ln 32", got["loss_at_last"])
