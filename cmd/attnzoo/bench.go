@@ -84,10 +84,11 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	parallel := fs.Int("parallel", 0, "instead: measure how N workers scale (N anchor models one after another, then side by side)")
 	parSteps := fs.Int("parallel-steps", 40, "with --parallel, timed training steps per model and phase")
 	dev := fs.String("device", "cpu", "cpu, gpu or opencl:P:D (see attnzoo devices)")
+	threads := fs.Int("threads", 1, "threads the matrix products use (OpenBLAS's, or goroutines in the pure-Go build)")
 	var prof profiles
 	prof.flags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: attnzoo bench [--hidden H] [--batch B] [--src-len S] [--vocab V] [--device D] [--json [--table]] [--torch PYTORCH.json]")
+		fmt.Fprintln(stderr, "usage: attnzoo bench [--hidden H] [--batch B] [--src-len S] [--vocab V] [--device D] [--threads T] [--json [--table]] [--torch PYTORCH.json]")
 		fmt.Fprintln(stderr, "       attnzoo bench --parallel N [--parallel-steps S] [--json]")
 		fmt.Fprintln(stderr, "       attnzoo bench --table-from RESULTS.jsonl")
 		fmt.Fprintln(stderr, "Runs the toy-reverse speed anchor (bench/README.md) through the harness:")
@@ -115,6 +116,10 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	opt.device = *dev
+	if *threads < 1 {
+		return usagef("bench: --threads must be ≥ 1, got %d", *threads)
+	}
+	chooseThreads(*threads, 1)
 	if err := prof.start(); err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}

@@ -45,10 +45,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	shard := fs.String("shard", "", "I/N: run only the runs whose index ≡ I (mod N)")
 	dev := fs.String("device", "", "cpu, gpu or opencl:P:D (see attnzoo devices); wins over the file's device key")
 	maxMem := fs.String("max-memory", "", "memory the sweep may use, e.g. 16GB (default: the cgroup limit, else MemAvailable)")
+	threads := fs.Int("threads", 0, "threads each run's matrix products use (default: the CPUs ÷ the runs trained at once)")
 	var prof profiles
 	prof.flags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: attnzoo run EXPERIMENT.toml [--out DIR] [--workers N] [--resume] [--shard I/N] [--device D] [--max-memory SIZE] [--cpuprofile FILE] [--memprofile FILE]")
+		fmt.Fprintln(stderr, "usage: attnzoo run EXPERIMENT.toml [--out DIR] [--workers N] [--resume] [--shard I/N] [--device D] [--max-memory SIZE] [--threads T] [--cpuprofile FILE] [--memprofile FILE]")
 		fs.PrintDefaults()
 	}
 	file, rest := splitPositional(args)
@@ -66,6 +67,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	}
 	if *workers < 1 {
 		return usagef("run: --workers must be ≥ 1, got %d", *workers)
+	}
+	if *threads < 0 {
+		return usagef("run: --threads must be ≥ 1, got %d", *threads)
 	}
 	si, sn := 0, 1
 	if *shard != "" {
@@ -101,6 +105,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 		}
 	}()
 	spareProc(min(*workers, len(runs)))
+	chooseThreads(*threads, min(*workers, len(runs)))
 	res, err := e.Run(ctx, experiments.Options{Out: *out, Workers: *workers, Resume: *resume, Shard: si, Shards: sn,
 		Log: stderr, Terminal: isTerminal(stderr), MaxMemory: limit})
 	if res != nil { // the sweep ran (wholly or in part): its summary is fresh

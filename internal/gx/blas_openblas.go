@@ -7,4 +7,5 @@ import "github.com/attnzoo/attnzoo/internal/gx/openblas"
 func init() {
 	blasName = "openblas (cgo)"
 	blasThreads = openblas.Threads
+	setThreads = openblas.SetThreads
 }

@@ -2,6 +2,7 @@ package gx
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/gonum"
@@ -62,6 +63,55 @@ func sgemm(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb int,
 		}
 		b, ldb = p, n
 	}
+	// with threads > 1, large products split C's rows into bands (whole
+	// 4-row blocks; the last band takes the remainder) computed side by
+	// side: every entry is computed as it would be in one band, so the
+	// result is the same bit for bit
+	if t := int(threads.Load()); t > 1 && m >= 8 && int64(m)*int64(n)*int64(k) >= parallelFlops {
+		band := (m/t + 3) &^ 3
+		var wg sync.WaitGroup
+		for i0 := 0; i0 < m; i0 += band {
+			rows := min(band, m-i0)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sgemmRows(rows, n, k, a[i0*sia:], sia, sla, b, ldb, c[i0*ldc:], ldc, acc)
+			}()
+		}
+		wg.Wait()
+		return
+	}
+	sgemmRows(m, n, k, a, sia, sla, b, ldb, c, ldc, acc)
+}
+
+// parallelFlops is the size (m·n·k) from which a product splits over
+// threads: below it, starting goroutines costs more than it saves.
+const parallelFlops = 1 << 18
+
+// threads is how many goroutines a large product may use (SetThreads).
+var threads atomic.Int32
+
+func init() { threads.Store(1) }
+
+// SetThreads sets how many threads a matrix product may use: OpenBLAS's
+// threads in the OpenBLAS build (setThreads), bands of rows on goroutines
+// in the pure-Go product. 1 (the default) keeps every product on its
+// caller's thread, as a sweep running one run per core wants.
+func SetThreads(n int) {
+	n = max(1, n)
+	threads.Store(int32(n))
+	setThreads(n)
+}
+
+// Threads is SetThreads's setting.
+func Threads() int { return int(threads.Load()) }
+
+// setThreads tells the BLAS in use (OpenBLAS: blas_openblas.go).
+var setThreads = func(int) {}
+
+// sgemmRows is sgemm's product, on op(B) already packed row-major, for the
+// m rows of C from its start.
+func sgemmRows(m, n, k int, a []float32, sia, sla int, b []float32, ldb int, c []float32, ldc int, acc bool) {
 	m4, n16 := m&^3, n&^15
 	for i := 0; i < m4; i += 4 {
 		for j := 0; j < n16; j += 16 {

@@ -70,3 +70,53 @@ func TestSgemm(t *testing.T) {
 		}
 	}
 }
+
+// TestSgemmThreads: with 2 and 3 threads a large product splits C's rows
+// into bands and gives the one-thread result bit for bit (every entry is
+// summed as in one band), for row counts with and without a remainder of
+// 4, both transposes of A and B, β 0 and 1.
+func TestSgemmThreads(t *testing.T) {
+	if !hasAVX {
+		t.Skip("no AVX: gemm uses gonum")
+	}
+	defer SetThreads(1)
+	rng := rand.New(rand.NewPCG(73, 74))
+	for _, s := range [][3]int{{103, 37, 300}, {256, 64, 128}, {61, 129, 80}} {
+		m, n, k := s[0], s[1], s[2]
+		for _, tA := range []bool{false, true} {
+			for _, tB := range []bool{false, true} {
+				for _, beta := range []float32{0, 1} {
+					a, b, c0 := make([]float32, m*k), make([]float32, k*n), make([]float32, m*n)
+					for _, v := range [][]float32{a, b, c0} {
+						for i := range v {
+							v[i] = float32(2*rng.Float64() - 1)
+						}
+					}
+					lda, ldb := k, n
+					if tA {
+						lda = m
+					}
+					if tB {
+						ldb = k
+					}
+					run := func(th int) []float32 {
+						SetThreads(th)
+						c := append([]float32(nil), c0...)
+						var pack scratch
+						sgemm(tA, tB, m, n, k, a, lda, b, ldb, beta, c, n, &pack)
+						return c
+					}
+					want := run(1)
+					for _, th := range []int{2, 3} {
+						got := run(th)
+						for i := range want {
+							if got[i] != want[i] {
+								t.Fatalf("%d×%d×%d tA %v tB %v β %v, %d threads: C[%d] = %v, one thread %v", m, n, k, tA, tB, beta, th, i, got[i], want[i])
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}

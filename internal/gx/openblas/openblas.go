@@ -35,5 +35,8 @@ func init() {
 	}
 }
 
+// SetThreads sets the number of threads OpenBLAS runs.
+func SetThreads(n int) { C.openblas_set_num_threads(C.int(n)) }
+
 // Threads is the number of threads OpenBLAS runs.
 func Threads() int { return int(C.openblas_get_num_threads()) }
