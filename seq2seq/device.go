@@ -111,23 +111,16 @@ func (o *Optimizer) updateDevice(res *gx.Resident, ps []*gx.Param, grads []devic
 	for _, x := range ss {
 		total += x
 	}
-	o.LastNorm = math.Sqrt(total)
-	scale := 1.0
-	if o.Clip > 0 && o.LastNorm > o.Clip {
-		scale = o.Clip / o.LastNorm
-	}
-	lr := o.Rate()
-	o.t++
-	c1, c2 := 1-math.Pow(adamB1, float64(o.t)), 1-math.Pow(adamB2, float64(o.t))
+	r := o.next(total)
 	for i, p := range ps {
 		switch o.Name {
 		case "sgd":
-			err = res.SGD(p, grads[i], scale, lr)
+			err = res.SGD(p, grads[i], r.scale, r.lr)
 		case "rmsprop":
-			err = res.RMSProp(p, grads[i], o.dev.v[i], scale, lr, rmsRho, adamEps)
+			err = res.RMSProp(p, grads[i], o.dev.v[i], r.scale, r.lr, rmsRho, adamEps)
 		default:
-			err = res.Adam(p, grads[i], o.dev.m[i], o.dev.v[i], gx.AdamConsts{Scale: scale, B1: adamB1, B2: adamB2,
-				Step: lr / c1, SqrtC2: math.Sqrt(c2), Eps: adamEps})
+			err = res.Adam(p, grads[i], o.dev.m[i], o.dev.v[i], gx.AdamConsts{Scale: r.scale, B1: adamB1, B2: adamB2,
+				Step: r.lr / r.c1, SqrtC2: math.Sqrt(r.c2), Eps: adamEps})
 		}
 		if err != nil {
 			return fmt.Errorf("seq2seq: updating %s on %s: %w", p.Name, d.Name(), err)

@@ -90,15 +90,7 @@ func (o *Optimizer) update(ps []*gx.Param, grads []gx.Vec) {
 	for _, g := range grads {
 		ss += sumSquares(g.F32) + sumSquares(g.F64)
 	}
-	o.LastNorm = math.Sqrt(ss)
-	scale := 1.0
-	if o.Clip > 0 && o.LastNorm > o.Clip {
-		scale = o.Clip / o.LastNorm
-	}
-	lr := o.Rate()
-	o.t++
-	r := rule{name: o.Name, scale: scale, lr: lr,
-		c1: 1 - math.Pow(adamB1, float64(o.t)), c2: 1 - math.Pow(adamB2, float64(o.t))}
+	r := o.next(ss)
 	for i, p := range ps {
 		m, v, g := o.m[i], o.v[i], grads[i]
 		switch {
@@ -118,6 +110,21 @@ func (o *Optimizer) update(ps []*gx.Param, grads []gx.Vec) {
 }
 
 const adamB1, adamB2, adamEps, rmsRho = 0.9, 0.999, 1e-8, 0.99
+
+// next starts an update from the gradients' summed squares ss: it records
+// the norm, counts the step and returns its rule (the clip scale, the
+// decayed rate and Adam's bias corrections).
+func (o *Optimizer) next(ss float64) rule {
+	o.LastNorm = math.Sqrt(ss)
+	scale := 1.0
+	if o.Clip > 0 && o.LastNorm > o.Clip {
+		scale = o.Clip / o.LastNorm
+	}
+	lr := o.Rate()
+	o.t++
+	return rule{name: o.Name, scale: scale, lr: lr,
+		c1: 1 - math.Pow(adamB1, float64(o.t)), c2: 1 - math.Pow(adamB2, float64(o.t))}
+}
 
 // rule is one update's settings.
 type rule struct {
