@@ -59,6 +59,21 @@ type step struct {
 	add  bool      // a + b of two same-shape tensors (gorgonia's elemBinOp +)
 	into int       // for add: the operand whose buffer receives the sum, or -1
 	buf  *tensor.Dense
+
+	// A product that only feeds an Add (a weight gradient summed over the
+	// steps that read the weight) is not run on its own: the Add runs it,
+	// accumulating into its own buffer (the GEMM's β = 1) instead of a
+	// product into a buffer of its own and then a sum.
+	deferred bool // this step is run by the Add that reads it
+	fuse     int  // for add: the step index (in steps) of the deferred operand, or -1
+	fuseArg  int  // for add: which operand (0 or 1) it is
+}
+
+// accumulator is the ability of an op to add its result into a buffer of
+// the same shape: dst += op(args). It reports false (and does nothing)
+// where it cannot, and the machine then runs the op and the sum apart.
+type accumulator interface {
+	accumulate(args []G.Value, dst *tensor.Dense) (bool, error)
 }
 
 // Machine compiles the graph. Close it when done. It refuses a graph in
@@ -108,7 +123,11 @@ func (g *Graph) Machine() (*Machine, error) {
 			uses[j]++
 		}
 		m.steps = append(m.steps, step{node: n, op: op, args: args, argv: make([]G.Value, len(args)), out: i,
-			add: isAdd(op) && len(args) == 2, into: -1})
+			add: isAdd(op) && len(args) == 2, into: -1, fuse: -1})
+	}
+	stepOf := make(map[int]int, len(m.steps)) // node index → step index
+	for k, st := range m.steps {
+		stepOf[st.out] = k
 	}
 	// an Add may sum into an operand's buffer when that operand is an Add
 	// of this machine (its buffer is ours), read by this Add alone and not
@@ -126,6 +145,14 @@ func (g *Graph) Machine() (*Machine, error) {
 			}
 		}
 		ownAdd[s.out] = true
+		for j, a := range s.args {
+			p, ok := stepOf[a]
+			if _, acc := m.steps[p].op.(accumulator); ok && acc && uses[a] == 1 && !watched[a] && s.args[0] != s.args[1] {
+				s.fuse, s.fuseArg = p, j
+				m.steps[p].deferred = true
+				break
+			}
+		}
 	}
 	return m, nil
 }
@@ -175,9 +202,14 @@ func (m *Machine) Run() error {
 		}
 		var v G.Value
 		var err error
-		if s.add {
+		switch {
+		case s.deferred: // run by the Add that reads it
+			continue
+		case s.add && s.fuse >= 0:
+			v, err = m.addFused(s)
+		case s.add:
 			v, err = m.add(s)
-		} else {
+		default:
 			v, err = s.op.Do(s.argv...)
 		}
 		if err != nil {
@@ -218,6 +250,59 @@ func (m *Machine) add(s *step) (G.Value, error) {
 	vd, _ := dense(s.buf)
 	addInto(vd, va, vb)
 	return s.buf, nil
+}
+
+// addFused is add with one operand a deferred product: the other operand
+// goes to the sum's buffer (or is already there: the Add chain's), and the
+// product accumulates into it. Where that cannot be, the product runs on
+// its own and the sum as add does.
+func (m *Machine) addFused(s *step) (G.Value, error) {
+	p := &m.steps[s.fuse]
+	for j, a := range p.args {
+		p.argv[j] = m.vals[a]
+	}
+	other := s.argv[1-s.fuseArg]
+	to, ok := other.(*tensor.Dense)
+	var dst *tensor.Dense
+	if ok && !to.IsScalar() && !to.IsView() {
+		if s.into >= 0 {
+			dst = m.vals[s.into].(*tensor.Dense) // holds other: the chain's buffer
+		} else {
+			if s.buf == nil || s.buf.Dtype() != to.Dtype() || !s.buf.Shape().Eq(to.Shape()) {
+				s.buf = tensor.New(tensor.Of(to.Dtype()), tensor.WithShape(to.Shape().Clone()...))
+			}
+			dst = s.buf
+		}
+	}
+	if dst != nil {
+		if dst != to {
+			vo, ok1 := dense(to)
+			vd, ok2 := dense(dst)
+			if !ok1 || !ok2 {
+				dst = nil
+			} else {
+				copy(vd.F32, vo.F32)
+				copy(vd.F64, vo.F64)
+			}
+		}
+	}
+	if dst != nil {
+		done, err := p.op.(accumulator).accumulate(p.argv, dst)
+		if err != nil {
+			return nil, fmt.Errorf("gx: node %s (%v): %w", p.node.Name(), p.op, err)
+		}
+		if done {
+			return dst, nil
+		}
+	}
+	// apart: the product, then the sum
+	v, err := p.op.Do(p.argv...)
+	if err != nil {
+		return nil, fmt.Errorf("gx: node %s (%v): %w", p.node.Name(), p.op, err)
+	}
+	m.vals[p.out] = v
+	s.argv[s.fuseArg] = v
+	return m.add(s)
 }
 
 // Close releases the machine (and its device buffers).

@@ -153,3 +153,23 @@ func (op *linearWOp) Do(vs ...G.Value) (G.Value, error) {
 	}
 	return out, nil
 }
+
+// accumulate is dst += [Gᵀ·X; 0] for dst [R, D] of the operands' dtype:
+// the GEMM with β = 1, so a weight gradient summed over the steps that
+// read the weight needs no product buffer and no sum of its own.
+func (op *linearWOp) accumulate(vs []G.Value, dst *tensor.Dense) (bool, error) {
+	o, err := op.getOperands(vs)
+	if err != nil {
+		return false, err
+	}
+	N, rows, D := lead(o.sh[0]), last(o.sh[0]), last(o.sh[1])
+	if dst.Dtype() != o.dt || !sameInts(dst.Shape(), []int{op.R, D}) {
+		return false, nil
+	}
+	if o.f64 != nil {
+		gemm(true, false, rows, D, N, 1, o.f64[0], rows, o.f64[1], D, 1, dst.Float64s()[:rows*D], D)
+	} else {
+		gemm(true, false, rows, D, N, 1, o.f32[0], rows, o.f32[1], D, 1, dst.Float32s()[:rows*D], D)
+	}
+	return true, nil
+}
