@@ -2,10 +2,13 @@
 
 package gx
 
-import "github.com/attnzoo/attnzoo/internal/gx/openblas"
+import (
+	"github.com/attnzoo/attnzoo/internal/gx/kern"
+	"github.com/attnzoo/attnzoo/internal/gx/openblas"
+)
 
 func init() {
 	blasName = "openblas (cgo)"
 	blasThreads = openblas.Threads
-	setThreads = openblas.SetThreads
+	kern.SetBLASThreads = openblas.SetThreads
 }

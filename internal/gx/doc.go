@@ -28,8 +28,8 @@
 // Sub, Mul). An op keeps its output buffer from run to run (ops.go), so a
 // compiled graph run again allocates almost nothing. float32 elementwise
 // loops run eight lanes at a time in AVX assembly where the processor has it
-// (fastmath_amd64.s), bit for bit the Go loops they replace; tanh and σ are
-// a rational approximation within 4e-7 (fastmath.go). Graphs run on
+// (kern/fastmath_amd64.s), bit for bit the Go loops they replace; tanh and σ are
+// a rational approximation within 4e-7 (kern/fastmath.go). Graphs run on
 // our own Machine (exec.go), not gorgonia's tape machine, whose per-op
 // bookkeeping dominated small models and did not scale across cores; it
 // sums the gradients of a node read at every step in one buffer. Matrix
@@ -37,7 +37,7 @@
 // OpenBLAS through cgo in a build with -tags openblas (package openblas;
 // BLAS reports which), or gonum's pure-Go one, whose float32 products are
 // replaced where there is AVX by a 4×16 register-blocked kernel of ours
-// (sgemm.go), with each weight transposed once per run.
+// (kern/sgemm.go), with each weight transposed once per run.
 //
 // gorgonia keys a graph's nodes by a 32-bit hash, and its tape machine
 // computed two different nodes with the same hash as one (graph_test.go).

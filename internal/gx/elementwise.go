@@ -2,6 +2,7 @@ package gx
 
 import (
 	"fmt"
+	"github.com/attnzoo/attnzoo/internal/gx/kern"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -182,11 +183,11 @@ func (op *mapOp) Do(vs ...G.Value) (G.Value, error) {
 	}
 	switch op.kind {
 	case mapTanh:
-		return o.result(func(y []float32) { tanhs(o.f32[0], y) }, func(y []float64) { tanhs(o.f64[0], y) }), nil
+		return o.result(func(y []float32) { kern.Tanhs(o.f32[0], y) }, func(y []float64) { kern.Tanhs(o.f64[0], y) }), nil
 	case mapReLU:
 		return o.result(func(y []float32) { relus(o.f32[0], y) }, func(y []float64) { relus(o.f64[0], y) }), nil
 	}
-	return o.result(func(y []float32) { sigmoids(o.f32[0], y) }, func(y []float64) { sigmoids(o.f64[0], y) }), nil
+	return o.result(func(y []float32) { kern.Sigmoids(o.f32[0], y) }, func(y []float64) { kern.Sigmoids(o.f64[0], y) }), nil
 }
 
 func (op *mapOp) DiffWRT(int) []bool { return []bool{true} }
@@ -233,7 +234,7 @@ func (op *mapGradOp) Do(vs ...G.Value) (G.Value, error) {
 func sum[T float](xs [][]T, out []T) {
 	copy(out, xs[0])
 	for _, x := range xs[1:] {
-		axpy(1, x[:len(out)], out)
+		kern.Axpy(1, x[:len(out)], out)
 	}
 }
 

@@ -2,6 +2,7 @@ package gx
 
 import (
 	"fmt"
+	"github.com/attnzoo/attnzoo/internal/gx/kern"
 	"reflect"
 	"slices"
 	"strings"
@@ -369,8 +370,8 @@ func addInto(dst, a, b Vec) {
 
 func axpyVec(x, y Vec) {
 	if x.F32 != nil {
-		axpy(1, x.F32, y.F32)
+		kern.Axpy(1, x.F32, y.F32)
 	} else {
-		axpy(1, x.F64, y.F64)
+		kern.Axpy(1, x.F64, y.F64)
 	}
 }

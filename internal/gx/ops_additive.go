@@ -1,6 +1,7 @@
 package gx
 
 import (
+	"github.com/attnzoo/attnzoo/internal/gx/kern"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -107,7 +108,7 @@ func (op *additiveDeltaOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 func additiveDelta[T float](t, v, g, out []T) {
 	A := len(v)
 	for n, gn := range g {
-		tanhDelta(gn, v, t[n*A:(n+1)*A], out[n*A:(n+1)*A])
+		kern.TanhDelta(gn, v, t[n*A:(n+1)*A], out[n*A:(n+1)*A])
 	}
 }
 
@@ -142,7 +143,7 @@ func addTanh[T float](P, u, c, out []T, B, S, A int) {
 	for b := 0; b < B; b++ {
 		ub := u[b*A : (b+1)*A]
 		for i := 0; i < S; i++ {
-			addTanhs(P[(b*S+i)*A:(b*S+i+1)*A], ub, c, out[(b*S+i)*A:(b*S+i+1)*A])
+			kern.AddTanhs(P[(b*S+i)*A:(b*S+i+1)*A], ub, c, out[(b*S+i)*A:(b*S+i+1)*A])
 		}
 	}
 }
@@ -205,7 +206,7 @@ func sumMid[T float](x, out []T, B, S, A int) {
 	for b := 0; b < B; b++ {
 		ob := out[b*A : (b+1)*A]
 		for i := 0; i < S; i++ {
-			axpy(1, x[(b*S+i)*A:(b*S+i+1)*A], ob)
+			kern.Axpy(1, x[(b*S+i)*A:(b*S+i+1)*A], ob)
 		}
 	}
 }
@@ -213,7 +214,7 @@ func sumMid[T float](x, out []T, B, S, A int) {
 func sumAll[T float](x, out []T, A int) {
 	out = out[:A]
 	for r := 0; r+A <= len(x); r += A {
-		axpy(1, x[r:r+A], out)
+		kern.Axpy(1, x[r:r+A], out)
 	}
 }
 

@@ -1,6 +1,7 @@
 package gx
 
 import (
+	"github.com/attnzoo/attnzoo/internal/gx/kern"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -32,7 +33,7 @@ func (op *addBiasOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 func addBias[T float](x, b, out []T) {
 	H := len(b)
 	for r := 0; r+H <= len(x); r += H {
-		add2(x[r:r+H], b, out[r:r+H])
+		kern.Add2(x[r:r+H], b, out[r:r+H])
 	}
 }
 

@@ -2,6 +2,7 @@ package gx
 
 import (
 	"fmt"
+	"github.com/attnzoo/attnzoo/internal/gx/kern"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -233,7 +234,7 @@ func wsum[T float](w, X, out []T, B, S, D int, c T) {
 			if wi == 0 {
 				continue
 			}
-			axpy(wi, X[(b*S+i)*D:(b*S+i+1)*D], ob)
+			kern.Axpy(wi, X[(b*S+i)*D:(b*S+i+1)*D], ob)
 		}
 	}
 }
@@ -242,7 +243,7 @@ func outer[T float](w, y, out []T, B, S, D int, c T) {
 	for b := 0; b < B; b++ {
 		yb := y[b*D : (b+1)*D]
 		for i := 0; i < S; i++ {
-			scaleTo(c*w[b*S+i], yb, out[(b*S+i)*D:(b*S+i+1)*D])
+			kern.ScaleTo(c*w[b*S+i], yb, out[(b*S+i)*D:(b*S+i+1)*D])
 		}
 	}
 }

@@ -2,6 +2,7 @@ package gx
 
 import (
 	"fmt"
+	"github.com/attnzoo/attnzoo/internal/gx/kern"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -99,15 +100,15 @@ func gruGates[T float](xs [][]T, hh, b, bhn, out []T, B, H int) {
 	for r := 0; r < B; r++ {
 		h := hh[r*3*H : (r+1)*3*H]
 		o := out[r*4*H : (r+1)*4*H]
-		add2(b[:2*H], h[:2*H], o[:2*H]) // r and z: b + hh; n: b
+		kern.Add2(b[:2*H], h[:2*H], o[:2*H]) // r and z: b + hh; n: b
 		copy(o[2*H:3*H], b[2*H:])
 		for _, x := range xs {
-			axpy(1, x[r*3*H:(r+1)*3*H], o[:3*H])
+			kern.Axpy(1, x[r*3*H:(r+1)*3*H], o[:3*H])
 		}
-		sigmoids(o[:2*H], o[:2*H])
+		kern.Sigmoids(o[:2*H], o[:2*H])
 		rg, n, hn := o[:H], o[2*H:3*H], o[3*H:4*H]
-		gruN(h[2*H:3*H], bhn, rg, hn, n) // hn = hh_n + b_hn; n += r ⊙ hn
-		tanhs(n, n)
+		kern.GRUN(h[2*H:3*H], bhn, rg, hn, n) // hn = hh_n + b_hn; n += r ⊙ hn
+		kern.Tanhs(n, n)
 	}
 }
 
@@ -190,25 +191,9 @@ func gruGatesBack[T float](gates, g, out []T, B, H int, dh bool) {
 		d := g[row*4*H : (row+1)*4*H]
 		o := out[row*3*H : (row+1)*3*H]
 		if x32, ok := any(x).([]float32); ok {
-			gruGatesBackRow32(x32, any(d).([]float32), any(o).([]float32), H, dh)
+			kern.GRUGatesBackRow32(x32, any(d).([]float32), any(o).([]float32), H, dh)
 		} else {
-			gruGatesBackRow(x, d, o, H, 0, dh)
-		}
-	}
-}
-
-// gruGatesBackRow does entries i ≥ from of one row of gruGatesBack.
-func gruGatesBackRow[T float](x, d, o []T, H, from int, dh bool) {
-	r, z, n, hn := x[:H], x[H:2*H], x[2*H:3*H], x[3*H:4*H]
-	gr, gz, gn, ghn := d[:H], d[H:2*H], d[2*H:3*H], d[3*H:4*H]
-	for i := from; i < H; i++ {
-		dn := gn[i] * (1 - n[i]*n[i])
-		o[i] = (gr[i] + dn*hn[i]) * r[i] * (1 - r[i])
-		o[H+i] = gz[i] * z[i] * (1 - z[i])
-		if dh {
-			o[2*H+i] = ghn[i] + dn*r[i]
-		} else {
-			o[2*H+i] = dn
+			kern.GRUGatesBackRow(x, d, o, H, 0, dh)
 		}
 	}
 }
@@ -244,7 +229,7 @@ func (op *sumColsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 
 func sumCols[T float](x, out []T, W, lo, hi int) {
 	for r := 0; r+W <= len(x); r += W {
-		axpy(1, x[r+lo:r+hi], out)
+		kern.Axpy(1, x[r+lo:r+hi], out)
 	}
 }
 
@@ -277,7 +262,7 @@ func (op *gruBlendOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 func gruBlend[T float](gates, h, out []T, B, H int) {
 	for row := 0; row < B; row++ {
 		x := gates[row*4*H : (row+1)*4*H]
-		blend(x[2*H:3*H], x[H:2*H], h[row*H:(row+1)*H], out[row*H:(row+1)*H])
+		kern.Blend(x[2*H:3*H], x[H:2*H], h[row*H:(row+1)*H], out[row*H:(row+1)*H])
 	}
 }
 

@@ -2,6 +2,7 @@ package gx
 
 import (
 	"fmt"
+	"github.com/attnzoo/attnzoo/internal/gx/kern"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -67,37 +68,20 @@ type unflatOp struct {
 	shape tensor.Shape
 }
 
-// scratch is an op's working buffer, kept across runs.
-type scratch struct {
-	f32 []float32
-	f64 []float64
-}
-
-func (s *scratch) get32(n int) []float32 {
-	if cap(s.f32) < n {
-		s.f32 = make([]float32, n)
-	}
-	return s.f32[:n]
-}
-
-func (s *scratch) get64(n int) []float64 {
-	if cap(s.f64) < n {
-		s.f64 = make([]float64, n)
-	}
-	return s.f64[:n]
-}
+// scratch is an op's working buffer, kept across runs (kern.Scratch).
+type scratch = kern.Scratch
 
 func getScratch[T float](s *scratch, n int) []T {
 	var z T
 	if _, ok := any(z).(float32); ok {
-		return any(s.get32(n)).([]T)
+		return any(s.Get32(n)).([]T)
 	}
-	return any(s.get64(n)).([]T)
+	return any(s.Get64(n)).([]T)
 }
 
 // gemm is C = α op(A) op(B) + β C on row-major matrices with leading
 // dimensions, on whatever BLAS blas32/blas64 have installed (float32 on
-// gonum's: sgemm.go's kernel where there is AVX).
+// gonum's: kern.Sgemm, our kernel, where there is AVX).
 func gemm[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	ta, tb := blas.NoTrans, blas.NoTrans
 	if tA {
@@ -108,10 +92,10 @@ func gemm[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb
 	}
 	switch a := any(a).(type) {
 	case []float32:
-		if alpha == 1 && (beta == 0 || beta == 1) && ownSgemm() {
-			pack := packs.Get().(*scratch)
-			sgemm(tA, tB, m, n, k, a, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc, pack)
-			packs.Put(pack)
+		if alpha == 1 && (beta == 0 || beta == 1) && kern.OwnSgemm() {
+			pack := kern.Packs.Get().(*scratch)
+			kern.Sgemm(tA, tB, m, n, k, a, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc, pack)
+			kern.Packs.Put(pack)
 			return
 		}
 		blas32.Implementation().Sgemm(ta, tb, m, n, k, float32(alpha), a, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
@@ -232,8 +216,8 @@ func gruSeqFwd[T float](op *gruSeqOp, f [][]T, out []T, B, S, H int) {
 	W := 5 * H
 	// U h_prev at every position: on the pure-Go product, from Uᵀ made once
 	var ut []float32
-	if u32, ok := any(U).([]float32); ok && ownSgemm() {
-		ut = op.ut.get32(3 * H * H)
+	if u32, ok := any(U).([]float32); ok && kern.OwnSgemm() {
+		ut = op.ut.Get32(3 * H * H)
 		for j := 0; j < 3*H; j++ {
 			for l, v := range u32[j*H : (j+1)*H] {
 				ut[l*3*H+j] = v
@@ -244,7 +228,7 @@ func gruSeqFwd[T float](op *gruSeqOp, f [][]T, out []T, B, S, H int) {
 	for t := 0; t < S; t++ {
 		p := position(t, S, op.reverse)
 		if ut != nil {
-			sgemm(false, false, B, 3*H, H, any(prev).([]float32), ld, ut, 3*H, 0, any(hh).([]float32), 3*H, nil)
+			kern.Sgemm(false, false, B, 3*H, H, any(prev).([]float32), ld, ut, 3*H, 0, any(hh).([]float32), 3*H, nil)
 		} else {
 			gemm(false, true, B, 3*H, H, 1, prev, ld, U, H, 0, hh, 3*H)
 		}
@@ -254,13 +238,13 @@ func gruSeqFwd[T float](op *gruSeqOp, f [][]T, out []T, B, S, H int) {
 			h := hh[r*3*H : (r+1)*3*H]
 			hp := prev[r*ld : r*ld+H]
 			gates := o[H:]
-			add3(x[:2*H], b[:2*H], h[:2*H], gates[:2*H]) // r, z pre-activations
-			sigmoids(gates[:2*H], gates[:2*H])
+			kern.Add3(x[:2*H], b[:2*H], h[:2*H], gates[:2*H]) // r, z pre-activations
+			kern.Sigmoids(gates[:2*H], gates[:2*H])
 			rg, n, hn := gates[:H], gates[2*H:3*H], gates[3*H:4*H]
-			add2(x[2*H:3*H], b[2*H:3*H], n)
-			gruN(h[2*H:3*H], bhn, rg, hn, n) // hn = hh_n + b_hn; n = x_n + b_n + r ⊙ hn
-			tanhs(n, n)
-			blendCarry(keep[r*S+p], n, gates[H:2*H], hp, o[:H])
+			kern.Add2(x[2*H:3*H], b[2*H:3*H], n)
+			kern.GRUN(h[2*H:3*H], bhn, rg, hn, n) // hn = hh_n + b_hn; n = x_n + b_n + r ⊙ hn
+			kern.Tanhs(n, n)
+			kern.BlendCarry(keep[r*S+p], n, gates[H:2*H], hp, o[:H])
 		}
 		prev, ld = out[p*W:], S*W
 	}
@@ -362,15 +346,15 @@ func gruSeqBack[T float](op *gruSeqBackOp, f [][]T, out []T, B, S, H int) {
 			di := dxi[(p*B+r)*3*H : (p*B+r+1)*3*H]
 			dh := dhh[(p*B+r)*3*H : (p*B+r+1)*3*H]
 			if x32, ok := any(x).([]float32); ok {
-				gruSeqBackRow32(float32(keep[r*S+p]), any(gh).([]float32), any(c).([]float32), x32[H:],
+				kern.GRUSeqBackRow32(float32(keep[r*S+p]), any(gh).([]float32), any(c).([]float32), x32[H:],
 					any(hp).([]float32), any(di).([]float32), any(dh).([]float32), H)
 			} else {
-				gruSeqBackRow(keep[r*S+p], gh, c, x[H:], hp, di, dh, H, 0)
+				kern.GRUSeqBackRow(keep[r*S+p], gh, c, x[H:], hp, di, dh, H, 0)
 			}
 		}
 		// ∂h_prev += ∂hh · U
 		gemm(false, false, B, H, 3*H, 1, dhh[p*B*3*H:(p+1)*B*3*H], 3*H, U, H, 0, dhp, H)
-		axpy(1, dhp, carry)
+		kern.Axpy(1, dhp, carry)
 	}
 	// the flat output: x_j, W_j, U, b, b_hn, h0
 	off := 0
@@ -390,8 +374,8 @@ func gruSeqBack[T float](op *gruSeqBackOp, f [][]T, out []T, B, S, H int) {
 	clear(db)
 	clear(dbhn)
 	for r := 0; r < S*B; r++ {
-		axpy(1, dxi[r*3*H:(r+1)*3*H], db)
-		axpy(1, dhh[r*3*H+2*H:(r+1)*3*H], dbhn)
+		kern.Axpy(1, dxi[r*3*H:(r+1)*3*H], db)
+		kern.Axpy(1, dhh[r*3*H+2*H:(r+1)*3*H], dbhn)
 	}
 	off += 4 * H
 	copy(out[off:off+B*H], carry) // ∂h0
@@ -441,21 +425,4 @@ func (op *unflatOp) Do(vs ...G.Value) (G.Value, error) {
 		copy(out.Float32s(), o.f32[0][op.off:op.off+n])
 	}
 	return out, nil
-}
-
-// gruSeqBackRow does entries i ≥ from of one row of gruSeqBack's position
-// loop: x holds the row's gates [r|z|n|hn], c the gradient carried back.
-func gruSeqBackRow[T float](m T, gh, c, x, hp, di, dh []T, H, from int) {
-	rg, z, n, hn := x[:H], x[H:2*H], x[2*H:3*H], x[3*H:4*H]
-	for i := from; i < H; i++ {
-		g := gh[i] + c[i] // ∂h_p
-		dnew := m * g     // ∂h'
-		c[i] = g - dnew   // (1 − m) ∂h_p, flows to h_prev
-		c[i] += dnew * z[i]
-		dn := dnew * (1 - z[i]) * (1 - n[i]*n[i])
-		dr := dn * hn[i] * rg[i] * (1 - rg[i])
-		dz := dnew * (hp[i] - n[i]) * z[i] * (1 - z[i])
-		di[i], di[H+i], di[2*H+i] = dr, dz, dn
-		dh[i], dh[H+i], dh[2*H+i] = dr, dz, dn*rg[i]
-	}
 }

@@ -2,6 +2,7 @@ package gx
 
 import (
 	"fmt"
+	"github.com/attnzoo/attnzoo/internal/gx/kern"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas32"
@@ -125,7 +126,7 @@ func (op *groupRowsOp) SymDiff(_ G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 func repeatRows[T float](x, out []T, B, S, h int, c T) {
 	for b := 0; b < B; b++ {
 		for k := 0; k < h; k++ {
-			scaleTo(c, x[b*S:(b+1)*S], out[(b*h+k)*S:(b*h+k+1)*S])
+			kern.ScaleTo(c, x[b*S:(b+1)*S], out[(b*h+k)*S:(b*h+k+1)*S])
 		}
 	}
 }
@@ -134,7 +135,7 @@ func repeatRows[T float](x, out []T, B, S, h int, c T) {
 func groupSum[T float](x, out []T, B, S, h int, c T) {
 	for b := 0; b < B; b++ {
 		for k := 0; k < h; k++ {
-			axpy(c, x[(b*h+k)*S:(b*h+k+1)*S], out[b*S:(b+1)*S])
+			kern.Axpy(c, x[(b*h+k)*S:(b*h+k+1)*S], out[b*S:(b+1)*S])
 		}
 	}
 }
@@ -169,7 +170,7 @@ func wsumHeads[T float](w, X, out []T, B, S, D, h int, c T) {
 				if wi == 0 {
 					continue
 				}
-				axpy(wi, X[(b*S+i)*D+k*a:(b*S+i)*D+(k+1)*a], ob)
+				kern.Axpy(wi, X[(b*S+i)*D+k*a:(b*S+i)*D+(k+1)*a], ob)
 			}
 		}
 	}
@@ -182,7 +183,7 @@ func outerHeads[T float](w, y, out []T, B, S, D, h int, c T) {
 		for k := 0; k < h; k++ {
 			yk := y[b*D+k*a : b*D+(k+1)*a]
 			for i := 0; i < S; i++ {
-				scaleTo(c*w[(b*h+k)*S+i], yk, out[(b*S+i)*D+k*a:(b*S+i)*D+(k+1)*a])
+				kern.ScaleTo(c*w[(b*h+k)*S+i], yk, out[(b*S+i)*D+k*a:(b*S+i)*D+(k+1)*a])
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package gx
 
 import (
 	"fmt"
+	"github.com/attnzoo/attnzoo/internal/gx/kern"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -74,10 +75,10 @@ func (op *linearOp) Do(vs ...G.Value) (G.Value, error) {
 	// out[N,rows] = X[N,D] · W[:rows]ᵀ
 	if o.f64 != nil {
 		gemm(false, true, N, op.rows, D, 1, o.f64[0], D, o.f64[1], D, 0, out.Float64s(), op.rows)
-	} else if op.wInput && op.run != nil && ownSgemm() {
+	} else if op.wInput && op.run != nil && kern.OwnSgemm() {
 		// the pure-Go product on Wᵀ, transposed once per run for every step that reads W
 		wt := op.run.transposed(o.f32[1], op.rows, D)
-		sgemm(false, false, N, op.rows, D, o.f32[0], D, wt, op.rows, 0, out.Float32s(), op.rows, nil)
+		kern.Sgemm(false, false, N, op.rows, D, o.f32[0], D, wt, op.rows, 0, out.Float32s(), op.rows, nil)
 	} else {
 		gemm(false, true, N, op.rows, D, 1, o.f32[0], D, o.f32[1], D, 0, out.Float32s(), op.rows)
 	}

@@ -2,6 +2,7 @@ package gx
 
 import (
 	"fmt"
+	"github.com/attnzoo/attnzoo/internal/gx/kern"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -85,7 +86,7 @@ func (op *embedGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 func embedGrad[T float](g, ids, out []T, D int) {
 	for n, x := range ids {
 		i := int(x)
-		axpy(1, g[n*D:(n+1)*D], out[i*D:(i+1)*D])
+		kern.Axpy(1, g[n*D:(n+1)*D], out[i*D:(i+1)*D])
 	}
 }
 

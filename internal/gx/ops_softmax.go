@@ -2,6 +2,7 @@ package gx
 
 import (
 	"fmt"
+	"github.com/attnzoo/attnzoo/internal/gx/kern"
 	"math"
 
 	G "gorgonia.org/gorgonia"
@@ -70,7 +71,7 @@ func maskedSoftmax[T float](s, m, out []T, S int) {
 				or[i] = negInf
 			}
 		}
-		exps(or, or)
+		kern.Exps(or, or)
 		var sum T
 		for i := range or {
 			if mr[i] > 0.5 {

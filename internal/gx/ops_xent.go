@@ -2,6 +2,7 @@ package gx
 
 import (
 	"fmt"
+	"github.com/attnzoo/attnzoo/internal/gx/kern"
 	"math"
 
 	G "gorgonia.org/gorgonia"
@@ -58,7 +59,7 @@ func logSumExp[T float](z, tmp []T) (max T, lse, sum float64) {
 	for i, v := range z {
 		tmp[i] = v - max
 	}
-	exps(tmp, tmp)
+	kern.Exps(tmp, tmp)
 	for _, e := range tmp {
 		sum += float64(e)
 	}
@@ -89,10 +90,10 @@ func (op *softmaxXentOp) Do(vs ...G.Value) (G.Value, error) {
 	}
 	V := o.sh[0][1]
 	if o.f64 != nil {
-		s, err := xent(o.f64[0], o.f64[1], o.f64[2], V, op.tmp.get64(V))
+		s, err := xent(o.f64[0], o.f64[1], o.f64[2], V, op.tmp.Get64(V))
 		return G.NewF64(op.c * s), err
 	}
-	s, err := xent(o.f32[0], o.f32[1], o.f32[2], V, op.tmp.get32(V))
+	s, err := xent(o.f32[0], o.f32[1], o.f32[2], V, op.tmp.Get32(V))
 	return G.NewF32(float32(op.c * s)), err
 }
 
@@ -144,9 +145,9 @@ func (op *softmaxXentGradOp) Do(vs ...G.Value) (G.Value, error) {
 	out := o.allocDirty(o.sh[0]...)
 	V := o.sh[0][1]
 	if o.f64 != nil {
-		xentGrad(o.f64[0], o.f64[1], o.f64[2], out.Float64s(), V, op.c*o.f64[3][0], op.tmp.get64(V))
+		xentGrad(o.f64[0], o.f64[1], o.f64[2], out.Float64s(), V, op.c*o.f64[3][0], op.tmp.Get64(V))
 	} else {
-		xentGrad(o.f32[0], o.f32[1], o.f32[2], out.Float32s(), V, float32(op.c)*o.f32[3][0], op.tmp.get32(V))
+		xentGrad(o.f32[0], o.f32[1], o.f32[2], out.Float32s(), V, float32(op.c)*o.f32[3][0], op.tmp.Get32(V))
 	}
 	return out, nil
 }
@@ -185,9 +186,9 @@ func (op *logSoftmaxOp) Do(vs ...G.Value) (G.Value, error) {
 	out := o.allocDirty(o.sh[0]...)
 	V := o.sh[0][1]
 	if o.f64 != nil {
-		logSoftmax(o.f64[0], out.Float64s(), V, op.tmp.get64(V))
+		logSoftmax(o.f64[0], out.Float64s(), V, op.tmp.Get64(V))
 	} else {
-		logSoftmax(o.f32[0], out.Float32s(), V, op.tmp.get32(V))
+		logSoftmax(o.f32[0], out.Float32s(), V, op.tmp.Get32(V))
 	}
 	return out, nil
 }

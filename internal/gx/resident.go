@@ -139,7 +139,7 @@ func (r *Resident) RMSProp(p *Param, g, v device.Buffer, scale, lr, rho, eps flo
 	return r.update("rmsprop_update", p, g, v, float32(scale), float32(lr), float32(rho), float32(eps))
 }
 
-// Adam is Adam32's update (fastmath.go) on p's buffer with float32 moments.
+// Adam is Adam32's update (kern/fastmath.go) on p's buffer with float32 moments.
 func (r *Resident) Adam(p *Param, g, m, v device.Buffer, a AdamConsts) error {
 	return r.update("adam_update", p, g, m, v, float32(a.Scale), float32(a.B1), float32(a.B2),
 		float32(a.Step), float32(a.SqrtC2), float32(a.Eps))

@@ -1,14 +1,14 @@
 //go:build !amd64
 
-package gx
+package kern
 
-const hasAVX, hasAVX2 = false, false
+const HasAVX, hasAVX2 = false, false
 
-// exps32 sets out[i] = exp32(x[i]).
+// exps32 sets out[i] = Exp32(x[i]).
 func exps32(x, out []float32) {
 	out = out[:len(x)]
 	for i, v := range x {
-		out[i] = exp32(v)
+		out[i] = Exp32(v)
 	}
 }
 
@@ -65,29 +65,29 @@ func tanhDelta32(g float32, v, t, out []float32) {
 func Adam32(p, g []float32, m, v []float64, a AdamConsts) { adam32(p, g, m, v, a) }
 
 // add2s32 sets out[i] = a[i] + b[i].
-func add2s32(a, b, out []float32) { add2(a, b, out) }
+func add2s32(a, b, out []float32) { Add2(a, b, out) }
 
 // add3s32 sets out[i] = (a[i] + b[i]) + c[i].
-func add3s32(a, b, c, out []float32) { add3(a, b, c, out) }
+func add3s32(a, b, c, out []float32) { Add3(a, b, c, out) }
 
 // gruN32 sets hn[i] = hhn[i] + bhn[i] and nn[i] += r[i]·hn[i].
-func gruN32(hhn, bhn, r, hn, nn []float32) { gruN(hhn, bhn, r, hn, nn) }
+func gruN32(hhn, bhn, r, hn, nn []float32) { GRUN(hhn, bhn, r, hn, nn) }
 
 // blend32 sets out[i] = nn[i] + z[i]·(h[i] − nn[i]).
-func blend32(nn, z, h, out []float32) { blend(nn, z, h, out) }
+func blend32(nn, z, h, out []float32) { Blend(nn, z, h, out) }
 
 // blendCarry32 sets out[i] = h[i] + m·((nn[i] + z[i]·(h[i] − nn[i])) − h[i]).
-func blendCarry32(m float32, nn, z, h, out []float32) { blendCarry(m, nn, z, h, out) }
+func blendCarry32(m float32, nn, z, h, out []float32) { BlendCarry(m, nn, z, h, out) }
 
-// gruGatesBackRow32 is one row of gruGatesBack (see there).
-func gruGatesBackRow32(x, d, o []float32, H int, dh bool) { gruGatesBackRow(x, d, o, H, 0, dh) }
+// GRUGatesBackRow32 is one row of gruGatesBack (see there).
+func GRUGatesBackRow32(x, d, o []float32, H int, dh bool) { GRUGatesBackRow(x, d, o, H, 0, dh) }
 
-// gruSeqBackRow32 is one row of gruSeqBack's position loop (see there).
-func gruSeqBackRow32(m float32, gh, c, x, hp, di, dh []float32, H int) {
-	gruSeqBackRow(m, gh, c, x, hp, di, dh, H, 0)
+// GRUSeqBackRow32 is one row of gruSeqBack's position loop (see there).
+func GRUSeqBackRow32(m float32, gh, c, x, hp, di, dh []float32, H int) {
+	GRUSeqBackRow(m, gh, c, x, hp, di, dh, H, 0)
 }
 
-// sgemmBlock is never called without AVX (see sgemm).
+// sgemmBlock is never called without AVX (see Sgemm).
 func sgemmBlock(k int, a []float32, ai, sia, sla int, b []float32, bj, ldb int, c []float32, ci, ldc int, acc bool) {
 	panic("gx: sgemmBlock without AVX")
 }

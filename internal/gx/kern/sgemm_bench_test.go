@@ -1,4 +1,4 @@
-package gx
+package kern
 
 import (
 	"fmt"
@@ -18,10 +18,10 @@ func BenchmarkSgemm(b *testing.B) {
 		if tB {
 			ldb = K
 		}
-		var pack scratch
+		var pack Scratch
 		b.Run(fmt.Sprint(M, "x", N, "x", K, tA, tB), func(b *testing.B) {
 			for b.Loop() {
-				sgemm(tA, tB, M, N, K, a, lda, w, ldb, 0, c, N, &pack)
+				Sgemm(tA, tB, M, N, K, a, lda, w, ldb, 0, c, N, &pack)
 			}
 			b.ReportMetric(float64(2*M*N*K)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})

@@ -1,4 +1,4 @@
-package gx
+package kern
 
 import (
 	"math"
@@ -42,7 +42,7 @@ func TestFastMath32(t *testing.T) {
 	t.Logf("tanh32 worst relative error %.3g, sigmoid32 worst absolute error %.3g", worstT, worstS)
 }
 
-// TestFastMathSlices: tanhs and sigmoids on float32 slices (in assembly
+// TestFastMathSlices: Tanhs and Sigmoids on float32 slices (in assembly
 // where the processor has AVX) give bit for bit tanh32 and sigmoid32, on
 // every length from 0 to 40 (the tails) and on ±0, ±Inf, NaN, subnormals,
 // the clamp at ±9 and a sweep of [−12, 12].
@@ -55,17 +55,17 @@ func TestFastMathSlices(t *testing.T) {
 	same := func(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) || (a != a && b != b) }
 	for n := 0; n <= 40; n++ {
 		out := make([]float32, n)
-		tanhs(xs[:n], out)
+		Tanhs(xs[:n], out)
 		for i, v := range out {
 			if !same(v, tanh32(xs[i])) {
-				t.Fatalf("tanhs len %d [%d] = %v, tanh32(%v) = %v", n, i, v, xs[i], tanh32(xs[i]))
+				t.Fatalf("Tanhs len %d [%d] = %v, tanh32(%v) = %v", n, i, v, xs[i], tanh32(xs[i]))
 			}
 		}
 	}
 	for name, f := range map[string]struct {
 		slice  func(x, out []float32)
 		scalar func(float32) float32
-	}{"tanh": {func(x, o []float32) { tanhs(x, o) }, tanh32}, "sigmoid": {func(x, o []float32) { sigmoids(x, o) }, sigmoid32}} {
+	}{"tanh": {func(x, o []float32) { Tanhs(x, o) }, tanh32}, "sigmoid": {func(x, o []float32) { Sigmoids(x, o) }, sigmoid32}} {
 		out := make([]float32, len(xs))
 		f.slice(xs, out)
 		for i, v := range out {
@@ -74,7 +74,7 @@ func TestFastMathSlices(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("AVX: %v", hasAVX)
+	t.Logf("AVX: %v", HasAVX)
 }
 
 // TestVectorKernels: the float32 kernels (AVX where the processor has it)
@@ -192,8 +192,8 @@ func TestGRUKernels(t *testing.T) {
 			hn2[i] = a[i] + b[i]
 			n2[i] += c[i] * hn2[i]
 		}
-		eq("gruN hn", n, hn1, hn2)
-		eq("gruN n", n, n1, n2)
+		eq("GRUN hn", n, hn1, hn2)
+		eq("GRUN n", n, n1, n2)
 		blend32(a, b, c, got)
 		for i := range want {
 			want[i] = a[i] + b[i]*(c[i]-a[i])
@@ -224,8 +224,8 @@ func TestGRURowKernels(t *testing.T) {
 		gh, x, hp := rnd(H, 1), rnd(4*H, 2), rnd(H, 3)
 		c1, c2 := rnd(H, 4), rnd(H, 4)
 		di1, dh1, di2, dh2 := make([]float32, 3*H), make([]float32, 3*H), make([]float32, 3*H), make([]float32, 3*H)
-		gruSeqBackRow32(0.5, gh, c1, x, hp, di1, dh1, H)
-		gruSeqBackRow(float32(0.5), gh, c2, x, hp, di2, dh2, H, 0)
+		GRUSeqBackRow32(0.5, gh, c1, x, hp, di1, dh1, H)
+		GRUSeqBackRow(float32(0.5), gh, c2, x, hp, di2, dh2, H, 0)
 		for i := range c1 {
 			if math.Float32bits(c1[i]) != math.Float32bits(c2[i]) {
 				t.Fatalf("seq H %d: carry[%d] %v, loop %v", H, i, c1[i], c2[i])
@@ -239,8 +239,8 @@ func TestGRURowKernels(t *testing.T) {
 		d := rnd(4*H, 5)
 		for _, flag := range []bool{false, true} {
 			o1, o2 := make([]float32, 3*H), make([]float32, 3*H)
-			gruGatesBackRow32(x, d, o1, H, flag)
-			gruGatesBackRow(x, d, o2, H, 0, flag)
+			GRUGatesBackRow32(x, d, o1, H, flag)
+			GRUGatesBackRow(x, d, o2, H, 0, flag)
 			for i := range o1 {
 				if math.Float32bits(o1[i]) != math.Float32bits(o2[i]) {
 					t.Fatalf("gates H %d dh %v: [%d] %v, loop %v", H, flag, i, o1[i], o2[i])
@@ -250,15 +250,15 @@ func TestGRURowKernels(t *testing.T) {
 	}
 }
 
-// TestExp32: exp32 is within 2 ulp of math.Exp on every 1e-4 step of
-// [−87, 88]; 0 below −87, 1 at 0, NaN at NaN; and exps on float32 slices
-// (AVX2 where there is one) gives exp32 bit for bit, tails included.
+// TestExp32: Exp32 is within 2 ulp of math.Exp on every 1e-4 step of
+// [−87, 88]; 0 below −87, 1 at 0, NaN at NaN; and Exps on float32 slices
+// (AVX2 where there is one) gives Exp32 bit for bit, tails included.
 func TestExp32(t *testing.T) {
 	worst := 0.0
 	for i := -870000; i <= 880000; i++ {
 		x := float32(i) * 1e-4
 		want := math.Exp(float64(x))
-		got := float64(exp32(x))
+		got := float64(Exp32(x))
 		if d := math.Abs(got-want) / want; d > worst {
 			worst = d
 		}
@@ -266,8 +266,8 @@ func TestExp32(t *testing.T) {
 	if worst > 2.5e-7 {
 		t.Errorf("worst relative error %.3g", worst)
 	}
-	if exp32(0) != 1 || exp32(-87.5) != 0 || exp32(float32(math.Inf(-1))) != 0 || !math.IsNaN(float64(exp32(float32(math.NaN())))) {
-		t.Errorf("exp32(0) %v, (−87.5) %v, (−Inf) %v, (NaN) %v", exp32(0), exp32(-87.5), exp32(float32(math.Inf(-1))), exp32(float32(math.NaN())))
+	if Exp32(0) != 1 || Exp32(-87.5) != 0 || Exp32(float32(math.Inf(-1))) != 0 || !math.IsNaN(float64(Exp32(float32(math.NaN())))) {
+		t.Errorf("Exp32(0) %v, (−87.5) %v, (−Inf) %v, (NaN) %v", Exp32(0), Exp32(-87.5), Exp32(float32(math.Inf(-1))), Exp32(float32(math.NaN())))
 	}
 	xs := []float32{0, -1e-30, -87, -86.9, -87.1, -1e30, float32(math.Inf(-1)), float32(math.NaN()), 3, 88, 100}
 	for i := -50000; i < 50000; i += 7 {
@@ -277,9 +277,9 @@ func TestExp32(t *testing.T) {
 		out := make([]float32, n)
 		exps32(xs[:n], out)
 		for i, v := range out {
-			w := exp32(xs[i])
+			w := Exp32(xs[i])
 			if math.Float32bits(v) != math.Float32bits(w) && !(v != v && w != w) {
-				t.Fatalf("exps len %d [%d] exp(%v) = %v, exp32 %v", n, i, xs[i], v, w)
+				t.Fatalf("Exps len %d [%d] exp(%v) = %v, Exp32 %v", n, i, xs[i], v, w)
 			}
 		}
 	}

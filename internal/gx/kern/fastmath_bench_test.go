@@ -1,4 +1,4 @@
-package gx
+package kern
 
 import "testing"
 
@@ -10,6 +10,6 @@ func BenchmarkTanhs32(b *testing.B) {
 	out := make([]float32, len(x))
 	b.SetBytes(int64(4 * len(x)))
 	for b.Loop() {
-		tanhs(x, out)
+		Tanhs(x, out)
 	}
 }

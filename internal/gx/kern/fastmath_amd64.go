@@ -1,6 +1,6 @@
-package gx
+package kern
 
-// On amd64 with AVX, tanhs and sigmoids on float32 run eight lanes at a
+// On amd64 with AVX, Tanhs and Sigmoids on float32 run eight lanes at a
 // time in assembly (fastmath_amd64.s): the same float32 multiplications,
 // additions and division, in the same order, as tanh32 and sigmoid32, so the
 // results are bit for bit those of the Go code (fastmath_test.go checks it)
@@ -58,9 +58,9 @@ func tanhDeltaAVX(gs float32, v, t, out *float32, n int)
 func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 func xgetbv() (eax, edx uint32)
 
-// hasAVX reports whether the processor has AVX and the operating system
+// HasAVX reports whether the processor has AVX and the operating system
 // saves the YMM registers.
-var hasAVX = func() bool {
+var HasAVX = func() bool {
 	_, _, c, _ := cpuid(1, 0)
 	const osxsave, avx = 1 << 27, 1 << 28
 	if c&osxsave == 0 || c&avx == 0 {
@@ -73,7 +73,7 @@ var hasAVX = func() bool {
 // hasAVX2 reports whether the processor also has AVX2 (256-bit integer
 // operations: expAVX builds 2^n in them).
 var hasAVX2 = func() bool {
-	if !hasAVX {
+	if !HasAVX {
 		return false
 	}
 	if max, _, _, _ := cpuid(0, 0); max < 7 {
@@ -83,7 +83,7 @@ var hasAVX2 = func() bool {
 	return b&(1<<5) != 0
 }()
 
-// exps32 sets out[i] = exp32(x[i]).
+// exps32 sets out[i] = Exp32(x[i]).
 func exps32(x, out []float32) {
 	out = out[:len(x)]
 	n := 0
@@ -92,7 +92,7 @@ func exps32(x, out []float32) {
 		expAVX(&x[0], &out[0], n)
 	}
 	for i := n; i < len(x); i++ {
-		out[i] = exp32(x[i])
+		out[i] = Exp32(x[i])
 	}
 }
 
@@ -100,7 +100,7 @@ func exps32(x, out []float32) {
 func tanhs32(x, out []float32) {
 	out = out[:len(x)]
 	n := 0
-	if hasAVX && len(x) >= 8 {
+	if HasAVX && len(x) >= 8 {
 		n = len(x) &^ 7
 		tanhAVX(&x[0], &out[0], n)
 	}
@@ -113,7 +113,7 @@ func tanhs32(x, out []float32) {
 func sigmoids32(x, out []float32) {
 	out = out[:len(x)]
 	n := 0
-	if hasAVX && len(x) >= 8 {
+	if HasAVX && len(x) >= 8 {
 		n = len(x) &^ 7
 		sigmoidAVX(&x[0], &out[0], n)
 	}
@@ -126,7 +126,7 @@ func sigmoids32(x, out []float32) {
 func addTanhs32(p, u, c, out []float32) {
 	u, c, out = u[:len(p)], c[:len(p)], out[:len(p)]
 	n := 0
-	if hasAVX && len(p) >= 8 {
+	if HasAVX && len(p) >= 8 {
 		n = len(p) &^ 7
 		addTanhAVX(&p[0], &u[0], &c[0], &out[0], n)
 	}
@@ -139,7 +139,7 @@ func addTanhs32(p, u, c, out []float32) {
 func axpy32(a float32, x, y []float32) {
 	y = y[:len(x)]
 	n := 0
-	if hasAVX && len(x) >= 8 {
+	if HasAVX && len(x) >= 8 {
 		n = len(x) &^ 7
 		axpyAVX(a, &x[0], &y[0], n)
 	}
@@ -152,7 +152,7 @@ func axpy32(a float32, x, y []float32) {
 func scale32(a float32, x, y []float32) {
 	y = y[:len(x)]
 	n := 0
-	if hasAVX && len(x) >= 8 {
+	if HasAVX && len(x) >= 8 {
 		n = len(x) &^ 7
 		scaleAVX(a, &x[0], &y[0], n)
 	}
@@ -165,7 +165,7 @@ func scale32(a float32, x, y []float32) {
 func tanhDelta32(g float32, v, t, out []float32) {
 	t, out = t[:len(v)], out[:len(v)]
 	n := 0
-	if hasAVX && len(v) >= 8 {
+	if HasAVX && len(v) >= 8 {
 		n = len(v) &^ 7
 		tanhDeltaAVX(g, &v[0], &t[0], &out[0], n)
 	}
@@ -179,7 +179,7 @@ func tanhDelta32(g float32, v, t, out []float32) {
 func Adam32(p, g []float32, m, v []float64, a AdamConsts) {
 	g, m, v = g[:len(p)], m[:len(p)], v[:len(p)]
 	n := 0
-	if hasAVX && len(p) >= 4 {
+	if HasAVX && len(p) >= 4 {
 		n = len(p) &^ 3
 		adamAVX(&p[0], &g[0], &m[0], &v[0], n, a.Scale, a.B1, a.OneMinusB1, a.B2, a.OneMinusB2, a.Step, a.SqrtC2, a.Eps)
 	}
@@ -190,7 +190,7 @@ func Adam32(p, g []float32, m, v []float64, a AdamConsts) {
 func add2s32(a, b, out []float32) {
 	b, out = b[:len(a)], out[:len(a)]
 	n := 0
-	if hasAVX && len(a) >= 8 {
+	if HasAVX && len(a) >= 8 {
 		n = len(a) &^ 7
 		add2AVX(&a[0], &b[0], &out[0], n)
 	}
@@ -203,7 +203,7 @@ func add2s32(a, b, out []float32) {
 func add3s32(a, b, c, out []float32) {
 	b, c, out = b[:len(a)], c[:len(a)], out[:len(a)]
 	n := 0
-	if hasAVX && len(a) >= 8 {
+	if HasAVX && len(a) >= 8 {
 		n = len(a) &^ 7
 		add3AVX(&a[0], &b[0], &c[0], &out[0], n)
 	}
@@ -216,7 +216,7 @@ func add3s32(a, b, c, out []float32) {
 func gruN32(hhn, bhn, r, hn, nn []float32) {
 	bhn, r, hn, nn = bhn[:len(hhn)], r[:len(hhn)], hn[:len(hhn)], nn[:len(hhn)]
 	n := 0
-	if hasAVX && len(hhn) >= 8 {
+	if HasAVX && len(hhn) >= 8 {
 		n = len(hhn) &^ 7
 		gruNAVX(&hhn[0], &bhn[0], &r[0], &hn[0], &nn[0], n)
 	}
@@ -230,7 +230,7 @@ func gruN32(hhn, bhn, r, hn, nn []float32) {
 func blend32(nn, z, h, out []float32) {
 	z, h, out = z[:len(nn)], h[:len(nn)], out[:len(nn)]
 	n := 0
-	if hasAVX && len(nn) >= 8 {
+	if HasAVX && len(nn) >= 8 {
 		n = len(nn) &^ 7
 		blendAVX(&nn[0], &z[0], &h[0], &out[0], n)
 	}
@@ -243,7 +243,7 @@ func blend32(nn, z, h, out []float32) {
 func blendCarry32(m float32, nn, z, h, out []float32) {
 	z, h, out = z[:len(nn)], h[:len(nn)], out[:len(nn)]
 	n := 0
-	if hasAVX && len(nn) >= 8 {
+	if HasAVX && len(nn) >= 8 {
 		n = len(nn) &^ 7
 		blendCarryAVX(m, &nn[0], &z[0], &h[0], &out[0], n)
 	}
@@ -253,10 +253,10 @@ func blendCarry32(m float32, nn, z, h, out []float32) {
 	}
 }
 
-// gruGatesBackRow32 is one row of gruGatesBack (see there).
-func gruGatesBackRow32(x, d, o []float32, H int, dh bool) {
+// GRUGatesBackRow32 is one row of gruGatesBack (see there).
+func GRUGatesBackRow32(x, d, o []float32, H int, dh bool) {
 	n := 0
-	if hasAVX && H >= 8 {
+	if HasAVX && H >= 8 {
 		n = H &^ 7
 		flag := 0
 		if dh {
@@ -265,18 +265,18 @@ func gruGatesBackRow32(x, d, o []float32, H int, dh bool) {
 		_, _, _ = x[4*H-1], d[4*H-1], o[3*H-1]
 		gruGatesBackAVX(&x[0], &d[0], &o[0], H, n, flag)
 	}
-	gruGatesBackRow(x, d, o, H, n, dh)
+	GRUGatesBackRow(x, d, o, H, n, dh)
 }
 
-// gruSeqBackRow32 is one row of gruSeqBack's position loop (see there).
-func gruSeqBackRow32(m float32, gh, c, x, hp, di, dh []float32, H int) {
+// GRUSeqBackRow32 is one row of gruSeqBack's position loop (see there).
+func GRUSeqBackRow32(m float32, gh, c, x, hp, di, dh []float32, H int) {
 	n := 0
-	if hasAVX && H >= 8 {
+	if HasAVX && H >= 8 {
 		n = H &^ 7
 		_, _, _, _, _, _ = gh[H-1], c[H-1], x[4*H-1], hp[H-1], di[3*H-1], dh[3*H-1]
 		gruSeqBackAVX(m, &gh[0], &c[0], &x[0], &hp[0], &di[0], &dh[0], H, n)
 	}
-	gruSeqBackRow(m, gh, c, x, hp, di, dh, H, n)
+	GRUSeqBackRow(m, gh, c, x, hp, di, dh, H, n)
 }
 
 // sgemmBlock computes the 4×16 block of C at (i, j) with the AVX kernel.

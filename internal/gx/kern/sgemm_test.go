@@ -1,4 +1,4 @@
-package gx
+package kern
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 // do not fill the 4×16 kernel (edges, k = 1, leading dimensions larger than
 // the rows): to 1e-5 relative to the largest |C|.
 func TestSgemm(t *testing.T) {
-	if !hasAVX {
+	if !HasAVX {
 		t.Skip("no AVX: gemm uses gonum")
 	}
 	rng := rand.New(rand.NewPCG(71, 72))
@@ -26,7 +26,7 @@ func TestSgemm(t *testing.T) {
 		}
 		return v
 	}
-	var pack scratch
+	var pack Scratch
 	for _, s := range [][3]int{{4, 16, 1}, {64, 384, 128}, {7, 33, 5}, {3, 15, 9}, {832, 32, 128}, {384, 128, 64}, {1, 1, 1}, {9, 17, 300}, {32, 27, 2048}, {13, 43, 70}, {32, 12, 500}} {
 		m, n, k := s[0], s[1], s[2]
 		for _, tA := range []bool{false, true} {
@@ -46,7 +46,7 @@ func TestSgemm(t *testing.T) {
 						a, b := rnd(ar*lda), rnd(br*ldb)
 						c0 := rnd(m * ldc)
 						got, want := append([]float32(nil), c0...), append([]float32(nil), c0...)
-						sgemm(tA, tB, m, n, k, a, lda, b, ldb, beta, got, ldc, &pack)
+						Sgemm(tA, tB, m, n, k, a, lda, b, ldb, beta, got, ldc, &pack)
 						ta, tb := blas.NoTrans, blas.NoTrans
 						if tA {
 							ta = blas.Trans
@@ -76,7 +76,7 @@ func TestSgemm(t *testing.T) {
 // summed as in one band), for row counts with and without a remainder of
 // 4, both transposes of A and B, β 0 and 1.
 func TestSgemmThreads(t *testing.T) {
-	if !hasAVX {
+	if !HasAVX {
 		t.Skip("no AVX: gemm uses gonum")
 	}
 	defer SetThreads(1)
@@ -102,8 +102,8 @@ func TestSgemmThreads(t *testing.T) {
 					run := func(th int) []float32 {
 						SetThreads(th)
 						c := append([]float32(nil), c0...)
-						var pack scratch
-						sgemm(tA, tB, m, n, k, a, lda, b, ldb, beta, c, n, &pack)
+						var pack Scratch
+						Sgemm(tA, tB, m, n, k, a, lda, b, ldb, beta, c, n, &pack)
 						return c
 					}
 					want := run(1)

@@ -1,4 +1,4 @@
-package gx
+package kern
 
 import "math"
 
@@ -27,12 +27,12 @@ func tanh32(x float32) float32 {
 	return x * p / q
 }
 
-// exp32 is e^x in float32 (Cephes' expf): x = f·ln 2 + r with |r| ≤ ln2/2
+// Exp32 is e^x in float32 (Cephes' expf): x = f·ln 2 + r with |r| ≤ ln2/2
 // (Cody–Waite: ln 2 in two parts), e^r = 1 + r + r²·P(r), times 2^f. Within
 // 2 ulp of math.Exp on [−87, 88] (fastmath_test.go); 0 below −87 (where
 // e^x < 1.7e−38), e^88 above 88, NaN for NaN. The softmax routines call it
 // on x ≤ 0.
-func exp32(x float32) float32 {
+func Exp32(x float32) float32 {
 	if x < -87 {
 		return 0
 	}
@@ -50,8 +50,8 @@ func exp32(x float32) float32 {
 	return y * math.Float32frombits(uint32(int32(f)+127)<<23)
 }
 
-// exps sets out[i] = e^x[i]: exp32 for float32, math.Exp for float64.
-func exps[T float](x, out []T) {
+// Exps sets out[i] = e^x[i]: Exp32 for float32, math.Exp for float64.
+func Exps[T Float](x, out []T) {
 	if x32, ok := any(x).([]float32); ok {
 		exps32(x32, any(out).([]float32))
 		return
@@ -76,8 +76,8 @@ func sigmoid64(x float64) float64 {
 	return e / (1 + e)
 }
 
-// tanhs sets out[i] = tanh(x[i]).
-func tanhs[T float](x, out []T) {
+// Tanhs sets out[i] = tanh(x[i]).
+func Tanhs[T Float](x, out []T) {
 	out = out[:len(x)]
 	switch x := any(x).(type) {
 	case []float32:
@@ -90,8 +90,8 @@ func tanhs[T float](x, out []T) {
 	}
 }
 
-// sigmoids sets out[i] = σ(x[i]).
-func sigmoids[T float](x, out []T) {
+// Sigmoids sets out[i] = σ(x[i]).
+func Sigmoids[T Float](x, out []T) {
 	out = out[:len(x)]
 	switch x := any(x).(type) {
 	case []float32:
@@ -104,11 +104,11 @@ func sigmoids[T float](x, out []T) {
 	}
 }
 
-// Vector kernels, generic over the float type: float32 runs the AVX code
+// Vector kernels, generic over the Float type: float32 runs the AVX code
 // where there is one (bit for bit the float32 Go loop), float64 the loop.
 
-// axpy sets y[i] += a·x[i].
-func axpy[T float](a T, x, y []T) {
+// Axpy sets y[i] += a·x[i].
+func Axpy[T Float](a T, x, y []T) {
 	if x32, ok := any(x).([]float32); ok {
 		axpy32(float32(a), x32, any(y).([]float32))
 		return
@@ -119,8 +119,8 @@ func axpy[T float](a T, x, y []T) {
 	}
 }
 
-// scaleTo sets y[i] = a·x[i].
-func scaleTo[T float](a T, x, y []T) {
+// ScaleTo sets y[i] = a·x[i].
+func ScaleTo[T Float](a T, x, y []T) {
 	if x32, ok := any(x).([]float32); ok {
 		scale32(float32(a), x32, any(y).([]float32))
 		return
@@ -131,8 +131,8 @@ func scaleTo[T float](a T, x, y []T) {
 	}
 }
 
-// addTanhs sets out[i] = tanh((p[i] + u[i]) + c[i]).
-func addTanhs[T float](p, u, c, out []T) {
+// AddTanhs sets out[i] = tanh((p[i] + u[i]) + c[i]).
+func AddTanhs[T Float](p, u, c, out []T) {
 	if p32, ok := any(p).([]float32); ok {
 		addTanhs32(p32, any(u).([]float32), any(c).([]float32), any(out).([]float32))
 		return
@@ -143,8 +143,8 @@ func addTanhs[T float](p, u, c, out []T) {
 	}
 }
 
-// tanhDelta sets out[i] = (g·v[i]) · (1 − t[i]²).
-func tanhDelta[T float](g T, v, t, out []T) {
+// TanhDelta sets out[i] = (g·v[i]) · (1 − t[i]²).
+func TanhDelta[T Float](g T, v, t, out []T) {
 	if v32, ok := any(v).([]float32); ok {
 		tanhDelta32(float32(g), v32, any(t).([]float32), any(out).([]float32))
 		return
@@ -179,9 +179,9 @@ func adam32(p, g []float32, m, v []float64, a AdamConsts) {
 
 // The GRU's elementwise pieces (see ops_gru.go, ops_gruseq.go).
 
-// add2 sets out[i] = a[i] + b[i].
-func add2[T float](a, b, out []T) {
-	if a32, ok := any(a).([]float32); ok && hasAVX {
+// Add2 sets out[i] = a[i] + b[i].
+func Add2[T Float](a, b, out []T) {
+	if a32, ok := any(a).([]float32); ok && HasAVX {
 		add2s32(a32, any(b).([]float32), any(out).([]float32))
 		return
 	}
@@ -191,9 +191,9 @@ func add2[T float](a, b, out []T) {
 	}
 }
 
-// add3 sets out[i] = (a[i] + b[i]) + c[i].
-func add3[T float](a, b, c, out []T) {
-	if a32, ok := any(a).([]float32); ok && hasAVX {
+// Add3 sets out[i] = (a[i] + b[i]) + c[i].
+func Add3[T Float](a, b, c, out []T) {
+	if a32, ok := any(a).([]float32); ok && HasAVX {
 		add3s32(a32, any(b).([]float32), any(c).([]float32), any(out).([]float32))
 		return
 	}
@@ -203,9 +203,9 @@ func add3[T float](a, b, c, out []T) {
 	}
 }
 
-// gruN sets hn[i] = hhn[i] + bhn[i] and nn[i] += r[i]·hn[i].
-func gruN[T float](hhn, bhn, r, hn, nn []T) {
-	if h32, ok := any(hhn).([]float32); ok && hasAVX {
+// GRUN sets hn[i] = hhn[i] + bhn[i] and nn[i] += r[i]·hn[i].
+func GRUN[T Float](hhn, bhn, r, hn, nn []T) {
+	if h32, ok := any(hhn).([]float32); ok && HasAVX {
 		gruN32(h32, any(bhn).([]float32), any(r).([]float32), any(hn).([]float32), any(nn).([]float32))
 		return
 	}
@@ -216,9 +216,9 @@ func gruN[T float](hhn, bhn, r, hn, nn []T) {
 	}
 }
 
-// blend sets out[i] = nn[i] + z[i]·(h[i] − nn[i]).
-func blend[T float](nn, z, h, out []T) {
-	if n32, ok := any(nn).([]float32); ok && hasAVX {
+// Blend sets out[i] = nn[i] + z[i]·(h[i] − nn[i]).
+func Blend[T Float](nn, z, h, out []T) {
+	if n32, ok := any(nn).([]float32); ok && HasAVX {
 		blend32(n32, any(z).([]float32), any(h).([]float32), any(out).([]float32))
 		return
 	}
@@ -228,9 +228,9 @@ func blend[T float](nn, z, h, out []T) {
 	}
 }
 
-// blendCarry sets out[i] = h[i] + m·((nn[i] + z[i]·(h[i] − nn[i])) − h[i]).
-func blendCarry[T float](m T, nn, z, h, out []T) {
-	if n32, ok := any(nn).([]float32); ok && hasAVX {
+// BlendCarry sets out[i] = h[i] + m·((nn[i] + z[i]·(h[i] − nn[i])) − h[i]).
+func BlendCarry[T Float](m T, nn, z, h, out []T) {
+	if n32, ok := any(nn).([]float32); ok && HasAVX {
 		blendCarry32(float32(m), n32, any(z).([]float32), any(h).([]float32), any(out).([]float32))
 		return
 	}
@@ -238,5 +238,38 @@ func blendCarry[T float](m T, nn, z, h, out []T) {
 	for i, v := range nn {
 		hnew := v + z[i]*(h[i]-v)
 		out[i] = h[i] + m*(hnew-h[i])
+	}
+}
+
+// GRUGatesBackRow does entries i ≥ from of one row of gruGatesBack.
+func GRUGatesBackRow[T Float](x, d, o []T, H, from int, dh bool) {
+	r, z, n, hn := x[:H], x[H:2*H], x[2*H:3*H], x[3*H:4*H]
+	gr, gz, gn, ghn := d[:H], d[H:2*H], d[2*H:3*H], d[3*H:4*H]
+	for i := from; i < H; i++ {
+		dn := gn[i] * (1 - n[i]*n[i])
+		o[i] = (gr[i] + dn*hn[i]) * r[i] * (1 - r[i])
+		o[H+i] = gz[i] * z[i] * (1 - z[i])
+		if dh {
+			o[2*H+i] = ghn[i] + dn*r[i]
+		} else {
+			o[2*H+i] = dn
+		}
+	}
+}
+
+// GRUSeqBackRow does entries i ≥ from of one row of gruSeqBack's position
+// loop: x holds the row's gates [r|z|n|hn], c the gradient carried back.
+func GRUSeqBackRow[T Float](m T, gh, c, x, hp, di, dh []T, H, from int) {
+	rg, z, n, hn := x[:H], x[H:2*H], x[2*H:3*H], x[3*H:4*H]
+	for i := from; i < H; i++ {
+		g := gh[i] + c[i] // ∂h_p
+		dnew := m * g     // ∂h'
+		c[i] = g - dnew   // (1 − m) ∂h_p, flows to h_prev
+		c[i] += dnew * z[i]
+		dn := dnew * (1 - z[i]) * (1 - n[i]*n[i])
+		dr := dn * hn[i] * rg[i] * (1 - rg[i])
+		dz := dnew * (hp[i] - n[i]) * z[i] * (1 - z[i])
+		di[i], di[H+i], di[2*H+i] = dr, dz, dn
+		dh[i], dh[H+i], dh[2*H+i] = dr, dz, dn*rg[i]
 	}
 }

@@ -1,4 +1,4 @@
-package gx
+package kern
 
 import (
 	"sync"
@@ -8,12 +8,12 @@ import (
 	"gonum.org/v1/gonum/blas/gonum"
 )
 
-// packs holds scratch for transposed B operands, shared by the goroutines
+// Packs holds scratch space for transposed B operands, shared by the goroutines
 // of concurrent runs.
-var packs = sync.Pool{New: func() any { return new(scratch) }}
+var Packs = sync.Pool{New: func() any { return new(Scratch) }}
 
-// edgePacks holds scratch for B's last columns padded to the kernel's width.
-var edgePacks = sync.Pool{New: func() any { return new(scratch) }}
+// edgePacks holds scratch space for B's last columns padded to the kernel's width.
+var edgePacks = sync.Pool{New: func() any { return new(Scratch) }}
 
 // A float32 matrix product for the pure-Go build. gonum's Sgemm runs 4-wide
 // SSE loops (about 12 GFLOP/s here); with AVX this one runs a 4×16
@@ -21,20 +21,20 @@ var edgePacks = sync.Pool{New: func() any { return new(scratch) }}
 // that fill it and plain loops on the edges. A build with OpenBLAS installed
 // (blas32.Use) keeps OpenBLAS.
 
-// ownSgemm reports whether gemm32 should use the kernel here: AVX, and
+// OwnSgemm reports whether gemm32 should use the kernel here: AVX, and
 // blas32 still on gonum's pure-Go implementation.
-func ownSgemm() bool {
-	if !hasAVX {
+func OwnSgemm() bool {
+	if !HasAVX {
 		return false
 	}
 	_, ok := blas32.Implementation().(gonum.Implementation)
 	return ok
 }
 
-// sgemm sets C = op(A)·op(B) + beta·C for beta 0 or 1 (alpha 1), with C
+// Sgemm sets C = op(A)·op(B) + beta·C for beta 0 or 1 (alpha 1), with C
 // [m, n], op(A) [m, k], op(B) [k, n], row-major with leading dimensions.
-// pack is scratch for op(B) when B is transposed.
-func sgemm(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, pack *scratch) {
+// pack is scratch space for op(B) when B is transposed.
+func Sgemm(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int, pack *Scratch) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -54,7 +54,7 @@ func sgemm(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb int,
 	}
 	// B(l, j) at b[l·ldb + j]: pack a transposed B
 	if tB {
-		p := pack.get32(k * n)
+		p := pack.Get32(k * n)
 		for j := 0; j < n; j++ {
 			row := b[j*ldb : j*ldb+k]
 			for l, v := range row {
@@ -94,20 +94,20 @@ var threads atomic.Int32
 func init() { threads.Store(1) }
 
 // SetThreads sets how many threads a matrix product may use: OpenBLAS's
-// threads in the OpenBLAS build (setThreads), bands of rows on goroutines
+// threads in the OpenBLAS build (SetBLASThreads), bands of rows on goroutines
 // in the pure-Go product. 1 (the default) keeps every product on its
 // caller's thread, as a sweep running one run per core wants.
 func SetThreads(n int) {
 	n = max(1, n)
 	threads.Store(int32(n))
-	setThreads(n)
+	SetBLASThreads(n)
 }
 
 // Threads is SetThreads's setting.
 func Threads() int { return int(threads.Load()) }
 
-// setThreads tells the BLAS in use (OpenBLAS: blas_openblas.go).
-var setThreads = func(int) {}
+// SetBLASThreads tells the BLAS in use (OpenBLAS: blas_openblas.go).
+var SetBLASThreads = func(int) {}
 
 // sgemmRows is sgemm's product, on op(B) already packed row-major, for the
 // m rows of C from its start.
@@ -136,8 +136,8 @@ func sgemmRows(m, n, k int, a []float32, sia, sla int, b []float32, ldb int, c [
 		// A long, narrow edge (a weight gradient whose width is not a
 		// multiple of 16, say 27 = 3·3·3 over 32,768 rows) runs the kernel
 		// on B's last columns padded to 16 with zeros, through a 4×16 block.
-		p := edgePacks.Get().(*scratch)
-		pb := p.get32(k * 16)
+		p := edgePacks.Get().(*Scratch)
+		pb := p.Get32(k * 16)
 		for l := 0; l < k; l++ {
 			copy(pb[l*16:l*16+rem], b[l*ldb+n16:l*ldb+n])
 			clear(pb[l*16+rem : l*16+16])
@@ -167,45 +167,26 @@ func sgemmRows(m, n, k int, a []float32, sia, sla int, b []float32, ldb int, c [
 	}
 }
 
-// runState is what the ops of a graph share within one run: the run's
-// number (Machine.Run counts them) and, for the pure-Go products, the
-// transposes of the weights that X·Wᵀ reads, made once per run however
-// many steps read the same weight.
-type runState struct {
-	gen   uint64
-	packs map[packKey]*packed
+// Scratch is a working buffer kept across runs (an op's, or a product's
+// packed operand).
+type Scratch struct {
+	f32 []float32
+	f64 []float64
 }
 
-type packKey struct {
-	data *float32
-	rows int
-}
-
-type packed struct {
-	gen  uint64
-	data []float32
-}
-
-// transposed returns W[:rows]ᵀ ([cols, rows]) for a weight W [≥rows, cols]
-// that is an input of the graph (so its values cannot change within a
-// run), transposing it on its first use in this run.
-func (r *runState) transposed(w []float32, rows, cols int) []float32 {
-	k := packKey{&w[0], rows}
-	p := r.packs[k]
-	if p == nil {
-		if r.packs == nil {
-			r.packs = map[packKey]*packed{}
-		}
-		p = &packed{gen: r.gen - 1, data: make([]float32, rows*cols)}
-		r.packs[k] = p
+func (s *Scratch) Get32(n int) []float32 {
+	if cap(s.f32) < n {
+		s.f32 = make([]float32, n)
 	}
-	if p.gen != r.gen {
-		for j := 0; j < rows; j++ {
-			for l, v := range w[j*cols : (j+1)*cols] {
-				p.data[l*rows+j] = v
-			}
-		}
-		p.gen = r.gen
-	}
-	return p.data
+	return s.f32[:n]
 }
+
+func (s *Scratch) Get64(n int) []float64 {
+	if cap(s.f64) < n {
+		s.f64 = make([]float64, n)
+	}
+	return s.f64[:n]
+}
+
+// Float is the element types the kernels take.
+type Float interface{ ~float32 | ~float64 }
