@@ -1,0 +1,9 @@
+//go:build !amd64
+
+package kern
+
+const hasAVX512 = false
+
+func micro(kk int, strip, panel, c []float32, ldc int, add bool) {
+	microGo(kk, strip, panel, c, ldc, add)
+}
