@@ -37,6 +37,7 @@ type gruSeqOp struct {
 	base
 	k       int // number of inputs
 	reverse bool
+	uInput  bool    // U is an input of the graph: packed once per run
 	xw      scratch // Σ_j x_j W_jᵀ + b  [S·B, 3H]
 	hh      scratch // U h_prev          [B, 3H]
 	ut      scratch // Uᵀ for the pure-Go product, once per run
@@ -53,6 +54,7 @@ type gruSeqBackOp struct {
 	base
 	k       int
 	reverse bool
+	uInput  bool
 	dxi     scratch // [S·B, 3H] pre-activation gradients of the input projections
 	dhh     scratch // [S·B, 3H] … of the recurrent projection
 	hprev   scratch // [S·B, H]  the state each position started from
@@ -122,7 +124,7 @@ func (g *Graph) GRUSequence(xs, ws []*Node, U, b, bhn, h0, keep *Node, reverse b
 	}
 	k := len(xs)
 	in[2*k+1], in[2*k+2] = 1, 1 // b, b_hn
-	packed := g.apply(&gruSeqOp{base: base{name: "GRUSequence", args: fmt.Sprint(k, ",", reverse), in: in, out: 3}, k: k, reverse: reverse}, nodes...)
+	packed := g.apply(&gruSeqOp{base: base{name: "GRUSequence", args: fmt.Sprint(k, ",", reverse), in: in, out: 3}, k: k, reverse: reverse, uInput: U.IsVar()}, nodes...)
 	if packed == nil {
 		return nil
 	}
@@ -214,9 +216,13 @@ func gruSeqFwd[T float](op *gruSeqOp, f [][]T, out []T, B, S, H int) {
 		gemm(false, true, S*B, 3*H, In, 1, f[j], In, f[k+j], In, beta, xw, 3*H)
 	}
 	W := 5 * H
-	// U h_prev at every position: on the pure-Go product, from Uᵀ made once
+	// U h_prev at every position: on U packed once per run, or on the
+	// pure-Go product from Uᵀ made once
 	var ut []float32
-	if u32, ok := any(U).([]float32); ok && kern.OwnSgemm() {
+	var pu *kern.PackedB
+	if u32, ok := any(U).([]float32); ok && op.uInput && op.run != nil && usePacked(B) {
+		pu = op.run.packedB(u32, true, H, 3*H, H)
+	} else if ok && kern.OwnSgemm() {
 		ut = op.ut.Get32(3 * H * H)
 		for j := 0; j < 3*H; j++ {
 			for l, v := range u32[j*H : (j+1)*H] {
@@ -227,7 +233,9 @@ func gruSeqFwd[T float](op *gruSeqOp, f [][]T, out []T, B, S, H int) {
 	prev, ld := h0, H // h_prev as a [B,H] matrix with leading dimension ld
 	for t := 0; t < S; t++ {
 		p := position(t, S, op.reverse)
-		if ut != nil {
+		if pu != nil {
+			kern.GemmPacked(B, any(prev).([]float32), ld, pu, any(hh).([]float32), 3*H, false)
+		} else if ut != nil {
 			kern.Sgemm(false, false, B, 3*H, H, any(prev).([]float32), ld, ut, 3*H, 0, any(hh).([]float32), 3*H, nil)
 		} else {
 			gemm(false, true, B, 3*H, H, 1, prev, ld, U, H, 0, hh, 3*H)
@@ -287,7 +295,7 @@ func (op *gruSeqStatesOp) SymDiff(all G.Nodes, _, grad *G.Node) (G.Nodes, error)
 	for i := 2; i < len(dims); i++ {
 		dims[i] = 2
 	}
-	back, err := op.applyOp(&gruSeqBackOp{base: base{name: "GRUSequenceBack", args: fmt.Sprint(k, ",", op.reverse), in: dims, out: 1}, k: k, reverse: op.reverse}, args...)
+	back, err := op.applyOp(&gruSeqBackOp{base: base{name: "GRUSequenceBack", args: fmt.Sprint(k, ",", op.reverse), in: dims, out: 1}, k: k, reverse: op.reverse, uInput: in[2*k].IsVar()}, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -329,6 +337,10 @@ func gruSeqBack[T float](op *gruSeqBackOp, f [][]T, out []T, B, S, H int) {
 	carry := getScratch[T](&op.carry, B*H)
 	dhp := getScratch[T](&op.dhp, B*H)
 	clear(carry)
+	var pu *kern.PackedB // U packed once per run
+	if u32, ok := any(U).([]float32); ok && op.uInput && op.run != nil && usePacked(B) {
+		pu = op.run.packedB(u32, false, 3*H, H, H)
+	}
 	for t := S - 1; t >= 0; t-- {
 		p := position(t, S, op.reverse)
 		for r := 0; r < B; r++ {
@@ -353,7 +365,11 @@ func gruSeqBack[T float](op *gruSeqBackOp, f [][]T, out []T, B, S, H int) {
 			}
 		}
 		// ∂h_prev += ∂hh · U
-		gemm(false, false, B, H, 3*H, 1, dhh[p*B*3*H:(p+1)*B*3*H], 3*H, U, H, 0, dhp, H)
+		if pu != nil {
+			kern.GemmPacked(B, any(dhh[p*B*3*H:(p+1)*B*3*H]).([]float32), 3*H, pu, any(dhp).([]float32), H, false)
+		} else {
+			gemm(false, false, B, H, 3*H, 1, dhh[p*B*3*H:(p+1)*B*3*H], 3*H, U, H, 0, dhp, H)
+		}
 		kern.Axpy(1, dhp, carry)
 	}
 	// the flat output: x_j, W_j, U, b, b_hn, h0

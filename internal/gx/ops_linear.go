@@ -28,7 +28,10 @@ type linearOp struct {
 	wInput bool // W is an input of the graph: constant within a run
 }
 
-type linearTOp struct{ base }
+type linearTOp struct {
+	base
+	wInput bool // W is an input of the graph: constant within a run
+}
 
 type linearWOp struct {
 	base
@@ -75,6 +78,9 @@ func (op *linearOp) Do(vs ...G.Value) (G.Value, error) {
 	// out[N,rows] = X[N,D] · W[:rows]ᵀ
 	if o.f64 != nil {
 		gemm(false, true, N, op.rows, D, 1, o.f64[0], D, o.f64[1], D, 0, out.Float64s(), op.rows)
+	} else if op.wInput && op.run != nil && usePacked(N) {
+		// W packed once per run for every step that reads it
+		kern.GemmPacked(N, o.f32[0], D, op.run.packedB(o.f32[1], true, D, op.rows, D), out.Float32s(), op.rows, false)
 	} else if op.wInput && op.run != nil && kern.OwnSgemm() {
 		// the pure-Go product on Wᵀ, transposed once per run for every step that reads W
 		wt := op.run.transposed(o.f32[1], op.rows, D)
@@ -89,7 +95,7 @@ func (op *linearOp) DiffWRT(int) []bool { return []bool{true, true} }
 
 func (op *linearOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	nd := in[0].Dims()
-	dX, err := op.applyOp(&linearTOp{base{name: "LinearT", in: []int{nd, 2}, out: nd}}, grad, in[1])
+	dX, err := op.applyOp(&linearTOp{base{name: "LinearT", in: []int{nd, 2}, out: nd}, in[1].IsVar()}, grad, in[1])
 	if err != nil {
 		return nil, err
 	}
@@ -120,6 +126,8 @@ func (op *linearTOp) Do(vs ...G.Value) (G.Value, error) {
 	out := o.allocDirty(shape...)
 	if o.f64 != nil {
 		gemm(false, false, N, D, rows, 1, o.f64[0], rows, o.f64[1], D, 0, out.Float64s(), D)
+	} else if op.wInput && op.run != nil && usePacked(N) {
+		kern.GemmPacked(N, o.f32[0], rows, op.run.packedB(o.f32[1], false, rows, D, D), out.Float32s(), D, false)
 	} else {
 		gemm(false, false, N, D, rows, 1, o.f32[0], rows, o.f32[1], D, 0, out.Float32s(), D)
 	}

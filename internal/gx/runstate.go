@@ -1,12 +1,61 @@
 package gx
 
+import "github.com/attnzoo/attnzoo/internal/gx/kern"
+
 // runState is what the ops of a graph share within one run: the run's
-// number (Machine.Run counts them) and, for the pure-Go products, the
-// transposes of the weights that X·Wᵀ reads, made once per run however
-// many steps read the same weight.
+// number (Machine.Run counts them) and the weights that products read,
+// prepared once per run however many steps read the same weight: packed
+// for kern.GemmPacked, or transposed for the pure-Go products.
 type runState struct {
-	gen   uint64
-	packs map[packKey]*packed
+	gen    uint64
+	packs  map[packKey]*packed
+	bpacks map[bKey]*bPacked
+}
+
+type bKey struct {
+	data *float32
+	tB   bool
+	k, n int
+}
+
+type bPacked struct {
+	gen uint64
+	p   kern.PackedB
+}
+
+// packedRows is the most rows of A a product runs on kern.GemmPacked: on
+// more, OpenBLAS's own packing of B costs little and its blocking suits
+// them better (2688×1024×1024: 104 GFLOP/s, GemmPacked 94).
+const packedRows = 512
+
+// usePacked reports whether a product of m rows on a weight packed once per
+// run runs on kern.GemmPacked: in the OpenBLAS build, where GemmPacked has
+// its AVX-512 kernel, for the products of a step (few rows), which OpenBLAS
+// runs at 83–92 GFLOP/s and GemmPacked at 98–110. The pure-Go build keeps
+// kern.Sgemm, whose rounding (a product, then a sum) its tests pin, among
+// them experiments' resume from a checkpoint an earlier version wrote.
+func usePacked(m int) bool {
+	return kern.PackedFast && m <= packedRows && !kern.OwnSgemm()
+}
+
+// packedB returns op(B) [k, n] packed for kern.GemmPacked, for B (b with
+// leading dimension ldb; [n, k] with tB) a weight that is an input of the
+// graph, so constant within a run: packed on its first use in this run.
+func (r *runState) packedB(b []float32, tB bool, k, n, ldb int) *kern.PackedB {
+	key := bKey{&b[0], tB, k, n}
+	p := r.bpacks[key]
+	if p == nil {
+		if r.bpacks == nil {
+			r.bpacks = map[bKey]*bPacked{}
+		}
+		p = &bPacked{gen: r.gen - 1}
+		r.bpacks[key] = p
+	}
+	if p.gen != r.gen {
+		kern.PackB(&p.p, tB, k, n, b, ldb)
+		p.gen = r.gen
+	}
+	return &p.p
 }
 
 type packKey struct {

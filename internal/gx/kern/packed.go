@@ -23,8 +23,11 @@ import (
 // decoder step (64 or 128 rows, thousands of columns), this skips the
 // packing of B that OpenBLAS repeats on every call: at 128×3072×1024 on one
 // core, 105 GFLOP/s against OpenBLAS's 84–92 (BenchmarkGemmPacked).
-// Entries of C are sums over k in order, kc terms at a time, so a product
-// gives the same result however its columns are split over threads.
+// Every entry of C is one chain of fused multiply-adds over k in order (the
+// next kc block starts from the sum so far): the same bits however a
+// product's columns are split over threads. (Not the bits of a Go loop
+// s += a·b, which rounds after the product too: that kernel, two
+// instructions per k, ran at 74 GFLOP/s.)
 const (
 	packMR = 8   // rows of C per micro-kernel call
 	packNR = 32  // columns of C per micro-kernel call (a panel of op(B))
@@ -79,7 +82,8 @@ func (p *PackedB) panel(k0, kk, jp int) []float32 {
 
 var aPacks = sync.Pool{New: func() any { return new(Scratch) }}
 
-// GemmPacked sets C = A·op(B), or adds it to C with acc, for A [m, K] with
+// GemmPacked sets C = A·op(B), or with acc C + A·op(B) (the sum starting
+// from C), for A [m, K] with
 // leading dimension lda and op(B) packed in p; C is [m, N] with ldc. With
 // Threads() > 1, a large product splits op(B)'s panels into bands on
 // goroutines (every entry computed as in one band: the same bits).
@@ -121,7 +125,7 @@ func gemmPanels(m int, a []float32, lda int, p *PackedB, c []float32, ldc int, a
 	var edge [packMR * packNR]float32
 	for k0 := 0; k0 < k; k0 += packKC {
 		kk := min(packKC, k-k0)
-		add := acc || k0 > 0
+		load := acc || k0 > 0 // continue the sums in C
 		for i0 := 0; i0 < m; i0 += packMC {
 			mb := (min(packMC, m-i0) + packMR - 1) / packMR
 			packA(ap, a, lda, i0, m, k0, kk, mb)
@@ -131,17 +135,17 @@ func gemmPanels(m int, a []float32, lda int, p *PackedB, c []float32, ldc int, a
 					r0, c0 := i0+ib*packMR, jp*packNR
 					strip := ap[ib*packMR*kk:]
 					if r0+packMR <= m && c0+packNR <= n {
-						micro(kk, strip, panel, c[r0*ldc+c0:], ldc, add)
+						micro(kk, strip, panel, c[r0*ldc+c0:], ldc, load)
 						continue
 					}
 					// an edge block: through a full-size block on the stack
 					rows, cols := min(packMR, m-r0), min(packNR, n-c0)
-					if add {
+					if load {
 						for i := 0; i < rows; i++ {
 							copy(edge[i*packNR:i*packNR+cols], c[(r0+i)*ldc+c0:])
 						}
 					}
-					micro(kk, strip, panel, edge[:], packNR, add)
+					micro(kk, strip, panel, edge[:], packNR, load)
 					for i := 0; i < rows; i++ {
 						copy(c[(r0+i)*ldc+c0:(r0+i)*ldc+c0+cols], edge[i*packNR:])
 					}
@@ -171,31 +175,28 @@ func packA(ap, a []float32, lda, i0, m, k0, kk, mb int) {
 	}
 }
 
-// microGo is the micro-kernel in Go: C[8×32] (+)= strip · panel, each
-// entry a sum over l in order of fused multiply-adds, as the AVX-512 kernel
-// (rounded through float64 here, so a last bit may differ).
-func microGo(kk int, strip, panel, c []float32, ldc int, add bool) {
+// microGo is the micro-kernel in Go: C[8×32] = (C if load, else 0) +
+// strip · panel, each entry's chain of multiply-adds over l in order
+// (fused here through float64: a last bit may differ from the AVX-512
+// kernel's where float64's rounding then float32's is not float32's alone).
+func microGo(kk int, strip, panel, c []float32, ldc int, load bool) {
 	var acc [packMR * packNR]float32
+	if load {
+		for i := 0; i < packMR; i++ {
+			copy(acc[i*packNR:(i+1)*packNR], c[i*ldc:])
+		}
+	}
 	for l := 0; l < kk; l++ {
 		b := panel[l*packNR : (l+1)*packNR]
 		for i := 0; i < packMR; i++ {
 			ai := strip[l*packMR+i]
 			row := acc[i*packNR : (i+1)*packNR]
 			for j, bv := range b {
-				row[j] = fma32(ai, bv, row[j])
+				row[j] = float32(math.FMA(float64(ai), float64(bv), float64(row[j])))
 			}
 		}
 	}
 	for i := 0; i < packMR; i++ {
-		row := c[i*ldc : i*ldc+packNR]
-		for j := range row {
-			if add {
-				row[j] += acc[i*packNR+j]
-			} else {
-				row[j] = acc[i*packNR+j]
-			}
-		}
+		copy(c[i*ldc:i*ldc+packNR], acc[i*packNR:])
 	}
 }
-
-func fma32(a, b, c float32) float32 { return float32(math.FMA(float64(a), float64(b), float64(c))) }

@@ -2,8 +2,9 @@
 
 #include "textflag.h"
 
-// func micro512(kk int, strip, panel, c *float32, ldc int, add bool)
-// C[8×32] (+)= strip[kk×8] · panel[kk×32]: row i of C in Z(16+2i), Z(17+2i).
+// func micro512(kk int, strip, panel, c *float32, ldc int, load bool)
+// C[8×32] = (C if load, else 0) + strip[kk×8] · panel[kk×32], one fused
+// multiply-add per k; row i of C is in Z(16+2i), Z(17+2i).
 TEXT ·micro512(SB), NOSPLIT, $0-41
 	MOVQ kk+0(FP), CX
 	MOVQ strip+8(FP), SI
@@ -11,6 +12,9 @@ TEXT ·micro512(SB), NOSPLIT, $0-41
 	MOVQ c+24(FP), DX
 	MOVQ ldc+32(FP), R8
 	SHLQ $2, R8
+	MOVBLZX load+40(FP), R9
+	TESTQ R9, R9
+	JNZ fromc
 	VXORPS Z16, Z16, Z16
 	VXORPS Z17, Z17, Z17
 	VXORPS Z18, Z18, Z18
@@ -27,8 +31,35 @@ TEXT ·micro512(SB), NOSPLIT, $0-41
 	VXORPS Z29, Z29, Z29
 	VXORPS Z30, Z30, Z30
 	VXORPS Z31, Z31, Z31
+	JMP start
+fromc:
+	MOVQ DX, R10
+	VMOVUPS (R10), Z16
+	VMOVUPS 64(R10), Z17
+	ADDQ R8, R10
+	VMOVUPS (R10), Z18
+	VMOVUPS 64(R10), Z19
+	ADDQ R8, R10
+	VMOVUPS (R10), Z20
+	VMOVUPS 64(R10), Z21
+	ADDQ R8, R10
+	VMOVUPS (R10), Z22
+	VMOVUPS 64(R10), Z23
+	ADDQ R8, R10
+	VMOVUPS (R10), Z24
+	VMOVUPS 64(R10), Z25
+	ADDQ R8, R10
+	VMOVUPS (R10), Z26
+	VMOVUPS 64(R10), Z27
+	ADDQ R8, R10
+	VMOVUPS (R10), Z28
+	VMOVUPS 64(R10), Z29
+	ADDQ R8, R10
+	VMOVUPS (R10), Z30
+	VMOVUPS 64(R10), Z31
+start:
 	TESTQ CX, CX
-	JZ done
+	JZ put
 loop:
 	VMOVUPS (DI), Z0
 	VMOVUPS 64(DI), Z1
@@ -60,34 +91,6 @@ loop:
 	ADDQ $128, DI
 	DECQ CX
 	JNZ loop
-done:
-	MOVBLZX add+40(FP), R9
-	TESTQ R9, R9
-	JZ put
-	MOVQ DX, R10
-	VADDPS (R10), Z16, Z16
-	VADDPS 64(R10), Z17, Z17
-	ADDQ R8, R10
-	VADDPS (R10), Z18, Z18
-	VADDPS 64(R10), Z19, Z19
-	ADDQ R8, R10
-	VADDPS (R10), Z20, Z20
-	VADDPS 64(R10), Z21, Z21
-	ADDQ R8, R10
-	VADDPS (R10), Z22, Z22
-	VADDPS 64(R10), Z23, Z23
-	ADDQ R8, R10
-	VADDPS (R10), Z24, Z24
-	VADDPS 64(R10), Z25, Z25
-	ADDQ R8, R10
-	VADDPS (R10), Z26, Z26
-	VADDPS 64(R10), Z27, Z27
-	ADDQ R8, R10
-	VADDPS (R10), Z28, Z28
-	VADDPS 64(R10), Z29, Z29
-	ADDQ R8, R10
-	VADDPS (R10), Z30, Z30
-	VADDPS 64(R10), Z31, Z31
 put:
 	VMOVUPS Z16, (DX)
 	VMOVUPS Z17, 64(DX)

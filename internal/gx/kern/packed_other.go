@@ -4,6 +4,6 @@ package kern
 
 const hasAVX512 = false
 
-func micro(kk int, strip, panel, c []float32, ldc int, add bool) {
-	microGo(kk, strip, panel, c, ldc, add)
+func micro(kk int, strip, panel, c []float32, ldc int, load bool) {
+	microGo(kk, strip, panel, c, ldc, load)
 }

@@ -68,8 +68,9 @@ func TestGemmPacked(t *testing.T) {
 }
 
 // TestGemmPackedThreads: split over goroutines, the product is the same bit
-// for bit; and the Go micro-kernel agrees with the AVX-512 one to the last
-// bits (it rounds each fused multiply-add through float64).
+// for bit; and each entry is one chain of fused multiply-adds over k in
+// order across the kc blocks (math.FMA's chain, to the last bit or so: Go's
+// rounds through float64), on the AVX-512 micro-kernel and the Go one.
 func TestGemmPackedThreads(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	m, n, k := 70, 1001, 300
@@ -84,16 +85,30 @@ func TestGemmPackedThreads(t *testing.T) {
 	if !slices.Equal(one, two) {
 		t.Fatal("two threads: not the one-thread product bit for bit")
 	}
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			var s float32
+			for l := 0; l < k; l++ {
+				s = float32(math.FMA(float64(a[i*k+l]), float64(b[l*n+j]), float64(s)))
+			}
+			if d := math.Abs(float64(one[i*n+j] - s)); d > 0x1p-23*math.Abs(float64(s)) {
+				t.Fatalf("c[%d,%d] = %v, the chain's sum %v", i, j, one[i*n+j], s)
+			}
+		}
+	}
 	strip, panel := make([]float32, k*packMR), make([]float32, k*packNR)
-	packA(strip, a, k, 0, m, 0, k, 1)
-	copy(panel, p.panel(0, min(k, packKC), 0)[:min(k, packKC)*packNR])
-	c1, c2 := make([]float32, packMR*packNR), make([]float32, packMR*packNR)
 	kk := min(k, packKC)
-	micro(kk, strip, panel, c1, packNR, false)
-	microGo(kk, strip, panel, c2, packNR, false)
-	for i := range c1 {
-		if d := math.Abs(float64(c1[i] - c2[i])); d > 1e-6*(1+math.Abs(float64(c1[i]))) {
-			t.Fatalf("micro-kernels differ at %d: %v vs %v", i, c1[i], c2[i])
+	packA(strip, a, k, 0, m, 0, kk, 1)
+	copy(panel, p.panel(0, kk, 0)[:kk*packNR])
+	for _, load := range []bool{false, true} {
+		c1, c2 := randSlice(rng, packMR*packNR), make([]float32, packMR*packNR)
+		copy(c2, c1)
+		micro(kk, strip, panel, c1, packNR, load)
+		microGo(kk, strip, panel, c2, packNR, load)
+		for i := range c1 {
+			if d := math.Abs(float64(c1[i] - c2[i])); d > 0x1p-23*math.Abs(float64(c2[i])) {
+				t.Fatalf("load=%v: the micro-kernels differ at %d: %v, %v", load, i, c1[i], c2[i])
+			}
 		}
 	}
 }
