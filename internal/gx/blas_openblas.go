@@ -9,6 +9,8 @@ import (
 
 func init() {
 	blasName = "openblas (cgo)"
-	blasThreads = openblas.Threads
-	kern.SetBLASThreads = openblas.SetThreads
+	// the threads products use: OpenBLAS's own (OPENBLAS_NUM_THREADS), or
+	// the bands gemm and kern.GemmPacked split them into (SetThreads)
+	blasThreads = func() int { return max(openblas.Threads(), kern.Threads()) }
+	splitGemm = true // kern.SetThreads splits products in gemm; OpenBLAS keeps its one thread
 }

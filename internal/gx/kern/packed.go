@@ -46,7 +46,8 @@ type PackedB struct {
 }
 
 // PackB packs op(B) [k, n] into p (reusing its memory): B is b with leading
-// dimension ldb, [k, n] or, with tB, [n, k].
+// dimension ldb, [k, n] or, with tB, [n, k]. With Threads() > 1 the panels
+// are packed side by side.
 func PackB(p *PackedB, tB bool, k, n int, b []float32, ldb int) {
 	np := (n + packNR - 1) / packNR
 	p.K, p.N = k, n
@@ -54,24 +55,45 @@ func PackB(p *PackedB, tB bool, k, n int, b []float32, ldb int) {
 		p.data = make([]float32, np*packNR*k)
 	}
 	p.data = p.data[:np*packNR*k]
-	for k0 := 0; k0 < k; k0 += packKC {
-		kk := min(packKC, k-k0)
-		for jp := 0; jp < np; jp++ {
-			panel := p.data[(k0*np+jp*kk)*packNR:]
-			cols := min(packNR, n-jp*packNR)
-			for l := 0; l < kk; l++ {
-				dst := panel[l*packNR : (l+1)*packNR]
-				if tB {
-					for jj := 0; jj < cols; jj++ {
-						dst[jj] = b[(jp*packNR+jj)*ldb+k0+l]
-					}
-				} else {
-					copy(dst[:cols], b[(k0+l)*ldb+jp*packNR:])
+	pack := func(jp0, jp1 int) {
+		for k0 := 0; k0 < k; k0 += packKC {
+			kk := min(packKC, k-k0)
+			for jp := jp0; jp < jp1; jp++ {
+				panel := p.panel(k0, kk, jp)[:kk*packNR]
+				cols := min(packNR, n-jp*packNR)
+				if cols < packNR {
+					clear(panel)
 				}
-				clear(dst[cols:])
+				if tB { // row j of B is column j of op(B): read along it
+					for jj := 0; jj < cols; jj++ {
+						src := b[(jp*packNR+jj)*ldb+k0:][:kk]
+						for l, v := range src {
+							panel[l*packNR+jj] = v
+						}
+					}
+					continue
+				}
+				for l := 0; l < kk; l++ {
+					copy(panel[l*packNR:l*packNR+cols], b[(k0+l)*ldb+jp*packNR:])
+				}
 			}
 		}
 	}
+	t := min(int(threads.Load()), np)
+	if t <= 1 || k*n < parallelFlops {
+		pack(0, np)
+		return
+	}
+	var wg sync.WaitGroup
+	band := (np + t - 1) / t
+	for j0 := 0; j0 < np; j0 += band {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pack(j0, min(np, j0+band))
+		}()
+	}
+	wg.Wait()
 }
 
 // panel returns the kk×nr panel jp of the block that starts at row k0.

@@ -137,3 +137,21 @@ func BenchmarkGemmPacked(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPackB: packing a 3072×1024 weight, as X·Wᵀ reads it (tB) and as
+// G·W does.
+func BenchmarkPackB(b *testing.B) {
+	w := make([]float32, 3072*1024)
+	for _, tB := range []bool{true, false} {
+		var p PackedB
+		b.Run(fmt.Sprint("tB=", tB), func(b *testing.B) {
+			for b.Loop() {
+				if tB {
+					PackB(&p, true, 1024, 3072, w, 1024)
+				} else {
+					PackB(&p, false, 3072, 1024, w, 1024)
+				}
+			}
+		})
+	}
+}

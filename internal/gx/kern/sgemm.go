@@ -93,10 +93,12 @@ var threads atomic.Int32
 
 func init() { threads.Store(1) }
 
-// SetThreads sets how many threads a matrix product may use: OpenBLAS's
-// threads in the OpenBLAS build (SetBLASThreads), bands of rows on goroutines
-// in the pure-Go product. 1 (the default) keeps every product on its
-// caller's thread, as a sweep running one run per core wants.
+// SetThreads sets how many threads a matrix product may use: bands of the
+// product on goroutines (rows in the pure-Go product, panels in GemmPacked,
+// rows or columns of an OpenBLAS call in gx's gemm, OpenBLAS itself staying
+// on one thread), or what SetBLASThreads does for a BLAS that threads
+// itself. 1 (the default) keeps every product on its caller's thread, as a
+// sweep running one run per core wants.
 func SetThreads(n int) {
 	n = max(1, n)
 	threads.Store(int32(n))

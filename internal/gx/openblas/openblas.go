@@ -24,7 +24,9 @@ import (
 // OpenBLAS runs one thread unless OPENBLAS_NUM_THREADS says otherwise: the
 // products here are small (64×384 and the like), a second BLAS thread gains
 // little on them, and it competes with the runs an experiment trains on the
-// other cores.
+// other cores. A run given more threads (gx.SetThreads) splits its products
+// into bands on goroutines, each an OpenBLAS call on one thread: OpenBLAS's
+// own threads spin between calls, on the cores those goroutines need.
 func init() {
 	impl := netlib.Implementation{}
 	blas64.Use(impl)
