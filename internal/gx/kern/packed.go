@@ -180,17 +180,30 @@ func gemmPanels(m int, a []float32, lda int, p *PackedB, c []float32, ldc int, a
 // packA packs rows [i0, i0+8·mb) of A's columns [k0, k0+kk) as mb strips of
 // kk×mr (k-major), rows past m as zeros.
 func packA(ap, a []float32, lda, i0, m, k0, kk, mb int) {
+	var rows [packMR][]float32
 	for ib := 0; ib < mb; ib++ {
-		strip := ap[ib*packMR*kk : (ib+1)*packMR*kk]
-		for ii := 0; ii < packMR; ii++ {
-			i := i0 + ib*packMR + ii
-			if i >= m {
-				for l := 0; l < kk; l++ {
-					strip[l*packMR+ii] = 0
-				}
-				continue
+		for ii := range rows {
+			if i := i0 + ib*packMR + ii; i < m {
+				rows[ii] = a[i*lda+k0:][:kk]
+			} else {
+				rows[ii] = nil
 			}
-			for l, v := range a[i*lda+k0 : i*lda+k0+kk] {
+		}
+		strip := ap[ib*packMR*kk : (ib+1)*packMR*kk]
+		if rows[packMR-1] != nil { // a full strip: 8 values per k, read along 8 rows
+			r0, r1, r2, r3, r4, r5, r6, r7 := rows[0], rows[1], rows[2], rows[3], rows[4], rows[5], rows[6], rows[7]
+			for l := 0; l < kk; l++ {
+				s := strip[l*packMR : l*packMR+packMR : l*packMR+packMR]
+				s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7] = r0[l], r1[l], r2[l], r3[l], r4[l], r5[l], r6[l], r7[l]
+			}
+			continue
+		}
+		for ii, row := range rows {
+			for l := 0; l < kk; l++ {
+				var v float32
+				if row != nil {
+					v = row[l]
+				}
 				strip[l*packMR+ii] = v
 			}
 		}
