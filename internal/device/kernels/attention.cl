@@ -1,7 +1,8 @@
 // The attention ops (internal/gx/device_attention.go): the batched
 // matrix–vector family with h heads (h = 1: the plain one), for X [B,S,D],
 // y [B,D], w [B·h,S], a = D/h, k(d) = d / a, and the additive score's
-// parts. One work-item per output value, summing in index order.
+// parts, and the heads' mean and mask repeat. One work-item per output
+// value, summing in index order (the host's).
 
 // out[b·h+k, i] = c · Σ_{d∈k} X[b,i,d] · y[b,d]
 __kernel void bmv_heads(__global float *out, __global const float *X, __global const float *y, const float c, const int B,
@@ -16,7 +17,8 @@ __kernel void bmv_heads(__global float *out, __global const float *X, __global c
 	out[j] = c * acc;
 }
 
-// out[b, d] = c · Σ_i w[b·h+k(d), i] · X[b,i,d]
+// out[b, d] = Σ_i (c · w[b·h+k(d), i]) · X[b,i,d], a zero weight skipped
+// (the host's wsum: a masked key's X is never read)
 __kernel void wsum_heads(__global float *out, __global const float *w, __global const float *X, const float c, const int B,
 	const int S, const int D, const int h) {
 	int j = get_global_id(0);
@@ -24,8 +26,11 @@ __kernel void wsum_heads(__global float *out, __global const float *w, __global 
 	int d = j % D, b = j / D, k = d / (D / h);
 	__global const float *wr = w + ((size_t)b * h + k) * S;
 	float acc = 0.0f;
-	for (int i = 0; i < S; i++) acc += wr[i] * X[((size_t)b * S + i) * D + d];
-	out[j] = c * acc;
+	for (int i = 0; i < S; i++) {
+		float wi = c * wr[i];
+		if (wi != 0.0f) acc += wi * X[((size_t)b * S + i) * D + d];
+	}
+	out[j] = acc;
 }
 
 // out[b, i, d] = c · w[b·h+k(d), i] · y[b, d]
@@ -63,4 +68,22 @@ __kernel void sum_mid(__global float *out, __global const float *x, const int B,
 	float acc = 0.0f;
 	for (int i = 0; i < S; i++) acc += x[((size_t)b * S + i) * A + a];
 	out[j] = acc;
+}
+
+// HeadMean (GroupSum): out[b,i] = Σ_k c · x[b·h+k, i], k ascending
+__kernel void group_sum(__global float *out, __global const float *x, const float c, const int B, const int S, const int h) {
+	int j = get_global_id(0);
+	if (j >= B * S) return;
+	int i = j % S, b = j / S;
+	float acc = 0.0f;
+	for (int k = 0; k < h; k++) acc += c * x[((size_t)b * h + k) * S + i];
+	out[j] = acc;
+}
+
+// RepeatRows: out[b·h+k, i] = c · x[b, i]
+__kernel void repeat_rows(__global float *out, __global const float *x, const float c, const int B, const int S, const int h) {
+	int j = get_global_id(0);
+	if (j >= B * h * S) return;
+	int i = j % S, b = j / (S * h);
+	out[j] = c * x[(size_t)b * S + i];
 }
