@@ -13,7 +13,8 @@ import (
 )
 
 // deviceCases: every scorer × decoder × cell (birnn encoder), every
-// normaliser, and the cnn encoder with its gate and penalty, in float32.
+// normaliser, three heads with each decoder, and the cnn encoder with its
+// gate and penalty, in float32.
 func deviceCases() []Config {
 	var cases []Config
 	for _, c := range cells.Names() {
@@ -26,6 +27,11 @@ func deviceCases() []Config {
 	for _, n := range scorers.NormalizerNames() {
 		c := tiny("gru", "birnn", "luong", "general")
 		c.Normalizer = n
+		cases = append(cases, c)
+	}
+	for _, d := range DecoderNames() { // three heads: RepeatRows and HeadMean
+		c := tiny("gru", "birnn", d, "projected-dot")
+		c.ScorerSettings = scorers.Values{"attention": 6, "heads": 3}
 		cases = append(cases, c)
 	}
 	cases = append(cases, tinyCNN("lstm", "bahdanau", "concat"), tinyCNN("gru", "luong", "dot"))
@@ -43,14 +49,18 @@ func deviceCases() []Config {
 // plus 1e-7·max|g| (the host's tanh and σ are a rational approximation
 // within 4e-7, the device's the OpenCL built-ins, and sums run in other
 // orders, so neither is the other's reference; a wrong kernel is off by far
-// more). Measured over the 52 cases: the device's error is 0.4–2.4× the
+// more). Measured over the 54 cases: the device's error is 0.4–2.4× the
 // host's, except rnn/luong/cosine (2.9×: its learned sharpness amplifies
 // rounding, and its host error, 2e-6 of max|g|, is ten times the others').
 // The errors are logged relative to max|g|.
 func TestDeviceGradients(t *testing.T) {
 	devicetest.Each(t, func(t *testing.T, d device.Kernels) {
 		for _, cfg := range deviceCases() {
-			t.Run(fmt.Sprintf("%s/%s/%s/%s/%s", cfg.Cell, cfg.Encoder, cfg.Decoder, cfg.Scorer, cfg.Normalizer), func(t *testing.T) {
+			scorer := cfg.Scorer
+			if h := cfg.ScorerSettings["heads"]; h > 1 {
+				scorer += fmt.Sprintf("×%g", h)
+			}
+			t.Run(fmt.Sprintf("%s/%s/%s/%s/%s", cfg.Cell, cfg.Encoder, cfg.Decoder, scorer, cfg.Normalizer), func(t *testing.T) {
 				m, err := New(cfg)
 				if err != nil {
 					t.Fatal(err)
