@@ -8,9 +8,28 @@ import (
 // Sequence plumbing on a device (ops_seq.go, ops_rows.go, ops_bias.go have
 // the equations): every op that moves values is one or more block copies
 // (kernels/seq.cl, copy2d: rows × cols values between two row strides),
-// after a zero fill where the host op starts from zeros. Embed gathers rows
-// of E; EmbedGrad sums g's rows into E's shape per vocabulary row, in the
-// host's order; SumRows sums a matrix's rows; AddBias adds b to every row.
+// after a zero fill where the host op starts from zeros. SumRows sums a
+// matrix's rows; AddBias adds b to every row.
+//
+//	Embed:      out[n, :] = E[ids[n], :]
+//	EmbedGrad:  dE[v, :] = Σ_{n: ids[n] = v} g[n, :]
+//
+// EmbedGrad adds no two rows at once into one place: embed_links lists, for
+// each id, its positions in ascending order (link[n]: the next position
+// with the same id) and marks its first one; embed_grad then sums each
+// list from its first position, into a zero-filled dE: the host's sums in
+// the host's order, bit for bit, in O(N² + N·D + V·D) work.
+//
+// Token ids are read as the host ops read them (kernels/seq.cl, token_id).
+// The host's Embed fails on an id that is not a whole number in [0, V);
+// the device gives that row NaN instead of an error, which would cost a
+// read back (a wait for the device) per Embed and run. No such id reaches
+// it from seq2seq: Model.checkBatch checks every source id up to its
+// length (the rest is PadID) and every target id before a run, TgtIn is
+// built from those ids and BosID/PadID (below tgt_vocab by Config's
+// check), and decoding feeds back ids it chose among [0, V) (ArgmaxLast,
+// the beam). A NaN that does arrive spreads to the loss, which the trainer
+// refuses (Trainer.Step).
 
 // copy2d copies a rows × cols block; nothing for an empty block.
 func copy2d(k kernelRunner, dst device.Buffer, dOff, dLd int, src device.Buffer, sOff, sLd, rows, cols int) error {
@@ -152,8 +171,27 @@ func (op *embedOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape)
 }
 
 func (op *embedGradOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
+	k := runner(d)
+	if k == nil {
+		return nil
+	}
 	N, D, V := in[0][0], in[0][1], op.V
-	return oneKernel(d, "embed_grad", V*D, false, V, D, N)
+	var link device.Buffer // 2N ints (embed_links), the op's own
+	return func(out device.Buffer, a []device.Buffer) error {
+		if link == nil {
+			var err error
+			if link, err = d.Alloc(2 * N); err != nil {
+				return err
+			}
+		}
+		if err := zero(k, out, V*D); err != nil {
+			return err
+		}
+		if err := k.Kernel("embed_links", N, link, a[1], V, N); err != nil {
+			return err
+		}
+		return k.Kernel("embed_grad", N*D, out, a[0], link, D, N)
+	}
 }
 
 func (op *sumRowsOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {

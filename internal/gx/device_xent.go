@@ -6,15 +6,19 @@ import (
 )
 
 // The loss and decoding ops on a device (ops_xent.go has the equations),
-// one work-group per row (kernels/xent.cl):
+// one work-group per row (kernels/xent.cl), each row's log-sum-exp
+// lse = mx + log s, s = Σ_i e^{z_i − mx}, from a work-group reduction of
+// its maximum mx and then of s:
 //
-//	SoftmaxXent:      loss_b = m_b·(lse(z_b) − z_b[y_b]), then c·Σ_b loss_b
-//	SoftmaxXentGrad:  ∂z_b = c·m_b·g·(softmax(z_b) − onehot(y_b))
-//	LogSoftmax:       z_b − lse(z_b)
+//	SoftmaxXent:      loss_b = m_b·((mx_b − z_b[y_b]) + log s_b), then c·Σ_b loss_b
+//	SoftmaxXentGrad:  ∂z_b = (c·g)·m_b·(e^{z_b − mx_b}/s_b − onehot(y_b))
+//	LogSoftmax:       (z_b − mx_b) − log s_b
 //	ArgmaxLast:       the first index of each row's maximum
 //
-// A target that is not a whole number in [0, V) makes the loss NaN, which
-// the trainer refuses (the host op returns an error).
+// Targets are read as the host reads them (truncated: kernels/seq.cl,
+// token_id). A target out of [0, V) in a row of nonzero weight makes the
+// loss NaN, which the trainer refuses (the host op returns an error;
+// device_seq.go says why none arrives from seq2seq).
 
 func (op *softmaxXentOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
 	k := runner(d)

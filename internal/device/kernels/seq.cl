@@ -10,31 +10,53 @@ __kernel void copy2d(__global float *dst, const int dOff, const int dLd, __globa
 	dst[dOff + r * dLd + c] = src[sOff + r * sLd + c];
 }
 
+// A token id as the host ops read it (ops_seq.go, ops_xent.go): x
+// truncated toward zero, or −1 when that is not in [0, V) (NaN too).
+// Comparing x before converting keeps the conversion defined.
+int token_id(float x, int V) { return (x > -1.0f && x < (float)V) ? (int)x : -1; }
+
 // Embed: out[n, :] = E[ids[n], :]. An id that is not a whole number in
-// [0, V) gives a row of NaN (the host op's error; seq2seq checks its
-// batches' ids before a run).
+// [0, V) gives a row of NaN (the host op's error; device_seq.go says why
+// none arrives from seq2seq).
 __kernel void embed(__global float *out, __global const float *E, __global const float *ids, const int V, const int D,
 	const int N) {
 	int i = get_global_id(0);
 	if (i >= N * D) return;
 	int n = i / D, d = i % D;
-	float x = ids[n];
-	int id = (int)x;
-	out[i] = (id >= 0 && id < V && (float)id == x) ? E[id * D + d] : NAN;
+	int id = token_id(ids[n], V);
+	out[i] = (id >= 0 && (float)id == ids[n]) ? E[(size_t)id * D + d] : NAN;
 }
 
-// EmbedGrad: dE[v, d] = Σ_{n: ids[n] = v} g[n, d], one work-item per
-// entry of dE, summing over n in order (no races, the host's order).
-__kernel void embed_grad(__global float *dE, __global const float *g, __global const float *ids, const int V, const int D,
-	const int N) {
-	int i = get_global_id(0);
-	if (i >= V * D) return;
-	int v = i / D, d = i % D;
-	float acc = 0.0f;
-	for (int n = 0; n < N; n++) {
-		if ((int)ids[n] == v) acc += g[n * D + d];
+// EmbedGrad's lists, one work-item per position n of ids [N]: link[n] is
+// the next position with the same id (−1 after the last), link[N + n] the
+// id when n is its first position (else −1). An id out of [0, V) is in no
+// list (the forward op has rejected it).
+__kernel void embed_links(__global int *link, __global const float *ids, const int V, const int N) {
+	int n = get_global_id(0);
+	if (n >= N) return;
+	int v = token_id(ids[n], V), next = -1, first = v;
+	for (int m = n + 1; v >= 0 && next < 0 && m < N; m++) {
+		if (token_id(ids[m], V) == v) next = m;
 	}
-	dE[i] = acc;
+	for (int m = 0; v >= 0 && first >= 0 && m < n; m++) {
+		if (token_id(ids[m], V) == v) first = -1;
+	}
+	link[n] = next;
+	link[N + n] = first;
+}
+
+// EmbedGrad: dE[v, d] = Σ_{n: ids[n] = v} g[n, d], one work-item per first
+// position of an id and column, summing along the id's list in ascending n
+// (the host's order; no two work-items write one entry). dE is zero-filled
+// first: the rows of absent ids stay 0.
+__kernel void embed_grad(__global float *dE, __global const float *g, __global const int *link, const int D, const int N) {
+	int i = get_global_id(0);
+	if (i >= N * D) return;
+	int n = i / D, d = i % D, v = link[N + n];
+	if (v < 0) return;
+	float acc = 0.0f;
+	for (int m = n; m >= 0; m = link[m]) acc += g[(size_t)m * D + d];
+	dE[(size_t)v * D + d] = acc;
 }
 
 // SumRows: out[c] = Σ_r x[r, c] (the bias gradient), rows in order.

@@ -1,34 +1,36 @@
 // Cross-entropy, log-softmax and argmax by rows (internal/gx/device_xent.go),
 // one work-group per row as in softmax.cl (red_max and red_sum from
-// _reduce.cl).
+// _reduce.cl, token_id from seq.cl, which sort before this file).
 
-// The log-sum-exp of row z of n values, with the row's own maximum.
-float row_lse(__local float *red, __global const float *z, const int n) {
+// A row's maximum *mx of its n values z, and Σ_i e^{z_i − mx} (the host's
+// logSumExp: lse = mx + log of the sum).
+float row_expsum(__local float *red, __global const float *z, const int n, float *mx) {
 	int l = get_local_id(0);
 	float m = -INFINITY;
 	for (int i = l; i < n; i += WG) m = fmax(m, z[i]);
 	m = red_max(red, m);
 	float s = 0.0f;
 	for (int i = l; i < n; i += WG) s += exp(z[i] - m);
-	s = red_sum(red, s);
-	return m + log(s);
+	*mx = m;
+	return red_sum(red, s);
 }
 
-// loss[b] = m_b · (lse(z_b) − z_b[y_b]); 0 where m_b = 0; NaN for a target
-// that is not a whole number in [0, V) (the host op's error).
+// loss[b] = m_b · (lse(z_b) − z_b[y_b]), as m_b · ((mx − z_b[y_b]) + log s);
+// 0 where m_b = 0; NaN for a target that is not in [0, V) once truncated
+// (the host op's error).
 __kernel void xent_rows(__global float *loss, __global const float *z, __global const float *y, __global const float *m,
 	const int rows, const int V) {
 	__local float red[WG];
 	int b = get_group_id(0);
 	__global const float *zr = z + (size_t)b * V;
-	float lse = row_lse(red, zr, V);
+	float mx, s = row_expsum(red, zr, V, &mx);
 	if (get_local_id(0) != 0) return;
 	if (m[b] == 0.0f) {
 		loss[b] = 0.0f;
 		return;
 	}
-	int t = (int)y[b];
-	loss[b] = (t >= 0 && t < V && (float)t == y[b]) ? m[b] * (lse - zr[t]) : NAN;
+	int t = token_id(y[b], V);
+	loss[b] = t >= 0 ? m[b] * ((mx - zr[t]) + log(s)) : NAN;
 }
 
 // out[0] = c · Σ_b x[b], in one work-group.
@@ -40,29 +42,37 @@ __kernel void sum_scaled(__global float *out, __global const float *x, const flo
 	if (get_local_id(0) == 0) out[0] = c * s;
 }
 
-// dz_b = k·(softmax(z_b) − onehot(y_b)), k = c·m_b·g[0]; 0 where m_b = 0.
+// dz_b = k·(e^{z_b − mx} / s − onehot(y_b)), k = (c·g[0])·m_b as the host
+// groups it; 0 where m_b = 0.
 __kernel void xent_grad(__global float *dz, __global const float *z, __global const float *y, __global const float *m,
 	__global const float *g, const float c, const int rows, const int V) {
 	__local float red[WG];
 	int b = get_group_id(0), l = get_local_id(0);
 	__global const float *zr = z + (size_t)b * V;
 	__global float *dr = dz + (size_t)b * V;
-	float lse = row_lse(red, zr, V);
-	float k = c * m[b] * g[0];
-	int t = (int)y[b];
-	for (int i = l; i < V; i += WG) dr[i] = m[b] == 0.0f ? 0.0f : k * exp(zr[i] - lse) - (i == t ? k : 0.0f);
+	float mx, s = row_expsum(red, zr, V, &mx);
+	float k = (c * g[0]) * m[b];
+	int t = token_id(y[b], V);
+	for (int i = l; i < V; i += WG) {
+		float v = k * (exp(zr[i] - mx) / s);
+		if (i == t) v -= k;
+		dr[i] = m[b] == 0.0f ? 0.0f : v;
+	}
 }
 
-// out_b = z_b − lse(z_b).
+// out_b = (z_b − mx) − log s.
 __kernel void log_softmax_rows(__global float *out, __global const float *z, const int rows, const int V) {
 	__local float red[WG];
 	int b = get_group_id(0), l = get_local_id(0);
 	__global const float *zr = z + (size_t)b * V;
-	float lse = row_lse(red, zr, V);
-	for (int i = l; i < V; i += WG) out[(size_t)b * V + i] = zr[i] - lse;
+	float mx, s = row_expsum(red, zr, V, &mx);
+	float ls = log(s);
+	for (int i = l; i < V; i += WG) out[(size_t)b * V + i] = (zr[i] - mx) - ls;
 }
 
-// out[b] = the index of row b's largest entry, the first of equal ones.
+// out[b] = the index of row b's largest entry, the first of equal ones;
+// NaNs are passed over, except a NaN first entry, which wins (the host's
+// scan compares each entry with the best so far).
 __kernel void argmax_rows(__global float *out, __global const float *x, const int rows, const int V) {
 	__local float red[WG];
 	int b = get_group_id(0), l = get_local_id(0);
@@ -75,5 +85,5 @@ __kernel void argmax_rows(__global float *out, __global const float *x, const in
 		if (xr[i] == m) first = fmin(first, (float)i);
 	}
 	first = -red_max(red, -first);
-	if (l == 0) out[b] = first == (float)V ? 0.0f : first;
+	if (l == 0) out[b] = (first == (float)V || isnan(xr[0])) ? 0.0f : first;
 }
