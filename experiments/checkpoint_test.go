@@ -1,21 +1,41 @@
 package experiments
 
 import (
+	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/attnzoo/attnzoo/seq2seq"
 )
 
-// TestJSONCheckpointResumes: a run saved by an earlier attnzoo as one JSON
-// file "checkpoint" (testdata/json-checkpoint, written at step 20 of
-// old.toml, the 40-step run below cut at 20) resumes to the metrics of an
-// uninterrupted 40-step run of this version, line for line in
-// metrics.jsonl: the parameters, the optimizer's moments and the loss
-// window all come back exactly. The resumed run then saves in the new
-// format and drops the old file.
+var updateJSONCheckpoint = flag.Bool("update-json-checkpoint", false,
+	"rewrite testdata/json-checkpoint/{checkpoint,metrics.jsonl}: this version's 20-step run of old.toml, in the older one-file JSON format")
+
+// TestJSONCheckpointResumes: a run saved in the older format, one JSON file
+// "checkpoint" with the parameters and the optimizer's moments inline
+// (testdata/json-checkpoint, written at step 20 of old.toml, the 40-step
+// run below cut at 20), resumes to the metrics of an uninterrupted 40-step
+// run of this version, line for line in metrics.jsonl: the parameters, the
+// optimizer's moments and the loss window all come back exactly. The
+// resumed run then saves in the new format and drops the old file.
+//
+// The fixture holds the state of the first 20 steps, so a change that
+// rounds training's arithmetic differently (a product's summation order)
+// needs it written again by this version:
+//
+//	go test ./experiments -run TestJSONCheckpointResumes -update-json-checkpoint
+//
+// (first written by the version that wrote this format, 2026-11; written
+// again since by writeJSONCheckpoint, which writes the format field by
+// field as that version did).
 func TestJSONCheckpointResumes(t *testing.T) {
+	if *updateJSONCheckpoint {
+		writeJSONCheckpoint(t)
+	}
 	old, err := os.ReadFile("testdata/json-checkpoint/old.toml")
 	if err != nil {
 		t.Fatal(err)
@@ -79,4 +99,39 @@ func TestCheckpointKeepsOneTensorsFile(t *testing.T) {
 	if len(got) != 1 || filepath.Base(got[0]) != "checkpoint-20.safetensors" {
 		t.Errorf("tensors files %v, want checkpoint-20.safetensors alone", got)
 	}
+}
+
+// writeJSONCheckpoint runs old.toml's 20 steps and writes the run's state in
+// the older format: runState as JSON, the parameters inline in the model's
+// checkpoint, the moments inline in the optimizer's state.
+func writeJSONCheckpoint(t *testing.T) {
+	const dir = "testdata/json-checkpoint"
+	out := t.TempDir()
+	runExp(t, filepath.Join(dir, "old.toml"), out, Options{Workers: 1})
+	run := filepath.Join(out, "old", "runs", "seed=1")
+	m, st, err := readState(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck := *st.Model
+	ck.Tensors, ck.Optimizer, ck.Run = "", nil, nil
+	for _, p := range m.Params() {
+		ck.Params = append(ck.Params, seq2seq.CheckpointParam{Name: p.Name, Shape: p.Shape(), Data: p.Float64s()})
+	}
+	old := runState{Step: st.Step, Model: &ck, Opt: st.Opt, runClock: st.runClock}
+	data, err := json.MarshalIndent(old, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, err := os.ReadFile(filepath.Join(run, "metrics.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "checkpoint"), append(data, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "metrics.jsonl"), metrics, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s/checkpoint and metrics.jsonl at step %d", dir, st.Step)
 }
