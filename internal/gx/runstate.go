@@ -29,13 +29,12 @@ type bPacked struct {
 const packedRows = 512
 
 // usePacked reports whether a product of m rows on a weight packed once per
-// run runs on kern.GemmPacked: in the OpenBLAS build, where GemmPacked has
-// its AVX-512 kernel, for the products of a step (few rows), which OpenBLAS
-// runs at 83–92 GFLOP/s and GemmPacked at 98–110. The pure-Go build keeps
-// kern.Sgemm, whose rounding (a product, then a sum) its tests pin, among
-// them experiments' resume from a checkpoint an earlier version wrote.
+// run runs on kern.GemmPacked, where it has its AVX-512 kernel: in the
+// OpenBLAS build for the products of a step (few rows), which OpenBLAS runs
+// at 83–92 GFLOP/s and GemmPacked at 98–110; in the pure-Go build for all,
+// as kern.Sgemm runs 45–75.
 func usePacked(m int) bool {
-	return kern.PackedFast && m <= packedRows && !kern.OwnSgemm()
+	return kern.PackedFast && (m <= packedRows || kern.OwnSgemm())
 }
 
 // packedB returns op(B) [k, n] packed for kern.GemmPacked, for B (b with
