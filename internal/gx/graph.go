@@ -34,17 +34,21 @@ type Graph struct {
 	bound map[*Param]*Node
 	names map[string]bool
 	reads map[*Node]*G.Value
+	// lookups: each Embed node's table and ids (Linear rewrites a product
+	// of looked-up rows as a lookup in the table's product)
+	lookups map[*Node][2]*Node
 }
 
 // NewGraph returns an empty graph whose tensors have dtype dt.
 func NewGraph(dt tensor.Dtype) *Graph {
 	return &Graph{
-		g:     G.NewGraph(),
-		dt:    dt,
-		run:   &runState{},
-		bound: map[*Param]*Node{},
-		names: map[string]bool{},
-		reads: map[*Node]*G.Value{},
+		g:       G.NewGraph(),
+		dt:      dt,
+		run:     &runState{},
+		bound:   map[*Param]*Node{},
+		names:   map[string]bool{},
+		reads:   map[*Node]*G.Value{},
+		lookups: map[*Node][2]*Node{},
 	}
 }
 

@@ -50,6 +50,15 @@ func (g *Graph) Linear(X, W *Node, rows int) *Node {
 	if rows == 0 {
 		rows = W.Shape()[0]
 	}
+	// Rows looked up in a table, then multiplied, are rows looked up in the
+	// table's product, the same sums: Linear(Embed(E, ids), W) =
+	// Embed(Linear(E, W), ids). With no more table rows than ids (a
+	// vocabulary of 32 at a batch of 64), the product runs on V rows once
+	// per run instead of on N rows at every step that looks tokens up, and
+	// the gradient sums each token's rows before its product.
+	if l, ok := g.lookups[X]; ok && l[0].Shape()[0] <= X.Shape()[0] {
+		return g.Embed(g.Linear(l[0], W, rows), l[1])
+	}
 	return g.apply(&linearOp{base{name: "Linear", args: fmt.Sprint(rows), in: []int{X.Dims(), 2}, out: X.Dims()}, rows, W.IsVar()}, X, W)
 }
 

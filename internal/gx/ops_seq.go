@@ -27,7 +27,11 @@ type embedGradOp struct {
 
 // Embed looks up rows of E for ids [N] (a node of whole numbers in [0, V)).
 func (g *Graph) Embed(E, ids *Node) *Node {
-	return g.apply(&embedOp{base{name: "Embed", in: []int{2, 1}, out: 2}}, E, ids)
+	x := g.apply(&embedOp{base{name: "Embed", in: []int{2, 1}, out: 2}}, E, ids)
+	if x != nil {
+		g.lookups[x] = [2]*Node{E, ids}
+	}
+	return x
 }
 
 func (op *embedOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {

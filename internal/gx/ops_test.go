@@ -241,3 +241,57 @@ func TestSoftmaxXentValue(t *testing.T) {
 		t.Errorf("log softmax %v", lv)
 	}
 }
+
+// TestLinearOfLookup: a product of rows looked up in a table is rewritten as
+// a lookup in the table's product when the table has no more rows than the
+// ids (V = 3, N = 5) and left alone otherwise (V = 7); both give the sums
+// written out here, and their gradients:
+//
+//	out[n,r] = Σ_d E[ids_n, d]·W[r, d]
+//	∂/∂W[r,d] of Σ P⊙out = Σ_n P[n,r]·E[ids_n, d]
+//	∂/∂E[v,d]            = Σ_{n: ids_n = v} Σ_r P[n,r]·W[r,d]
+func TestLinearOfLookup(t *testing.T) {
+	ids := []float64{2, 0, 2, 1, 2}
+	const N, D, R = 5, 4, 2
+	P := []float64{1, -2, 0.5, 3, -1, 2, 0.25, 1, 2, -0.5}
+	for _, V := range []int{3, 7} {
+		rng := rand.New(rand.NewPCG(uint64(V), 9))
+		E, W := randParam(rng, "E", V, D), randParam(rng, "W", R, D)
+		g := gx.NewGraph(gx.Float64)
+		e, w := g.Bind(E), g.Bind(W)
+		out := g.Watch(g.Linear(g.Embed(e, g.Const("ids", ids, N)), w, 0))
+		grads := g.Grad(g.DotAll(out, g.Const("P", P, N, R)), e, w)
+		if err := g.Run(); err != nil {
+			t.Fatal(err)
+		}
+		ev, wv := E.Float64s(), W.Float64s()
+		got, _ := g.Value(out)
+		dE, _ := g.Value(grads[0])
+		dW, _ := g.Value(grads[1])
+		wantE, wantW := make([]float64, V*D), make([]float64, R*D)
+		for n, x := range ids {
+			v := int(x)
+			for r := 0; r < R; r++ {
+				var s float64
+				for d := 0; d < D; d++ {
+					s += ev[v*D+d] * wv[r*D+d]
+					wantW[r*D+d] += P[n*R+r] * ev[v*D+d]
+					wantE[v*D+d] += P[n*R+r] * wv[r*D+d]
+				}
+				if math.Abs(got[n*R+r]-s) > 1e-12 {
+					t.Errorf("V=%d out[%d,%d] = %v, want %v", V, n, r, got[n*R+r], s)
+				}
+			}
+		}
+		for i := range wantE {
+			if math.Abs(dE[i]-wantE[i]) > 1e-12 {
+				t.Errorf("V=%d ∂E[%d] = %v, want %v", V, i, dE[i], wantE[i])
+			}
+		}
+		for i := range wantW {
+			if math.Abs(dW[i]-wantW[i]) > 1e-12 {
+				t.Errorf("V=%d ∂W[%d] = %v, want %v", V, i, dW[i], wantW[i])
+			}
+		}
+	}
+}
