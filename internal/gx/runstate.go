@@ -23,9 +23,10 @@ type bPacked struct {
 	p   kern.PackedB
 }
 
-// packedRows is the most rows of A a product runs on kern.GemmPacked: on
-// more, OpenBLAS's own packing of B costs little and its blocking suits
-// them better (2688×1024×1024: 104 GFLOP/s, GemmPacked 94).
+// packedRows is the most rows of A a product runs on kern.GemmPacked in the
+// OpenBLAS build: on more, OpenBLAS's own packing of B costs little
+// (2688×1024×1024: OpenBLAS 104 GFLOP/s, GemmPacked 105), not worth a
+// second copy of the weight.
 const packedRows = 512
 
 // usePacked reports whether a product of m rows on a weight packed once per

@@ -22,7 +22,9 @@ import (
 // and runs 16 fused multiply-adds per k; where a product has the shape of a
 // decoder step (64 or 128 rows, thousands of columns), this skips the
 // packing of B that OpenBLAS repeats on every call: at 128×3072×1024 on one
-// core, 105 GFLOP/s against OpenBLAS's 84–92 (BenchmarkGemmPacked).
+// core, 106 GFLOP/s against OpenBLAS's 84–92 (BenchmarkGemmPacked; kc = 512
+// rather than 256 took it from 101, and 2688×1024×1024 from 86–94 to 105,
+// OpenBLAS's 104).
 // Every entry of C is one chain of fused multiply-adds over k in order (the
 // next kc block starts from the sum so far): the same bits however a
 // product's columns are split over threads. (Not the bits of a Go loop
@@ -31,7 +33,7 @@ import (
 const (
 	packMR = 8   // rows of C per micro-kernel call
 	packNR = 32  // columns of C per micro-kernel call (a panel of op(B))
-	packKC = 256 // rows of op(B) per block
+	packKC = 512 // rows of op(B) per block
 	packMC = 192 // rows of A packed at a time
 )
 

@@ -13,10 +13,10 @@ import (
 // a float32 dot product of length k errs by at most γ_k·Σ_l |a_l·b_l|,
 // γ_k = k·u/(1 − k·u), u = 2⁻²⁴ (plus one rounding of the sum with C).
 // The shapes cover full 8×32 blocks, edges in both directions, k across
-// several kc = 256 blocks, and leading dimensions wider than the matrices.
+// several kc = 512 blocks, and leading dimensions wider than the matrices.
 func TestGemmPacked(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, s := range [][3]int{{8, 32, 1}, {8, 32, 256}, {13, 45, 300}, {64, 384, 128}, {3, 1001, 17}, {200, 64, 513}, {1, 1, 1}, {9, 33, 0}} {
+	for _, s := range [][3]int{{8, 32, 1}, {8, 32, 256}, {13, 45, 300}, {64, 384, 128}, {3, 1001, 17}, {200, 64, 513}, {17, 40, 1100}, {1, 1, 1}, {9, 33, 0}} {
 		m, n, k := s[0], s[1], s[2]
 		for _, tB := range []bool{false, true} {
 			for _, acc := range []bool{false, true} {
@@ -73,7 +73,7 @@ func TestGemmPacked(t *testing.T) {
 // rounds through float64), on the AVX-512 micro-kernel and the Go one.
 func TestGemmPackedThreads(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	m, n, k := 70, 1001, 300
+	m, n, k := 70, 1001, 700
 	a, b := randSlice(rng, m*k), randSlice(rng, k*n)
 	var p PackedB
 	PackB(&p, false, k, n, b, n)
