@@ -195,10 +195,11 @@ func estimate(in estimateInput) Estimate {
 	act := encAct + keySide + T*decStep + B*T*(3*H+3*Vt)
 	est.Params = P
 	o := optimizerSlots(in.Optimizer)
-	// values, gradients, optimizer slots, the checkpoint's encoding, and two
-	// packed copies (the products on a weight pack it once per run, one per
-	// orientation: X·Wᵀ and G·W; gx's runState)
-	est.Weights = P*b*(4+o) + P*(1+o)*16
+	// values, gradients, optimizer slots, the checkpoint's encoding, and up
+	// to five packed copies: each graph packs the weights its products read
+	// once per run (gx's runState), the training graph in both orientations
+	// (X·Wᵀ and G·W), the encoder's, greedy decoding's and the beam's in one
+	est.Weights = P*b*(7+o) + P*(1+o)*16
 	est.Activations = 2 * b * 2 * act
 
 	// Decoding: the encoder forward (no gradients), greedy decoding's L
