@@ -297,14 +297,15 @@ func row(v gx.Vec, off, n int, buf []float64) []float64 {
 	return buf
 }
 
-// greedyChunk is how many decoder steps greedy decoding runs per run of
+// greedyChunk is the most decoder steps greedy decoding runs per run of
 // its graph: the anchor's 13 in one run, and a model that has learnt to
-// stop wastes at most a few steps past its longest output.
+// stop wastes at most a few steps past its longest output. Longer decodings
+// run in chunks of equal length (21 steps: 2 × 11).
 const greedyChunk = 16
 
 // Greedy decodes each source of b by taking the most probable token at
 // every step, up to maxLen tokens (</s> not counted). The steps run in
-// chunks of up to greedyChunk, each chunk one run of a graph that feeds
+// chunks of equal length, up to greedyChunk, each chunk one run of a graph that feeds
 // every step the argmax of the last; decoding stops after the chunk in
 // which every source has ended.
 func (m *Model) Greedy(b *Batch, maxLen int, cache *GraphCache) ([]Hypothesis, error) {
@@ -323,7 +324,10 @@ func (m *Model) GreedyStats(b *Batch, maxLen int, cache *GraphCache, stats *Attn
 		stats.addKeys(mem.annot, mem.B, mem.S, mem.annot.Len()/(mem.B*mem.S), mem.srcLen)
 	}
 	steps := maxLen + 1
-	K := min(steps, greedyChunk)
+	// chunks of equal length, at most greedyChunk: 21 steps run as 2 × 11,
+	// not 16 + 16
+	chunks := (steps + greedyChunk - 1) / greedyChunk
+	K := (steps + chunks - 1) / chunks
 	st, err := m.newStepper(mem, 1, K, cache)
 	if err != nil {
 		return nil, err

@@ -136,9 +136,9 @@ func TestTopK(t *testing.T) {
 	}
 }
 
-// TestGreedyChunksMatchSteps: Greedy runs its steps in chunks of
+// TestGreedyChunksMatchSteps: Greedy runs its steps in equal chunks of up to
 // greedyChunk per run of an unrolled graph, each step fed the argmax of the
-// last; with room for 40 tokens (three chunks) an untrained model, which
+// last; with room for 40 tokens (three chunks of 14) an untrained model, which
 // rarely stops, decodes exactly as beam search of width 1, which runs one
 // step per run and feeds the tokens from Go: tokens, scores, alignments.
 func TestGreedyChunksMatchSteps(t *testing.T) {
