@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"github.com/attnzoo/attnzoo/internal/device"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -336,6 +338,13 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 			m[k+"_beam"] = v
 		}
 	}
+	if err := finiteMetrics(m); err != nil {
+		// a model that diverged without its loss overflowing (a loss of
+		// 1e30 is finite): the run fails, named, as one whose loss did
+		fail := map[string]any{"run": r.ID, "step": r.Train.Steps, "error": err.Error(), "last_checkpoint_step": saved}
+		writeJSON(filepath.Join(dir, "failed.json"), fail)
+		return nil, fmt.Errorf("experiments: run %s: %w (the last checkpoint is kept)", r.ID, err)
+	}
 	if err := writeAlignments(filepath.Join(dir, "alignments.jsonl"), ev.examples); err != nil {
 		return nil, err
 	}
@@ -356,6 +365,23 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 	os.Remove(filepath.Join(dir, "failed.json"))
 	report(Progress{Run: r.ID, Step: r.Train.Steps, Steps: r.Train.Steps, Done: true})
 	return f, nil
+}
+
+// finiteMetrics refuses a test metric that is NaN or infinite (JSON has no
+// such numbers): the perplexity of a model that gives the test tokens a
+// mean NLL above ~709 nats overflows to +Inf.
+func finiteMetrics(m map[string]float64) error {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if v := m[k]; math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("test %s is %v: the model diverged", k, v)
+		}
+	}
+	return nil
 }
 
 // ReadFinal reads a run folder's final.json.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -205,10 +206,16 @@ func TestInterruptAndResume(t *testing.T) {
 // TestNaNLossStopsOnlyThatRun: a run whose loss overflows (an absurd
 // learning rate, swept for one point only) stops with a message naming the
 // step, writes failed.json and keeps its last good checkpoint; the other
-// runs finish and the summary lists the failure.
+// runs finish and the summary lists the failure. With SGD and lr = 1e300,
+// every float32 parameter with a nonzero gradient is ±Inf after the first
+// step (1e300·|g| > 3.4e38 for |g| > 3.4e-262), so the second step's
+// logits hold ∞ − ∞ and its loss is NaN whatever the products' rounding.
+// (lr = 1e30 left parameters near 1e28, finite: whether a loss then
+// overflowed depended on the rounding; TestFiniteMetrics covers such a
+// run's end.)
 func TestNaNLossStopsOnlyThatRun(t *testing.T) {
 	text := strings.Replace(tiny, `scorer = ["dot", "concat"]`, `scorer = ["dot"]
-"train.lr" = [0.003, 1e30]`, 1)
+"train.lr" = [0.003, 1e300]`, 1)
 	text = strings.Replace(text, "seeds = [1, 2]", "seeds = [1]", 1)
 	text = strings.Replace(text, "lr = 0.003\n", "lr = 0.003\noptimizer = \"sgd\"\nclip = 0.0\n", 1)
 	path := writeExp(t, text)
@@ -224,7 +231,7 @@ func TestNaNLossStopsOnlyThatRun(t *testing.T) {
 	if len(res.Finished) != 1 || res.Finished[0].Run != "scorer=dot_lr=0.003_seed=1" {
 		t.Fatalf("finished %v", res.Finished)
 	}
-	bad := filepath.Join(out, "tiny", "runs", "scorer=dot_lr=1e+30_seed=1")
+	bad := filepath.Join(out, "tiny", "runs", "scorer=dot_lr=1e+300_seed=1")
 	data, err := os.ReadFile(filepath.Join(bad, "failed.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -238,7 +245,23 @@ func TestNaNLossStopsOnlyThatRun(t *testing.T) {
 		t.Errorf("failed.json %s", data)
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "tiny", "summary.md"))
-	if !strings.Contains(string(md), "Failed runs") || !strings.Contains(string(md), "lr=1e+30") {
+	if !strings.Contains(string(md), "Failed runs") || !strings.Contains(string(md), "lr=1e+300") {
 		t.Errorf("summary.md does not list the failure:\n%s", md)
+	}
+}
+
+// TestFiniteMetrics: a diverged model's test perplexity, exp(5e30) = +Inf,
+// is refused naming the metric (JSON cannot hold it); NaN too; finite
+// metrics pass.
+func TestFiniteMetrics(t *testing.T) {
+	ppl := math.Exp(5e30)
+	if err := finiteMetrics(map[string]float64{"token_acc": 0.1, "perplexity": ppl}); err == nil || !strings.Contains(err.Error(), "test perplexity is +Inf") {
+		t.Errorf("+Inf perplexity: %v", err)
+	}
+	if err := finiteMetrics(map[string]float64{"aer": math.NaN()}); err == nil || !strings.Contains(err.Error(), "test aer is NaN") {
+		t.Errorf("NaN: %v", err)
+	}
+	if err := finiteMetrics(map[string]float64{"bleu": 0.5, "perplexity": 3}); err != nil {
+		t.Errorf("finite metrics: %v", err)
 	}
 }
