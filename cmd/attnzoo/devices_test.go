@@ -134,9 +134,14 @@ func TestRunDevice(t *testing.T) {
 
 // TestQuickstartOpenCL: experiments/quickstart.toml as shipped trains end
 // to end on the OpenCL device, writes its figures and report, and each
-// run's exact match is within 0.02 of the cpu run's (float32 kernels in
-// another order than the cpu's: the trajectories part slightly; measured
-// on pocl: 1.000, 1.000, 1.000 and 0.605 against the cpu's 0.610).
+// run's exact match is near the cpu run's (float32 kernels in another
+// order than the cpu's: the trajectories part). A run the cpu learns fully
+// (dot, general, concat: 1.000) must reach within 0.02 of it. A run it
+// learns in part (scaled-dot, ~0.6) moves with rounding alone: its exact
+// match was 0.610 (cpu) and 0.605 (pocl) with one version's products,
+// 0.555 and 0.585 when every cpu product moved to kern.Gemm's summation
+// order (same seed, same data); sd 0.025 over those four, so two such
+// runs differ by sd ~0.035, and 0.10 is about three of those.
 func TestQuickstartOpenCL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
@@ -169,8 +174,12 @@ func TestQuickstartOpenCL(t *testing.T) {
 		t.Fatalf("runs: cpu %v, opencl %v", cpu, cl)
 	}
 	for run, want := range cpu {
-		if got := cl[run]; math.Abs(got-want) > 0.02 {
-			t.Errorf("%s: exact match %.3f on opencl:0:0, %.3f on the cpu", run, got, want)
+		tol := 0.02
+		if want < 0.99 {
+			tol = 0.10
+		}
+		if got := cl[run]; math.Abs(got-want) > tol {
+			t.Errorf("%s: exact match %.3f on opencl:0:0, %.3f on the cpu (within %.2f)", run, got, want, tol)
 		}
 	}
 	t.Logf("exact match: cpu %v, opencl %v", cpu, cl)

@@ -44,7 +44,8 @@ func TestOpenBLAS(t *testing.T) {
 	}
 }
 
-// TestGemmBands: with two threads, gemm splits a large product into bands
+// TestGemmBands: with two threads, gemmBands (gemm where kern.Gemm has no
+// AVX-512 kernel) splits a large product into bands
 // of rows (more rows than columns) or of columns, each an OpenBLAS call on
 // its goroutine; every layout of A and B gives the one-call product.
 func TestGemmBands(t *testing.T) {
@@ -72,7 +73,7 @@ func TestGemmBands(t *testing.T) {
 			for i := range got {
 				got[i], want[i] = float32(i%7), float32(i%7) // β = 1: both add to C
 			}
-			gemm(tA, tB, m, n, k, 1, a, lda, b, ldb, 1, got, n)
+			gemmBands(tA, tB, m, n, k, 1, a, lda, b, ldb, 1, got, n)
 			gemm1(tA, tB, m, n, k, 1, a, lda, b, ldb, 1, want, n)
 			for i := range got {
 				if math.Abs(float64(got[i]-want[i])) > 1e-5*math.Abs(float64(want[i]))+1e-5 {

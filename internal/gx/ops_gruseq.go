@@ -83,13 +83,27 @@ func getScratch[T float](s *scratch, n int) []T {
 }
 
 // gemm is C = α op(A) op(B) + β C on row-major matrices with leading
-// dimensions, on whatever BLAS blas32/blas64 have installed (float32 on
-// gonum's: kern.Sgemm, our kernel, where there is AVX). With kern.Threads()
-// > 1 in the OpenBLAS build, a large product runs as bands of C's rows (or
-// of its columns, when it has fewer rows) on goroutines, each band one
-// OpenBLAS call on one thread: OpenBLAS's own threads would spin between
-// their calls on the cores kern.GemmPacked's goroutines run on.
+// dimensions. A float32 product (α = 1, β 0 or 1) runs on kern.Gemm where
+// the processor has its AVX-512 kernel, in either build: 200–235 GFLOP/s
+// on one Zen 5 core, where OpenBLAS 0.3.21 (its AVX2 "Haswell" kernel
+// there) runs 107–127 (BenchmarkGemmShapes). Otherwise on whatever BLAS
+// blas32/blas64 have installed (float32 on gonum's: kern.Sgemm, our
+// kernel, where there is AVX). With kern.Threads() > 1 in the OpenBLAS
+// build, a large product runs as bands of C's rows (or of its columns,
+// when it has fewer rows) on goroutines, each band one OpenBLAS call on
+// one thread: OpenBLAS's own threads would spin between their calls on
+// the cores kern.GemmPacked's goroutines run on.
 func gemm[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	if a32, ok := any(a).([]float32); ok && kern.PackedFast && alpha == 1 && (beta == 0 || beta == 1) {
+		kern.Gemm(tA, tB, m, n, k, a32, lda, any(b).([]float32), ldb, beta == 1, any(c).([]float32), ldc)
+		return
+	}
+	gemmBands(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// gemmBands is gemm on the installed BLAS, in bands on goroutines where
+// splitGemm and kern.Threads() say so.
+func gemmBands[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	if t := kern.Threads(); t > 1 && splitGemm && int64(m)*int64(n)*int64(k) >= 1<<20 && max(m, n) >= 2*t {
 		var wg sync.WaitGroup
 		band := func(f func()) {

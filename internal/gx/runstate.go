@@ -23,20 +23,11 @@ type bPacked struct {
 	p   kern.PackedB
 }
 
-// packedRows is the most rows of A a product runs on kern.GemmPacked in the
-// OpenBLAS build: on more, OpenBLAS's own packing of B costs little
-// (2688×1024×1024: OpenBLAS 104 GFLOP/s, GemmPacked 105), not worth a
-// second copy of the weight.
-const packedRows = 512
-
 // usePacked reports whether a product of m rows on a weight packed once per
-// run runs on kern.GemmPacked, where it has its AVX-512 kernel: in the
-// OpenBLAS build for the products of a step (few rows), which OpenBLAS runs
-// at 83–92 GFLOP/s and GemmPacked at 98–110; in the pure-Go build for all,
-// as kern.Sgemm runs 45–75.
-func usePacked(m int) bool {
-	return kern.PackedFast && (m <= packedRows || kern.OwnSgemm())
-}
+// run runs on kern.GemmPacked: wherever it has its AVX-512 kernel (~215
+// GFLOP/s on one Zen 5 core at 128×3072×1024, 200 at 2688 rows; OpenBLAS
+// 0.3.21 107–127, kern.Sgemm 45–75: BenchmarkGemmShapes).
+func usePacked(m int) bool { return kern.PackedFast && m > 0 }
 
 // packedB returns op(B) [k, n] packed for kern.GemmPacked, for B (b with
 // leading dimension ldb; [n, k] with tB) a weight that is an input of the

@@ -21,10 +21,14 @@ import (
 // On AVX-512 the micro-kernel keeps the 8×32 block of C in 16 registers
 // and runs 16 fused multiply-adds per k; where a product has the shape of a
 // decoder step (64 or 128 rows, thousands of columns), this skips the
-// packing of B that OpenBLAS repeats on every call: at 128×3072×1024 on one
-// core, 106 GFLOP/s against OpenBLAS's 84–92 (BenchmarkGemmPacked; kc = 512
-// rather than 256 took it from 101, and 2688×1024×1024 from 86–94 to 105,
-// OpenBLAS's 104).
+// packing of B that OpenBLAS repeats on every call. Measured on one core
+// (BenchmarkGemmPacked): on an earlier machine of the project's (its
+// AVX-512 FMAs at half this one's rate) 106 GFLOP/s at 128×3072×1024
+// against OpenBLAS's 84–92
+// (kc = 512 rather than 256 took it from 101, and 2688×1024×1024 from
+// 86–94 to 105); on a Zen 5 core (two 512-bit FMAs a cycle: 255 GFLOP/s
+// peak, measured) 214 and 215, where OpenBLAS 0.3.21 runs its AVX2 kernel
+// at 107–127.
 // Every entry of C is one chain of fused multiply-adds over k in order (the
 // next kc block starts from the sum so far): the same bits however a
 // product's columns are split over threads. (Not the bits of a Go loop
@@ -106,12 +110,56 @@ func (p *PackedB) panel(k0, kk, jp int) []float32 {
 
 var aPacks = sync.Pool{New: func() any { return new(Scratch) }}
 
+// bPacks holds the packed blocks of op(B) that Gemm packs on every call.
+var bPacks = sync.Pool{New: func() any { return new(PackedB) }}
+
+// Gemm sets C = op(A)·op(B), or with acc C + op(A)·op(B), for op(A) [m, k]
+// (A, or with tA Aᵀ for A [k, m]) and op(B) [k, n] (B, or with tB Bᵀ for B
+// [n, k]), row-major with leading dimensions: GemmPacked for a B that
+// changes from one product to the next (a weight's gradient Gᵀ·X, the
+// products of the recurrence's backward pass), packing op(B) one kc block
+// of rows at a time, so its scratch is at most kc×n values however long k
+// is. The sums are GemmPacked's: each entry one chain of fused
+// multiply-adds over k in order, continued from one block to the next, so
+// the product is the same bits as GemmPacked's on the whole of op(B)
+// packed, split over threads or not.
+func Gemm(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, acc bool, c []float32, ldc int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	p := bPacks.Get().(*PackedB)
+	defer bPacks.Put(p)
+	if k == 0 {
+		p.K, p.N = 0, n
+		gemmPacked(m, a, lda, tA, p, c, ldc, acc)
+		return
+	}
+	for k0 := 0; k0 < k; k0 += packKC {
+		kk := min(packKC, k-k0)
+		bo, ao := k0*ldb, k0 // where op(B)'s and op(A)'s block start
+		if tB {
+			bo = k0
+		}
+		if tA {
+			ao = k0 * lda
+		}
+		PackB(p, tB, kk, n, b[bo:], ldb)
+		gemmPacked(m, a[ao:], lda, tA, p, c, ldc, acc || k0 > 0)
+	}
+}
+
 // GemmPacked sets C = A·op(B), or with acc C + A·op(B) (the sum starting
 // from C), for A [m, K] with
 // leading dimension lda and op(B) packed in p; C is [m, N] with ldc. With
 // Threads() > 1, a large product splits op(B)'s panels into bands on
 // goroutines (every entry computed as in one band: the same bits).
 func GemmPacked(m int, a []float32, lda int, p *PackedB, c []float32, ldc int, acc bool) {
+	gemmPacked(m, a, lda, false, p, c, ldc, acc)
+}
+
+// gemmPacked is GemmPacked for op(A) = A [m, K] or, with tA, Aᵀ for A
+// [K, m] (leading dimension lda either way).
+func gemmPacked(m int, a []float32, lda int, tA bool, p *PackedB, c []float32, ldc int, acc bool) {
 	if m == 0 || p.N == 0 {
 		return
 	}
@@ -123,17 +171,17 @@ func GemmPacked(m int, a []float32, lda int, p *PackedB, c []float32, ldc int, a
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				gemmPanels(m, a, lda, p, c, ldc, acc, j0, min(np, j0+band))
+				gemmPanels(m, a, lda, tA, p, c, ldc, acc, j0, min(np, j0+band))
 			}()
 		}
 		wg.Wait()
 		return
 	}
-	gemmPanels(m, a, lda, p, c, ldc, acc, 0, np)
+	gemmPanels(m, a, lda, tA, p, c, ldc, acc, 0, np)
 }
 
 // gemmPanels is GemmPacked on op(B)'s panels [jp0, jp1).
-func gemmPanels(m int, a []float32, lda int, p *PackedB, c []float32, ldc int, acc bool, jp0, jp1 int) {
+func gemmPanels(m int, a []float32, lda int, tA bool, p *PackedB, c []float32, ldc int, acc bool, jp0, jp1 int) {
 	k, n := p.K, p.N
 	if k == 0 {
 		if !acc {
@@ -152,7 +200,7 @@ func gemmPanels(m int, a []float32, lda int, p *PackedB, c []float32, ldc int, a
 		load := acc || k0 > 0 // continue the sums in C
 		for i0 := 0; i0 < m; i0 += packMC {
 			mb := (min(packMC, m-i0) + packMR - 1) / packMR
-			packA(ap, a, lda, i0, m, k0, kk, mb)
+			packA(ap, a, lda, tA, i0, m, k0, kk, mb)
 			for jp := jp0; jp < jp1; jp++ {
 				panel := p.panel(k0, kk, jp)
 				for ib := 0; ib < mb; ib++ {
@@ -179,9 +227,23 @@ func gemmPanels(m int, a []float32, lda int, p *PackedB, c []float32, ldc int, a
 	}
 }
 
-// packA packs rows [i0, i0+8·mb) of A's columns [k0, k0+kk) as mb strips of
-// kk×mr (k-major), rows past m as zeros.
-func packA(ap, a []float32, lda, i0, m, k0, kk, mb int) {
+// packA packs rows [i0, i0+8·mb) of op(A)'s columns [k0, k0+kk) as mb
+// strips of kk×mr (k-major), rows past m as zeros. op(A) is A [m, K], or
+// with tA Aᵀ for A [K, m], whose strips are 8 consecutive values of a row.
+func packA(ap, a []float32, lda int, tA bool, i0, m, k0, kk, mb int) {
+	if tA {
+		for ib := 0; ib < mb; ib++ {
+			r0 := i0 + ib*packMR
+			rows := min(packMR, m-r0)
+			strip := ap[ib*packMR*kk : (ib+1)*packMR*kk]
+			for l := 0; l < kk; l++ {
+				s := strip[l*packMR : l*packMR+packMR : l*packMR+packMR]
+				n := copy(s[:rows], a[(k0+l)*lda+r0:])
+				clear(s[n:])
+			}
+		}
+		return
+	}
 	var rows [packMR][]float32
 	for ib := 0; ib < mb; ib++ {
 		for ii := range rows {

@@ -98,7 +98,7 @@ func TestGemmPackedThreads(t *testing.T) {
 	}
 	strip, panel := make([]float32, k*packMR), make([]float32, k*packNR)
 	kk := min(k, packKC)
-	packA(strip, a, k, 0, m, 0, kk, 1)
+	packA(strip, a, k, false, 0, m, 0, kk, 1)
 	copy(panel, p.panel(0, kk, 0)[:kk*packNR])
 	for _, load := range []bool{false, true} {
 		c1, c2 := randSlice(rng, packMR*packNR), make([]float32, packMR*packNR)
@@ -108,6 +108,96 @@ func TestGemmPackedThreads(t *testing.T) {
 		for i := range c1 {
 			if d := math.Abs(float64(c1[i] - c2[i])); d > 0x1p-23*math.Abs(float64(c2[i])) {
 				t.Fatalf("load=%v: the micro-kernels differ at %d: %v, %v", load, i, c1[i], c2[i])
+			}
+		}
+	}
+}
+
+// TestGemm checks the general product against float64 sums with Higham's
+// bound (as TestGemmPacked), for every orientation of A and B, with and
+// without accumulating, k across several kc blocks and leading dimensions
+// wider than the matrices; and that it is GemmPacked's product on the
+// whole of op(B) packed, bit for bit (A transposed by hand where tA), on
+// one thread and on two.
+func TestGemm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	defer SetThreads(Threads())
+	for _, s := range [][3]int{{8, 32, 1}, {13, 45, 300}, {3, 1001, 17}, {200, 64, 1100}, {130, 70, 513}, {1, 1, 1}, {9, 33, 0}} {
+		m, n, k := s[0], s[1], s[2]
+		for _, tA := range []bool{false, true} {
+			for _, tB := range []bool{false, true} {
+				for _, acc := range []bool{false, true} {
+					lda, ldb, ldc := k+3, n+5, n+7
+					if tA {
+						lda = m + 2
+					}
+					if tB {
+						ldb = k + 5
+					}
+					a, b, c := randSlice(rng, max(k, m)*lda), randSlice(rng, max(k, n)*ldb), randSlice(rng, m*ldc)
+					aAt := func(i, l int) float32 {
+						if tA {
+							return a[l*lda+i]
+						}
+						return a[i*lda+l]
+					}
+					bAt := func(l, j int) float32 {
+						if tB {
+							return b[j*ldb+l]
+						}
+						return b[l*ldb+j]
+					}
+					c0 := slices.Clone(c)
+					SetThreads(1)
+					Gemm(tA, tB, m, n, k, a, lda, b, ldb, acc, c, ldc)
+					u := math.Ldexp(1, -24)
+					gamma := float64(k) * u / (1 - float64(k)*u)
+					for i := 0; i < m; i++ {
+						for j := 0; j < ldc; j++ {
+							got := float64(c[i*ldc+j])
+							if j >= n {
+								if got != float64(c0[i*ldc+j]) {
+									t.Fatalf("%v tA=%v tB=%v: c[%d,%d] written outside C", s, tA, tB, i, j)
+								}
+								continue
+							}
+							var want, mag float64
+							for l := 0; l < k; l++ {
+								x := float64(aAt(i, l)) * float64(bAt(l, j))
+								want += x
+								mag += math.Abs(x)
+							}
+							bound := gamma * mag
+							if acc {
+								want += float64(c0[i*ldc+j])
+								bound += u * math.Abs(want)
+							}
+							if math.Abs(got-want) > bound {
+								t.Fatalf("%v tA=%v tB=%v acc=%v: c[%d,%d] = %v, want %v ± %.3g", s, tA, tB, acc, i, j, got, want, bound)
+							}
+						}
+					}
+					// GemmPacked on op(A) written out and op(B) packed whole
+					opA := make([]float32, m*k)
+					for i := 0; i < m; i++ {
+						for l := 0; l < k; l++ {
+							opA[i*k+l] = aAt(i, l)
+						}
+					}
+					var p PackedB
+					PackB(&p, tB, k, n, b, ldb)
+					want := slices.Clone(c0)
+					GemmPacked(m, opA, k, &p, want, ldc, acc)
+					if !slices.Equal(c, want) {
+						t.Fatalf("%v tA=%v tB=%v acc=%v: not GemmPacked's bits", s, tA, tB, acc)
+					}
+					SetThreads(2)
+					two := slices.Clone(c0)
+					Gemm(tA, tB, m, n, k, a, lda, b, ldb, acc, two, ldc)
+					if !slices.Equal(c, two) {
+						t.Fatalf("%v tA=%v tB=%v acc=%v: two threads differ from one", s, tA, tB, acc)
+					}
+				}
 			}
 		}
 	}
