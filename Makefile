@@ -42,14 +42,17 @@ test-openblas:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
-# The bench workload in PyTorch then in attnzoo, back to back, each on one
-# BLAS thread (torch.set_num_threads(1)), at every hidden size of SIZES, and
-# one table of both. A hidden size up to 128 runs the anchor's batch, source
+# The bench workload in PyTorch then in attnzoo, back to back, each on
+# THREADS threads (default one: OPENBLAS_NUM_THREADS and
+# torch.set_num_threads for PyTorch; --threads for attnzoo, whose products
+# split over goroutines), at every hidden size of SIZES, and one table of
+# both. A hidden size up to 128 runs the anchor's batch, source
 # length and vocabulary (64, 12, 32) for 55 steps (50 timed), 20 greedy and
 # 10 beam decodings; a larger one runs BIG_WORKLOAD for BIG_RUN. Installs
 # nothing; without torch it shows attnzoo's figures alone. The JSON lines
 # stay in bin/bench-compare.jsonl.
 SIZES ?= 128
+THREADS ?= 1
 BIG_WORKLOAD ?= --batch 128 --src-len 20 --vocab 1001
 BIG_RUN ?= --steps 10 --warmup 2 --reps 5
 BIG_BEAM ?= --beam-reps 2
@@ -69,15 +72,15 @@ bench-compare: build
 			size="--hidden $$h $(BIG_WORKLOAD)"; run="$(BIG_RUN)"; beam="$(BIG_BEAM)"; \
 		fi; \
 		if [ -n "$$torch" ]; then \
-			echo "== pytorch: OPENBLAS_NUM_THREADS=1 $(TORCH_PYTHON) $(TORCH_SCRIPT) $$size $$run --threads 1"; \
-			OPENBLAS_NUM_THREADS=1 $(TORCH_PYTHON) $(TORCH_SCRIPT) $$size $$run --threads 1 > bin/bench-line.json || exit 1; \
+			echo "== pytorch: OPENBLAS_NUM_THREADS=$(THREADS) $(TORCH_PYTHON) $(TORCH_SCRIPT) $$size $$run --threads $(THREADS)"; \
+			OPENBLAS_NUM_THREADS=$(THREADS) $(TORCH_PYTHON) $(TORCH_SCRIPT) $$size $$run --threads $(THREADS) > bin/bench-line.json || exit 1; \
 			cat bin/bench-line.json; cat bin/bench-line.json >> bin/bench-compare.jsonl; \
 		fi; \
-		echo "== attnzoo: OPENBLAS_NUM_THREADS=1 $(BIN) bench --json $$size $$run $$beam (BLAS=$(BLAS))"; \
-		OPENBLAS_NUM_THREADS=1 ./$(BIN) bench --json $$size $$run $$beam > bin/bench-line.json || exit 1; \
+		echo "== attnzoo: OPENBLAS_NUM_THREADS=1 $(BIN) bench --json $$size $$run $$beam --threads $(THREADS) (BLAS=$(BLAS))"; \
+		OPENBLAS_NUM_THREADS=1 ./$(BIN) bench --json $$size $$run $$beam --threads $(THREADS) > bin/bench-line.json || exit 1; \
 		cat bin/bench-line.json; cat bin/bench-line.json >> bin/bench-compare.jsonl; \
 	done; \
-	echo; echo "== bench-compare, $$(date -u '+%Y-%m-%d %H:%M UTC'), $$(nproc) cores, SIZES=\"$(SIZES)\""; \
+	echo; echo "== bench-compare, $$(date -u '+%Y-%m-%d %H:%M UTC'), $$(nproc) cores, SIZES=\"$(SIZES)\", THREADS=$(THREADS)"; \
 	./$(BIN) bench --table-from bin/bench-compare.jsonl
 
 fmt:
