@@ -182,6 +182,7 @@ type stepper struct {
 	sg         *stepGraph
 	R, S, V, H int
 	y          []int // the previous tokens, [R]
+	ran        bool  // the graph has run once for this decoding: its weights are packed
 }
 
 // stepOut is a run's outputs, in place: valid until the next run.
@@ -247,9 +248,16 @@ func (st *stepper) run() (stepOut, error) {
 	if err := gx.Fill(sg.y, func(i int) float64 { return float64(st.y[i]) }); err != nil {
 		return out, err
 	}
-	if err := sg.mach.Run(); err != nil {
+	// the weights cannot change within one decoding: the runs after the
+	// first use the products' packed weights again
+	run := sg.mach.Run
+	if st.ran {
+		run = sg.mach.RunAgain
+	}
+	if err := run(); err != nil {
 		return out, fmt.Errorf("seq2seq: decoding step: %w", err)
 	}
+	st.ran = true
 	var err error
 	view := func(n *gx.Node, v *gx.Vec) {
 		if n != nil && err == nil {
