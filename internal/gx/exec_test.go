@@ -225,3 +225,74 @@ func TestMachineFusesWeightGradients(t *testing.T) {
 		}
 	}
 }
+
+// A memory X [B,S,D] read at four steps by WSum (the context Σ_i w_i X):
+// its gradient Σ_t Outer(w_t, r_t) (cost = Σ_t Σ WSum(w_t, X) ⊙ r_t) is a
+// chain of Adds over four Outer products; three accumulate into the
+// chain's buffer instead of writing their own, and the sum is the
+// hand-derived ∂X[b,i,d] = Σ_t w_t[b,i]·r_t[b,d], in float32 too (small
+// integers: every sum exact); with two heads, Σ_t w_t[b·2+k(d),i]·r_t[b,d].
+func TestMachineFusesOuterGradients(t *testing.T) {
+	const B, S, D = 2, 3, 4
+	for _, dt := range []Dtype{Float64, Float32} {
+		for _, h := range []int{1, 2} {
+			g := NewGraph(dt)
+			X := g.Input("X", B, S, D)
+			var cost *Node
+			ws, rs := make([][]float64, 4), make([][]float64, 4)
+			for t := range ws {
+				ws[t], rs[t] = make([]float64, B*h*S), make([]float64, B*D)
+				for j := range ws[t] {
+					ws[t][j] = float64((t+1)*(j%5)) - 4
+				}
+				for j := range rs[t] {
+					rs[t][j] = float64((j+t)%5) - 2
+				}
+				w := g.Const(fmt.Sprint("w", t), ws[t], B*h, S)
+				ctx := g.apply(newWSumHeads(1, h), w, X) // h = 1: WSum
+				c := g.DotAll(ctx, g.Const(fmt.Sprint("r", t), rs[t], B, D))
+				if cost == nil {
+					cost = c
+				} else {
+					cost = g.Add(cost, c)
+				}
+			}
+			dX := g.Grad(cost, X)[0]
+			m, err := g.Machine()
+			if err != nil {
+				t.Fatal(err)
+			}
+			deferred := 0
+			for _, s := range m.steps {
+				if _, ok := s.op.(*outerOp); ok && s.deferred {
+					deferred++
+				}
+			}
+			if deferred != 3 {
+				t.Errorf("%v h=%d: %d Outer steps deferred to their Adds, want 3", dt, h, deferred)
+			}
+			for run := 0; run < 2; run++ {
+				if err := m.Run(); err != nil {
+					t.Fatal(err)
+				}
+				got, err := g.Value(dX)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for b := 0; b < B; b++ {
+					for i := 0; i < S; i++ {
+						for d := 0; d < D; d++ {
+							want := 0.0
+							for t := range ws {
+								want += ws[t][(b*h+d/(D/h))*S+i] * rs[t][b*D+d]
+							}
+							if got[(b*S+i)*D+d] != want {
+								t.Fatalf("%v h=%d run %d: dX[%d,%d,%d] = %v, want %v", dt, h, run, b, i, d, got[(b*S+i)*D+d], want)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -183,17 +183,36 @@ func (op *outerOp) Do(vs ...G.Value) (G.Value, error) {
 	}
 	B, S, D := o.sh[1][0], o.sh[0][1], o.sh[1][1]
 	out := o.allocDirty(B, S, D)
-	switch {
-	case op.h > 1 && o.f64 != nil:
-		outerHeads(o.f64[0], o.f64[1], out.Float64s(), B, S, D, op.h, op.c)
-	case op.h > 1:
-		outerHeads(o.f32[0], o.f32[1], out.Float32s(), B, S, D, op.h, float32(op.c))
-	case o.f64 != nil:
-		outer(o.f64[0], o.f64[1], out.Float64s(), B, S, D, op.c)
-	default:
-		outer(o.f32[0], o.f32[1], out.Float32s(), B, S, D, float32(op.c))
-	}
+	op.into(o, out, false)
 	return out, nil
+}
+
+// into writes the product into out, or with acc adds it to out.
+func (op *outerOp) into(o *operands, out *tensor.Dense, acc bool) {
+	B, S, D := o.sh[1][0], o.sh[0][1], o.sh[1][1]
+	if o.f64 != nil {
+		outerHeads(o.f64[0], o.f64[1], out.Float64s(), B, S, D, op.h, op.c, acc)
+	} else {
+		outerHeads(o.f32[0], o.f32[1], out.Float32s(), B, S, D, op.h, float32(op.c), acc)
+	}
+}
+
+// accumulate is dst += Outer(w, y) for dst [B,S,D] of the operands' dtype:
+// each row's c·w·y rounded, then added (kern.Axpy multiplies, then adds),
+// the bits of Outer then Add. The gradient of the annotations through each
+// step's context, Σ_t Outer(w_t, ∂c_t), then writes no [B,S,D] buffer of
+// its own per step (hidden 1024, batch 128, source 20: 10 MB at each of 21
+// steps, written, then read by the Add).
+func (op *outerOp) accumulate(vs []G.Value, dst *tensor.Dense) (bool, error) {
+	o, err := op.getOperands(vs)
+	if err != nil {
+		return false, err
+	}
+	if dst.Dtype() != o.dt || !sameInts(dst.Shape(), []int{o.sh[1][0], o.sh[0][1], o.sh[1][1]}) {
+		return false, nil
+	}
+	op.into(o, dst, true)
+	return true, nil
 }
 
 func (op *outerOp) DiffWRT(int) []bool { return []bool{true, true} }
@@ -239,11 +258,4 @@ func wsum[T float](w, X, out []T, B, S, D int, c T) {
 	}
 }
 
-func outer[T float](w, y, out []T, B, S, D int, c T) {
-	for b := 0; b < B; b++ {
-		yb := y[b*D : (b+1)*D]
-		for i := 0; i < S; i++ {
-			kern.ScaleTo(c*w[b*S+i], yb, out[(b*S+i)*D:(b*S+i+1)*D])
-		}
-	}
-}
+

@@ -115,7 +115,7 @@ func Axpy[T Float](a T, x, y []T) {
 	}
 	y = y[:len(x)]
 	for i, v := range x {
-		y[i] += a * v
+		y[i] += T(a * v) // the product rounded, then the sum (never fused): axpyAVX's bits
 	}
 }
 
