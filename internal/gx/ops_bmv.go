@@ -246,16 +246,18 @@ func gemv[T float](m, n int, c T, X, y, out []T) {
 }
 
 func wsum[T float](w, X, out []T, B, S, D int, c T) {
-	for b := 0; b < B; b++ {
-		ob := out[b*D : (b+1)*D]
-		for i := 0; i < S; i++ {
-			wi := c * w[b*S+i]
-			if wi == 0 {
-				continue
+	kern.Parallel(B, S*D, func(b0, b1 int) {
+		for b := b0; b < b1; b++ {
+			ob := out[b*D : (b+1)*D]
+			for i := 0; i < S; i++ {
+				wi := c * w[b*S+i]
+				if wi == 0 {
+					continue
+				}
+				kern.Axpy(wi, X[(b*S+i)*D:(b*S+i+1)*D], ob)
 			}
-			kern.Axpy(wi, X[(b*S+i)*D:(b*S+i+1)*D], ob)
 		}
-	}
+	})
 }
 
 

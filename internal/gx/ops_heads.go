@@ -179,17 +179,19 @@ func wsumHeads[T float](w, X, out []T, B, S, D, h int, c T) {
 // outerHeads sets out[b,i,block k] = c·w[b·h+k,i]·y[b,block k].
 func outerHeads[T float](w, y, out []T, B, S, D, h int, c T, acc bool) {
 	a := D / h
-	for b := 0; b < B; b++ {
-		for k := 0; k < h; k++ {
-			yk := y[b*D+k*a : b*D+(k+1)*a]
-			for i := 0; i < S; i++ {
-				o := out[(b*S+i)*D+k*a : (b*S+i)*D+(k+1)*a]
-				if acc {
-					kern.Axpy(c*w[(b*h+k)*S+i], yk, o)
-				} else {
-					kern.ScaleTo(c*w[(b*h+k)*S+i], yk, o)
+	kern.Parallel(B, S*D, func(b0, b1 int) {
+		for b := b0; b < b1; b++ {
+			for k := 0; k < h; k++ {
+				yk := y[b*D+k*a : b*D+(k+1)*a]
+				for i := 0; i < S; i++ {
+					o := out[(b*S+i)*D+k*a : (b*S+i)*D+(k+1)*a]
+					if acc {
+						kern.Axpy(c*w[(b*h+k)*S+i], yk, o)
+					} else {
+						kern.ScaleTo(c*w[(b*h+k)*S+i], yk, o)
+					}
 				}
 			}
 		}
-	}
+	})
 }

@@ -110,7 +110,16 @@ func Sigmoids[T Float](x, out []T) {
 // Axpy sets y[i] += a·x[i].
 func Axpy[T Float](a T, x, y []T) {
 	if x32, ok := any(x).([]float32); ok {
-		axpy32(float32(a), x32, any(y).([]float32))
+		y32 := any(y).([]float32)[:len(x32)]
+		if len(x32) < parallelValues { // one thread: no closure
+			axpy32(float32(a), x32, y32)
+			return
+		}
+		const block = 4096 // a large sum (the machine's Adds) split over threads
+		Parallel((len(x32)+block-1)/block, block, func(lo, hi int) {
+			lo, hi = lo*block, min(hi*block, len(x32))
+			axpy32(float32(a), x32[lo:hi], y32[lo:hi])
+		})
 		return
 	}
 	y = y[:len(x)]
@@ -175,6 +184,20 @@ func adam32(p, g []float32, m, v []float64, a AdamConsts) {
 		v[j] = a.B2*v[j] + a.OneMinusB2*gj*gj
 		p[j] = float32(float64(p[j]) - a.Step*m[j]/(math.Sqrt(v[j])/a.SqrtC2+a.Eps))
 	}
+}
+
+// Adam32 is one Adam update of float32 parameters p from float32 gradients
+// g with float64 moments m and v (adam32; AVX on amd64), split over threads
+// in blocks of 1024 entries (Parallel: each entry on its own, so the same
+// bits). At hidden 1024 a step updates 16.2M parameters, reading and
+// writing 44 bytes each: ~10% of a step on one thread.
+func Adam32(p, g []float32, m, v []float64, a AdamConsts) {
+	g, m, v = g[:len(p)], m[:len(p)], v[:len(p)]
+	const block = 1024
+	Parallel((len(p)+block-1)/block, block, func(lo, hi int) {
+		lo, hi = lo*block, min(hi*block, len(p))
+		adam32Range(p[lo:hi], g[lo:hi], m[lo:hi], v[lo:hi], a)
+	})
 }
 
 // The GRU's elementwise pieces (see ops_gru.go, ops_gruseq.go).

@@ -174,10 +174,8 @@ func tanhDelta32(g float32, v, t, out []float32) {
 	}
 }
 
-// Adam32 is one Adam update of float32 parameters p from float32 gradients g
-// with float64 moments m and v (see adam32).
-func Adam32(p, g []float32, m, v []float64, a AdamConsts) {
-	g, m, v = g[:len(p)], m[:len(p)], v[:len(p)]
+// adam32Range is Adam32 on one range, four entries at a time with AVX.
+func adam32Range(p, g []float32, m, v []float64, a AdamConsts) {
 	n := 0
 	if HasAVX && len(p) >= 4 {
 		n = len(p) &^ 3

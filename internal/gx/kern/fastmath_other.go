@@ -60,9 +60,8 @@ func tanhDelta32(g float32, v, t, out []float32) {
 	}
 }
 
-// Adam32 is one Adam update of float32 parameters p from float32 gradients g
-// with float64 moments m and v (see adam32).
-func Adam32(p, g []float32, m, v []float64, a AdamConsts) { adam32(p, g, m, v, a) }
+// adam32Range is Adam32 on one range.
+func adam32Range(p, g []float32, m, v []float64, a AdamConsts) { adam32(p, g, m, v, a) }
 
 // add2s32 sets out[i] = a[i] + b[i].
 func add2s32(a, b, out []float32) { Add2(a, b, out) }

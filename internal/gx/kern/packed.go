@@ -151,8 +151,9 @@ func Gemm(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, 
 // GemmPacked sets C = A·op(B), or with acc C + A·op(B) (the sum starting
 // from C), for A [m, K] with
 // leading dimension lda and op(B) packed in p; C is [m, N] with ldc. With
-// Threads() > 1, a large product splits op(B)'s panels into bands on
-// goroutines (every entry computed as in one band: the same bits).
+// Threads() > 1, a large product splits into bands on goroutines, of
+// rows where there are many (each band packs its own rows of A), else of
+// op(B)'s panels; every entry is computed as in one band: the same bits.
 func GemmPacked(m int, a []float32, lda int, p *PackedB, c []float32, ldc int, acc bool) {
 	gemmPacked(m, a, lda, false, p, c, ldc, acc)
 }
@@ -164,20 +165,41 @@ func gemmPacked(m int, a []float32, lda int, tA bool, p *PackedB, c []float32, l
 		return
 	}
 	np := (p.N + packNR - 1) / packNR
-	if t := min(int(threads.Load()), np); t > 1 && int64(m)*int64(p.N)*int64(p.K) >= parallelFlops {
-		band := (np + t - 1) / t
-		var wg sync.WaitGroup
-		for j0 := 0; j0 < np; j0 += band {
+	t := int(threads.Load())
+	if t <= 1 || int64(m)*int64(p.N)*int64(p.K) < parallelFlops {
+		gemmPanels(m, a, lda, tA, p, c, ldc, acc, 0, np)
+		return
+	}
+	var wg sync.WaitGroup
+	if m >= t*packMC {
+		// many rows: bands of rows (whole strips), each packing only its
+		// own rows of A against the one packed B (split by panels, every
+		// band would pack all of A: 2688×2048 values twice per product)
+		band := (m/t + packMR - 1) &^ (packMR - 1)
+		for i0 := 0; i0 < m; i0 += band {
+			rows, ao := min(band, m-i0), i0*lda
+			if tA {
+				ao = i0
+			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				gemmPanels(m, a, lda, tA, p, c, ldc, acc, j0, min(np, j0+band))
+				gemmPanels(rows, a[ao:], lda, tA, p, c[i0*ldc:], ldc, acc, 0, np)
 			}()
 		}
 		wg.Wait()
 		return
 	}
-	gemmPanels(m, a, lda, tA, p, c, ldc, acc, 0, np)
+	t = min(t, np)
+	band := (np + t - 1) / t
+	for j0 := 0; j0 < np; j0 += band {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			gemmPanels(m, a, lda, tA, p, c, ldc, acc, j0, min(np, j0+band))
+		}()
+	}
+	wg.Wait()
 }
 
 // gemmPanels is GemmPacked on op(B)'s panels [jp0, jp1).

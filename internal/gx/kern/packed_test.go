@@ -118,11 +118,12 @@ func TestGemmPackedThreads(t *testing.T) {
 // without accumulating, k across several kc blocks and leading dimensions
 // wider than the matrices; and that it is GemmPacked's product on the
 // whole of op(B) packed, bit for bit (A transposed by hand where tA), on
-// one thread and on two.
+// one thread and on two (777 rows: split into bands of rows, 392 and 385;
+// the others into bands of panels).
 func TestGemm(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	defer SetThreads(Threads())
-	for _, s := range [][3]int{{8, 32, 1}, {13, 45, 300}, {3, 1001, 17}, {200, 64, 1100}, {130, 70, 513}, {1, 1, 1}, {9, 33, 0}} {
+	for _, s := range [][3]int{{8, 32, 1}, {13, 45, 300}, {3, 1001, 17}, {200, 64, 1100}, {130, 70, 513}, {777, 45, 130}, {1, 1, 1}, {9, 33, 0}} {
 		m, n, k := s[0], s[1], s[2]
 		for _, tA := range []bool{false, true} {
 			for _, tB := range []bool{false, true} {
