@@ -259,5 +259,3 @@ func wsum[T float](w, X, out []T, B, S, D int, c T) {
 		}
 	})
 }
-
-
