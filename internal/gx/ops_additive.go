@@ -106,12 +106,18 @@ func (op *additiveDeltaOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 
 // additiveDelta sets δ[n,a] = g[n] v[a] (1 − T[n,a]²).
 func additiveDelta[T float](t, v, g, out []T) {
+	if !kern.Splits(len(g), len(v)) {
+		additiveDeltaRows(t, v, g, out, 0, len(g))
+		return
+	}
+	kern.Parallel(len(g), len(v), func(lo, hi int) { additiveDeltaRows(t, v, g, out, lo, hi) })
+}
+
+func additiveDeltaRows[T float](t, v, g, out []T, lo, hi int) {
 	A := len(v)
-	kern.Parallel(len(g), A, func(lo, hi int) {
-		for n := lo; n < hi; n++ {
-			kern.TanhDelta(g[n], v, t[n*A:(n+1)*A], out[n*A:(n+1)*A])
-		}
-	})
+	for n := lo; n < hi; n++ {
+		kern.TanhDelta(g[n], v, t[n*A:(n+1)*A], out[n*A:(n+1)*A])
+	}
 }
 
 func (op *additiveDeltaOp) Do(vs ...G.Value) (G.Value, error) {
@@ -142,14 +148,20 @@ func (op *addTanhOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 // addTanh sets out[b,i,:] = tanh(P[b,i,:] + u[b,:] + c) for P [B,S,A].
 func addTanh[T float](P, u, c, out []T, B, S, A int) {
 	c = c[:A]
-	kern.Parallel(B, S*A, func(b0, b1 int) {
-		for b := b0; b < b1; b++ {
-			ub := u[b*A : (b+1)*A]
-			for i := 0; i < S; i++ {
-				kern.AddTanhs(P[(b*S+i)*A:(b*S+i+1)*A], ub, c, out[(b*S+i)*A:(b*S+i+1)*A])
-			}
+	if !kern.Splits(B, S*A) {
+		addTanhRows(P, u, c, out, S, A, 0, B)
+		return
+	}
+	kern.Parallel(B, S*A, func(b0, b1 int) { addTanhRows(P, u, c, out, S, A, b0, b1) })
+}
+
+func addTanhRows[T float](P, u, c, out []T, S, A, b0, b1 int) {
+	for b := b0; b < b1; b++ {
+		ub := u[b*A : (b+1)*A]
+		for i := 0; i < S; i++ {
+			kern.AddTanhs(P[(b*S+i)*A:(b*S+i+1)*A], ub, c, out[(b*S+i)*A:(b*S+i+1)*A])
 		}
-	})
+	}
 }
 
 func (op *addTanhOp) Do(vs ...G.Value) (G.Value, error) {

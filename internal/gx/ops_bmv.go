@@ -246,16 +246,22 @@ func gemv[T float](m, n int, c T, X, y, out []T) {
 }
 
 func wsum[T float](w, X, out []T, B, S, D int, c T) {
-	kern.Parallel(B, S*D, func(b0, b1 int) {
-		for b := b0; b < b1; b++ {
-			ob := out[b*D : (b+1)*D]
-			for i := 0; i < S; i++ {
-				wi := c * w[b*S+i]
-				if wi == 0 {
-					continue
-				}
-				kern.Axpy(wi, X[(b*S+i)*D:(b*S+i+1)*D], ob)
+	if !kern.Splits(B, S*D) {
+		wsumRows(w, X, out, S, D, c, 0, B)
+		return
+	}
+	kern.Parallel(B, S*D, func(b0, b1 int) { wsumRows(w, X, out, S, D, c, b0, b1) })
+}
+
+func wsumRows[T float](w, X, out []T, S, D int, c T, b0, b1 int) {
+	for b := b0; b < b1; b++ {
+		ob := out[b*D : (b+1)*D]
+		for i := 0; i < S; i++ {
+			wi := c * w[b*S+i]
+			if wi == 0 {
+				continue
 			}
+			kern.Axpy(wi, X[(b*S+i)*D:(b*S+i+1)*D], ob)
 		}
-	})
+	}
 }

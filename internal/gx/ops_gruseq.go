@@ -154,7 +154,7 @@ func gemm1[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ld
 	switch a := any(a).(type) {
 	case []float32:
 		if alpha == 1 && (beta == 0 || beta == 1) && kern.OwnSgemm() {
-			pack := kern.Packs.Get().(*scratch)
+			pack := kern.Packs.Get()
 			kern.Sgemm(tA, tB, m, n, k, a, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc, pack)
 			kern.Packs.Put(pack)
 			return

@@ -178,20 +178,27 @@ func wsumHeads[T float](w, X, out []T, B, S, D, h int, c T) {
 
 // outerHeads sets out[b,i,block k] = c·w[b·h+k,i]·y[b,block k].
 func outerHeads[T float](w, y, out []T, B, S, D, h int, c T, acc bool) {
+	if !kern.Splits(B, S*D) {
+		outerRows(w, y, out, S, D, h, c, acc, 0, B)
+		return
+	}
+	kern.Parallel(B, S*D, func(b0, b1 int) { outerRows(w, y, out, S, D, h, c, acc, b0, b1) })
+}
+
+// outerRows is outerHeads on batch rows [b0, b1).
+func outerRows[T float](w, y, out []T, S, D, h int, c T, acc bool, b0, b1 int) {
 	a := D / h
-	kern.Parallel(B, S*D, func(b0, b1 int) {
-		for b := b0; b < b1; b++ {
-			for k := 0; k < h; k++ {
-				yk := y[b*D+k*a : b*D+(k+1)*a]
-				for i := 0; i < S; i++ {
-					o := out[(b*S+i)*D+k*a : (b*S+i)*D+(k+1)*a]
-					if acc {
-						kern.Axpy(c*w[(b*h+k)*S+i], yk, o)
-					} else {
-						kern.ScaleTo(c*w[(b*h+k)*S+i], yk, o)
-					}
+	for b := b0; b < b1; b++ {
+		for k := 0; k < h; k++ {
+			yk := y[b*D+k*a : b*D+(k+1)*a]
+			for i := 0; i < S; i++ {
+				o := out[(b*S+i)*D+k*a : (b*S+i)*D+(k+1)*a]
+				if acc {
+					kern.Axpy(c*w[(b*h+k)*S+i], yk, o)
+				} else {
+					kern.ScaleTo(c*w[(b*h+k)*S+i], yk, o)
 				}
 			}
 		}
-	})
+	}
 }

@@ -111,11 +111,11 @@ func Sigmoids[T Float](x, out []T) {
 func Axpy[T Float](a T, x, y []T) {
 	if x32, ok := any(x).([]float32); ok {
 		y32 := any(y).([]float32)[:len(x32)]
-		if len(x32) < parallelValues { // one thread: no closure
+		const block = 4096 // a large sum (the machine's Adds) split over threads
+		if !Splits((len(x32)+block-1)/block, block) {
 			axpy32(float32(a), x32, y32)
 			return
 		}
-		const block = 4096 // a large sum (the machine's Adds) split over threads
 		Parallel((len(x32)+block-1)/block, block, func(lo, hi int) {
 			lo, hi = lo*block, min(hi*block, len(x32))
 			axpy32(float32(a), x32[lo:hi], y32[lo:hi])
@@ -194,6 +194,10 @@ func adam32(p, g []float32, m, v []float64, a AdamConsts) {
 func Adam32(p, g []float32, m, v []float64, a AdamConsts) {
 	g, m, v = g[:len(p)], m[:len(p)], v[:len(p)]
 	const block = 1024
+	if !Splits((len(p)+block-1)/block, block) {
+		adam32Range(p, g, m, v, a)
+		return
+	}
 	Parallel((len(p)+block-1)/block, block, func(lo, hi int) {
 		lo, hi = lo*block, min(hi*block, len(p))
 		adam32Range(p[lo:hi], g[lo:hi], m[lo:hi], v[lo:hi], a)

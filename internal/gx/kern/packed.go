@@ -2,7 +2,6 @@ package kern
 
 import (
 	"math"
-	"sync"
 )
 
 // A float32 product C = A·op(B) (+ C) for a B that stays the same across
@@ -90,16 +89,8 @@ func PackB(p *PackedB, tB bool, k, n int, b []float32, ldb int) {
 		pack(0, np)
 		return
 	}
-	var wg sync.WaitGroup
 	band := (np + t - 1) / t
-	for j0 := 0; j0 < np; j0 += band {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			pack(j0, min(np, j0+band))
-		}()
-	}
-	wg.Wait()
+	spread((np+band-1)/band, func(i int) { pack(i*band, min(np, (i+1)*band)) })
 }
 
 // panel returns the kk×nr panel jp of the block that starts at row k0.
@@ -108,10 +99,10 @@ func (p *PackedB) panel(k0, kk, jp int) []float32 {
 	return p.data[(k0*np+jp*kk)*packNR:]
 }
 
-var aPacks = sync.Pool{New: func() any { return new(Scratch) }}
+var aPacks keep[Scratch]
 
 // bPacks holds the packed blocks of op(B) that Gemm packs on every call.
-var bPacks = sync.Pool{New: func() any { return new(PackedB) }}
+var bPacks keep[PackedB]
 
 // Gemm sets C = op(A)·op(B), or with acc C + op(A)·op(B), for op(A) [m, k]
 // (A, or with tA Aᵀ for A [k, m]) and op(B) [k, n] (B, or with tB Bᵀ for B
@@ -127,7 +118,7 @@ func Gemm(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, 
 	if m == 0 || n == 0 {
 		return
 	}
-	p := bPacks.Get().(*PackedB)
+	p := bPacks.Get()
 	defer bPacks.Put(p)
 	if k == 0 {
 		p.K, p.N = 0, n
@@ -170,36 +161,26 @@ func gemmPacked(m int, a []float32, lda int, tA bool, p *PackedB, c []float32, l
 		gemmPanels(m, a, lda, tA, p, c, ldc, acc, 0, np)
 		return
 	}
-	var wg sync.WaitGroup
 	if m >= t*packMC {
 		// many rows: bands of rows (whole strips), each packing only its
 		// own rows of A against the one packed B (split by panels, every
 		// band would pack all of A: 2688×2048 values twice per product)
 		band := (m/t + packMR - 1) &^ (packMR - 1)
-		for i0 := 0; i0 < m; i0 += band {
-			rows, ao := min(band, m-i0), i0*lda
+		spread((m+band-1)/band, func(i int) {
+			i0 := i * band
+			ao := i0 * lda
 			if tA {
 				ao = i0
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				gemmPanels(rows, a[ao:], lda, tA, p, c[i0*ldc:], ldc, acc, 0, np)
-			}()
-		}
-		wg.Wait()
+			gemmPanels(min(band, m-i0), a[ao:], lda, tA, p, c[i0*ldc:], ldc, acc, 0, np)
+		})
 		return
 	}
 	t = min(t, np)
 	band := (np + t - 1) / t
-	for j0 := 0; j0 < np; j0 += band {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			gemmPanels(m, a, lda, tA, p, c, ldc, acc, j0, min(np, j0+band))
-		}()
-	}
-	wg.Wait()
+	spread((np+band-1)/band, func(i int) {
+		gemmPanels(m, a, lda, tA, p, c, ldc, acc, i*band, min(np, (i+1)*band))
+	})
 }
 
 // gemmPanels is GemmPacked on op(B)'s panels [jp0, jp1).
@@ -213,7 +194,7 @@ func gemmPanels(m int, a []float32, lda int, tA bool, p *PackedB, c []float32, l
 		}
 		return
 	}
-	s := aPacks.Get().(*Scratch)
+	s := aPacks.Get()
 	defer aPacks.Put(s)
 	ap := s.Get32(packMC * packKC)
 	var edge [packMR * packNR]float32

@@ -1,7 +1,6 @@
 package kern
 
 import (
-	"sync"
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas/blas32"
@@ -10,10 +9,10 @@ import (
 
 // Packs holds scratch space for transposed B operands, shared by the goroutines
 // of concurrent runs.
-var Packs = sync.Pool{New: func() any { return new(Scratch) }}
+var Packs keep[Scratch]
 
 // edgePacks holds scratch space for B's last columns padded to the kernel's width.
-var edgePacks = sync.Pool{New: func() any { return new(Scratch) }}
+var edgePacks keep[Scratch]
 
 // A float32 matrix product for the pure-Go build. gonum's Sgemm runs 4-wide
 // SSE loops (about 12 GFLOP/s here); with AVX this one runs a 4×16
@@ -69,16 +68,10 @@ func Sgemm(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb int,
 	// result is the same bit for bit
 	if t := int(threads.Load()); t > 1 && m >= 8 && int64(m)*int64(n)*int64(k) >= parallelFlops {
 		band := (m/t + 3) &^ 3
-		var wg sync.WaitGroup
-		for i0 := 0; i0 < m; i0 += band {
-			rows := min(band, m-i0)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sgemmRows(rows, n, k, a[i0*sia:], sia, sla, b, ldb, c[i0*ldc:], ldc, acc)
-			}()
-		}
-		wg.Wait()
+		spread((m+band-1)/band, func(i int) {
+			i0 := i * band
+			sgemmRows(min(band, m-i0), n, k, a[i0*sia:], sia, sla, b, ldb, c[i0*ldc:], ldc, acc)
+		})
 		return
 	}
 	sgemmRows(m, n, k, a, sia, sla, b, ldb, c, ldc, acc)
@@ -101,6 +94,7 @@ func init() { threads.Store(1) }
 // sweep running one run per core wants.
 func SetThreads(n int) {
 	n = max(1, n)
+	startWorkers(n - 1)
 	threads.Store(int32(n))
 	SetBLASThreads(n)
 }
@@ -138,7 +132,7 @@ func sgemmRows(m, n, k int, a []float32, sia, sla int, b []float32, ldb int, c [
 		// A long, narrow edge (a weight gradient whose width is not a
 		// multiple of 16, say 27 = 3·3·3 over 32,768 rows) runs the kernel
 		// on B's last columns padded to 16 with zeros, through a 4×16 block.
-		p := edgePacks.Get().(*Scratch)
+		p := edgePacks.Get()
 		pb := p.Get32(k * 16)
 		for l := 0; l < k; l++ {
 			copy(pb[l*16:l*16+rem], b[l*ldb+n16:l*ldb+n])
