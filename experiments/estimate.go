@@ -200,6 +200,12 @@ func estimate(in estimateInput) Estimate {
 	// once per run (gx's runState), the training graph in both orientations
 	// (X·Wᵀ and G·W), the encoder's, greedy decoding's and the beam's in one
 	est.Weights = P*b*(7+o) + P*(1+o)*16
+	// and the float32 packing buffers of the products whose B is not a
+	// weight (a gradient's Gᵀ·X: kc = 512 rows of op(B) at a time, n up to
+	// the widest layer's) and of A (192 × 512), kept from product to product
+	if b == 4 {
+		est.Weights += 4 * (512*max(g*H, 2*H+E, Vt, A) + 192*512)
+	}
 	est.Activations = 2 * b * 2 * act
 
 	// Decoding: the encoder forward (no gradients), greedy decoding's L
