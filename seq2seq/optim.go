@@ -27,6 +27,7 @@ type Optimizer struct {
 	DecayEvery int     // steps between decays
 	t          int
 	m, v       [][]float64
+	ss         []float64      // each gradient's sum of squares, at the last update
 	LastNorm   float64        // the global gradient norm before clipping, at the last update
 	dev        *deviceMoments // the moments on a device (device.go); then m, v are stale
 }
@@ -86,9 +87,23 @@ func (o *Optimizer) update(ps []*gx.Param, grads []gx.Vec) {
 			o.v[i] = make([]float64, p.Size())
 		}
 	}
-	var ss float64
+	// each gradient's squares summed on its own (side by side on threads),
+	// then the sums added in order: the same bits on any number of threads
+	if cap(o.ss) < len(grads) {
+		o.ss = make([]float64, len(grads))
+	}
+	sums, total := o.ss[:len(grads)], 0
 	for _, g := range grads {
-		ss += sumSquares(g.F32) + sumSquares(g.F64)
+		total += len(g.F32) + len(g.F64)
+	}
+	gx.Parallel(len(grads), total/max(len(grads), 1), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			sums[i] = sumSquares(grads[i].F32) + sumSquares(grads[i].F64)
+		}
+	})
+	var ss float64
+	for _, s := range sums {
+		ss += s
 	}
 	r := o.next(ss)
 	for i, p := range ps {

@@ -8,11 +8,13 @@ import (
 	"github.com/attnzoo/attnzoo/internal/gx"
 )
 
-// TestThreadsSameBits: the anchor model trained for three steps on two
-// threads (products split over B's panels, Adam over blocks, the additive
-// score and the context's gradient over batch rows) gives the one-thread
-// run's losses and parameters bit for bit, and decodes the same greedy and
-// beam hypotheses: every split computes each value as one thread would.
+// TestThreadsSameBits: the anchor model at hidden 256 (every split of a
+// step reaches its size there: products over B's panels, Adam and the
+// gradients' sums of squares, the GRU's rows, the additive score, its
+// output and gradient, the context and its gradient over batch rows)
+// trained for three steps on two threads gives the one-thread run's losses
+// and parameters bit for bit, and decodes the same greedy and beam
+// hypotheses: every split computes each value as one thread would.
 func TestThreadsSameBits(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
@@ -20,7 +22,9 @@ func TestThreadsSameBits(t *testing.T) {
 	defer gx.SetThreads(gx.Threads())
 	run := func(threads int) ([]float64, [][]float32, []Hypothesis, []Hypothesis) {
 		gx.SetThreads(threads)
-		m, err := New(AnchorConfig())
+		cfg := AnchorConfig()
+		cfg.Hidden, cfg.Attention = 256, 256
+		m, err := New(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}

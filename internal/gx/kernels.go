@@ -13,10 +13,13 @@ type AdamConsts = kern.AdamConsts
 // (kern.Adam32).
 func Adam32(p, g []float32, m, v []float64, a AdamConsts) { kern.Adam32(p, g, m, v, a) }
 
-// SetThreads sets how many threads a matrix product may use (kern.SetThreads):
-// OpenBLAS's threads in the OpenBLAS build, bands of rows on goroutines in
-// the pure-Go product.
+// SetThreads sets how many threads a run uses (kern.SetThreads): the bands
+// its large products and elementwise kernels split into.
 func SetThreads(n int) { kern.SetThreads(n) }
+
+// Parallel runs f over [0, n) in ranges side by side where there are
+// threads to spare and n·per values of work (kern.Parallel).
+func Parallel(n, per int, f func(lo, hi int)) { kern.Parallel(n, per, f) }
 
 // Threads is SetThreads's setting.
 func Threads() int { return kern.Threads() }

@@ -67,11 +67,17 @@ func (op *additiveOutOp) Do(vs ...G.Value) (G.Value, error) {
 	}
 	N, A := lead(o.sh[0]), last(o.sh[0])
 	out := o.allocDirty(o.sh[0][:2]...)
-	if o.f64 != nil {
-		blas64.Implementation().Dgemv(blas.NoTrans, N, A, 1, o.f64[0], A, o.f64[1], 1, 0, out.Float64s(), 1)
-	} else {
-		blas32.Implementation().Sgemv(blas.NoTrans, N, A, 1, o.f32[0], A, o.f32[1], 1, 0, out.Float32s(), 1)
-	}
+	// in blocks of 8 rows over threads: each row's sum is the BLAS's for
+	// that row, however many rows a call has (TestThreadsSameBits)
+	const blk = 8
+	byRows((N+blk-1)/blk, blk*A, func(b0, b1 int) {
+		r0, r1 := b0*blk, min(N, b1*blk)
+		if o.f64 != nil {
+			blas64.Implementation().Dgemv(blas.NoTrans, r1-r0, A, 1, o.f64[0][r0*A:], A, o.f64[1], 1, 0, out.Float64s()[r0:], 1)
+		} else {
+			blas32.Implementation().Sgemv(blas.NoTrans, r1-r0, A, 1, o.f32[0][r0*A:], A, o.f32[1], 1, 0, out.Float32s()[r0:], 1)
+		}
+	})
 	return out, nil
 }
 

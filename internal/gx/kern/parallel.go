@@ -1,6 +1,10 @@
 package kern
 
-import "sync"
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
 
 // parallelValues is the size (values touched) from which an elementwise
 // kernel splits over threads: below it, starting a goroutine (~1 µs)
@@ -28,34 +32,53 @@ func Parallel(n, per int, f func(lo, hi int)) {
 }
 
 // spread runs f(0), …, f(k−1) side by side: f(k−1) on the caller's
-// goroutine, the others on the pool's workers (SetThreads starts them;
-// they wait between products, so a split costs a channel send, not a new
-// goroutine and its stack), or on new goroutines when none is idle.
+// goroutine, the others offered to the pool's workers (SetThreads starts
+// them). A worker polls for work a while before it blocks, so the products
+// of a recurrence, a few milliseconds apart, reach a running worker
+// without a wake-up through the kernel (on two threads at hidden 1024, the
+// wake-ups had doubled the system time: ~70 ms a step). What no worker has
+// taken when the caller is done with its own part, the caller runs itself:
+// no split waits on a busy pool, and a split inside a split cannot
+// deadlock.
 func spread(k int, f func(i int)) {
+	if k == 1 {
+		f(0)
+		return
+	}
+	js := make([]job, k-1)
 	var wg sync.WaitGroup
 	wg.Add(k - 1)
-	for i := 0; i < k-1; i++ {
+	for i := range js {
+		js[i].f, js[i].i, js[i].wg = f, i, &wg
 		select {
-		case jobs <- job{f, i, &wg}:
-		default:
-			go func() {
-				defer wg.Done()
-				f(i)
-			}()
+		case jobs <- &js[i]:
+		default: // the queue is full: run below
 		}
 	}
 	f(k - 1)
+	for i := range js {
+		js[i].run()
+	}
 	wg.Wait()
 }
 
 type job struct {
-	f  func(int)
-	i  int
-	wg *sync.WaitGroup
+	f     func(int)
+	i     int
+	taken atomic.Bool
+	wg    *sync.WaitGroup
 }
 
-// jobs hands work to the pool's idle workers.
-var jobs = make(chan job)
+// run runs the job unless someone has taken it.
+func (j *job) run() {
+	if j.taken.CompareAndSwap(false, true) {
+		j.f(j.i)
+		j.wg.Done()
+	}
+}
+
+// jobs hands work to the pool's workers.
+var jobs = make(chan *job, 64)
 
 // pool counts the workers started.
 var pool struct {
@@ -63,15 +86,29 @@ var pool struct {
 	n int
 }
 
+// spinPolls is how many times an idle worker looks for a job before it
+// blocks (~50 µs).
+const spinPolls = 2000
+
 // startWorkers makes sure n workers wait for jobs.
 func startWorkers(n int) {
 	pool.Lock()
 	defer pool.Unlock()
 	for ; pool.n < n; pool.n++ {
 		go func() {
-			for j := range jobs {
-				j.f(j.i)
-				j.wg.Done()
+			for {
+				var j *job
+				for p := 0; j == nil && p < spinPolls; p++ {
+					select {
+					case j = <-jobs:
+					default:
+						runtime.Gosched()
+					}
+				}
+				if j == nil {
+					j = <-jobs
+				}
+				j.run()
 			}
 		}()
 	}
