@@ -69,16 +69,24 @@ func (op *additiveOutOp) Do(vs ...G.Value) (G.Value, error) {
 	out := o.allocDirty(o.sh[0][:2]...)
 	// in blocks of 8 rows over threads: each row's sum is the BLAS's for
 	// that row, however many rows a call has (TestThreadsSameBits)
-	const blk = 8
-	byRows((N+blk-1)/blk, blk*A, func(b0, b1 int) {
-		r0, r1 := b0*blk, min(N, b1*blk)
-		if o.f64 != nil {
-			blas64.Implementation().Dgemv(blas.NoTrans, r1-r0, A, 1, o.f64[0][r0*A:], A, o.f64[1], 1, 0, out.Float64s()[r0:], 1)
-		} else {
-			blas32.Implementation().Sgemv(blas.NoTrans, r1-r0, A, 1, o.f32[0][r0*A:], A, o.f32[1], 1, 0, out.Float32s()[r0:], 1)
-		}
-	})
+	if nb := (N + additiveBlock - 1) / additiveBlock; kern.Splits(nb, additiveBlock*A) {
+		kern.Parallel(nb, additiveBlock*A, func(b0, b1 int) { additiveOutRows(o, out, N, A, b0, b1) })
+	} else {
+		additiveOutRows(o, out, N, A, 0, nb)
+	}
 	return out, nil
+}
+
+const additiveBlock = 8
+
+// additiveOutRows computes blocks [b0, b1) of additiveBlock rows.
+func additiveOutRows(o *operands, out *tensor.Dense, N, A, b0, b1 int) {
+	r0, r1 := b0*additiveBlock, min(N, b1*additiveBlock)
+	if o.f64 != nil {
+		blas64.Implementation().Dgemv(blas.NoTrans, r1-r0, A, 1, o.f64[0][r0*A:], A, o.f64[1], 1, 0, out.Float64s()[r0:], 1)
+	} else {
+		blas32.Implementation().Sgemv(blas.NoTrans, r1-r0, A, 1, o.f32[0][r0*A:], A, o.f32[1], 1, 0, out.Float32s()[r0:], 1)
+	}
 }
 
 // DiffWRT: T is read as tanh(P + u + c), not differentiated (see Additive).

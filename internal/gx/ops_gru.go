@@ -97,21 +97,27 @@ func (op *gruGatesOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 // gruGates computes the gates of B rows; xs are the k input projections.
 func gruGates[T float](xs [][]T, hh, b, bhn, out []T, B, H int) {
 	b, bhn = b[:3*H], bhn[:H]
-	byRows(B, 4*H, func(r0, r1 int) {
-		for r := r0; r < r1; r++ {
-			h := hh[r*3*H : (r+1)*3*H]
-			o := out[r*4*H : (r+1)*4*H]
-			kern.Add2(b[:2*H], h[:2*H], o[:2*H]) // r and z: b + hh; n: b
-			copy(o[2*H:3*H], b[2*H:])
-			for _, x := range xs {
-				kern.Axpy(1, x[r*3*H:(r+1)*3*H], o[:3*H])
-			}
-			kern.Sigmoids(o[:2*H], o[:2*H])
-			rg, n, hn := o[:H], o[2*H:3*H], o[3*H:4*H]
-			kern.GRUN(h[2*H:3*H], bhn, rg, hn, n) // hn = hh_n + b_hn; n += r ⊙ hn
-			kern.Tanhs(n, n)
+	if !kern.Splits(B, 4*H) { // no closure to allocate
+		gruGatesRows(xs, hh, b, bhn, out, H, 0, B)
+		return
+	}
+	kern.Parallel(B, 4*H, func(r0, r1 int) { gruGatesRows(xs, hh, b, bhn, out, H, r0, r1) })
+}
+
+func gruGatesRows[T float](xs [][]T, hh, b, bhn, out []T, H, r0, r1 int) {
+	for r := r0; r < r1; r++ {
+		h := hh[r*3*H : (r+1)*3*H]
+		o := out[r*4*H : (r+1)*4*H]
+		kern.Add2(b[:2*H], h[:2*H], o[:2*H]) // r and z: b + hh; n: b
+		copy(o[2*H:3*H], b[2*H:])
+		for _, x := range xs {
+			kern.Axpy(1, x[r*3*H:(r+1)*3*H], o[:3*H])
 		}
-	})
+		kern.Sigmoids(o[:2*H], o[:2*H])
+		rg, n, hn := o[:H], o[2*H:3*H], o[3*H:4*H]
+		kern.GRUN(h[2*H:3*H], bhn, rg, hn, n) // hn = hh_n + b_hn; n += r ⊙ hn
+		kern.Tanhs(n, n)
+	}
 }
 
 func (op *gruGatesOp) Do(vs ...G.Value) (G.Value, error) {
@@ -188,18 +194,24 @@ func (op *gruGatesDHOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 // gruGatesBack writes [δr | δz | δn] (dh false) or [δr | δz | g_hn + δn⊙r]
 // (dh true) for gates and their gradient, both [B,4H].
 func gruGatesBack[T float](gates, g, out []T, B, H int, dh bool) {
-	byRows(B, 4*H, func(r0, r1 int) {
-		for row := r0; row < r1; row++ {
-			x := gates[row*4*H : (row+1)*4*H]
-			d := g[row*4*H : (row+1)*4*H]
-			o := out[row*3*H : (row+1)*3*H]
-			if x32, ok := any(x).([]float32); ok {
-				kern.GRUGatesBackRow32(x32, any(d).([]float32), any(o).([]float32), H, dh)
-			} else {
-				kern.GRUGatesBackRow(x, d, o, H, 0, dh)
-			}
+	if !kern.Splits(B, 4*H) {
+		gruGatesBackRows(gates, g, out, H, dh, 0, B)
+		return
+	}
+	kern.Parallel(B, 4*H, func(r0, r1 int) { gruGatesBackRows(gates, g, out, H, dh, r0, r1) })
+}
+
+func gruGatesBackRows[T float](gates, g, out []T, H int, dh bool, r0, r1 int) {
+	for row := r0; row < r1; row++ {
+		x := gates[row*4*H : (row+1)*4*H]
+		d := g[row*4*H : (row+1)*4*H]
+		o := out[row*3*H : (row+1)*3*H]
+		if x32, ok := any(x).([]float32); ok {
+			kern.GRUGatesBackRow32(x32, any(d).([]float32), any(o).([]float32), H, dh)
+		} else {
+			kern.GRUGatesBackRow(x, d, o, H, 0, dh)
 		}
-	})
+	}
 }
 
 func gatesBackDo(op *base, vs []G.Value, dh bool) (G.Value, error) {

@@ -290,6 +290,26 @@ func gruSeqFwd[T float](op *gruSeqOp, f [][]T, out []T, B, S, H int) {
 		}
 	}
 	prev, ld := h0, H // h_prev as a [B,H] matrix with leading dimension ld
+	// the rows of position p0 from h_prev = prev0 (leading dimension ld0):
+	// one closure for the whole sequence
+	var p0, ld0 int
+	var prev0 []T
+	rows := func(r0, r1 int) {
+		for r := r0; r < r1; r++ {
+			o := out[(r*S+p0)*W : (r*S+p0+1)*W]
+			x := xw[(p0*B+r)*3*H : (p0*B+r+1)*3*H]
+			h := hh[r*3*H : (r+1)*3*H]
+			hp := prev0[r*ld0 : r*ld0+H]
+			gates := o[H:]
+			kern.Add3(x[:2*H], b[:2*H], h[:2*H], gates[:2*H]) // r, z pre-activations
+			kern.Sigmoids(gates[:2*H], gates[:2*H])
+			rg, n, hn := gates[:H], gates[2*H:3*H], gates[3*H:4*H]
+			kern.Add2(x[2*H:3*H], b[2*H:3*H], n)
+			kern.GRUN(h[2*H:3*H], bhn, rg, hn, n) // hn = hh_n + b_hn; n = x_n + b_n + r ⊙ hn
+			kern.Tanhs(n, n)
+			kern.BlendCarry(keep[r*S+p0], n, gates[H:2*H], hp, o[:H])
+		}
+	}
 	for t := 0; t < S; t++ {
 		p := position(t, S, op.reverse)
 		if pu != nil {
@@ -299,23 +319,8 @@ func gruSeqFwd[T float](op *gruSeqOp, f [][]T, out []T, B, S, H int) {
 		} else {
 			gemm(false, true, B, 3*H, H, 1, prev, ld, U, H, 0, hh, 3*H)
 		}
-		p0, prev0, ld0 := p, prev, ld
-		byRows(B, W, func(r0, r1 int) {
-			for r := r0; r < r1; r++ {
-				o := out[(r*S+p0)*W : (r*S+p0+1)*W]
-				x := xw[(p0*B+r)*3*H : (p0*B+r+1)*3*H]
-				h := hh[r*3*H : (r+1)*3*H]
-				hp := prev0[r*ld0 : r*ld0+H]
-				gates := o[H:]
-				kern.Add3(x[:2*H], b[:2*H], h[:2*H], gates[:2*H]) // r, z pre-activations
-				kern.Sigmoids(gates[:2*H], gates[:2*H])
-				rg, n, hn := gates[:H], gates[2*H:3*H], gates[3*H:4*H]
-				kern.Add2(x[2*H:3*H], b[2*H:3*H], n)
-				kern.GRUN(h[2*H:3*H], bhn, rg, hn, n) // hn = hh_n + b_hn; n = x_n + b_n + r ⊙ hn
-				kern.Tanhs(n, n)
-				kern.BlendCarry(keep[r*S+p0], n, gates[H:2*H], hp, o[:H])
-			}
-		})
+		p0, prev0, ld0 = p, prev, ld
+		byRows(B, W, rows)
 		prev, ld = out[p*W:], S*W
 	}
 }
@@ -414,32 +419,36 @@ func gruSeqBack[T float](op *gruSeqBackOp, f [][]T, out []T, B, S, H int) {
 	if u32, ok := any(U).([]float32); ok && op.uInput && op.run != nil && usePacked(B) {
 		pu = op.run.packedB(u32, false, 3*H, H, H)
 	}
+	// the rows of step t0 (position p0): one closure for the whole sequence
+	var t0, p0 int
+	rows := func(r0, r1 int) {
+		t, p := t0, p0
+		for r := r0; r < r1; r++ {
+			x := fwd[(r*S+p)*W : (r*S+p+1)*W]
+			gh := gr[(r*S+p)*H : (r*S+p+1)*H]
+			var hp []T
+			if t == 0 {
+				hp = h0[r*H : (r+1)*H]
+			} else {
+				q := position(t-1, S, op.reverse)
+				hp = fwd[(r*S+q)*W : (r*S+q)*W+H]
+			}
+			copy(hprev[(p*B+r)*H:(p*B+r+1)*H], hp)
+			c := carry[r*H : (r+1)*H]
+			di := dxi[(p*B+r)*3*H : (p*B+r+1)*3*H]
+			dh := dhh[(p*B+r)*3*H : (p*B+r+1)*3*H]
+			if x32, ok := any(x).([]float32); ok {
+				kern.GRUSeqBackRow32(float32(keep[r*S+p]), any(gh).([]float32), any(c).([]float32), x32[H:],
+					any(hp).([]float32), any(di).([]float32), any(dh).([]float32), H)
+			} else {
+				kern.GRUSeqBackRow(keep[r*S+p], gh, c, x[H:], hp, di, dh, H, 0)
+			}
+		}
+	}
 	for t := S - 1; t >= 0; t-- {
 		p := position(t, S, op.reverse)
-		t0 := t
-		byRows(B, W, func(r0, r1 int) {
-			for r := r0; r < r1; r++ {
-				x := fwd[(r*S+p)*W : (r*S+p+1)*W]
-				gh := gr[(r*S+p)*H : (r*S+p+1)*H]
-				var hp []T
-				if t0 == 0 {
-					hp = h0[r*H : (r+1)*H]
-				} else {
-					q := position(t0-1, S, op.reverse)
-					hp = fwd[(r*S+q)*W : (r*S+q)*W+H]
-				}
-				copy(hprev[(p*B+r)*H:(p*B+r+1)*H], hp)
-				c := carry[r*H : (r+1)*H]
-				di := dxi[(p*B+r)*3*H : (p*B+r+1)*3*H]
-				dh := dhh[(p*B+r)*3*H : (p*B+r+1)*3*H]
-				if x32, ok := any(x).([]float32); ok {
-					kern.GRUSeqBackRow32(float32(keep[r*S+p]), any(gh).([]float32), any(c).([]float32), x32[H:],
-						any(hp).([]float32), any(di).([]float32), any(dh).([]float32), H)
-				} else {
-					kern.GRUSeqBackRow(keep[r*S+p], gh, c, x[H:], hp, di, dh, H, 0)
-				}
-			}
-		})
+		t0, p0 = t, p
+		byRows(B, W, rows)
 		// ∂h_prev += ∂hh · U
 		if pu != nil {
 			kern.GemmPacked(B, any(dhh[p*B*3*H:(p+1)*B*3*H]).([]float32), 3*H, pu, any(dhp).([]float32), H, false)
