@@ -32,11 +32,12 @@ func spareProc(workers int) int {
 // (gx.SetThreads): n when n ≥ 1 (--threads), else the cores left to each
 // of the runs trained at once, ⌊CPUs / atOnce⌋ (at least 1), so that
 // workers × threads ≤ cores: a run alone uses every core, a sweep of many
-// runs keeps one thread per run. An OPENBLAS_NUM_THREADS the user set
+// runs keeps one thread per run. Where the products run on OpenBLAS (no
+// AVX-512: gx.OwnProducts is false), an OPENBLAS_NUM_THREADS the user set
 // stands unless --threads is given. It returns the setting in force.
 func chooseThreads(n, atOnce int) int {
 	if n < 1 {
-		if os.Getenv("OPENBLAS_NUM_THREADS") != "" && strings.HasPrefix(gx.BLAS(), "openblas") {
+		if os.Getenv("OPENBLAS_NUM_THREADS") != "" && strings.HasPrefix(gx.BLAS(), "openblas") && !gx.OwnProducts() {
 			return gx.BLASThreads()
 		}
 		n = max(1, runtime.NumCPU()/max(1, atOnce))

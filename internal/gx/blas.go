@@ -1,5 +1,7 @@
 package gx
 
+import "github.com/attnzoo/attnzoo/internal/gx/kern"
+
 // blasName names the BLAS the matrix products run on; the openblas build
 // (blas_openblas.go) changes it.
 var blasName = "gonum (pure Go)"
@@ -9,8 +11,19 @@ var blasName = "gonum (pure Go)"
 var blasThreads = func() int { return Threads() }
 
 // BLAS names the BLAS implementation in use: "gonum (pure Go)", or
-// "openblas (cgo)" in a build with -tags openblas.
-func BLAS() string { return blasName }
+// "openblas (cgo)" in a build with -tags openblas; followed, where the
+// processor has AVX-512, by "; float32 products on kern's AVX-512 kernel"
+// (the BLAS then runs float64 and the matrix–vector products).
+func BLAS() string {
+	if kern.PackedFast {
+		return blasName + "; float32 products on kern's AVX-512 kernel"
+	}
+	return blasName
+}
+
+// OwnProducts reports whether float32 matrix products run on kern's
+// AVX-512 kernel rather than on the BLAS.
+func OwnProducts() bool { return kern.PackedFast }
 
 // BLASThreads is the number of threads the BLAS runs (OpenBLAS's setting;
 // SetThreads's in the pure-Go build).
