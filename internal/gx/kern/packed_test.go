@@ -8,11 +8,8 @@ import (
 	"testing"
 )
 
-// TestGemmPacked checks C = A·op(B) (+ C) against sums in float64 with the
-// bound of Higham's "Accuracy and Stability of Numerical Algorithms" (3.5):
-// a float32 dot product of length k errs by at most γ_k·Σ_l |a_l·b_l|,
-// γ_k = k·u/(1 − k·u), u = 2⁻²⁴ (plus one rounding of the sum with C).
-// The shapes cover full 8×32 blocks, edges in both directions, k across
+// TestGemmPacked checks C = A·op(B) (+ C) against sums in float64 with
+// Higham's bound (checkProduct). The shapes cover full 8×32 blocks, edges in both directions, k across
 // several kc = 512 blocks, and leading dimensions wider than the matrices.
 func TestGemmPacked(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -35,33 +32,8 @@ func TestGemmPacked(t *testing.T) {
 				var p PackedB
 				PackB(&p, tB, k, n, b, ldb)
 				GemmPacked(m, a, lda, &p, c, ldc, acc)
-				u := math.Ldexp(1, -24)
-				gamma := float64(k) * u / (1 - float64(k)*u)
-				for i := 0; i < m; i++ {
-					for j := 0; j < ldc; j++ {
-						got := float64(c[i*ldc+j])
-						if j >= n { // outside C: untouched
-							if got != float64(c0[i*ldc+j]) {
-								t.Fatalf("%v tB=%v: c[%d,%d] written outside C", s, tB, i, j)
-							}
-							continue
-						}
-						var want, mag float64
-						for l := 0; l < k; l++ {
-							x := float64(a[i*lda+l]) * float64(bAt(l, j))
-							want += x
-							mag += math.Abs(x)
-						}
-						bound := gamma * mag
-						if acc {
-							want += float64(c0[i*ldc+j])
-							bound += u * math.Abs(want)
-						}
-						if math.Abs(got-want) > bound {
-							t.Fatalf("%v tB=%v acc=%v: c[%d,%d] = %v, want %v ± %.3g", s, tB, acc, i, j, got, want, bound)
-						}
-					}
-				}
+				aAt := func(i, l int) float32 { return a[i*lda+l] }
+				checkProduct(t, fmt.Sprintf("%v tB=%v acc=%v", s, tB, acc), m, n, k, aAt, bAt, c0, c, ldc, acc)
 			}
 		}
 	}
@@ -151,33 +123,7 @@ func TestGemm(t *testing.T) {
 					c0 := slices.Clone(c)
 					SetThreads(1)
 					Gemm(tA, tB, m, n, k, a, lda, b, ldb, acc, c, ldc)
-					u := math.Ldexp(1, -24)
-					gamma := float64(k) * u / (1 - float64(k)*u)
-					for i := 0; i < m; i++ {
-						for j := 0; j < ldc; j++ {
-							got := float64(c[i*ldc+j])
-							if j >= n {
-								if got != float64(c0[i*ldc+j]) {
-									t.Fatalf("%v tA=%v tB=%v: c[%d,%d] written outside C", s, tA, tB, i, j)
-								}
-								continue
-							}
-							var want, mag float64
-							for l := 0; l < k; l++ {
-								x := float64(aAt(i, l)) * float64(bAt(l, j))
-								want += x
-								mag += math.Abs(x)
-							}
-							bound := gamma * mag
-							if acc {
-								want += float64(c0[i*ldc+j])
-								bound += u * math.Abs(want)
-							}
-							if math.Abs(got-want) > bound {
-								t.Fatalf("%v tA=%v tB=%v acc=%v: c[%d,%d] = %v, want %v ± %.3g", s, tA, tB, acc, i, j, got, want, bound)
-							}
-						}
-					}
+					checkProduct(t, fmt.Sprintf("%v tA=%v tB=%v acc=%v", s, tA, tB, acc), m, n, k, aAt, bAt, c0, c, ldc, acc)
 					// GemmPacked on op(A) written out and op(B) packed whole
 					opA := make([]float32, m*k)
 					for i := 0; i < m; i++ {
@@ -199,6 +145,43 @@ func TestGemm(t *testing.T) {
 						t.Fatalf("%v tA=%v tB=%v acc=%v: two threads differ from one", s, tA, tB, acc)
 					}
 				}
+			}
+		}
+	}
+}
+
+// checkProduct checks c = A·B (+ c0 with acc) for A [m, k], B [k, n] read
+// through aAt, bAt, against float64 sums with Higham's bound ("Accuracy and
+// Stability of Numerical Algorithms" (3.5)): a float32 dot product of
+// length k errs by at most γ_k·Σ_l |a_l·b_l|, γ_k = k·u/(1 − k·u), u = 2⁻²⁴
+// (plus one rounding of the sum with c0); and that c's columns past n
+// (up to ldc) are c0's.
+func checkProduct(t *testing.T, what string, m, n, k int, aAt, bAt func(int, int) float32, c0, c []float32, ldc int, acc bool) {
+	t.Helper()
+	u := math.Ldexp(1, -24)
+	gamma := float64(k) * u / (1 - float64(k)*u)
+	for i := 0; i < m; i++ {
+		for j := 0; j < ldc; j++ {
+			got := float64(c[i*ldc+j])
+			if j >= n { // outside C: untouched
+				if got != float64(c0[i*ldc+j]) {
+					t.Fatalf("%s: c[%d,%d] written outside C", what, i, j)
+				}
+				continue
+			}
+			var want, mag float64
+			for l := 0; l < k; l++ {
+				x := float64(aAt(i, l)) * float64(bAt(l, j))
+				want += x
+				mag += math.Abs(x)
+			}
+			bound := gamma * mag
+			if acc {
+				want += float64(c0[i*ldc+j])
+				bound += u * math.Abs(want)
+			}
+			if math.Abs(got-want) > bound {
+				t.Fatalf("%s: c[%d,%d] = %v, want %v ± %.3g", what, i, j, got, want, bound)
 			}
 		}
 	}
