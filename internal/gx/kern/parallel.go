@@ -7,8 +7,9 @@ import (
 )
 
 // parallelValues is the size (values touched) from which an elementwise
-// kernel splits over threads: below it, starting a goroutine (~1 µs)
-// costs more than half the loop saves.
+// kernel splits over threads: below it, handing a range to a worker (a
+// microsecond or so, more when the worker must be woken) costs more than
+// half the loop saves.
 const parallelValues = 1 << 16
 
 // Splits reports whether Parallel(n, per, ·) would split the work: a
