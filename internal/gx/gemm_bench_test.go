@@ -14,9 +14,9 @@ import (
 // kern.Gemm (what gemm runs where there is AVX-512) and on the BLAS
 // installed (OpenBLAS with -tags openblas, gonum's otherwise), in GFLOP/s.
 // One Zen 5 core, OpenBLAS 0.3.21 (its "Haswell" AVX2 kernel there):
-// kern.Gemm 199–237, OpenBLAS 116–123; on U·h kern.Gemm packs the
-// 3072×1024 weight on every call (119), where a step packs it once per run
-// (GemmPacked: 214, BenchmarkGemmPacked).
+// kern.Gemm 200–255 over several runs, OpenBLAS 116–127; on U·h kern.Gemm
+// packs the 3072×1024 weight on every call (119–140), where a step packs it
+// once per run (GemmPacked: 214–220, BenchmarkGemmPacked).
 func BenchmarkGemmShapes(b *testing.B) {
 	for _, s := range []struct {
 		name    string

@@ -25,8 +25,8 @@ type bPacked struct {
 
 // usePacked reports whether a product of m rows on a weight packed once per
 // run runs on kern.GemmPacked: wherever it has its AVX-512 kernel (~215
-// GFLOP/s on one Zen 5 core at 128×3072×1024, 199–206 at 2688 rows;
-// OpenBLAS 0.3.21 116–123, kern.Sgemm 45–75: BenchmarkGemmShapes).
+// GFLOP/s on one Zen 5 core at 128×3072×1024, 200–230 at 2688 rows;
+// OpenBLAS 0.3.21 116–127, kern.Sgemm 45–75: BenchmarkGemmShapes).
 func usePacked(m int) bool { return kern.PackedFast && m > 0 }
 
 // packedB returns op(B) [k, n] packed for kern.GemmPacked, for B (b with
