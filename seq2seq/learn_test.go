@@ -83,15 +83,18 @@ func TestReversalLearns(t *testing.T) {
 // encoder and either decoder reaches ≥ 99% exact match on reversal of 3–10
 // digits, with ≥ 90% of the alignment argmaxes on the anti-diagonal — and,
 // for the forms where that is not what happens, what was measured instead
-// (docs/findings.md, §1; pure-Go build, this test's seed):
+// (docs/findings.md, §1; pure-Go build, this test's seed; 5000 steps, the
+// products in kern.Gemm's order — the 4000-step figures of the earlier
+// order in parentheses):
 //   - scaled-dot learns the task with either decoder but does not
 //     concentrate its attention enough: with the Bahdanau decoder exact
-//     0.995, diagonal 0.378 (flat); with the Luong decoder exact 1.000,
-//     diagonal 0.842 (the same numbers at the session's start, 4480cca: the
+//     1.000, diagonal 0.358 (0.995, 0.378: flat); with the Luong decoder
+//     exact 1.000, diagonal 0.832 (1.000, 0.842; the same at 4480cca: the
 //     bar was never met there either);
 //   - learned-scaled-dot with the Bahdanau decoder likewise here: exact
-//     1.000, diagonal 0.473 (in experiments/scaled-forms.toml two seeds of
-//     three sharpen and one stays flat; this seed is of the flat kind);
+//     1.000, diagonal 0.564 (1.000, 0.473; in experiments/scaled-forms.toml
+//     two seeds of three sharpen and one stays flat; this seed is of the
+//     flat kind);
 //   - so for those the test asserts the task is learned (≥ 99%) and the
 //     diagonal stays below 0.9, as measured;
 //   - projected-dot (4 heads) meets the full bar with both decoders
@@ -111,7 +114,11 @@ func TestReversalFull(t *testing.T) {
 				if s == "projected-dot" {
 					cfg.ScorerSettings = scorers.Values{"heads": 4}
 				}
-				steps := 4000
+				// 5000 steps: 4000 met the bar with the products' earlier
+				// rounding; in kern.Gemm's order general/bahdanau was at
+				// exact 0.970 after 4000 (its loss still falling, 0.0031)
+				// and 1.000 after 5000, as every other run here.
+				steps := 5000
 				if s := os.Getenv("ATTNZOO_STEPS"); s != "" {
 					steps, _ = strconv.Atoi(s)
 				}
