@@ -35,8 +35,8 @@ func Parallel(n, per int, f func(lo, hi int)) {
 // spread runs f(0), …, f(k−1) side by side: f(k−1) on the caller's
 // goroutine, the others offered to the pool's workers (SetThreads starts
 // them). A worker polls for work a while before it blocks, so the products
-// of a recurrence, a few milliseconds apart, reach a running worker
-// without a wake-up through the kernel (on two threads at hidden 1024, the
+// of a recurrence, separated by a fraction of a millisecond of elementwise
+// work, reach a running worker without a wake-up through the kernel (on two threads at hidden 1024, the
 // wake-ups had doubled the system time: ~70 ms a step). What no worker has
 // taken when the caller is done with its own part, the caller runs itself:
 // no split waits on a busy pool, and a split inside a split cannot
