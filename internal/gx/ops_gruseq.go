@@ -279,7 +279,7 @@ func gruSeqFwd[T float](op *gruSeqOp, f [][]T, out []T, B, S, H int) {
 	// pure-Go product from Uᵀ made once
 	var ut []float32
 	var pu *kern.PackedB
-	if u32, ok := any(U).([]float32); ok && op.uInput && op.run != nil && usePacked(B) {
+	if u32, ok := any(U).([]float32); ok && op.uInput && op.run != nil && usePacked() {
 		pu = op.run.packedB(u32, true, H, 3*H, H)
 	} else if ok && kern.OwnSgemm() {
 		ut = op.ut.Get32(3 * H * H)
@@ -416,7 +416,7 @@ func gruSeqBack[T float](op *gruSeqBackOp, f [][]T, out []T, B, S, H int) {
 	dhp := getScratch[T](&op.dhp, B*H)
 	clear(carry)
 	var pu *kern.PackedB // U packed once per run
-	if u32, ok := any(U).([]float32); ok && op.uInput && op.run != nil && usePacked(B) {
+	if u32, ok := any(U).([]float32); ok && op.uInput && op.run != nil && usePacked() {
 		pu = op.run.packedB(u32, false, 3*H, H, H)
 	}
 	// the rows of step t0 (position p0): one closure for the whole sequence

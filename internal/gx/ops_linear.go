@@ -87,7 +87,7 @@ func (op *linearOp) Do(vs ...G.Value) (G.Value, error) {
 	// out[N,rows] = X[N,D] · W[:rows]ᵀ
 	if o.f64 != nil {
 		gemm(false, true, N, op.rows, D, 1, o.f64[0], D, o.f64[1], D, 0, out.Float64s(), op.rows)
-	} else if op.wInput && op.run != nil && usePacked(N) {
+	} else if op.wInput && op.run != nil && usePacked() {
 		// W packed once per run for every step that reads it
 		kern.GemmPacked(N, o.f32[0], D, op.run.packedB(o.f32[1], true, D, op.rows, D), out.Float32s(), op.rows, false)
 	} else if op.wInput && op.run != nil && kern.OwnSgemm() {
@@ -135,7 +135,7 @@ func (op *linearTOp) Do(vs ...G.Value) (G.Value, error) {
 	out := o.allocDirty(shape...)
 	if o.f64 != nil {
 		gemm(false, false, N, D, rows, 1, o.f64[0], rows, o.f64[1], D, 0, out.Float64s(), D)
-	} else if op.wInput && op.run != nil && usePacked(N) {
+	} else if op.wInput && op.run != nil && usePacked() {
 		kern.GemmPacked(N, o.f32[0], rows, op.run.packedB(o.f32[1], false, rows, D, D), out.Float32s(), D, false)
 	} else {
 		gemm(false, false, N, D, rows, 1, o.f32[0], rows, o.f32[1], D, 0, out.Float32s(), D)

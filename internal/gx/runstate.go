@@ -23,11 +23,11 @@ type bPacked struct {
 	p   kern.PackedB
 }
 
-// usePacked reports whether a product of m rows on a weight packed once per
-// run runs on kern.GemmPacked: wherever it has its AVX-512 kernel (~215
+// usePacked reports whether a product on a weight packed once per run runs
+// on kern.GemmPacked, whatever its rows: wherever it has its AVX-512 kernel (~215
 // GFLOP/s on one Zen 5 core at 128×3072×1024, 200–230 at 2688 rows;
 // OpenBLAS 0.3.21 116–127, kern.Sgemm 45–75: BenchmarkGemmShapes).
-func usePacked(m int) bool { return kern.PackedFast && m > 0 }
+func usePacked() bool { return kern.PackedFast }
 
 // packedB returns op(B) [k, n] packed for kern.GemmPacked, for B (b with
 // leading dimension ldb; [n, k] with tB) a weight that is an input of the
