@@ -274,6 +274,7 @@ func (s *Summary) writeMD(path, name string) error {
 		mdRow(&b, row)
 	}
 	s.writeStatsMD(&b)
+	s.writeProvenanceMD(&b)
 	if len(s.Failed) > 0 {
 		b.WriteString("\n## Failed runs\n\n")
 		ids := make([]string, 0, len(s.Failed))

@@ -16,8 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/BurntSushi/toml"
-
 	"github.com/attnzoo/attnzoo/metrics"
 	"github.com/attnzoo/attnzoo/seq2seq"
 	"github.com/attnzoo/attnzoo/tasks"
@@ -43,6 +41,7 @@ type Final struct {
 	StepsPerSec  float64            `json:"steps_per_sec"`
 	Params       int                `json:"params"`
 	Memory       *Estimate          `json:"memory_estimate,omitempty"` // what the run was estimated to hold (plan.go)
+	Provenance   *Provenance        `json:"provenance,omitempty"`      // absent in runs finished before it was recorded
 }
 
 // Progress is one update of a run in progress.
@@ -133,24 +132,24 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 	if report == nil {
 		report = func(Progress) {}
 	}
+	if err := checkResumable(r, dir); err != nil {
+		return nil, err
+	}
 	if f, err := ReadFinal(dir); err == nil {
 		return f, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	taskName := r.TaskID
-	cfgTask := map[string]any{"name": taskName}
-	for k, v := range r.Task {
-		cfgTask[k] = v
-	}
-	var buf bytes.Buffer
-	if err := toml.NewEncoder(&buf).Encode(runConfigTOML{Run: r.ID, Seed: r.Seed, Dtype: r.Dtype, Task: cfgTask, Model: r.Model, Train: r.Train, Decode: r.Decode, ScorerSettings: r.Model.ScorerSettings}); err != nil {
+	cfgText, _, err := r.runConfig()
+	if err != nil {
 		return nil, err
 	}
-	if err := seq2seq.WriteFileAtomic(filepath.Join(dir, "config.toml"), buf.Bytes()); err != nil {
+	if err := seq2seq.WriteFileAtomic(filepath.Join(dir, "config.toml"), cfgText); err != nil {
 		return nil, err
 	}
+	prov := buildProvenance()
+	prov.Device, prov.ConfigHash = e.Device, configHash(cfgText)
 
 	data, err := loadCorpus(ctx, r)
 	if ctx.Err() != nil {
@@ -353,7 +352,7 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 		point[a.Key] = a.Value
 	}
 	f := &Final{Run: r.ID, Seed: r.Seed, Point: point, Metrics: m, Steps: r.Train.Steps,
-		TrainSeconds: trainSeconds, Params: model.NumParams()}
+		TrainSeconds: trainSeconds, Params: model.NumParams(), Provenance: &prov}
 	est := e.runEstimate(r)
 	f.Memory = &est
 	if trainSeconds > 0 {

@@ -83,6 +83,20 @@ func (e *Experiment) runWithReport(ctx context.Context, opt Options, hook func(P
 			return nil, fmt.Errorf("experiments: %s already holds %d of these runs: pass --resume to continue them, or choose another --out", dir, n)
 		}
 	}
+	// every kept run must be the run the file now gives: checked before
+	// anything is written, so a refused --resume changes nothing
+	var stale []string
+	for _, r := range mine {
+		if err := checkResumable(r, filepath.Join(runsDir, r.ID)); err != nil {
+			stale = append(stale, err.Error())
+		}
+	}
+	if len(stale) > 3 {
+		stale = append(stale[:3], fmt.Sprintf("(and %d more runs)", len(stale)-3))
+	}
+	if len(stale) > 0 {
+		return nil, fmt.Errorf("%s", strings.Join(stale, "\n"))
+	}
 	if err := os.MkdirAll(runsDir, 0o755); err != nil {
 		return nil, err
 	}
