@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/attnzoo/attnzoo/tasks/subword"
+)
+
+// bpeSubcommands are the subcommands of `attnzoo bpe`, sorted by name.
+var bpeSubcommands = []struct {
+	name, summary string
+	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}{
+	{"apply", "segment text with BPE codes (subword-nmt apply-bpe's @@ convention)", bpeApply},
+	{"learn", "learn BPE codes on text (subword-nmt learn-bpe, byte-identical codes)", bpeLearn},
+	{"undo", "remove BPE separators (sed -r 's/(@@ )|(@@ ?$)//g')", bpeUndo},
+}
+
+// cmdBPE runs `attnzoo bpe SUBCOMMAND [flags]`.
+func cmdBPE(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	names := make([]string, len(bpeSubcommands))
+	for i, s := range bpeSubcommands {
+		names[i] = s.name
+	}
+	have := strings.Join(names, ", ")
+	usage := func() {
+		fmt.Fprintln(stderr, "usage: attnzoo bpe SUBCOMMAND [flags]  (text: -i FILE or standard input; output: -o FILE or standard output)")
+		fmt.Fprintln(stderr, "subcommands:")
+		for _, s := range bpeSubcommands {
+			fmt.Fprintf(stderr, "  %-5s %s\n", s.name, s.summary)
+		}
+	}
+	if len(args) == 0 {
+		usage()
+		return usagef("bpe: missing subcommand (have: %s)", have)
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		usage()
+		return nil
+	}
+	for _, s := range bpeSubcommands {
+		if s.name == args[0] {
+			return s.run(ctx, args[1:], stdout, stderr)
+		}
+	}
+	usage()
+	return usagef("bpe: unknown subcommand %q (have: %s)", args[0], have)
+}
+
+// ioFlags are -i and -o of the bpe subcommands.
+type ioFlags struct{ in, out string }
+
+func (f *ioFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.in, "i", "", "input `file` (default: standard input)")
+	fs.StringVar(&f.out, "o", "", "output `file`, written whole or not at all (default: standard output)")
+}
+
+// run opens the input and output and calls f with them.
+func (f *ioFlags) run(stdout io.Writer, do func(r io.Reader, name string, w io.Writer) error) error {
+	var r io.Reader = os.Stdin
+	name := "standard input"
+	if f.in != "" {
+		file, err := os.Open(f.in)
+		if err != nil {
+			return err
+		}
+		defer file.Close()
+		r, name = file, f.in
+	}
+	if f.out == "" {
+		return do(r, name, stdout)
+	}
+	return writeFileWhole(f.out, func(w io.Writer) error { return do(r, name, w) })
+}
+
+// writeFileWhole writes path through a temporary file in its folder,
+// renamed into place only when write succeeds.
+func writeFileWhole(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	bw := bufio.NewWriter(tmp)
+	if err := write(bw); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func bpeLearn(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bpe learn", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var iof ioFlags
+	iof.register(fs)
+	var o subword.LearnOptions
+	fs.IntVar(&o.Symbols, "symbols", 10000, "merge operations to learn")
+	fs.IntVar(&o.MinFrequency, "min-frequency", 2, "stop when no pair of symbols occurs this often")
+	fs.BoolVar(&o.TotalSymbols, "total-symbols", false, "subtract the number of distinct characters from --symbols")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: attnzoo bpe learn --symbols N [--min-frequency 2] [-i train.txt] [-o codes]")
+		fmt.Fprintln(stderr, "Learns BPE merges on whitespace-tokenized text as subword-nmt learn-bpe 0.3.8 does; writes its codes file.")
+		fs.PrintDefaults()
+	}
+	if stop, err := parseFlags(fs, args); stop || err != nil {
+		return err
+	}
+	if o.Symbols < 0 {
+		return usagef("bpe learn: --symbols must be >= 0, got %d", o.Symbols)
+	}
+	return iof.run(stdout, func(r io.Reader, name string, w io.Writer) error {
+		return subword.Learn(ctx, r, name, w, o)
+	})
+}
+
+func bpeApply(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bpe apply", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var iof ioFlags
+	iof.register(fs)
+	codes := fs.String("codes", "", "codes `file` from attnzoo bpe learn or subword-nmt learn-bpe")
+	merges := fs.Int("merges", 0, "use only the first N merges (0: all)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: attnzoo bpe apply --codes CODES [--merges N] [-i in.txt] [-o out.txt]")
+		fmt.Fprintln(stderr, "Segments every word; pieces but a word's last end with @@ (subword-nmt apply-bpe 0.3.8).")
+		fs.PrintDefaults()
+	}
+	if stop, err := parseFlags(fs, args); stop || err != nil {
+		return err
+	}
+	if *codes == "" {
+		return usagef("bpe apply: missing --codes")
+	}
+	if *merges < 0 {
+		return usagef("bpe apply: --merges must be >= 0, got %d", *merges)
+	}
+	f, err := os.Open(*codes)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	b, err := subword.ReadBPE(f, *codes, *merges)
+	if err != nil {
+		return err
+	}
+	return iof.run(stdout, func(r io.Reader, name string, w io.Writer) error {
+		return b.Apply(ctx, r, name, w)
+	})
+}
+
+func bpeUndo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bpe undo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var iof ioFlags
+	iof.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: attnzoo bpe undo [-i in.txt] [-o out.txt]")
+		fmt.Fprintln(stderr, "Removes every \"@@ \" and a \"@@\" ending a line, as sed -r 's/(@@ )|(@@ ?$)//g'.")
+		fs.PrintDefaults()
+	}
+	if stop, err := parseFlags(fs, args); stop || err != nil {
+		return err
+	}
+	return iof.run(stdout, func(r io.Reader, name string, w io.Writer) error {
+		return subword.UndoLines(ctx, r, name, w)
+	})
+}
