@@ -217,6 +217,11 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 	defer tr.Cache.Close()
 	evalCache := seq2seq.NewGraphCache(0)
 	defer evalCache.Close()
+	tb, err := e.openBoard(dir, start)
+	if err != nil {
+		return nil, err
+	}
+	defer tb.close()
 	saved := start
 	save := func(step int) error {
 		sv, tv := data.vocabs()
@@ -266,6 +271,9 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 		}
 		windowLoss += loss
 		windowN++
+		if err := tb.trainStep(step, loss, opt.Rate()); err != nil {
+			return nil, err
+		}
 		if step%r.Train.EvalEvery == 0 || step == r.Train.Steps {
 			// train_seconds counts training steps only: the clock stops for
 			// the dev evaluation and the checkpoint
@@ -284,6 +292,9 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 				DevTokenAcc: ev.metrics["token_acc"], DevExactMatch: ev.metrics["exact_match"], Seconds: elapsed}
 			lines = append(lines, line)
 			windowLoss, windowN = 0, 0
+			if err := tb.dev(step, ev.metrics); err != nil {
+				return nil, err
+			}
 			if err := writeLines(metricsPath, lines); err != nil {
 				return nil, err
 			}
@@ -345,6 +356,9 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 		return nil, fmt.Errorf("experiments: run %s: %w (the last checkpoint is kept)", r.ID, err)
 	}
 	if err := writeAlignments(filepath.Join(dir, "alignments.jsonl"), ev.examples); err != nil {
+		return nil, err
+	}
+	if err := tb.final(r.Train.Steps, m, ev.examples, dir); err != nil {
 		return nil, err
 	}
 	point := map[string]any{}

@@ -34,6 +34,7 @@ type Experiment struct {
 	Decode Decode         `toml:"decode"`
 	Sweep  map[string]any `toml:"sweep"`
 	Plots  Plots          `toml:"plots"`
+	Output Output         `toml:"output"`
 
 	File string `toml:"-"` // the file it came from
 	Raw  []byte `toml:"-"` // its text
@@ -81,6 +82,13 @@ type Plots struct {
 	Palette string   `toml:"palette"`
 }
 
+// Output is the [output] table: what runs write besides their results.
+type Output struct {
+	TensorBoard       bool `toml:"tensorboard"`        // TensorBoard event files in runs/<id>/tb/ (tensorboard.go)
+	TensorBoardEvery  int  `toml:"tensorboard_every"`  // steps per training-loss point
+	TensorBoardImages int  `toml:"tensorboard_images"` // attention figures of the first saved test examples (at most)
+}
+
 // Defaults are the values of keys an experiment file leaves out.
 func Defaults() Experiment {
 	return Experiment{
@@ -90,6 +98,7 @@ func Defaults() Experiment {
 		Train:  Train{Steps: 2000, Batch: 64, Optimizer: "adam", LR: 1e-3, Clip: 5, LRDecay: 1, EvalEvery: 200, EvalSize: 500},
 		Decode: Decode{Beam: 1, Alpha: 1, Examples: 20},
 		Plots:  Plots{Formats: []string{"png", "svg"}, Palette: "gray"},
+		Output: Output{TensorBoardEvery: 10, TensorBoardImages: 3},
 	}
 }
 
@@ -220,6 +229,8 @@ func tableKeys(table string) []string {
 		v = Decode{}
 	case "plots":
 		v = Plots{}
+	case "output":
+		v = Output{}
 	default:
 		return nil
 	}
@@ -395,6 +406,9 @@ func (e *Experiment) validate() error {
 	}
 	if e.Plots.Example < 0 || e.Plots.Example >= e.Decode.Examples {
 		return e.errf("plots", "example", "must be in [0, [decode] examples = %d), got %d: the figures show one of the saved test examples", e.Decode.Examples, e.Plots.Example)
+	}
+	if err := e.validateOutput(); err != nil {
+		return err
 	}
 	runs, err := e.Runs()
 	if err != nil {

@@ -46,10 +46,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	dev := fs.String("device", "", "cpu, gpu or opencl:P:D (see attnzoo devices); wins over the file's device key")
 	maxMem := fs.String("max-memory", "", "memory the sweep may use, e.g. 16GB (default: the cgroup limit, else MemAvailable)")
 	threads := fs.Int("threads", 0, "threads each run's matrix products use (default: the CPUs ÷ the runs trained at once)")
+	board := fs.Bool("tensorboard", false, "write TensorBoard event files into each run's folder, runs/<id>/tb/ (as [output] tensorboard = true)")
 	var prof profiles
 	prof.flags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: attnzoo run EXPERIMENT.toml [--out DIR] [--workers N] [--resume] [--shard I/N] [--device D] [--max-memory SIZE] [--threads T] [--cpuprofile FILE] [--memprofile FILE]")
+		fmt.Fprintln(stderr, "usage: attnzoo run EXPERIMENT.toml [--out DIR] [--workers N] [--resume] [--shard I/N] [--device D] [--max-memory SIZE] [--threads T] [--tensorboard] [--cpuprofile FILE] [--memprofile FILE]")
 		fs.PrintDefaults()
 	}
 	file, rest := splitPositional(args)
@@ -94,6 +95,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	}
 	if err := chooseDevice(e, *dev); err != nil {
 		return err
+	}
+	if *board {
+		e.Output.TensorBoard = true
 	}
 	runs, _ := e.Runs()
 	if err := prof.start(); err != nil {
