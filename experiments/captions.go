@@ -211,9 +211,11 @@ func (c *captionCorpus) vocabs() ([]string, []string) { return nil, c.data.Vocab
 
 // evaluate decodes a split's images and scores the captions: BLEU-1…4
 // against every reference (bleu = BLEU-4), exact match against any
-// reference, and attention localisation for the generated words that name
-// an object with a gold box (loc_mass: the share of attention inside the
-// box; loc_peak: the share of words whose attention peak lies inside).
+// reference, and attention localisation of the free-running output: for
+// the generated words that name an object with a gold box, loc_mass_free
+// (the share of attention inside the box) and loc_peak_free (the share of
+// words whose attention peak lies inside); loc_mass and loc_peak are on
+// the reference (align_captions.go).
 func (c *captionCorpus) evaluate(m *seq2seq.Model, split string, n, batch, maxLen, beam int, alpha float64, cache *seq2seq.GraphCache, keep int, dir string) (*evalResult, error) {
 	sp := c.split(split)
 	n = min(n, len(sp))
@@ -302,8 +304,8 @@ func (c *captionCorpus) evaluate(m *seq2seq.Model, split string, n, batch, maxLe
 		res.metrics["entropy"] = entropy / float64(rows)
 	}
 	if locN > 0 {
-		res.metrics["loc_mass"] = locMass / float64(locN)
-		res.metrics["loc_peak"] = locPeak / float64(locN)
+		res.metrics["loc_mass_free"] = locMass / float64(locN)
+		res.metrics["loc_peak_free"] = locPeak / float64(locN)
 	}
 	attnMetrics(res.metrics, stats)
 	return res, nil

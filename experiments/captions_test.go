@@ -200,9 +200,15 @@ test = 8
 	out := t.TempDir()
 	res := runExp(t, writeExp(t, text), out, Options{Workers: 1})
 	m := res.Finished[0].Metrics
-	for _, k := range []string{"bleu1", "bleu4", "loc_mass", "loc_peak"} {
+	for _, k := range []string{"bleu1", "bleu4", "loc_mass", "loc_peak", "loc_mass_free", "loc_peak_free",
+		"loc_mass_uniform", "loc_peak_uniform", "loc_mass_object", "loc_peak_object"} {
 		if _, ok := m[k]; !ok {
 			t.Errorf("no %s in %v", k, m)
+		}
+	}
+	for k, v := range m {
+		if strings.HasPrefix(k, "loc_") && (v < 0 || v > 1) {
+			t.Errorf("%s = %v, outside [0, 1]", k, v)
 		}
 	}
 	if !drawsOverlay(t, filepath.Join(out, "shapes")) {

@@ -23,7 +23,7 @@ func (r *Run) runConfig() ([]byte, runConfigTOML, error) {
 		cfgTask[k] = v
 	}
 	var buf bytes.Buffer
-	if err := toml.NewEncoder(&buf).Encode(runConfigTOML{Run: r.ID, Seed: r.Seed, Dtype: r.Dtype, Task: cfgTask, Model: r.Model, Train: r.Train, Decode: r.Decode, ScorerSettings: r.Model.ScorerSettings}); err != nil {
+	if err := toml.NewEncoder(&buf).Encode(runConfigTOML{Run: r.ID, Seed: r.Seed, Dtype: r.Dtype, Task: cfgTask, Model: r.Model, Train: r.Train, Decode: r.Decode, Eval: r.Eval, ScorerSettings: r.Model.ScorerSettings}); err != nil {
 		return nil, runConfigTOML{}, err
 	}
 	var back runConfigTOML

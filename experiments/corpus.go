@@ -22,6 +22,10 @@ type corpus interface {
 	scoringBatches(split string, size int) ([]*seq2seq.Batch, error)
 	evaluate(m *seq2seq.Model, split string, n, batch, maxLen, beam int, alpha float64, cache *seq2seq.GraphCache, keep int, dir string) (*evalResult, error)
 	vocabs() (src, tgt []string)
+	// alignment scores a split's attention under forced decoding of the
+	// reference (align.go), with its baselines; nil when the task has no
+	// gold alignments or boxes.
+	alignment(m *seq2seq.Model, split string, batch, shift int, cache *seq2seq.GraphCache) (map[string]float64, error)
 }
 
 // corpora builds a run's corpus from its task's data, by the task's kind;

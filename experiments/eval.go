@@ -33,9 +33,11 @@ type evalResult struct {
 }
 
 // evaluate decodes the first n examples of a split (greedy for beam 1) and
-// scores them: token accuracy, exact match, corpus BLEU-4 (0–100), AER of
-// the argmax alignments against the gold links where the task has them
-// (Luong et al. 2015's extraction), the mean attention entropy and, for
+// scores them: token accuracy, exact match, corpus BLEU-4 (0–100),
+// aer_free (the argmax of each output token's attention against the
+// reference's gold links, position by position, where the task has them:
+// the free-running alignment; aer itself is on the reference, align.go),
+// the mean attention entropy and, for
 // greedy decoding, the spread of attention's keys, queries and scores
 // (attnMetrics).
 func evaluate(ctx context.Context, m *seq2seq.Model, data *tasks.Data, sp encoded, n, batch, maxLen, beam int, alpha float64, cache *seq2seq.GraphCache, keep int) (*evalResult, error) {
@@ -110,7 +112,7 @@ func evaluate(ctx context.Context, m *seq2seq.Model, data *tasks.Data, sp encode
 		if err != nil {
 			return nil, err
 		}
-		res.metrics["aer"] = c.AER()
+		res.metrics["aer_free"] = c.AER()
 	}
 	if rows > 0 {
 		res.metrics["entropy"] = entropy / float64(rows)

@@ -113,6 +113,7 @@ type runConfigTOML struct {
 	Model  Model          `toml:"model"`
 	Train  Train          `toml:"train"`
 	Decode Decode         `toml:"decode"`
+	Eval   Eval           `toml:"eval"`
 	// ScorerSettings are Model.Settings (the scorers' own [model] keys).
 	ScorerSettings map[string]float64 `toml:"scorer_settings,omitempty"`
 }
@@ -335,6 +336,18 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 	}
 	if m["perplexity"], err = metrics.Perplexity(nll, toks); err != nil {
 		return nil, err
+	}
+	// alignment on the reference (align.go): aer, loc_peak, loc_mass and
+	// their baselines
+	al, err := data.alignment(model, "test", r.Train.Batch, r.Eval.AlignShift, evalCache)
+	if ctx.Err() != nil {
+		return nil, ErrInterrupted
+	}
+	if err != nil {
+		return nil, fmt.Errorf("experiments: run %s: alignment on the reference: %w", r.ID, err)
+	}
+	for k, v := range al {
+		m[k] = v
 	}
 	if r.Decode.Beam > 1 {
 		evb, err := data.evaluate(model, "test", 1<<30, r.Train.Batch, maxLen, r.Decode.Beam, r.Decode.Alpha, evalCache, 0, dir)

@@ -32,6 +32,7 @@ type Experiment struct {
 	Model  Model          `toml:"model"`
 	Train  Train          `toml:"train"`
 	Decode Decode         `toml:"decode"`
+	Eval   Eval           `toml:"eval"`
 	Sweep  map[string]any `toml:"sweep"`
 	Plots  Plots          `toml:"plots"`
 	Output Output         `toml:"output"`
@@ -73,6 +74,14 @@ type Decode struct {
 	Alpha    float64 `toml:"alpha"`
 	MaxLen   int     `toml:"max_len"`
 	Examples int     `toml:"examples"`
+}
+
+// Eval is the [eval] table: how the test split is scored.
+type Eval struct {
+	// AlignShift is the credit convention of the alignment scores on the
+	// reference (align.go): 0 credits forced step t's attention row to
+	// reference word y_t, 1 to y_{t−1} (Luong et al. 2015, footnote 14).
+	AlignShift int `toml:"align_shift"`
 }
 
 // Plots is the [plots] table.
@@ -227,6 +236,8 @@ func tableKeys(table string) []string {
 		v = Train{}
 	case "decode":
 		v = Decode{}
+	case "eval":
+		v = Eval{}
 	case "plots":
 		v = Plots{}
 	case "output":
@@ -398,6 +409,9 @@ func (e *Experiment) validate() error {
 		if _, ok := e.Sweep[k]; ok && !e.usesConvEncoder() {
 			return e.errf("sweep", quoteIfDotted(k), "only the cnn encoder has conv layers, and no run uses it (encoder is %q): the runs would be identical", e.Model.Encoder)
 		}
+	}
+	if e.Eval.AlignShift != 0 && e.Eval.AlignShift != 1 {
+		return e.errf("eval", "align_shift", "must be 0 (credit step t's attention to y_t) or 1 (to y_{t−1}), got %d", e.Eval.AlignShift)
 	}
 	for _, f := range e.Plots.Formats {
 		if !oneOf(f, []string{"png", "svg", "pdf"}) {

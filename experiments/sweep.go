@@ -30,6 +30,7 @@ type Run struct {
 	Model  Model
 	Train  Train
 	Decode Decode
+	Eval   Eval
 }
 
 // PointID names the sweep point without the seed ("scorer=dot").
@@ -174,7 +175,7 @@ func (e *Experiment) Runs() ([]*Run, error) {
 	for _, p := range points {
 		for _, seed := range e.Seeds {
 			r := &Run{Index: len(runs), Seed: seed, Point: p, Dtype: e.Dtype, Task: e.taskOptions(),
-				Model: e.Model, Train: e.Train, Decode: e.Decode}
+				Model: e.Model, Train: e.Train, Decode: e.Decode, Eval: e.Eval}
 			taskChanged := false
 			for _, a := range p {
 				if err := e.apply(r, a); err != nil {

@@ -222,6 +222,7 @@ func (m *Model) checkBatch(b *Batch) error {
 // concurrent use; give each goroutine its own.
 type GraphCache struct {
 	trains map[shape]*trainGraph
+	forced map[shape]*trainGraph // ForcedAttention's
 	encs   map[[2]int]*encGraph
 	steps  map[[4]int]*stepGraph
 	max    int
@@ -234,7 +235,7 @@ func NewGraphCache(max int) *GraphCache {
 	if max <= 0 {
 		max = 32
 	}
-	return &GraphCache{trains: map[shape]*trainGraph{}, encs: map[[2]int]*encGraph{}, steps: map[[4]int]*stepGraph{}, max: max}
+	return &GraphCache{trains: map[shape]*trainGraph{}, forced: map[shape]*trainGraph{}, encs: map[[2]int]*encGraph{}, steps: map[[4]int]*stepGraph{}, max: max}
 }
 
 func (c *GraphCache) train(m *Model, s shape) (*trainGraph, error) {
@@ -278,6 +279,9 @@ func (m *Model) compile(g *gx.Graph, what string) (*gx.Machine, error) {
 // Close releases every cached machine.
 func (c *GraphCache) Close() {
 	for _, v := range c.trains {
+		v.mach.Close()
+	}
+	for _, v := range c.forced {
 		v.mach.Close()
 	}
 	for _, v := range c.encs {

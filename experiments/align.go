@@ -1,0 +1,107 @@
+package experiments
+
+import (
+	"fmt"
+
+	"github.com/attnzoo/attnzoo/metrics"
+	"github.com/attnzoo/attnzoo/seq2seq"
+)
+
+// Alignment on the reference. aer (and captioning's loc_peak, loc_mass)
+// read the model's attention under forced decoding of the reference — the
+// teacher-forced graph the loss runs (seq2seq.Model.ForcedAttention), as
+// Luong et al. (2015, §5.4) force-decode — so a hypothesis that drops or
+// adds a word cannot shift every later row onto another word's links.
+//
+// The credit convention ([eval] align_shift): forced step t reads y_{t−1}
+// and predicts y_t. With align_shift = 0, step t's attention row is
+// credited to reference word y_t (the word it helps predict); with 1, to
+// y_{t−1} (the word just read: Luong et al.'s footnote 14 for a
+// content-based a_t), the first word getting step 1's row.
+//
+// aer_free is the older score of the free-running (greedy) output's own
+// attention against the reference's links, position by position.
+
+// refAlign gathers the forced alignments of a split and its gold links.
+type refAlign struct {
+	links, diag, best [][]metrics.Link
+	sure, poss        [][]metrics.Link
+	srcLens, tgtLens  []int
+}
+
+// add reads one example's forced attention rows (one per reference word,
+// then </s>'s) with the credit shift: word t's link is the argmax of row
+// t + shift.
+func (a *refAlign) add(rows [][]float64, srcLen, refLen int, sure, poss []metrics.Link, shift int) error {
+	if len(rows) < refLen+shift {
+		return fmt.Errorf("experiments: %d forced attention rows for %d reference words with align_shift %d", len(rows), refLen, shift)
+	}
+	if poss == nil {
+		poss = sure
+	}
+	words := make([][]float64, refLen)
+	for t := range words {
+		words[t] = rows[t+shift]
+	}
+	a.links = append(a.links, metrics.ArgmaxLinks(words))
+	a.diag = append(a.diag, metrics.DiagonalLinks(srcLen, refLen))
+	a.best = append(a.best, metrics.BestLinks(refLen, sure, poss))
+	a.sure, a.poss = append(a.sure, sure), append(a.poss, poss)
+	a.srcLens, a.tgtLens = append(a.srcLens, srcLen), append(a.tgtLens, refLen)
+	return nil
+}
+
+// scores records aer and its baselines: aer_diag (the length-scaled
+// diagonal, metrics.DiagonalLinks), aer_uniform (uniform attention, in
+// expectation: metrics.UniformAER) and aer_best (the best one-link-per-word
+// alignment, metrics.BestLinks).
+func (a *refAlign) scores(m map[string]float64) error {
+	for _, s := range []struct {
+		key   string
+		links [][]metrics.Link
+	}{{"aer", a.links}, {"aer_diag", a.diag}, {"aer_best", a.best}} {
+		c, err := metrics.CorpusAER(s.links, a.sure, a.poss)
+		if err != nil {
+			return err
+		}
+		m[s.key] = c.AER()
+	}
+	u, err := metrics.UniformAER(a.srcLens, a.tgtLens, a.sure, a.poss)
+	if err != nil {
+		return err
+	}
+	m["aer_uniform"] = u
+	return nil
+}
+
+// alignment scores a split's forced attention against its gold links
+// (nothing for a task without them).
+func (c *textCorpus) alignment(m *seq2seq.Model, split string, batch, shift int, cache *seq2seq.GraphCache) (map[string]float64, error) {
+	if !c.data.Aligned {
+		return nil, nil
+	}
+	sp := c.split(split)
+	var acc refAlign
+	for i := 0; i < len(sp.src); i += batch {
+		if err := c.ctx.Err(); err != nil {
+			return nil, err
+		}
+		j := min(i+batch, len(sp.src))
+		b, err := seq2seq.NewBatch(sp.src[i:j], sp.tgt[i:j])
+		if err != nil {
+			return nil, err
+		}
+		rows, err := m.ForcedAttention(b, cache)
+		if err != nil {
+			return nil, err
+		}
+		for k, r := range rows {
+			ex := sp.ex[i+k]
+			if err := acc.add(r, len(sp.src[i+k]), len(sp.tgt[i+k]), ex.Sure, ex.Possible, shift); err != nil {
+				return nil, err
+			}
+		}
+	}
+	out := map[string]float64{}
+	return out, acc.scores(out)
+}
