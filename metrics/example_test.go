@@ -113,3 +113,73 @@ func ExamplePerplexity() {
 	// Output:
 	// 2.0000
 }
+
+// sacreBLEU's tokenizers on one detokenized sentence. The tokens are those
+// sacreBLEU 2.6.0 gives (BLEU(tokenize=T)._preprocess_segment(s).split()):
+// 13a keeps "1,000.50" and "3.5" whole and splits the final period; intl
+// splits every Unicode punctuation mark not between digits, so "Müller's"
+// loses its apostrophe but "2019." keeps its period (as mteval-v14.pl).
+func ExampleTokenizer_Tokenize() {
+	s := `He paid $1,000.50 (3.5%) for "Müller's" café in 2019.`
+	for _, name := range []string{"13a", "intl", "none"} {
+		tok, _ := metrics.ParseTokenizer(name)
+		fmt.Printf("%-4s %q\n", tok, tok.Tokenize(s))
+	}
+	// Output:
+	// 13a  ["He" "paid" "$" "1,000.50" "(" "3.5" "%" ")" "for" "\"" "Müller's" "\"" "café" "in" "2019" "."]
+	// intl ["He" "paid" "$" "1,000.50" "(" "3.5" "%" ")" "for" "\"" "Müller" "'" "s" "\"" "café" "in" "2019."]
+	// none ["He" "paid" "$1,000.50" "(3.5%)" "for" "\"Müller's\"" "café" "in" "2019."]
+}
+
+// Corpus BLEU of detokenized text as sacreBLEU computes it by default, with
+// its signature: the sacrebleu README example, whose score sacreBLEU 2.6.0
+// prints as this line (its version field says 2.6.0).
+func ExampleCorpusBLEUText() {
+	hyps := []string{"The dog bit the man.", "It wasn't surprising.", "The man had just bitten him."}
+	refs := [][]string{
+		{"The dog bit the man.", "The dog had bit the man."},
+		{"It was not unexpected.", "No one was surprised."},
+		{"The man bit him first.", "The man had bitten the dog."},
+	}
+	opt := metrics.BLEUOptions{Smooth: metrics.SmoothExp}
+	s, err := metrics.CorpusBLEUText(hyps, refs, metrics.DefaultTokenizer, opt)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(s.Format(metrics.BLEUSignature(2, metrics.DefaultTokenizer, opt)))
+	// Output:
+	// BLEU|nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:attnzoo-2.6.0 = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)
+}
+
+// chrF with sacreBLEU's defaults. By hand: "ab" against "ac" matches one
+// of two unigrams each way and none of one bigram, so precision and recall
+// both average (1/2 + 0)/2 = 1/4 over the two orders, and
+// chrF2 = 100·5·(1/4)²/(4·1/4 + 1/4) = 25 (sacreBLEU 2.6.0 gives 25.0).
+func ExampleCorpusCHRF() {
+	s, err := metrics.CorpusCHRF([]string{"ab"}, [][]string{{"ac"}}, metrics.CHRFOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(s.Format(metrics.CHRFSignature(1, metrics.CHRFOptions{})))
+	// Output:
+	// chrF2|nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:attnzoo-2.6.0 = 25.00
+}
+
+// A gold alignment in the word-alignment community's format: 1-based, sure
+// links "i-j" and possible links "ipj", read and written back.
+func ExampleParseGoldBase() {
+	sure, possible, err := metrics.ParseGoldBase("1-1 3p2 2-3 14p19", 1)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(sure, possible)
+	fmt.Println(metrics.FormatGold(sure, possible, 1))
+	fmt.Println(metrics.FormatPharaohBase(sure, 1), "|", metrics.FormatPharaoh(sure))
+	// Output:
+	// [{0 0} {1 2}] [{2 1} {13 18}]
+	// 1-1 2-3 3p2 14p19
+	// 1-1 2-3 | 0-0 1-2
+}

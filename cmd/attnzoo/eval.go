@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/attnzoo/attnzoo/metrics"
 )
@@ -19,7 +20,8 @@ var evalSubcommands = []struct {
 	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }{
 	{"aer", "alignment error rate of Pharaoh alignments against gold links", evalAER},
-	{"bleu", "corpus BLEU (sacrebleu's 0–100 scale) of whitespace-tokenized text", evalBLEU},
+	{"bleu", "corpus BLEU as sacreBLEU (tokenizers 13a, intl, char, none), with its signature", evalBLEU},
+	{"chrf", "corpus chrF as sacreBLEU (character 6-grams, β = 2), with its signature", evalCHRF},
 }
 
 // cmdEval runs `attnzoo eval SUBCOMMAND [flags]`: it scores the output files
@@ -60,16 +62,17 @@ func evalUsage(w io.Writer) {
 func evalBLEU(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("eval bleu", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	hyp := fs.String("hyp", "", "hypothesis `file`, one sentence a line, tokens separated by whitespace")
+	hyp := fs.String("hyp", "", "hypothesis `file`, one detokenized sentence a line")
 	var refs fileList
 	fs.Var(&refs, "ref", "reference `file`, line-aligned with --hyp; repeat for more references")
 	asJSON := fs.Bool("json", false, "print one line of JSON")
-	smooth := fs.String("smooth", "none", "smoothing of n-gram orders without a match: none, floor, add-k or exp")
+	tokenize := fs.String("tokenize", metrics.DefaultTokenizer.String(), "sacreBLEU's tokenizer: "+strings.Join(metrics.TokenizerNames(), ", ")+" (none: split at whitespace only)")
+	smooth := fs.String("smooth", metrics.SmoothExp.String(), "smoothing of n-gram orders without a match: none, floor, add-k or exp")
 	smoothValue := fs.Float64("smooth-value", 0, "ε for floor or k for add-k (0 means sacrebleu's 0.1 and 1)")
 	maxOrder := fs.Int("max-order", metrics.DefaultMaxOrder, "largest n-gram order N (BLEU-N)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: attnzoo eval bleu --hyp HYP.txt --ref REF.txt [--ref REF2.txt ...] [flags]")
-		fmt.Fprintln(stderr, "Corpus BLEU on sacrebleu's 0-100 scale; no tokenizer is applied (sacrebleu --tokenize none).")
+		fmt.Fprintln(stderr, "Corpus BLEU as sacreBLEU "+metrics.SacreBLEUVersion+" computes it (defaults: --tokenize 13a, --smooth exp), with its signature.")
 		fs.PrintDefaults()
 	}
 	if stop, err := parseFlags(fs, args); stop || err != nil {
@@ -89,62 +92,139 @@ func evalBLEU(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return usagef("eval bleu: unknown --smooth %q (have: add-k, exp, floor, none)", *smooth)
 	}
-
-	hypLines, err := readCorpus(*hyp)
+	tok, err := metrics.ParseTokenizer(*tokenize)
+	if err != nil {
+		return usagef("eval bleu: unknown --tokenize %q (have: %s)", *tokenize, strings.Join(metrics.TokenizerNames(), ", "))
+	}
+	hyps, refSets, err := readHypsRefs(ctx, *hyp, refs)
 	if err != nil {
 		return fmt.Errorf("eval bleu: %w", err)
 	}
-	refLines := make([][]string, len(refs))
-	for k, path := range refs {
-		if refLines[k], err = readCorpus(path); err != nil {
-			return fmt.Errorf("eval bleu: %w", err)
-		}
-		if err := sameLength(*hyp, hypLines, path, refLines[k]); err != nil {
-			return fmt.Errorf("eval bleu: %w", err)
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("eval bleu: %w", err)
-	}
-	hyps := make([][]string, len(hypLines))
-	refSets := make([][][]string, len(hypLines))
-	for i, line := range hypLines {
-		hyps[i] = strings.Fields(line)
-		refSets[i] = make([][]string, len(refLines))
-		for k := range refLines {
-			refSets[i][k] = strings.Fields(refLines[k][i])
-		}
-	}
-	s, err := metrics.CorpusBLEU(hyps, refSets, metrics.BLEUOptions{
-		MaxOrder: *maxOrder, Smooth: method, SmoothValue: *smoothValue,
-	})
+	opt := metrics.BLEUOptions{MaxOrder: *maxOrder, Smooth: method, SmoothValue: *smoothValue}
+	s, err := metrics.CorpusBLEUText(hyps, refSets, tok, opt)
 	if err != nil {
 		return fmt.Errorf("eval bleu: %w", err)
 	}
+	sig := metrics.BLEUSignature(len(refs), tok, opt)
 	if *asJSON {
 		return writeJSON(stdout, struct {
 			BLEU       float64   `json:"bleu"`
+			Signature  string    `json:"signature"`
 			Precisions []float64 `json:"precisions"`
 			BP         float64   `json:"bp"`
 			Ratio      float64   `json:"ratio"`
 			HypLen     int       `json:"hyp_len"`
 			RefLen     int       `json:"ref_len"`
-		}{s.BLEU, s.Precisions, s.BP, s.Ratio, s.HypLen, s.RefLen})
+		}{s.BLEU, sig, s.Precisions, s.BP, s.Ratio, s.HypLen, s.RefLen})
 	}
-	_, err = fmt.Fprintln(stdout, s)
+	_, err = fmt.Fprintln(stdout, s.Format(sig))
 	return err
+}
+
+// evalCHRF runs `attnzoo eval chrf`.
+func evalCHRF(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("eval chrf", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	hyp := fs.String("hyp", "", "hypothesis `file`, one detokenized sentence a line")
+	var refs fileList
+	fs.Var(&refs, "ref", "reference `file`, line-aligned with --hyp; repeat for more references")
+	asJSON := fs.Bool("json", false, "print one line of JSON")
+	charOrder := fs.Int("char-order", 6, "largest character n-gram order")
+	wordOrder := fs.Int("word-order", 0, "largest word n-gram order (2 gives chrF++)")
+	beta := fs.Int("beta", 2, "weight of recall against precision")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: attnzoo eval chrf --hyp HYP.txt --ref REF.txt [--ref REF2.txt ...] [flags]")
+		fmt.Fprintln(stderr, "Corpus chrF as sacreBLEU "+metrics.SacreBLEUVersion+" computes it (whitespace removed, no tokenizer), with its signature.")
+		fs.PrintDefaults()
+	}
+	if stop, err := parseFlags(fs, args); stop || err != nil {
+		return err
+	}
+	switch {
+	case *hyp == "":
+		return usagef("eval chrf: missing --hyp")
+	case len(refs) == 0:
+		return usagef("eval chrf: missing --ref (give at least one)")
+	case *charOrder < 1:
+		return usagef("eval chrf: --char-order must be >= 1, got %d", *charOrder)
+	case *wordOrder < 0:
+		return usagef("eval chrf: --word-order must be >= 0, got %d", *wordOrder)
+	case *beta < 1:
+		return usagef("eval chrf: --beta must be >= 1, got %d", *beta)
+	}
+	hyps, refSets, err := readHypsRefs(ctx, *hyp, refs)
+	if err != nil {
+		return fmt.Errorf("eval chrf: %w", err)
+	}
+	opt := metrics.CHRFOptions{CharOrder: *charOrder, WordOrder: *wordOrder, Beta: *beta}
+	s, err := metrics.CorpusCHRF(hyps, refSets, opt)
+	if err != nil {
+		return fmt.Errorf("eval chrf: %w", err)
+	}
+	sig := metrics.CHRFSignature(len(refs), opt)
+	if *asJSON {
+		return writeJSON(stdout, struct {
+			CHRF      float64 `json:"chrf"`
+			Name      string  `json:"name"`
+			Signature string  `json:"signature"`
+		}{s.CHRF, s.Name(), sig})
+	}
+	_, err = fmt.Fprintln(stdout, s.Format(sig))
+	return err
+}
+
+// readHypsRefs reads a hypothesis file and its line-aligned reference
+// files: refSets[i] holds the references of hyps[i]. Text must be UTF-8.
+// (sacreBLEU's command line also strips trailing whitespace; BLEU's
+// tokenizers do so themselves and chrF removes all whitespace.)
+func readHypsRefs(ctx context.Context, hypPath string, refPaths []string) (hyps []string, refSets [][]string, err error) {
+	if hyps, err = readText(hypPath); err != nil {
+		return nil, nil, err
+	}
+	refSets = make([][]string, len(hyps))
+	for _, path := range refPaths {
+		lines, err := readText(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := sameLength(hypPath, hyps, path, lines); err != nil {
+			return nil, nil, err
+		}
+		for i, l := range lines {
+			refSets[i] = append(refSets[i], l)
+		}
+	}
+	return hyps, refSets, ctx.Err()
+}
+
+// readText is readCorpus for text scored by sacreBLEU's metrics: every line
+// must be UTF-8.
+func readText(path string) ([]string, error) {
+	lines, err := readCorpus(path)
+	if err != nil {
+		return nil, err
+	}
+	for i, l := range lines {
+		if !utf8.ValidString(l) {
+			return nil, fmt.Errorf("%s:%d: not valid UTF-8", path, i+1)
+		}
+	}
+	return lines, nil
 }
 
 // evalAER runs `attnzoo eval aer`.
 func evalAER(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("eval aer", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	hyp := fs.String("hyp", "", "hypothesis alignment `file`: Pharaoh \"src-tgt\" links, 0-based, one sentence pair a line")
-	sure := fs.String("sure", "", "gold `file`, line-aligned with --hyp: \"i-j\" and \"i-j-S\" are sure links, \"i-j-P\" and \"i?j\" possible")
+	hyp := fs.String("hyp", "", "hypothesis alignment `file`: Pharaoh \"src-tgt\" links, one sentence pair a line")
+	gold := fs.String("gold", "", "gold `file`, line-aligned with --hyp: \"i-j\" and \"i-j-S\" are sure links, \"ipj\" (e.g. 14p19), \"i-j-P\" and \"i?j\" possible")
+	sure := fs.String("sure", "", "the same as --gold (its older name)")
 	possible := fs.String("possible", "", "optional gold `file` of possible links, any form; without it possible = sure")
+	goldBase := fs.Int("gold-base", 0, "index of the first word in the gold files: 0 or 1 (lilt/alignment-scripts and awesome-align gold is 1-based)")
+	hypBase := fs.Int("hyp-base", 0, "index of the first word in --hyp: 0 (fast_align, attnzoo) or 1")
 	asJSON := fs.Bool("json", false, "print one line of JSON")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: attnzoo eval aer --hyp HYP.txt --sure SURE.txt [--possible POSS.txt] [--json]")
+		fmt.Fprintln(stderr, "usage: attnzoo eval aer --hyp HYP.txt --gold GOLD.txt [--possible POSS.txt] [--gold-base 1] [--hyp-base 1] [--json]")
 		fmt.Fprintln(stderr, "Corpus alignment error rate (Och & Ney 2003) from counts summed over sentence pairs.")
 		fs.PrintDefaults()
 	}
@@ -154,19 +234,26 @@ func evalAER(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	switch {
 	case *hyp == "":
 		return usagef("eval aer: missing --hyp")
-	case *sure == "":
-		return usagef("eval aer: missing --sure")
+	case *gold != "" && *sure != "":
+		return usagef("eval aer: --gold and --sure are one flag (--sure is its older name); give one")
+	case *gold == "" && *sure == "":
+		return usagef("eval aer: missing --gold")
+	case *goldBase != 0 && *goldBase != 1:
+		return usagef("eval aer: --gold-base must be 0 or 1, got %d", *goldBase)
+	case *hypBase != 0 && *hypBase != 1:
+		return usagef("eval aer: --hyp-base must be 0 or 1, got %d", *hypBase)
 	}
 
+	goldPath := *gold + *sure // one of them is empty
 	hypLines, err := readCorpus(*hyp)
 	if err != nil {
 		return fmt.Errorf("eval aer: %w", err)
 	}
-	sureLines, err := readCorpus(*sure)
+	sureLines, err := readCorpus(goldPath)
 	if err != nil {
 		return fmt.Errorf("eval aer: %w", err)
 	}
-	if err := sameLength(*hyp, hypLines, *sure, sureLines); err != nil {
+	if err := sameLength(*hyp, hypLines, goldPath, sureLines); err != nil {
 		return fmt.Errorf("eval aer: %w", err)
 	}
 	var possLines []string
@@ -185,14 +272,14 @@ func evalAER(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	sures := make([][]metrics.Link, len(hypLines))
 	poss := make([][]metrics.Link, len(hypLines))
 	for i := range hypLines {
-		if hyps[i], err = metrics.ParsePharaoh(hypLines[i]); err != nil {
+		if hyps[i], err = metrics.ParsePharaohBase(hypLines[i], *hypBase); err != nil {
 			return fmt.Errorf("eval aer: %s:%d: %w", *hyp, i+1, err)
 		}
-		if sures[i], poss[i], err = metrics.ParseGold(sureLines[i]); err != nil {
-			return fmt.Errorf("eval aer: %s:%d: %w", *sure, i+1, err)
+		if sures[i], poss[i], err = metrics.ParseGoldBase(sureLines[i], *goldBase); err != nil {
+			return fmt.Errorf("eval aer: %s:%d: %w", goldPath, i+1, err)
 		}
 		if possLines != nil {
-			s, p, err := metrics.ParseGold(possLines[i])
+			s, p, err := metrics.ParseGoldBase(possLines[i], *goldBase)
 			if err != nil {
 				return fmt.Errorf("eval aer: %s:%d: %w", *possible, i+1, err)
 			}

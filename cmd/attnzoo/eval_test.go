@@ -75,23 +75,32 @@ func tok13a(s string) string { return strings.ReplaceAll(s, ".\n", " .\n") }
 
 func TestEvalBLEU(t *testing.T) {
 	dir := writeFixtures(t, map[string]string{
-		"hyp.txt":  tok13a(readmeHyp),
-		"refA.txt": tok13a(readmeRefA),
-		"refB.txt": tok13a(readmeRefB),
+		"hyp.txt":    tok13a(readmeHyp),
+		"refA.txt":   tok13a(readmeRefA),
+		"refB.txt":   tok13a(readmeRefB),
+		"rawhyp.txt": readmeHyp,
 	})
 	tests := []evalCase{
-		// sacrebleu's README prints exactly this line for the example
-		// (13a tokenization; no order lacks a match, so smoothing is moot):
-		// matches 14/17, 7/14, 5/11, 3/8, BP = exp(1 − 18/17).
+		// sacrebleu's README prints exactly this line for the example, and
+		// sacreBLEU 2.6.0's `sacrebleu refA refB -i hyp -f text -w 2` the
+		// signature (version aside); the defaults are its 13a tokenizer and
+		// exp smoothing (no order lacks a match, so smoothing is moot):
+		// matches 14/17, 7/14, 5/11, 3/8, BP = exp(1 − 18/17). 13a leaves
+		// the tokenized text as it is.
 		{"sacrebleu README", []string{"eval", "bleu", "--hyp", "@hyp.txt", "--ref", "@refA.txt", "--ref", "@refB.txt"},
-			"BLEU = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)\n"},
+			"BLEU|nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:attnzoo-2.6.0 = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)\n"},
+		// The raw (detokenized) hypotheses against tokenized references:
+		// 13a splits the hypotheses' periods off itself.
+		{"13a on raw text", []string{"eval", "bleu", "--hyp", "@rawhyp.txt", "--ref", "@refA.txt", "--ref", "@refB.txt", "--tokenize", "13a"},
+			"BLEU|nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:attnzoo-2.6.0 = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)\n"},
 		// Reference order does not matter.
 		{"refs swapped", []string{"eval", "bleu", "-hyp", "@hyp.txt", "-ref", "@refB.txt", "-ref", "@refA.txt", "-smooth", "exp"},
-			"BLEU = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)\n"},
+			"BLEU|nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:attnzoo-2.6.0 = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)\n"},
 		// sacrebleu test_bleu.py test_max_ngram_order: 77.65 for order 1
-		// (100 · exp(−1/17) · 14/17).
+		// (100 · exp(−1/17) · 14/17). sacreBLEU's signature does not name
+		// the order.
 		{"max order 1", []string{"eval", "bleu", "--hyp", "@hyp.txt", "--ref", "@refA.txt", "--ref", "@refB.txt", "--max-order", "1"},
-			"BLEU = 77.65 82.4 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)\n"},
+			"BLEU|nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:attnzoo-2.6.0 = 77.65 82.4 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)\n"},
 	}
 	runEvalCases(t, dir, tests)
 }
@@ -120,14 +129,17 @@ func TestEvalBLEUJSON(t *testing.T) {
 		// sacrebleu test_bleu.py, tokenize none: 49.1919566. Whitespace
 		// tokens ("man." is one): hyp 5+3+6 = 14, closest refs 5+4+6 = 15,
 		// matches 10/14, 6/11, 4/8, 2/5, BP = exp(1 − 15/14).
-		{"sacrebleu tokenize none", []string{"eval", "bleu", "--json", "--hyp", "@rawhyp.txt", "--ref", "@rawrefA.txt", "--ref", "@rawrefB.txt"},
+		{"sacrebleu tokenize none", []string{"eval", "bleu", "--json", "--tokenize", "none", "--hyp", "@rawhyp.txt", "--ref", "@rawrefA.txt", "--ref", "@rawrefB.txt"},
 			result{49.1919566, []float64{1000.0 / 14, 600.0 / 11, 50, 40}, math.Exp(-1.0 / 14), 14.0 / 15, 14, 15}},
 		// Hand: "a b x y" vs "a b c d": matches 2/4, 1/3, 0/2, 0/1, BP = 1.
 		// No smoothing: BLEU 0.
-		{"no smoothing", []string{"eval", "bleu", "--json", "--hyp", "@axy.txt", "--ref", "@abcd.txt"},
+		{"no smoothing", []string{"eval", "bleu", "--json", "--smooth", "none", "--hyp", "@axy.txt", "--ref", "@abcd.txt"},
 			result{0, []float64{50, 100.0 / 3, 0, 0}, 1, 1, 4, 4}},
 		// exp: the zero orders get 1/(2·2) and 1/(4·1); (1/2·1/3·1/4·1/4)^(1/4).
 		{"exp", []string{"eval", "bleu", "--json", "--smooth", "exp", "--hyp", "@axy.txt", "--ref", "@abcd.txt"},
+			result{100 * math.Pow(1.0/96, 0.25), []float64{50, 100.0 / 3, 25, 25}, 1, 1, 4, 4}},
+		// exp is the default, as sacreBLEU's.
+		{"default smoothing", []string{"eval", "bleu", "--json", "--hyp", "@axy.txt", "--ref", "@abcd.txt"},
 			result{100 * math.Pow(1.0/96, 0.25), []float64{50, 100.0 / 3, 25, 25}, 1, 1, 4, 4}},
 		// floor 0.5: 0.5/2 and 0.5/1; product 1/48.
 		{"floor 0.5", []string{"eval", "bleu", "--json", "--smooth", "floor", "--smooth-value", "0.5", "--hyp", "@axy.txt", "--ref", "@abcd.txt"},
@@ -194,14 +206,16 @@ func TestEvalAER(t *testing.T) {
 
 func TestEvalErrors(t *testing.T) {
 	dir := writeFixtures(t, map[string]string{
-		"h3.txt":    "a\nb\nc\n",
-		"r3.txt":    "a\nb\nc\n",
-		"r2.txt":    "a\nb\n",
-		"empty.txt": "",
-		"al.txt":    "0-0\n0-1 a-b\n",
-		"al2.txt":   "0-0\n1-1\n",
-		"al1.txt":   "0-0\n",
-		"gold.txt":  "0-0\n1-1-X\n",
+		"h3.txt":     "a\nb\nc\n",
+		"r3.txt":     "a\nb\nc\n",
+		"r2.txt":     "a\nb\n",
+		"empty.txt":  "",
+		"al.txt":     "0-0\n0-1 a-b\n",
+		"al2.txt":    "0-0\n1-1\n",
+		"al1.txt":    "0-0\n",
+		"gold.txt":   "0-0\n1-1-X\n",
+		"gold1.txt":  "1-1\n2p2 0-3\n",
+		"latin1.txt": "a\nb\xe4r\nc\n",
 	})
 	tests := []struct {
 		name string
@@ -209,13 +223,23 @@ func TestEvalErrors(t *testing.T) {
 		code int
 		want []string // substrings of the error
 	}{
-		{"no subcommand", []string{"eval"}, 2, []string{"eval: missing subcommand (have: aer, bleu)"}},
-		{"unknown subcommand", []string{"eval", "rouge"}, 2, []string{`eval: unknown subcommand "rouge" (have: aer, bleu)`}},
+		{"no subcommand", []string{"eval"}, 2, []string{"eval: missing subcommand (have: aer, bleu, chrf)"}},
+		{"unknown subcommand", []string{"eval", "rouge"}, 2, []string{`eval: unknown subcommand "rouge" (have: aer, bleu, chrf)`}},
 		{"help", []string{"eval", "--help"}, 0, nil},
 		{"bleu help", []string{"eval", "bleu", "-h"}, 0, nil},
 		{"missing hyp", []string{"eval", "bleu", "--ref", "@r3.txt"}, 2, []string{"eval bleu: missing --hyp"}},
 		{"missing ref", []string{"eval", "bleu", "--hyp", "@h3.txt"}, 2, []string{"eval bleu: missing --ref"}},
-		{"unknown flag", []string{"eval", "bleu", "--hyp", "@h3.txt", "--ref", "@r3.txt", "--tokenize", "13a"}, 2, []string{"eval bleu:", "-tokenize"}},
+		{"unknown flag", []string{"eval", "bleu", "--hyp", "@h3.txt", "--ref", "@r3.txt", "--tokenise", "13a"}, 2, []string{"eval bleu:", "-tokenise"}},
+		{"bad tokenize", []string{"eval", "bleu", "--hyp", "@h3.txt", "--ref", "@r3.txt", "--tokenize", "zh"}, 2,
+			[]string{`eval bleu: unknown --tokenize "zh" (have: 13a, char, intl, none)`}},
+		{"not utf-8", []string{"eval", "bleu", "--hyp", "@h3.txt", "--ref", "@latin1.txt"}, 1, []string{"latin1.txt:2: not valid UTF-8"}},
+		{"chrf missing hyp", []string{"eval", "chrf", "--ref", "@r3.txt"}, 2, []string{"eval chrf: missing --hyp"}},
+		{"chrf missing ref", []string{"eval", "chrf", "--hyp", "@h3.txt"}, 2, []string{"eval chrf: missing --ref"}},
+		{"chrf bad beta", []string{"eval", "chrf", "--hyp", "@h3.txt", "--ref", "@r3.txt", "--beta", "0"}, 2, []string{"--beta must be >= 1, got 0"}},
+		{"chrf bad char order", []string{"eval", "chrf", "--hyp", "@h3.txt", "--ref", "@r3.txt", "--char-order", "0"}, 2, []string{"--char-order must be >= 1, got 0"}},
+		{"chrf bad word order", []string{"eval", "chrf", "--hyp", "@h3.txt", "--ref", "@r3.txt", "--word-order", "-1"}, 2, []string{"--word-order must be >= 0, got -1"}},
+		{"chrf line counts", []string{"eval", "chrf", "--hyp", "@h3.txt", "--ref", "@r2.txt"}, 1, []string{"h3.txt has 3 lines but ", "r2.txt has 2"}},
+		{"chrf not utf-8", []string{"eval", "chrf", "--hyp", "@latin1.txt", "--ref", "@r3.txt"}, 1, []string{"eval chrf:", "latin1.txt:2: not valid UTF-8"}},
 		{"bad smooth", []string{"eval", "bleu", "--hyp", "@h3.txt", "--ref", "@r3.txt", "--smooth", "add-one"}, 2,
 			[]string{`unknown --smooth "add-one" (have: add-k, exp, floor, none)`}},
 		{"bad max order", []string{"eval", "bleu", "--hyp", "@h3.txt", "--ref", "@r3.txt", "--max-order", "0"}, 2, []string{"--max-order must be >= 1, got 0"}},
@@ -227,7 +251,15 @@ func TestEvalErrors(t *testing.T) {
 			[]string{"h3.txt has 3 lines but ", "r2.txt has 2"}},
 		{"empty file", []string{"eval", "bleu", "--hyp", "@empty.txt", "--ref", "@r3.txt"}, 1, []string{"empty.txt: empty file"}},
 		{"aer missing hyp", []string{"eval", "aer", "--sure", "@al2.txt"}, 2, []string{"eval aer: missing --hyp"}},
-		{"aer missing sure", []string{"eval", "aer", "--hyp", "@al2.txt"}, 2, []string{"eval aer: missing --sure"}},
+		{"aer missing gold", []string{"eval", "aer", "--hyp", "@al2.txt"}, 2, []string{"eval aer: missing --gold"}},
+		{"aer gold and sure", []string{"eval", "aer", "--hyp", "@al2.txt", "--gold", "@al2.txt", "--sure", "@al2.txt"}, 2, []string{"--gold and --sure are one flag"}},
+		{"aer bad gold base", []string{"eval", "aer", "--hyp", "@al2.txt", "--gold", "@al2.txt", "--gold-base", "2"}, 2, []string{"--gold-base must be 0 or 1, got 2"}},
+		{"aer bad hyp base", []string{"eval", "aer", "--hyp", "@al2.txt", "--gold", "@al2.txt", "--hyp-base", "-1"}, 2, []string{"--hyp-base must be 0 or 1, got -1"}},
+		// A 0 in a file said to be 1-based names the file, line and token.
+		{"aer index below gold base", []string{"eval", "aer", "--hyp", "@al2.txt", "--gold", "@gold1.txt", "--gold-base", "1"}, 1,
+			[]string{"gold1.txt:2:", `"0-3": index below 1 in 1-based links`}},
+		{"aer index below hyp base", []string{"eval", "aer", "--hyp", "@al2.txt", "--gold", "@gold1.txt", "--hyp-base", "1"}, 1,
+			[]string{"al2.txt:1:", `"0-0": index below 1 in 1-based links`}},
 		{"aer bad token", []string{"eval", "aer", "--hyp", "@al.txt", "--sure", "@al2.txt"}, 1, []string{"al.txt:2:", `"a-b"`}},
 		{"aer bad gold mark", []string{"eval", "aer", "--hyp", "@al2.txt", "--sure", "@gold.txt"}, 1, []string{"gold.txt:2:", `"1-1-X"`}},
 		{"aer line counts", []string{"eval", "aer", "--hyp", "@al2.txt", "--sure", "@al1.txt"}, 1, []string{"al2.txt has 2 lines but ", "al1.txt has 1"}},
@@ -285,6 +317,147 @@ func Example_eval() {
 		}
 	}
 	// Output:
-	// BLEU = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)
+	// BLEU|nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:attnzoo-2.6.0 = 48.53 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)
 	// {"aer":0.16666666666666663,"precision":0.75,"recall":1}
+}
+
+// TestEvalSacreBLEUCLI runs `attnzoo eval bleu` with each tokenizer and
+// `attnzoo eval chrf` (chrF2 and chrF2++) on every case of
+// testdata/sacrebleu and compares the whole line with the one sacreBLEU
+// 2.6.0's command line printed for the same files (cli.txt: `sacrebleu
+// REFS -i HYP -m bleu -tok T -f text -w 2`, `-m chrf --chrf-word-order
+// N`; see testdata/sacrebleu/README.md), its version field aside.
+func TestEvalSacreBLEUCLI(t *testing.T) {
+	const dir = "../../testdata/sacrebleu"
+	data, err := os.ReadFile(filepath.Join(dir, "cli.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if len(lines) < 30 {
+		t.Fatalf("cli.txt has %d lines, want 30", len(lines))
+	}
+	for _, line := range lines {
+		f := strings.SplitN(line, "\t", 4)
+		if len(f) != 4 {
+			t.Fatalf("cli.txt: bad line %q", line)
+		}
+		name, metric, tok, sacre := f[0], f[1], f[2], f[3]
+		t.Run(name+"/"+metric+"/"+tok, func(t *testing.T) {
+			refs, err := filepath.Glob(filepath.Join(dir, name+".ref*"))
+			if err != nil || len(refs) == 0 {
+				t.Fatalf("no references for %s: %v", name, err)
+			}
+			args := []string{"eval", "bleu", "--tokenize", tok}
+			switch metric {
+			case "chrf0":
+				args = []string{"eval", "chrf"}
+			case "chrf2":
+				args = []string{"eval", "chrf", "--word-order", "2"}
+			}
+			args = append(args, "--hyp", filepath.Join(dir, name+".hyp"))
+			for _, r := range refs {
+				args = append(args, "--ref", r)
+			}
+			out, _, code, err := runEval("", args...)
+			want := strings.Replace(sacre, "|version:2.6.0 ", "|version:attnzoo-2.6.0 ", 1) + "\n"
+			if code != 0 || out != want {
+				t.Errorf("got  %q (status %d, %v)\nwant %q", out, code, err, want)
+			}
+		})
+	}
+}
+
+// TestEvalCHRFJSON: --json gives the score, its name and signature. By
+// hand (sacreBLEU 2.6.0's CHRF().corpus_score gives the same 100, 62.5 and
+// 25): "ab" against "ab" matches every character n-gram that exists (1-
+// and 2-grams), so P = R = 1; against "ac", unigrams 1/2 and bigrams 0/1
+// each way. With P = R the score 100·(1+β²)·P·R/(β²·P + R) is 100·P.
+func TestEvalCHRFJSON(t *testing.T) {
+	dir := writeFixtures(t, map[string]string{
+		"h.txt":  "ab\na b\n", // whitespace is removed: "a b" is "ab"
+		"r1.txt": "ab\nac\n",
+		"r2.txt": "ac\nab\n",
+		"r3.txt": "ac\nac\n",
+	})
+	tests := []evalCase{
+		// Sentence 1 matches r1 and sentence 2 r2 fully: 100.
+		{"two refs", []string{"eval", "chrf", "--json", "--hyp", "@h.txt", "--ref", "@r1.txt", "--ref", "@r2.txt"},
+			`{"chrf":100,"name":"chrF2","signature":"nrefs:2|case:mixed|eff:yes|nc:6|nw:0|space:no|version:attnzoo-2.6.0"}` + "\n"},
+		// Against r2 alone: summed unigrams 1+2 of 4, bigrams 0+1 of 2, so
+		// P = R = (3/4 + 1/2)/2 = 5/8.
+		{"one ref", []string{"eval", "chrf", "--json", "--hyp", "@h.txt", "--ref", "@r2.txt"},
+			`{"chrf":62.5,"name":"chrF2","signature":"nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:attnzoo-2.6.0"}` + "\n"},
+		// Against r3: unigrams 2/4, bigrams 0/2: P = R = (1/2 + 0)/2 = 1/4.
+		{"text", []string{"eval", "chrf", "--hyp", "@h.txt", "--ref", "@r3.txt"},
+			"chrF2|nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:attnzoo-2.6.0 = 25.00\n"},
+	}
+	runEvalCases(t, dir, tests)
+}
+
+// TestEvalBLEUJSONSignature: --json carries sacreBLEU's signature; a
+// floor smoothing names its value as sacreBLEU's does ("floor[0.10]").
+func TestEvalBLEUJSONSignature(t *testing.T) {
+	dir := writeFixtures(t, map[string]string{"h.txt": "a b c d\n", "r.txt": "a b c d\n"})
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{nil, `{"bleu":100,"signature":"nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:attnzoo-2.6.0"}`},
+		{[]string{"--tokenize", "char", "--smooth", "floor"}, `{"bleu":100,"signature":"nrefs:1|case:mixed|eff:no|tok:char|smooth:floor[0.10]|version:attnzoo-2.6.0"}`},
+		{[]string{"--tokenize", "intl", "--smooth", "add-k", "--smooth-value", "2"}, `{"bleu":100,"signature":"nrefs:1|case:mixed|eff:no|tok:intl|smooth:add-k[2.00]|version:attnzoo-2.6.0"}`},
+	} {
+		out, _, code, err := runEval(dir, append([]string{"eval", "bleu", "--json", "--hyp", "@h.txt", "--ref", "@r.txt"}, tt.args...)...)
+		if code != 0 {
+			t.Fatalf("%v: status %d: %v", tt.args, code, err)
+		}
+		var got, want map[string]any
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatal(err)
+		}
+		_ = json.Unmarshal([]byte(tt.want), &want)
+		if got["bleu"] != want["bleu"] || got["signature"] != want["signature"] {
+			t.Errorf("%v: got %s, want %s", tt.args, out, tt.want)
+		}
+	}
+}
+
+// TestEvalAERCommunity scores testdata/aer: a 1-based gold file in the
+// word-alignment community's format ("i-j" sure, "ipj" possible) against a
+// hypothesis written 1-based and 0-based. By hand (1-based links):
+//
+//	pair 1: A = {1-1,2-2,3-3,4-3}, S = {1-1,2-2,3-4}, P = S ∪ {3-3,4-4}:
+//	        |A| 4, |S| 3, |A∩S| 2 (1-1 2-2), |A∩P| 3 (+3-3)
+//	pair 2: A = {1-2,2-2,3-3}, S = {1-2,2-1}, P = S ∪ {2-2}:
+//	        |A| 3, |S| 2, |A∩S| 1, |A∩P| 2
+//	pair 3: A = {1-1,14-19,15-20} (15-20 listed twice counts once),
+//	        S = {1-1,15-20}, P = S ∪ {14-19}: |A| 3, |S| 2, |A∩S| 2, |A∩P| 3
+//	sums: |A| 10, |S| 7, |A∩S| 5, |A∩P| 8
+//	precision 8/10, recall 5/7, AER = 1 − (5+8)/(10+7) = 4/17 = 0.2353
+//
+// lilt/alignment-scripts' scripts/aer.py (commit 4da9bbf) on the same
+// files prints "23.5% (80.0%/71.4%/10)" (`aer.py gold.talp hyp.1based
+// --oneRef --oneHyp`, and `aer.py gold.talp hyp.0based --oneRef`); its
+// calculate_metrics returns (0.8, 0.7142857142857143, 0.23529411764705888).
+func TestEvalAERCommunity(t *testing.T) {
+	const dir = "../../testdata/aer"
+	want := `{"aer":0.23529411764705888,"precision":0.8,"recall":0.7142857142857143}` + "\n"
+	for _, args := range [][]string{
+		{"--hyp", "hyp.1based", "--hyp-base", "1", "--gold", "gold.talp", "--gold-base", "1", "--json"},
+		{"--hyp", "hyp.0based", "--gold", "gold.talp", "--gold-base", "1", "--json"},
+	} {
+		for i, a := range args {
+			if strings.Contains(a, ".") {
+				args[i] = filepath.Join(dir, a)
+			}
+		}
+		out, _, code, err := runEval("", append([]string{"eval", "aer"}, args...)...)
+		if code != 0 || out != want {
+			t.Errorf("%v: got %q (status %d, %v), want %q", args, out, code, err, want)
+		}
+	}
+	out, _, _, err := runEval("", "eval", "aer", "--hyp", filepath.Join(dir, "hyp.0based"), "--gold", filepath.Join(dir, "gold.talp"), "--gold-base", "1")
+	if w := "AER = 0.2353 precision = 0.8000 recall = 0.7143 (hyp = 10 sure = 7 hyp&sure = 5 hyp&possible = 8)\n"; out != w {
+		t.Errorf("got %q (%v), want %q", out, err, w)
+	}
 }
