@@ -59,7 +59,7 @@ func newTextCorpus(ctx context.Context, task tasks.Named, r *Run) (corpus, error
 	if err != nil {
 		return nil, err
 	}
-	c := &textCorpus{ctx: ctx, data: data}
+	c := &textCorpus{ctx: ctx, data: data, bleuTok: r.Decode.BLEUTokenize}
 	for _, sp := range []struct {
 		in  []tasks.Example
 		out *encoded
@@ -87,6 +87,7 @@ func loadCaptionCorpus(ctx context.Context, task tasks.Named, r *Run) (corpus, e
 type textCorpus struct {
 	ctx              context.Context // stops evaluate
 	data             *tasks.Data
+	bleuTok          string // [decode] bleu_tokenize
 	train, dev, test encoded
 }
 
@@ -144,7 +145,7 @@ func (c *textCorpus) scoringBatches(split string, size int) ([]*seq2seq.Batch, e
 }
 
 func (c *textCorpus) evaluate(m *seq2seq.Model, split string, n, batch, maxLen, beam int, alpha float64, cache *seq2seq.GraphCache, keep int, _ string) (*evalResult, error) {
-	return evaluate(c.ctx, m, c.data, c.split(split), n, batch, maxLen, beam, alpha, cache, keep)
+	return evaluate(c.ctx, m, c.data, c.split(split), n, batch, maxLen, beam, alpha, cache, keep, c.bleuTok)
 }
 
 func (c *textCorpus) vocabs() ([]string, []string) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strings"
 
 	"github.com/attnzoo/attnzoo/metrics"
 	"github.com/attnzoo/attnzoo/seq2seq"
@@ -33,14 +34,15 @@ type evalResult struct {
 }
 
 // evaluate decodes the first n examples of a split (greedy for beam 1) and
-// scores them: token accuracy, exact match, corpus BLEU-4 (0–100),
+// scores them: token accuracy, exact match, corpus BLEU-4 (0–100; see
+// runBLEU for bleuTok),
 // aer_free (the argmax of each output token's attention against the
 // reference's gold links, position by position, where the task has them:
 // the free-running alignment; aer itself is on the reference, align.go),
 // the mean attention entropy and, for
 // greedy decoding, the spread of attention's keys, queries and scores
 // (attnMetrics).
-func evaluate(ctx context.Context, m *seq2seq.Model, data *tasks.Data, sp encoded, n, batch, maxLen, beam int, alpha float64, cache *seq2seq.GraphCache, keep int) (*evalResult, error) {
+func evaluate(ctx context.Context, m *seq2seq.Model, data *tasks.Data, sp encoded, n, batch, maxLen, beam int, alpha float64, cache *seq2seq.GraphCache, keep int, bleuTok string) (*evalResult, error) {
 	n = min(n, len(sp.src))
 	var hyps, refs [][]string
 	var refsB [][][]string
@@ -102,7 +104,7 @@ func evaluate(ctx context.Context, m *seq2seq.Model, data *tasks.Data, sp encode
 	if res.metrics["exact_match"], err = metrics.ExactMatch(hyps, refs); err != nil {
 		return nil, err
 	}
-	bl, err := metrics.CorpusBLEU(hyps, refsB, metrics.BLEUOptions{})
+	bl, err := runBLEU(hyps, refsB, bleuTok)
 	if err != nil {
 		return nil, err
 	}
@@ -119,6 +121,30 @@ func evaluate(ctx context.Context, m *seq2seq.Model, data *tasks.Data, sp encode
 	}
 	attnMetrics(res.metrics, stats)
 	return res, nil
+}
+
+// runBLEU is a text run's "bleu". With tok "" ([decode] bleu_tokenize
+// unset) it counts the task's tokens, unsmoothed; with a tokenizer's name
+// it is sacreBLEU's default BLEU (metrics.CorpusBLEUText, exp smoothing)
+// of the tokens joined by spaces, which for detokenized data is the BLEU
+// papers report.
+func runBLEU(hyps [][]string, refs [][][]string, tok string) (metrics.BLEUScore, error) {
+	if tok == "" {
+		return metrics.CorpusBLEU(hyps, refs, metrics.BLEUOptions{})
+	}
+	t, err := metrics.ParseTokenizer(tok)
+	if err != nil {
+		return metrics.BLEUScore{}, err
+	}
+	h := make([]string, len(hyps))
+	r := make([][]string, len(refs))
+	for i := range hyps {
+		h[i] = strings.Join(hyps[i], " ")
+		for _, ref := range refs[i] {
+			r[i] = append(r[i], strings.Join(ref, " "))
+		}
+	}
+	return metrics.CorpusBLEUText(h, r, t, metrics.BLEUOptions{Smooth: metrics.SmoothExp})
 }
 
 func writeAlignments(path string, ex []Example) error {

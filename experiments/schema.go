@@ -17,6 +17,7 @@ import (
 
 	"github.com/attnzoo/attnzoo/cells"
 	"github.com/attnzoo/attnzoo/internal/device"
+	"github.com/attnzoo/attnzoo/metrics"
 	"github.com/attnzoo/attnzoo/scorers"
 	"github.com/attnzoo/attnzoo/seq2seq"
 	"github.com/attnzoo/attnzoo/tasks"
@@ -74,6 +75,11 @@ type Decode struct {
 	Alpha    float64 `toml:"alpha"`
 	MaxLen   int     `toml:"max_len"`
 	Examples int     `toml:"examples"`
+	// BLEUTokenize, when set, scores a text run's "bleu" as sacreBLEU's
+	// default BLEU with this tokenizer (13a, intl, char or none; exp
+	// smoothing) on the output tokens joined by spaces; unset, BLEU counts
+	// the task's own tokens, unsmoothed.
+	BLEUTokenize string `toml:"bleu_tokenize"`
 }
 
 // Eval is the [eval] table: how the test split is scored.
@@ -520,6 +526,12 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 		{"model", "normalizer", m.Normalizer, scorers.NormalizerNames()},
 		{"model", "init", m.Init, seq2seq.InitNames()},
 		{"train", "optimizer", t.Optimizer, seq2seq.OptimizerNames()},
+	}
+	if d.BLEUTokenize != "" {
+		checks = append(checks, struct {
+			table, key, v string
+			allowed       []string
+		}{"decode", "bleu_tokenize", d.BLEUTokenize, metrics.TokenizerNames()})
 	}
 	for _, c := range checks {
 		if !oneOf(c.v, c.allowed) {

@@ -94,6 +94,8 @@ func TestBadExperiments(t *testing.T) {
 		{"nan clip", goodHead + "[train]\nclip = nan\n", []string{"[train] clip", "≥ 0"}},
 		{"sweep bad task value", goodHead + "[sweep]\n\"task.max_len\" = [0]\n", []string{`[sweep] "task.max_len"`, "max_len"}},
 		{"decay without every", goodHead + "[train]\nlr_decay = 0.5\n", []string{"[train] lr_decay_every", "> 0"}},
+		{"unknown bleu tokenizer", goodHead + "[decode]\nbleu_tokenize = \"zh\"\n", []string{"bad.toml:9", "[decode] bleu_tokenize", `unknown "zh"`, "13a, char, intl, none"}},
+		{"sweep bleu tokenizer", goodHead + "[sweep]\n\"decode.bleu_tokenize\" = [\"13a\", \"14a\"]\n", []string{"[decode] bleu_tokenize", `"14a"`, "bleu_tokenize=14a"}},
 	}
 	checkBadFiles(t, cases)
 	if len(cases) < 15 {

@@ -1,0 +1,43 @@
+package experiments
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestRunBLEU: a text run's "bleu" with [decode] bleu_tokenize unset and
+// set. The output tokens are the sacrebleu README example as a word-level
+// task would hold it ("man." one token). Unset, the tokens are counted as
+// they are: sacrebleu test_bleu.py's tokenize-none value 49.1919566 (no
+// order lacks a match, so its exp smoothing is moot). With "13a" the tokens
+// are joined and re-tokenized as sacreBLEU's default does: 48.53 (its
+// README; 48.530827009929865 from sacreBLEU 2.6.0's corpus_bleu).
+func TestRunBLEU(t *testing.T) {
+	split := func(lines ...string) [][]string {
+		out := make([][]string, len(lines))
+		for i, l := range lines {
+			out[i] = strings.Fields(l)
+		}
+		return out
+	}
+	hyps := split("The dog bit the man.", "It wasn't surprising.", "The man had just bitten him.")
+	refA := split("The dog bit the man.", "It was not unexpected.", "The man bit him first.")
+	refB := split("The dog had bit the man.", "No one was surprised.", "The man had bitten the dog.")
+	refs := make([][][]string, len(hyps))
+	for i := range refs {
+		refs[i] = [][]string{refA[i], refB[i]}
+	}
+	for _, tt := range []struct {
+		tok  string
+		want float64
+	}{{"", 49.1919566}, {"none", 49.1919566}, {"13a", 48.530827009929865}} {
+		s, err := runBLEU(hyps, refs, tt.tok)
+		if err != nil || math.Abs(s.BLEU-tt.want) > 1e-6 {
+			t.Errorf("bleu_tokenize %q: got %v, %v; want %v", tt.tok, s.BLEU, err, tt.want)
+		}
+	}
+	if _, err := runBLEU(hyps, refs, "zh"); err == nil {
+		t.Error("bleu_tokenize zh accepted")
+	}
+}
