@@ -216,7 +216,7 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 	tr := seq2seq.NewTrainer(model, opt, uint64(r.Seed))
 	tr.Steps = start
 	defer tr.Cache.Close()
-	evalCache := seq2seq.NewGraphCache(0)
+	evalCache := tr.Cache.Share(0) // one arena: training and evaluation run in turn
 	defer evalCache.Close()
 	tb, err := e.openBoard(dir, start)
 	if err != nil {

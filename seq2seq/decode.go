@@ -35,8 +35,8 @@ type stepGraph struct {
 	nextH, nextC, nextFeed *gx.Node   // outputs: the state after the last step
 }
 
-func (m *Model) buildEnc(B, S int) (*encGraph, error) {
-	return gx.Build(m.dt, func(g *gx.Graph) (*encGraph, error) { return m.buildEncOn(g, B, S) })
+func (m *Model) buildEnc(a *gx.Arena, B, S int) (*encGraph, error) {
+	return gx.BuildIn(a, m.dt, func(g *gx.Graph) (*encGraph, error) { return m.buildEncOn(g, B, S) })
 }
 
 func (m *Model) buildEncOn(g *gx.Graph, B, S int) (*encGraph, error) {
@@ -56,8 +56,8 @@ func (m *Model) buildEncOn(g *gx.Graph, B, S int) (*encGraph, error) {
 	return eg, nil
 }
 
-func (m *Model) buildStep(R, S int, prjShape []int, steps int) (*stepGraph, error) {
-	return gx.Build(m.dt, func(g *gx.Graph) (*stepGraph, error) { return m.buildStepOn(g, R, S, prjShape, steps) })
+func (m *Model) buildStep(a *gx.Arena, R, S int, prjShape []int, steps int) (*stepGraph, error) {
+	return gx.BuildIn(a, m.dt, func(g *gx.Graph) (*stepGraph, error) { return m.buildStepOn(g, R, S, prjShape, steps) })
 }
 
 func (m *Model) buildStepOn(g *gx.Graph, R, S int, prjShape []int, steps int) (*stepGraph, error) {
@@ -109,12 +109,12 @@ func (m *Model) buildStepOn(g *gx.Graph, R, S int, prjShape []int, steps int) (*
 
 func (c *GraphCache) enc(m *Model, B, S int) (*encGraph, error) {
 	return cached(c.encs, [2]int{B, S}, c.max, func(eg *encGraph) *gx.Machine { return eg.mach },
-		func() (*encGraph, error) { return m.buildEnc(B, S) })
+		func() (*encGraph, error) { return m.buildEnc(c.arena, B, S) })
 }
 
 func (c *GraphCache) step(m *Model, R, S int, prj []int, steps int) (*stepGraph, error) {
 	return cached(c.steps, [4]int{R, S, prj[len(prj)-1], steps}, c.max, func(sg *stepGraph) *gx.Machine { return sg.mach },
-		func() (*stepGraph, error) { return m.buildStep(R, S, prj, steps) })
+		func() (*stepGraph, error) { return m.buildStep(c.arena, R, S, prj, steps) })
 }
 
 // Hypothesis is one decoded output.

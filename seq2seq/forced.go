@@ -9,8 +9,8 @@ import (
 
 // forcedGraph is the loss's teacher-forced graph (trainGraphOn, without
 // dropout) with no gradients and every step's attention weights watched.
-func (m *Model) buildForced(B, S, T int) (*trainGraph, error) {
-	return gx.Build(m.dt, func(g *gx.Graph) (*trainGraph, error) {
+func (m *Model) buildForced(a *gx.Arena, B, S, T int) (*trainGraph, error) {
+	return gx.BuildIn(a, m.dt, func(g *gx.Graph) (*trainGraph, error) {
 		tg := m.trainGraphOn(g, B, S, T)
 		for t, w := range tg.weights {
 			tg.weights[t] = g.Watch(w)
@@ -45,7 +45,7 @@ func (m *Model) ForcedAttention(b *Batch, cache *GraphCache) ([][][]float64, err
 	defer func() { m.Cfg.Dropout = save }()
 	B, S, T := b.Size(), b.SrcLen(), b.TgtLen()
 	tg, err := cached(cache.forced, shape{B, S, T, false}, cache.max, func(tg *trainGraph) *gx.Machine { return tg.mach },
-		func() (*trainGraph, error) { return m.buildForced(B, S, T) })
+		func() (*trainGraph, error) { return m.buildForced(cache.arena, B, S, T) })
 	if err != nil {
 		return nil, err
 	}

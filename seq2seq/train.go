@@ -32,8 +32,8 @@ type shape struct {
 
 // buildTrain builds the unrolled training graph: teacher forcing, masked
 // cross-entropy averaged over the batch's target tokens.
-func (m *Model) buildTrain(B, S, T int) (*trainGraph, error) {
-	return gx.Build(m.dt, func(g *gx.Graph) (*trainGraph, error) { return m.buildTrainOn(g, B, S, T) })
+func (m *Model) buildTrain(a *gx.Arena, B, S, T int) (*trainGraph, error) {
+	return gx.BuildIn(a, m.dt, func(g *gx.Graph) (*trainGraph, error) { return m.buildTrainOn(g, B, S, T) })
 }
 
 func (m *Model) buildTrainOn(g *gx.Graph, B, S, T int) (*trainGraph, error) {
@@ -220,12 +220,18 @@ func (m *Model) checkBatch(b *Batch) error {
 
 // GraphCache keeps compiled graphs per batch shape. It is not safe for
 // concurrent use; give each goroutine its own.
+//
+// Its graphs draw their values from one arena (gx.Arena): it holds what
+// the largest graph needs, however many shapes the cache holds, and a
+// value read from a graph (a gradient, a decoding step's output) stays
+// valid until any graph of the cache runs again.
 type GraphCache struct {
 	trains map[shape]*trainGraph
 	forced map[shape]*trainGraph // ForcedAttention's
 	encs   map[[2]int]*encGraph
 	steps  map[[4]int]*stepGraph
 	max    int
+	arena  *gx.Arena
 }
 
 // NewGraphCache returns a cache holding up to max graphs of each kind
@@ -235,12 +241,26 @@ func NewGraphCache(max int) *GraphCache {
 	if max <= 0 {
 		max = 32
 	}
-	return &GraphCache{trains: map[shape]*trainGraph{}, forced: map[shape]*trainGraph{}, encs: map[[2]int]*encGraph{}, steps: map[[4]int]*stepGraph{}, max: max}
+	return &GraphCache{trains: map[shape]*trainGraph{}, forced: map[shape]*trainGraph{}, encs: map[[2]int]*encGraph{}, steps: map[[4]int]*stepGraph{}, max: max,
+		arena: gx.NewArena()}
 }
+
+// Share returns a cache of up to max graphs of each kind whose graphs
+// share c's arena: for graphs run by the same goroutine, one at a time (a
+// run's training and its evaluation), so they need the memory of the
+// largest, not of both.
+func (c *GraphCache) Share(max int) *GraphCache {
+	s := NewGraphCache(max)
+	s.arena = c.arena
+	return s
+}
+
+// ArenaBytes is the memory the cache's arena holds (gx.Arena.Bytes).
+func (c *GraphCache) ArenaBytes() int64 { return c.arena.Bytes() }
 
 func (c *GraphCache) train(m *Model, s shape) (*trainGraph, error) {
 	return cached(c.trains, s, c.max, func(tg *trainGraph) *gx.Machine { return tg.mach },
-		func() (*trainGraph, error) { return m.buildTrain(s.B, s.S, s.T) })
+		func() (*trainGraph, error) { return m.buildTrain(c.arena, s.B, s.S, s.T) })
 }
 
 // cached returns the graph for key k, building it on a miss; when the map

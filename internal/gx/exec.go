@@ -24,18 +24,22 @@ import (
 // machines side by side only 1.2–1.5× one (a pure compute loop: 2.0×);
 // this machine: ~35 µs (BenchmarkMachineOverhead).
 //
-// Every op of ours keeps its output buffer across runs (base), so a run
-// allocates almost nothing. Of gorgonia's own ops our graphs hold the Adds
-// its backward pass chains to sum a node's gradients (ReduceAdd), the
-// constant that seeds the gradient, its sparsemax (Graph.Sparsemax) and
-// whatever a test builds from gorgonia directly. The Adds run here into
-// buffers the machine keeps, a chain of them accumulating in one buffer: an
-// Add whose operand is another Add of this machine, read by nothing else
-// and not watched, adds into that operand's buffer (each sum is the same
-// bit for bit). Anything else runs its op's Do, which never writes into
-// its inputs.
+// Every value an op of ours or the machine's Add computes lives in the
+// machine's arena, at the offset its plan gave it (plan.go): reused once the
+// last step that reads it has run, so a graph needs the memory of the
+// values alive at once, not of every node, and a run allocates almost
+// nothing. Of gorgonia's own ops our graphs hold the Adds its backward pass
+// chains to sum a node's gradients (ReduceAdd), the constant that seeds the
+// gradient, its sparsemax (Graph.Sparsemax) and whatever a test builds from
+// gorgonia directly. The Adds run here, a chain of them accumulating in one
+// buffer: an Add whose operand is another Add of this machine, read by
+// nothing else and not watched, adds into that operand's buffer (each sum
+// is the same bit for bit). Anything else runs its op's Do, which never
+// writes into its inputs; an op not ours may return a view of an input, so
+// the plan keeps the inputs of such an op alive as long as its value.
 //
-// Values read after a run (Watch, View) stay valid until the next run.
+// Values read after a run (Watch, View) stay valid until the next run of a
+// machine of the same arena.
 type Machine struct {
 	run    *runState
 	vals   []G.Value // per node, in run order
@@ -43,6 +47,10 @@ type Machine struct {
 	steps  []step
 	reads  []slot  // watched nodes: *into = vals[idx] after each run
 	dev    *devRun // set by MachineOn: the values live on a device
+	plan   *plan   // where each step's value lives in the arena (host machines)
+
+	uses    []int  // per value, the steps that read it: for the plan
+	watched []bool // per value
 }
 
 type slot struct {
@@ -77,9 +85,31 @@ type accumulator interface {
 	accumulate(args []G.Value, dst *tensor.Dense) (bool, error)
 }
 
-// Machine compiles the graph. Close it when done. It refuses a graph in
-// which two nodes share a hash (ErrHashCollision).
+// Machine compiles the graph into an arena of its own. Close it when done.
+// It refuses a graph in which two nodes share a hash (ErrHashCollision).
 func (g *Graph) Machine() (*Machine, error) {
+	if g.run.arena == nil {
+		g.run.arena = NewArena()
+	}
+	m, err := g.compile()
+	if err != nil {
+		return nil, err
+	}
+	m.plan = m.makePlan(m.uses, m.watched)
+	m.plan.a = g.run.arena
+	m.uses, m.watched = nil, nil
+	return m, nil
+}
+
+// MachineIn compiles the graph into arena a, shared with the other
+// machines compiled into it (Arena).
+func (g *Graph) MachineIn(a *Arena) (*Machine, error) {
+	g.run.arena = a
+	return g.Machine()
+}
+
+// compile orders the graph's steps, for Machine and MachineOn.
+func (g *Graph) compile() (*Machine, error) {
 	if g.err != nil {
 		return nil, g.err
 	}
@@ -155,6 +185,7 @@ func (g *Graph) Machine() (*Machine, error) {
 			}
 		}
 	}
+	m.uses, m.watched = uses, watched
 	return m, nil
 }
 
@@ -189,7 +220,7 @@ func isAdd(op G.Op) bool {
 
 // Run runs the whole graph once.
 func (m *Machine) Run() error {
-	m.run.gen++
+	m.run.a().runs++
 	return m.exec()
 }
 
@@ -207,11 +238,23 @@ func (m *Machine) exec() error {
 	for _, in := range m.inputs {
 		m.vals[in.idx] = in.node.Value()
 	}
+	p := m.plan
+	p.prepare()
 	for k := range m.steps {
 		s := &m.steps[k]
 		for j, a := range s.args {
 			s.argv[j] = m.vals[a]
 		}
+		var t *tensor.Dense
+		if i := p.slot[k]; i >= 0 {
+			t = p.slots[i].t
+			if s.add {
+				s.buf = t
+			} else {
+				s.op.(planned).setOut(t)
+			}
+		}
+		p.a.next = 0
 		var v G.Value
 		var err error
 		switch {
@@ -226,6 +269,9 @@ func (m *Machine) exec() error {
 		}
 		if err != nil {
 			return fmt.Errorf("gx: node %s (%v): %w", s.node.Name(), s.op, err)
+		}
+		if err := m.checkPlanned(s, v, t); err != nil {
+			return err
 		}
 		m.vals[s.out] = v
 	}

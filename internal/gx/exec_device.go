@@ -97,7 +97,7 @@ func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 	if g.dt != Float32 {
 		return nil, fmt.Errorf("gx: device %s runs float32 graphs; this graph is %v", d.Name(), g.dt)
 	}
-	m, err := g.Machine()
+	m, err := g.compile()
 	if err != nil {
 		return nil, err
 	}

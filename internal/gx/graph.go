@@ -65,10 +65,18 @@ func NewSaltedGraph(dt tensor.Dtype, salt uint32) *Graph {
 // ErrHashCollision: gorgonia's 32-bit node hashes are the engine's concern,
 // not the model's.
 func Build[T any](dt tensor.Dtype, build func(g *Graph) (T, error)) (T, error) {
+	return BuildIn(nil, dt, build)
+}
+
+// BuildIn is Build with the graph compiled into arena a (Machine), shared
+// with the other graphs compiled into it; nil gives the graph its own.
+func BuildIn[T any](a *Arena, dt tensor.Dtype, build func(g *Graph) (T, error)) (T, error) {
 	var v T
 	var err error
 	for salt := uint32(0); salt < 8; salt++ {
-		if v, err = build(NewSaltedGraph(dt, salt)); !errors.Is(err, ErrHashCollision) {
+		g := NewSaltedGraph(dt, salt)
+		g.run.arena = a
+		if v, err = build(g); !errors.Is(err, ErrHashCollision) {
 			break
 		}
 	}

@@ -16,12 +16,12 @@ import (
 // two different nodes), and the number of dimensions of each input and of
 // the output, which make up its type.
 //
-// An op also keeps its output buffer and its operand lists from one run to
-// the next, so a compiled graph run again allocates almost nothing. This is
-// safe on our Machine (exec.go) because every node runs its op once per
-// run, each op belongs to one node, and the machine writes into no op's
-// buffer. A value read after a run (Watch, View) stays valid until the next
-// run; copy it (Value does) to keep it longer.
+// An op writes its value into the buffer the machine gives it before each
+// run (setOut: its slot in the arena, plan.go), and keeps its operand lists
+// from one run to the next, so a compiled graph run again allocates almost
+// nothing. An op run outside a machine keeps a buffer of its own. A value
+// read after a run (Watch, View) stays valid until the next run of a
+// machine of the same arena; copy it (Value does) to keep it longer.
 type base struct {
 	name string
 	args string // every parameter of the op, for the hash
@@ -31,7 +31,7 @@ type base struct {
 	salt uint32    // the graph's (Graph.salt), written into the hash
 	run  *runState // the graph's, shared by its ops
 
-	buf *tensor.Dense // the output, reused across runs
+	buf *tensor.Dense // the output: the machine's slot for it, or its own
 	ops operands      // the last run's operands, reused
 }
 

@@ -38,10 +38,10 @@ type gruSeqOp struct {
 	base
 	k       int // number of inputs
 	reverse bool
-	uInput  bool    // U is an input of the graph: packed once per run
-	xw      scratch // Σ_j x_j W_jᵀ + b  [S·B, 3H]
-	hh      scratch // U h_prev          [B, 3H]
-	ut      scratch // Uᵀ for the pure-Go product, once per run
+	uInput  bool // U is an input of the graph: packed once per run
+	// working buffers, from the arena (runState.temp) in this order:
+	// Σ_j x_j W_jᵀ + b [S·B, 3H], U h_prev [B, 3H], and for the pure-Go
+	// product Uᵀ
 }
 
 // gruSeqStatesOp: (packed, x_j…, W_j…, U, b, b_hn, h0, keep) → h [B,S,H].
@@ -56,11 +56,11 @@ type gruSeqBackOp struct {
 	k       int
 	reverse bool
 	uInput  bool
-	dxi     scratch // [S·B, 3H] pre-activation gradients of the input projections
-	dhh     scratch // [S·B, 3H] … of the recurrent projection
-	hprev   scratch // [S·B, H]  the state each position started from
-	carry   scratch // [B, H]    ∂h flowing back to the previous position
-	dhp     scratch // [B, H]    ∂h_prev through U
+	// working buffers, from the arena (runState.temp) in this order: the
+	// pre-activation gradients of the input projections [S·B, 3H] and of
+	// the recurrent projection [S·B, 3H], the state each position started
+	// from [S·B, H], ∂h flowing back to the previous position [B, H], ∂h_prev
+	// through U [B, H]
 }
 
 // unflatOp copies entries [off, off+size) of a flat tensor into a tensor of
@@ -264,8 +264,8 @@ func position(t, S int, reverse bool) int {
 func gruSeqFwd[T float](op *gruSeqOp, f [][]T, out []T, B, S, H int) {
 	k := op.k
 	U, b, bhn, h0, keep := f[2*k], f[2*k+1], f[2*k+2], f[2*k+3], f[2*k+4]
-	xw := getScratch[T](&op.xw, S*B*3*H)
-	hh := getScratch[T](&op.hh, B*3*H)
+	xw := getScratch[T](op.run.temp(), S*B*3*H)
+	hh := getScratch[T](op.run.temp(), B*3*H)
 	for j := 0; j < k; j++ {
 		In := len(f[k+j]) / (3 * H)
 		beta := T(1)
@@ -282,7 +282,7 @@ func gruSeqFwd[T float](op *gruSeqOp, f [][]T, out []T, B, S, H int) {
 	if u32, ok := any(U).([]float32); ok && op.uInput && op.run != nil && usePacked() {
 		pu = op.run.packedB(u32, true, H, 3*H, H)
 	} else if ok && kern.OwnSgemm() {
-		ut = op.ut.Get32(3 * H * H)
+		ut = op.run.temp().Get32(3 * H * H)
 		for j := 0; j < 3*H; j++ {
 			for l, v := range u32[j*H : (j+1)*H] {
 				ut[l*3*H+j] = v
@@ -409,11 +409,11 @@ func gruSeqBack[T float](op *gruSeqBackOp, f [][]T, out []T, B, S, H int) {
 	xs, ws := f[2:2+k], f[2+k:2+2*k]
 	U, h0, keep := f[2+2*k], f[3+2*k], f[4+2*k]
 	W := 5 * H
-	dxi := getScratch[T](&op.dxi, S*B*3*H)
-	dhh := getScratch[T](&op.dhh, S*B*3*H)
-	hprev := getScratch[T](&op.hprev, S*B*H)
-	carry := getScratch[T](&op.carry, B*H)
-	dhp := getScratch[T](&op.dhp, B*H)
+	dxi := getScratch[T](op.run.temp(), S*B*3*H)
+	dhh := getScratch[T](op.run.temp(), S*B*3*H)
+	hprev := getScratch[T](op.run.temp(), S*B*H)
+	carry := getScratch[T](op.run.temp(), B*H)
+	dhp := getScratch[T](op.run.temp(), B*H)
 	clear(carry)
 	var pu *kern.PackedB // U packed once per run
 	if u32, ok := any(U).([]float32); ok && op.uInput && op.run != nil && usePacked() {

@@ -2,15 +2,22 @@ package gx
 
 import "github.com/attnzoo/attnzoo/internal/gx/kern"
 
-// runState is what the ops of a graph share within one run: the run's
-// number (Machine.Run counts them) and the weights that products read,
-// prepared once per run however many steps read the same weight: packed
-// for kern.GemmPacked, or transposed for the pure-Go products.
-type runState struct {
-	gen    uint64
-	packs  map[packKey]*packed
-	bpacks map[bKey]*bPacked
+// runState is what the ops of a graph share: the arena the graph was
+// compiled into (Machine, MachineIn), which holds the weights that products
+// read, prepared once per run however many steps read the same weight:
+// packed for kern.GemmPacked, or transposed for the pure-Go products. An op
+// run outside a machine (a test calling Do) gets an arena of its own.
+type runState struct{ arena *Arena }
+
+func (r *runState) a() *Arena {
+	if r.arena == nil {
+		r.arena = NewArena()
+	}
+	return r.arena
 }
+
+// temp returns the next working buffer of the op that runs (Arena.temp).
+func (r *runState) temp() *kern.Scratch { return r.a().temp() }
 
 type bKey struct {
 	data *float32
@@ -33,18 +40,19 @@ func usePacked() bool { return kern.PackedFast }
 // leading dimension ldb; [n, k] with tB) a weight that is an input of the
 // graph, so constant within a run: packed on its first use in this run.
 func (r *runState) packedB(b []float32, tB bool, k, n, ldb int) *kern.PackedB {
+	a := r.a()
 	key := bKey{&b[0], tB, k, n}
-	p := r.bpacks[key]
+	p := a.bpacks[key]
 	if p == nil {
-		if r.bpacks == nil {
-			r.bpacks = map[bKey]*bPacked{}
+		if a.bpacks == nil {
+			a.bpacks = map[bKey]*bPacked{}
 		}
-		p = &bPacked{gen: r.gen - 1}
-		r.bpacks[key] = p
+		p = &bPacked{gen: a.runs - 1}
+		a.bpacks[key] = p
 	}
-	if p.gen != r.gen {
+	if p.gen != a.runs {
 		kern.PackB(&p.p, tB, k, n, b, ldb)
-		p.gen = r.gen
+		p.gen = a.runs
 	}
 	return &p.p
 }
@@ -63,22 +71,23 @@ type packed struct {
 // that is an input of the graph (so its values cannot change within a
 // run), transposing it on its first use in this run.
 func (r *runState) transposed(w []float32, rows, cols int) []float32 {
+	a := r.a()
 	k := packKey{&w[0], rows}
-	p := r.packs[k]
+	p := a.packs[k]
 	if p == nil {
-		if r.packs == nil {
-			r.packs = map[packKey]*packed{}
+		if a.packs == nil {
+			a.packs = map[packKey]*packed{}
 		}
-		p = &packed{gen: r.gen - 1, data: make([]float32, rows*cols)}
-		r.packs[k] = p
+		p = &packed{gen: a.runs - 1, data: make([]float32, rows*cols)}
+		a.packs[k] = p
 	}
-	if p.gen != r.gen {
+	if p.gen != a.runs {
 		for j := 0; j < rows; j++ {
 			for l, v := range w[j*cols : (j+1)*cols] {
 				p.data[l*rows+j] = v
 			}
 		}
-		p.gen = r.gen
+		p.gen = a.runs
 	}
 	return p.data
 }

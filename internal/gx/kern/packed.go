@@ -50,6 +50,9 @@ type PackedB struct {
 	data []float32
 }
 
+// Bytes is the memory the packed operand holds.
+func (p *PackedB) Bytes() int64 { return int64(cap(p.data)) * 4 }
+
 // PackB packs op(B) [k, n] into p (reusing its memory): B is b with leading
 // dimension ldb, [k, n] or, with tB, [n, k]. With Threads() > 1 the panels
 // are packed side by side.

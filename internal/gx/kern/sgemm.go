@@ -170,6 +170,9 @@ type Scratch struct {
 	f64 []float64
 }
 
+// Bytes is the memory the buffer holds.
+func (s *Scratch) Bytes() int64 { return int64(cap(s.f32))*4 + int64(cap(s.f64))*8 }
+
 func (s *Scratch) Get32(n int) []float32 {
 	if cap(s.f32) < n {
 		s.f32 = make([]float32, n)

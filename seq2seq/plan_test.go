@@ -1,0 +1,75 @@
+package seq2seq
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestCacheSharesOneArena: the anchor model trained on two batch shapes and
+// decoded greedily and with a beam, every graph in one cache (and a cache
+// Shared from it). Each graph computes every value of ours inside its plan
+// (no buffer outside it), and the arena's slabs are those of the largest
+// plan, not the sum of the graphs' plans: the graphs run one at a time.
+func TestCacheSharesOneArena(t *testing.T) {
+	m, err := New(AnchorConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt, _ := NewOptimizer(Optimizer{Name: "adam", LR: 1e-3, Clip: 5})
+	tr := NewTrainer(m, opt, 1)
+	defer tr.Cache.Close()
+	rng := rand.New(rand.NewPCG(1, 2))
+	b := AnchorBatch(rng)
+	half, err := NewBatch(b.Src[:32], b.TgtOut[:32])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []*Batch{b, half, b} {
+		if _, err := tr.Step(x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eval := tr.Cache.Share(0)
+	defer eval.Close()
+	if _, err := m.Greedy(b, 14, eval); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Beam(half, BeamOptions{Width: 3, MaxLen: 14, Cache: eval}); err != nil {
+		t.Fatal(err)
+	}
+	var plans []int64
+	check := func(what string, mach interface {
+		Bytes() int64
+		Strays() (int, int64)
+	}) {
+		if n, bytes := mach.Strays(); n != 0 {
+			t.Errorf("%s graph: %d values (%d bytes) computed outside its plan", what, n, bytes)
+		}
+		plans = append(plans, mach.Bytes())
+	}
+	for _, c := range []*GraphCache{tr.Cache, eval} {
+		for _, g := range c.trains {
+			check("training", g.mach)
+		}
+		for _, g := range c.encs {
+			check("encoder", g.mach)
+		}
+		for _, g := range c.steps {
+			check("decoding", g.mach)
+		}
+	}
+	if len(plans) != 2+1+1+1+1 { // two training shapes; the encoder at 64 and 32 rows, greedy's steps, the beam's
+		t.Fatalf("%d graphs, want 6", len(plans))
+	}
+	var largest, sum int64
+	for _, p := range plans {
+		largest, sum = max(largest, p), sum+p
+	}
+	slab := tr.Cache.arena.SlabBytes()
+	if slab != largest {
+		t.Errorf("the arena's slab is %d bytes, want the largest plan's %d (the plans sum to %d)", slab, largest, sum)
+	}
+	if eval.arena != tr.Cache.arena {
+		t.Error("Share made a cache with an arena of its own")
+	}
+}
