@@ -235,7 +235,7 @@ func DrawFiguresContext(ctx context.Context, dir string, p Plots) (*FigureSet, e
 	}
 
 	// 3. comparison bars for every final metric
-	bars := FigureSection{Title: "Final test metrics (mean ± sd across seeds, dots: seeds; brackets: Welch's t-test, * p < 0.05, ** p < 0.01, *** p < 0.001)"}
+	bars := FigureSection{Title: "Final test metrics (mean ± sd across seeds, dots: seeds; brackets: paired t-test by seed, Holm-corrected p: * < 0.05, ** < 0.01, *** < 0.001)"}
 	comparisons := s.Comparisons()
 	for _, m := range s.Metrics {
 		var bs []plots.Bar
@@ -258,7 +258,7 @@ func DrawFiguresContext(ctx context.Context, dir string, p Plots) (*FigureSet, e
 		var brackets []plots.Bracket
 		for _, c := range comparisons {
 			if c.Metric == m && c.Significant() {
-				brackets = append(brackets, plots.Bracket{A: barOf[c.I], B: barOf[c.J], Label: plots.StarLabel(c.P)})
+				brackets = append(brackets, plots.Bracket{A: barOf[c.I], B: barOf[c.J], Label: plots.StarLabel(c.PHolm)})
 			}
 		}
 		fig, err := plots.Bars(bs, plots.BarOptions{YLabel: m, Spread: plots.SD, ShowSeeds: true, Brackets: brackets})

@@ -53,9 +53,9 @@ func TestReport(t *testing.T) {
 	if tables < 2 || rows < 1+2+1+4 { // points table: header + 2 points; runs table: header + 4 runs
 		t.Errorf("%d tables, %d rows", tables, rows)
 	}
-	// The statistics: a CI per point and, with two scorers of two seeds
-	// each, one Welch test per headline metric (exact_match, bleu, aer).
-	for _, w := range []string{"<h2>95% confidence interval of the mean per sweep point</h2>", "<h2>Pairwise comparisons</h2>",
+	// The statistics: an interval per point and, with two scorers of two
+	// seeds each, one paired test per headline metric (exact_match, bleu, aer).
+	for _, w := range []string{"<h2>95% interval of the mean per sweep point</h2>", "<h2>Pairwise comparisons</h2>",
 		"<td>exact_match</td><td></td><td>dot</td><td>concat</td>", "<td>bleu</td><td></td><td>dot</td><td>concat</td>",
 		"<td>aer</td><td></td><td>dot</td><td>concat</td>"} {
 		if !strings.Contains(string(data), w) {

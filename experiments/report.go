@@ -6,7 +6,6 @@ import (
 	"html/template"
 	"path/filepath"
 	"sort"
-	"strings"
 )
 
 // reportPage is report.html: the summary tables and every figure, one
@@ -36,16 +35,16 @@ figcaption { font-size: 0.85em; color: #555; }
 <tr><th>point</th><th>seeds</th>{{range .Metrics}}<th>{{.}}</th>{{end}}</tr>
 {{range .Points}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>
-<h2>95% confidence interval of the mean per sweep point</h2>
-<p>Student's t: mean ± t<sub>0.975, n−1</sub> · sd/√n (n seeds; t = 4.303 for n = 3).</p>
+<h2>95% interval of the mean per sweep point</h2>
+<p>{{.CINote}}</p>
 <table>
 <tr><th>point</th><th>seeds</th>{{range .Metrics}}<th>{{.}}</th>{{end}}</tr>
 {{range .CIs}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>
 {{if .Comparisons}}<h2>Pairwise comparisons</h2>
-<p>Welch's t-test (two-sided, Welch–Satterthwaite df) between sweep points on {{.Headline}}; * marks p &lt; {{.Alpha}} (not corrected for the number of comparisons).</p>
+<p>{{.Headline}}</p>
 <table>
-<tr><th>metric</th><th>where</th><th>a</th><th>b</th><th>mean a</th><th>mean b</th><th>t</th><th>df</th><th>p</th><th></th></tr>
+<tr><th>metric</th><th>where</th><th>a</th><th>b</th><th>seeds</th><th>mean a</th><th>mean b</th><th>t</th><th>df</th><th>p</th><th>p Holm</th><th>p sign-flip</th><th>p sign-flip Holm</th><th></th></tr>
 {{range .Comparisons}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>
 {{end}}<h2>Runs</h2>
@@ -69,10 +68,11 @@ type reportData struct {
 	Finished int
 	Metrics  []string
 	Points   [][]string // point, seeds, then mean (± sd) per metric
-	CIs      [][]string // point, seeds, then the 95% confidence interval per metric
-	Headline string     // the metrics compared
-	Alpha    string
-	// metric, where, a, b, mean a, mean b, t, df, p, "*" when p < Alpha
+	CIs      [][]string // point, seeds, then the 95% bootstrap interval per metric
+	CINote   string
+	Headline string // how the comparisons are made, and on which metrics
+	// metric, where, a, b, seeds, mean a, mean b, t, df, p, p Holm, p
+	// sign-flip, its Holm, "*" when significant
 	Comparisons [][]string
 	Runs        [][]string // run, seed, then each metric, train s, steps/s
 	Failed      []failedRun
@@ -107,14 +107,9 @@ func writeReport(dir string, s *Summary, set *FigureSet) error {
 		}
 		d.CIs = append(d.CIs, ci)
 	}
-	d.Headline, d.Alpha = strings.Join(headlineMetrics, ", "), fmt.Sprintf("%g", Alpha)
+	d.CINote, d.Headline = ciNote, comparisonNote(s.comparedMetrics(), s.Report.Primary)
 	for _, c := range s.Comparisons() {
-		star := ""
-		if c.Significant() {
-			star = "*"
-		}
-		d.Comparisons = append(d.Comparisons, []string{c.Metric, c.Group, c.A, c.B, fmtMetric(c.Metric, c.MeanA), fmtMetric(c.Metric, c.MeanB),
-			fmtStat(c.T), fmtStat(c.DF), fmtP(c.P), star})
+		d.Comparisons = append(d.Comparisons, append([]string{metricLabel(c), c.Group}, comparisonCells(c)...))
 	}
 	for _, f := range s.Runs {
 		row := []string{f.Run, fmt.Sprint(f.Seed)}

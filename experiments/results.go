@@ -25,15 +25,18 @@ type Summary struct {
 	Metrics []string
 	Runs    []*Final
 	Failed  map[string]string // run id → error
+	Report  Report            // the experiment file's [report] table
+	dir     string            // the results folder ("" for a summary built in memory)
 }
 
 // Collect rebuilds summary.csv and summary.md of a results folder from
 // whatever runs in it have finished (so the shards of a sweep run on
 // several machines can be gathered into one folder and summarised).
 func Collect(dir string) (*Summary, error) {
-	s := &Summary{Failed: map[string]string{}}
+	s := &Summary{Failed: map[string]string{}, dir: dir}
 	order := map[string]int{}
 	if e, err := loadSaved(filepath.Join(dir, "experiment.toml")); err == nil {
+		s.Report = e.Report
 		if axes, err := e.axes(); err == nil {
 			for _, a := range axes {
 				s.Keys = append(s.Keys, a.full)

@@ -34,6 +34,7 @@ type Experiment struct {
 	Train  Train          `toml:"train"`
 	Decode Decode         `toml:"decode"`
 	Eval   Eval           `toml:"eval"`
+	Report Report         `toml:"report"`
 	Sweep  map[string]any `toml:"sweep"`
 	Plots  Plots          `toml:"plots"`
 	Output Output         `toml:"output"`
@@ -88,6 +89,32 @@ type Eval struct {
 	// reference (align.go): 0 credits forced step t's attention row to
 	// reference word y_t, 1 to y_{t−1} (Luong et al. 2015, footnote 14).
 	AlignShift int `toml:"align_shift"`
+}
+
+// Report is the [report] table: what summary.md claims from the runs.
+type Report struct {
+	// Primary is the claim's one metric: compared first and marked so;
+	// the other compared metrics are secondary.
+	Primary string `toml:"primary"`
+	// Success counts the seeds per sweep point whose metric passes a
+	// threshold, for outcomes that are bimodal: "METRIC >= X" or
+	// "METRIC <= X". METRIC is a test metric of final.json, or dev_METRIC
+	// (dev_exact_match, dev_token_acc) from the run's last evaluation.
+	Success string `toml:"success"`
+}
+
+var successRe = regexp.MustCompile(`^\s*([a-z0-9_]+)\s*(>=|<=)\s*([-+0-9.eE]+)\s*$`)
+
+// parseSuccess reads [report] success.
+func parseSuccess(s string) (metric, op string, x float64, err error) {
+	m := successRe.FindStringSubmatch(s)
+	if m == nil {
+		return "", "", 0, fmt.Errorf("want \"METRIC >= X\" or \"METRIC <= X\" (e.g. \"dev_exact_match >= 0.9\"), got %q", s)
+	}
+	if _, err := fmt.Sscan(m[3], &x); err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+		return "", "", 0, fmt.Errorf("%q: the threshold %q is not a number", s, m[3])
+	}
+	return m[1], m[2], x, nil
 }
 
 // Plots is the [plots] table.
@@ -244,6 +271,8 @@ func tableKeys(table string) []string {
 		v = Decode{}
 	case "eval":
 		v = Eval{}
+	case "report":
+		v = Report{}
 	case "plots":
 		v = Plots{}
 	case "output":
@@ -415,6 +444,14 @@ func (e *Experiment) validate() error {
 		if _, ok := e.Sweep[k]; ok && !e.usesConvEncoder() {
 			return e.errf("sweep", quoteIfDotted(k), "only the cnn encoder has conv layers, and no run uses it (encoder is %q): the runs would be identical", e.Model.Encoder)
 		}
+	}
+	if e.Report.Success != "" {
+		if _, _, _, err := parseSuccess(e.Report.Success); err != nil {
+			return e.errf("report", "success", "%v", err)
+		}
+	}
+	if p := e.Report.Primary; p != "" && !regexp.MustCompile(`^[a-z0-9_]+$`).MatchString(p) {
+		return e.errf("report", "primary", "%q is not a metric name (e.g. \"aer\", \"bleu\", \"exact_match\")", p)
 	}
 	if e.Eval.AlignShift != 0 && e.Eval.AlignShift != 1 {
 		return e.errf("eval", "align_shift", "must be 0 (credit step t's attention to y_t) or 1 (to y_{t−1}), got %d", e.Eval.AlignShift)

@@ -62,33 +62,55 @@ func Welch(a, b []float64) (t, df, p float64) {
 }
 
 // Alpha is the significance level of the pairwise comparisons: a
-// difference with p < Alpha is marked significant (uncorrected for the
-// number of comparisons; the tables give every p so a reader can apply
-// Holm or Bonferroni).
+// difference whose Holm-adjusted p < Alpha is marked significant.
 const Alpha = 0.05
 
-// headlineMetrics are the metrics compared pairwise, when present.
+// headlineMetrics are the metrics compared pairwise, when present (after
+// [report] primary, when the file names one).
 var headlineMetrics = []string{"exact_match", "bleu", "aer"}
 
-// Comparison is a Welch t-test between two sweep points on one metric.
+// Comparison compares two sweep points on one metric, paired by seed.
 type Comparison struct {
-	Metric string
-	Group  string // the other swept keys' values the two points share ("" when none)
-	A, B   string // the points' labels (the scorer, when scorers are swept)
-	I, J   int    // the points' indices in Points()
-	MeanA  float64
-	MeanB  float64
-	T, DF  float64
-	P      float64
+	Metric  string
+	Primary bool   // the file's [report] primary metric
+	Group   string // the other swept keys' values the two points share ("" when none)
+	A, B    string // the points' labels (the scorer, when scorers are swept)
+	I, J    int    // the points' indices in Points()
+	N       int    // the seeds both points have
+	MeanA   float64
+	MeanB   float64
+	T, DF   float64 // PairedT
+	P       float64 // PairedT's p
+	PHolm   float64 // P adjusted by Holm across the metric's comparisons
+	PFlip   float64 // SignFlip's p
+	// PFlipHolm is PFlip adjusted by Holm across the metric's comparisons.
+	PFlipHolm float64
 }
 
-// Significant reports p < Alpha.
-func (c Comparison) Significant() bool { return c.P < Alpha }
+// Significant reports a Holm-adjusted paired t p < Alpha.
+func (c Comparison) Significant() bool { return c.PHolm < Alpha }
 
-// Comparisons tests every pair of sweep points on each headline metric
-// present (exact_match, bleu, aer). When the scorer is swept, points are
-// paired only with points that differ in the scorer alone, and labelled by
-// it; otherwise every pair of points is compared.
+// comparedMetrics are the metrics Comparisons tests: the primary first.
+func (s *Summary) comparedMetrics() []string {
+	var out []string
+	if p := s.Report.Primary; p != "" && slices.Contains(s.Metrics, p) {
+		out = append(out, p)
+	}
+	for _, m := range headlineMetrics {
+		if m != s.Report.Primary && slices.Contains(s.Metrics, m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Comparisons tests every pair of sweep points on the primary metric and
+// each headline metric present (exact_match, bleu, aer), paired by seed
+// (the seeds both points ran): the paired t-test and the sign-flip
+// permutation test, each Holm-corrected across that metric's comparisons
+// (a table's family). When the scorer is swept, points are paired only
+// with points that differ in the scorer alone, and labelled by it;
+// otherwise every pair of points is compared.
 func (s *Summary) Comparisons() []Comparison {
 	scorerKey := ""
 	for _, k := range s.Keys {
@@ -116,30 +138,64 @@ func (s *Summary) Comparisons() []Comparison {
 		return fmtValue(p.Values[scorerKey])
 	}
 	var out []Comparison
-	for _, m := range headlineMetrics {
-		if !slices.Contains(s.Metrics, m) {
-			continue
-		}
+	for _, m := range s.comparedMetrics() {
+		var fam []Comparison
 		for i, a := range points {
 			for j := i + 1; j < len(points); j++ {
 				b := points[j]
 				if group(a) != group(b) {
 					continue
 				}
-				xa, xb := a.values(m), b.values(m)
-				if len(xa) < 2 || len(xb) < 2 {
+				xa, xb := pairBySeed(a, b, m)
+				if len(xa) < 2 {
 					continue
 				}
-				c := Comparison{Metric: m, Group: group(a), A: label(a), B: label(b), I: i, J: j}
+				c := Comparison{Metric: m, Primary: m == s.Report.Primary, Group: group(a), A: label(a), B: label(b), I: i, J: j, N: len(xa)}
 				c.MeanA, _ = MeanSD(xa)
 				c.MeanB, _ = MeanSD(xb)
-				c.T, c.DF, c.P = Welch(xa, xb)
-				out = append(out, c)
+				c.T, c.DF, c.P = PairedT(xa, xb)
+				c.PFlip = SignFlip(xa, xb)
+				fam = append(fam, c)
 			}
 		}
+		ps, fs := make([]float64, len(fam)), make([]float64, len(fam))
+		for k, c := range fam {
+			ps[k], fs[k] = c.P, c.PFlip
+		}
+		ph, fh := Holm(ps), Holm(fs)
+		for k := range fam {
+			fam[k].PHolm, fam[k].PFlipHolm = ph[k], fh[k]
+		}
+		sort.SliceStable(fam, func(i, j int) bool { return fam[i].Group < fam[j].Group })
+		out = append(out, fam...)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Group < out[j].Group })
 	return out
+}
+
+// pairBySeed returns the values of metric m of the seeds both points ran,
+// in seed order.
+func pairBySeed(a, b *Point, m string) (xa, xb []float64) {
+	of := func(p *Point) map[int64]float64 {
+		v := map[int64]float64{}
+		for _, f := range p.Runs {
+			if x, ok := f.Metrics[m]; ok {
+				v[f.Seed] = x
+			}
+		}
+		return v
+	}
+	va, vb := of(a), of(b)
+	var seeds []int64
+	for s := range va {
+		if _, ok := vb[s]; ok {
+			seeds = append(seeds, s)
+		}
+	}
+	slices.Sort(seeds)
+	for _, s := range seeds {
+		xa, xb = append(xa, va[s]), append(xb, vb[s])
+	}
+	return xa, xb
 }
 
 // values are the point's values of metric m (train_seconds too), one per
@@ -167,20 +223,19 @@ func fmtP(p float64) string {
 	return strconv.FormatFloat(p, 'f', 3, 64)
 }
 
-// ciCell writes a CI as "[lo, hi]" in the metric's format.
+// ciCell writes the bootstrap interval as "[lo, hi]" in the metric's format.
 func ciCell(m string, xs []float64) string {
-	lo, hi := CI95(xs)
+	lo, hi := BootstrapCI(xs)
 	if math.IsNaN(lo) {
 		return "—"
 	}
 	return "[" + fmtMetric(m, lo) + ", " + fmtMetric(m, hi) + "]"
 }
 
-// writeStatsMD appends the confidence intervals and the pairwise
-// comparisons to summary.md.
+// writeStatsMD appends to summary.md the intervals, the success counts
+// and the pairwise comparisons.
 func (s *Summary) writeStatsMD(b *strings.Builder) {
-	b.WriteString("\n## 95% confidence interval of the mean per sweep point\n\n" +
-		"Student's t: mean ± t₀.₉₇₅,ₙ₋₁ · sd/√n (n seeds; t = 4.303 for n = 3).\n\n")
+	b.WriteString("\n## 95% interval of the mean per sweep point\n\n" + ciNote + "\n\n")
 	head := append([]string{"point", "seeds"}, s.Metrics...)
 	mdRow(b, head)
 	mdSep(b, len(head))
@@ -191,37 +246,62 @@ func (s *Summary) writeStatsMD(b *strings.Builder) {
 		}
 		mdRow(b, row)
 	}
+	s.writeSuccessMD(b)
 	cs := s.Comparisons()
 	if len(cs) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\n## Pairwise comparisons\n\nWelch's t-test (two-sided, Welch–Satterthwaite df) between sweep points "+
-		"on %s; * marks p < %g (not corrected for the number of comparisons).\n\n", strings.Join(headlineMetrics, ", "), Alpha)
+	fmt.Fprintf(b, "\n## Pairwise comparisons\n\n%s\n\n", comparisonNote(s.comparedMetrics(), s.Report.Primary))
 	head = []string{"metric"}
 	grouped := cs[0].Group != ""
 	if grouped {
 		head = append(head, "where")
 	}
-	head = append(head, "a", "b", "mean a", "mean b", "t", "df", "p", "")
+	head = append(head, "a", "b", "seeds", "mean a", "mean b", "t", "df", "p", "p Holm", "p sign-flip", "p sign-flip Holm", "")
 	mdRow(b, head)
 	mdSep(b, len(head))
 	for _, c := range cs {
-		row := []string{c.Metric}
+		row := []string{metricLabel(c)}
 		if grouped {
 			row = append(row, c.Group)
 		}
-		star := ""
-		if c.Significant() {
-			star = "*"
-		}
-		row = append(row, c.A, c.B, fmtMetric(c.Metric, c.MeanA), fmtMetric(c.Metric, c.MeanB),
-			fmtStat(c.T), fmtStat(c.DF), fmtP(c.P), star)
+		row = append(row, comparisonCells(c)...)
 		mdRow(b, row)
 	}
 }
 
+// ciNote says how the intervals are made.
+const ciNote = "Percentile bootstrap over the seeds (10000 resamples of the seeds' values, the 2.5th and 97.5th percentiles of their means): inside the metric's range; with few seeds, narrow — read it with the runs' values."
+
+// comparisonNote says how the comparisons are made.
+func comparisonNote(metrics []string, primary string) string {
+	note := "Paired by seed (each scorer sees the same data per seed): the paired t-test (two-sided, df = seeds − 1; scipy's ttest_rel) and the sign-flip permutation test (exact over the 2ⁿ sign assignments; its smallest p is 2/2ⁿ: 0.25 with 3 seeds). Each p is Holm-corrected across the metric's comparisons; * marks a Holm-adjusted paired-t p < 0.05. Metrics: " + strings.Join(metrics, ", ") + "."
+	if primary != "" {
+		note += " The claim's primary metric ([report] primary) is " + primary + "; the others are secondary."
+	}
+	return note
+}
+
+func metricLabel(c Comparison) string {
+	if c.Primary {
+		return c.Metric + " (primary)"
+	}
+	return c.Metric
+}
+
+// comparisonCells are a comparison's cells after the metric and group.
+func comparisonCells(c Comparison) []string {
+	star := ""
+	if c.Significant() {
+		star = "*"
+	}
+	return []string{c.A, c.B, strconv.Itoa(c.N), fmtMetric(c.Metric, c.MeanA), fmtMetric(c.Metric, c.MeanB),
+		fmtStat(c.T), fmtStat(c.DF), fmtP(c.P), fmtP(c.PHolm), fmtP(c.PFlip), fmtP(c.PFlipHolm), star}
+}
+
 // writePointsCSV writes points.csv: one row per sweep point with, for
-// each metric, the mean, the sample sd and the 95% CI's ends.
+// each metric, the mean, the sample sd and the 95% bootstrap interval's
+// ends (BootstrapCI).
 func (s *Summary) writePointsCSV(path string) error {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
@@ -238,7 +318,7 @@ func (s *Summary) writePointsCSV(path string) error {
 		for _, m := range s.Metrics {
 			xs := p.values(m)
 			mean, sd := MeanSD(xs)
-			lo, hi := CI95(xs)
+			lo, hi := BootstrapCI(xs)
 			for _, v := range []float64{mean, sd, lo, hi} {
 				row = append(row, csvFloat(v))
 			}
@@ -252,14 +332,14 @@ func (s *Summary) writePointsCSV(path string) error {
 	return writeFile(path, buf.String())
 }
 
-// writeComparisonsCSV writes comparisons.csv: one row per Welch test.
+// writeComparisonsCSV writes comparisons.csv: one row per comparison.
 func (s *Summary) writeComparisonsCSV(path string) error {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	w.Write([]string{"metric", "where", "a", "b", "mean_a", "mean_b", "t", "df", "p", "significant"})
+	w.Write([]string{"metric", "primary", "where", "a", "b", "seeds", "mean_a", "mean_b", "t", "df", "p", "p_holm", "p_signflip", "p_signflip_holm", "significant"})
 	for _, c := range s.Comparisons() {
-		w.Write([]string{c.Metric, c.Group, c.A, c.B, csvFloat(c.MeanA), csvFloat(c.MeanB),
-			csvFloat(c.T), csvFloat(c.DF), csvFloat(c.P), strconv.FormatBool(c.Significant())})
+		w.Write([]string{c.Metric, strconv.FormatBool(c.Primary), c.Group, c.A, c.B, strconv.Itoa(c.N), csvFloat(c.MeanA), csvFloat(c.MeanB),
+			csvFloat(c.T), csvFloat(c.DF), csvFloat(c.P), csvFloat(c.PHolm), csvFloat(c.PFlip), csvFloat(c.PFlipHolm), strconv.FormatBool(c.Significant())})
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {

@@ -80,6 +80,10 @@ func statsSummary() *Summary {
 	return s
 }
 
+// TestComparisons: the points pair by seed (general's seed 4 has no
+// partner): at hidden 64 dot {0.9, 0.8, 0.85} against general {0.6, 0.7,
+// 0.5} — TestPairedT's case, p 0.0820149 — and at hidden 32 equal values
+// (p 1). Holm over the two: 1·1 and 2·0.0820149 = 0.1640298.
 func TestComparisons(t *testing.T) {
 	cs := statsSummary().Comparisons()
 	// Only exact_match is a headline metric here; the scorers pair up
@@ -88,11 +92,11 @@ func TestComparisons(t *testing.T) {
 		t.Fatalf("%d comparisons, want 2: %+v", len(cs), cs)
 	}
 	c := cs[1]
-	if c.Group != "hidden=64" || c.A != "dot" || c.B != "general" || c.Metric != "exact_match" ||
-		!near(c.P, 0.0062529, 1e-6) || !c.Significant() {
-		t.Errorf("hidden 64: %+v, want dot vs general with p 0.0062529, significant", c)
+	if c.Group != "hidden=64" || c.A != "dot" || c.B != "general" || c.Metric != "exact_match" || c.N != 3 ||
+		!near(c.P, 0.0820149, 1e-6) || !near(c.PHolm, 0.1640298, 1e-6) || c.PFlip != 0.25 || c.PFlipHolm != 0.5 || c.Significant() {
+		t.Errorf("hidden 64: %+v, want dot vs general over 3 seeds, p 0.0820149 (Holm 0.1640298), sign-flip 0.25 (Holm 0.5), not significant", c)
 	}
-	if c := cs[0]; c.Group != "hidden=32" || c.P != 1 || c.Significant() {
+	if c := cs[0]; c.Group != "hidden=32" || c.P != 1 || c.PHolm != 1 || c.Significant() {
 		t.Errorf("hidden 32: %+v, want p 1, not significant", c)
 	}
 }
@@ -117,12 +121,12 @@ func TestStatsFiles(t *testing.T) {
 		return string(b)
 	}
 	for name, want := range map[string][]string{
-		// TestCI95's interval, and TestWelch's test marked significant.
-		"summary.md": {"| scorer=dot hidden=64 | 3 | [0.726, 0.974] |",
-			"| exact_match | hidden=64 | dot | general | 0.850 | 0.612 | 4.61 | 4.85 | 0.006 | * |", // 0.6125 is 0.61249999… in binary
-			"| exact_match | hidden=32 | dot | general | 0.500 | 0.500 | 0.00 | — | 1.000 |  |"},
+		// TestComparisons's tests; the bootstrap interval of {0.5, 0.5, 0.5} is the value itself
+		"summary.md": {"| scorer=dot hidden=32 | 3 | [0.500, 0.500] |",
+			"| exact_match | hidden=64 | dot | general | 3 | 0.850 | 0.600 | 3.27 | 2.00 | 0.082 | 0.164 | 0.250 | 0.500 |  |",
+			"| exact_match | hidden=32 | dot | general | 3 | 0.500 | 0.500 | 0.00 | 2.00 | 1.000 | 1.000 | 1.000 | 1.000 |  |"},
 		"points.csv":      {"point,seeds,model.scorer,model.hidden,exact_match_mean,exact_match_sd,exact_match_ci_low,"},
-		"comparisons.csv": {"exact_match,hidden=32,dot,general,0.5,0.5,0,,1,false\n", "exact_match,hidden=64,dot,general,0.85"},
+		"comparisons.csv": {"exact_match,false,hidden=32,dot,general,3,0.5,0.5,0,2,1,1,1,1,false\n", "exact_match,false,hidden=64,dot,general,3,0.85"},
 	} {
 		got := read(name)
 		for _, w := range want {
