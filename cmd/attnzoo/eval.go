@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"unicode/utf8"
@@ -21,6 +22,7 @@ var evalSubcommands = []struct {
 }{
 	{"aer", "alignment error rate of Pharaoh alignments against gold links", evalAER},
 	{"bleu", "corpus BLEU as sacreBLEU (tokenizers 13a, intl, char, none), with its signature", evalBLEU},
+	{"bleu-paired", "paired bootstrap resampling (Koehn 2004): is system A's BLEU above B's on these sentences?", evalBLEUPaired},
 	{"chrf", "corpus chrF as sacreBLEU (character 6-grams, β = 2), with its signature", evalCHRF},
 }
 
@@ -54,7 +56,7 @@ func evalUsage(w io.Writer) {
 	fmt.Fprintln(w, "usage: attnzoo eval SUBCOMMAND [flags]")
 	fmt.Fprintln(w, "subcommands:")
 	for _, s := range evalSubcommands {
-		fmt.Fprintf(w, "  %-5s %s\n", s.name, s.summary)
+		fmt.Fprintf(w, "  %-11s %s\n", s.name, s.summary)
 	}
 }
 
@@ -361,5 +363,108 @@ func writeJSON(w io.Writer, v any) error {
 		return err
 	}
 	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+// evalBLEUPaired runs `attnzoo eval bleu-paired`.
+func evalBLEUPaired(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("eval bleu-paired", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	hypA := fs.String("hyp-a", "", "system A's output `file`, one sentence a line, whitespace tokens")
+	hypB := fs.String("hyp-b", "", "system B's output `file`, line-aligned with --hyp-a")
+	var refs fileList
+	fs.Var(&refs, "ref", "reference `file`, line-aligned; repeat for more references")
+	samples := fs.Int("samples", 1000, "bootstrap resamples of the test set")
+	seed := fs.Uint64("seed", 1, "seed of the resampling")
+	maxOrder := fs.Int("max-order", metrics.DefaultMaxOrder, "largest n-gram order N (BLEU-N)")
+	tokenize := fs.String("tokenize", metrics.DefaultTokenizer.String(), "sacreBLEU's tokenizer, as eval bleu: "+strings.Join(metrics.TokenizerNames(), ", "))
+	smooth := fs.String("smooth", metrics.SmoothExp.String(), "smoothing, as eval bleu: none, floor, add-k or exp")
+	asJSON := fs.Bool("json", false, "print one line of JSON")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: attnzoo eval bleu-paired --ref REF.txt [--ref REF2.txt ...] --hyp-a A.txt --hyp-b B.txt [--samples 1000] [--seed 1] [--json]")
+		fmt.Fprintln(stderr, "Paired bootstrap resampling over test sentences (Koehn 2004): corpus BLEU of A and B on the same resampled sets;")
+		fmt.Fprintln(stderr, "p is the share of resamples in which the system lower on the whole set scores at least as high as the other.")
+		fs.PrintDefaults()
+	}
+	if stop, err := parseFlags(fs, args); stop || err != nil {
+		return err
+	}
+	switch {
+	case *hypA == "" || *hypB == "":
+		return usagef("eval bleu-paired: missing --hyp-a or --hyp-b")
+	case len(refs) == 0:
+		return usagef("eval bleu-paired: missing --ref (give at least one)")
+	case *samples < 1:
+		return usagef("eval bleu-paired: --samples must be >= 1, got %d", *samples)
+	case *maxOrder < 1:
+		return usagef("eval bleu-paired: --max-order must be >= 1, got %d", *maxOrder)
+	}
+	method, err := metrics.ParseSmoothing(*smooth)
+	if err != nil {
+		return usagef("eval bleu-paired: unknown --smooth %q (have: add-k, exp, floor, none)", *smooth)
+	}
+	tok, err := metrics.ParseTokenizer(*tokenize)
+	if err != nil {
+		return usagef("eval bleu-paired: unknown --tokenize %q (have: %s)", *tokenize, strings.Join(metrics.TokenizerNames(), ", "))
+	}
+	read := func(path string) ([][]string, []string, error) {
+		lines, err := readCorpus(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		out := make([][]string, len(lines))
+		for i, l := range lines {
+			out[i] = tok.Tokenize(l)
+		}
+		return out, lines, nil
+	}
+	a, aLines, err := read(*hypA)
+	if err != nil {
+		return fmt.Errorf("eval bleu-paired: %w", err)
+	}
+	b, bLines, err := read(*hypB)
+	if err != nil {
+		return fmt.Errorf("eval bleu-paired: %w", err)
+	}
+	if err := sameLength(*hypA, aLines, *hypB, bLines); err != nil {
+		return fmt.Errorf("eval bleu-paired: %w", err)
+	}
+	refSets := make([][][]string, len(a))
+	for _, path := range refs {
+		r, rLines, err := read(path)
+		if err != nil {
+			return fmt.Errorf("eval bleu-paired: %w", err)
+		}
+		if err := sameLength(*hypA, aLines, path, rLines); err != nil {
+			return fmt.Errorf("eval bleu-paired: %w", err)
+		}
+		for i := range refSets {
+			refSets[i] = append(refSets[i], r[i])
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("eval bleu-paired: %w", err)
+	}
+	opt := metrics.BLEUOptions{MaxOrder: *maxOrder, Smooth: method}
+	sig := metrics.BLEUSignature(len(refs), tok, opt)
+	res, err := metrics.PairedBootstrapBLEU(a, b, refSets, opt, *samples, rand.New(rand.NewPCG(*seed, 0x6b6f65686e)))
+	if err != nil {
+		return fmt.Errorf("eval bleu-paired: %w", err)
+	}
+	if *asJSON {
+		return writeJSON(stdout, struct {
+			BLEUA   float64 `json:"bleu_a"`
+			BLEUB   float64 `json:"bleu_b"`
+			Delta   float64 `json:"delta"`
+			Lo      float64 `json:"delta_lo"`
+			Hi      float64 `json:"delta_hi"`
+			P       float64 `json:"p"`
+			Samples int     `json:"samples"`
+			Seed    uint64  `json:"seed"`
+			Sig     string  `json:"signature"`
+		}{res.BLEUA, res.BLEUB, res.Delta, res.Lo, res.Hi, res.P, res.Samples, *seed, sig})
+	}
+	_, err = fmt.Fprintf(stdout, "BLEU A = %.2f  B = %.2f  A − B = %+.2f, 95%% interval [%.2f, %.2f]  p = %.4f (paired bootstrap, %d samples, seed %d; BLEU|%s)\n",
+		res.BLEUA, res.BLEUB, res.Delta, res.Lo, res.Hi, res.P, res.Samples, *seed, sig)
 	return err
 }

@@ -223,8 +223,8 @@ func TestEvalErrors(t *testing.T) {
 		code int
 		want []string // substrings of the error
 	}{
-		{"no subcommand", []string{"eval"}, 2, []string{"eval: missing subcommand (have: aer, bleu, chrf)"}},
-		{"unknown subcommand", []string{"eval", "rouge"}, 2, []string{`eval: unknown subcommand "rouge" (have: aer, bleu, chrf)`}},
+		{"no subcommand", []string{"eval"}, 2, []string{"eval: missing subcommand (have: aer, bleu, bleu-paired, chrf)"}},
+		{"unknown subcommand", []string{"eval", "rouge"}, 2, []string{`eval: unknown subcommand "rouge" (have: aer, bleu, bleu-paired, chrf)`}},
 		{"help", []string{"eval", "--help"}, 0, nil},
 		{"bleu help", []string{"eval", "bleu", "-h"}, 0, nil},
 		{"missing hyp", []string{"eval", "bleu", "--ref", "@r3.txt"}, 2, []string{"eval bleu: missing --hyp"}},
@@ -459,5 +459,34 @@ func TestEvalAERCommunity(t *testing.T) {
 	out, _, _, err := runEval("", "eval", "aer", "--hyp", filepath.Join(dir, "hyp.0based"), "--gold", filepath.Join(dir, "gold.talp"), "--gold-base", "1")
 	if w := "AER = 0.2353 precision = 0.8000 recall = 0.7143 (hyp = 10 sure = 7 hyp&sure = 5 hyp&possible = 8)\n"; out != w {
 		t.Errorf("got %q (%v), want %q", out, err, w)
+	}
+}
+
+// TestEvalBLEUPaired: metrics.TestPairedBootstrapBLEU's hand case through
+// the CLI — unigram BLEU, A 75 and B 50 on the whole set, Δ 25, interval
+// [−50, 100], p ≈ ¼ (the share of resamples that draw sentence 2 twice);
+// the same seed gives the same p again, and mismatched files are refused
+// naming them.
+func TestEvalBLEUPaired(t *testing.T) {
+	dir := writeFixtures(t, map[string]string{"ref.txt": "a b\nx y\n", "a.txt": "a b\nx z\n", "b.txt": "c d\nx y\n", "short.txt": "a b\n"})
+	args := []string{"eval", "bleu-paired", "--ref", "@ref.txt", "--hyp-a", "@a.txt", "--hyp-b", "@b.txt", "--max-order", "1", "--samples", "10000", "--seed", "7", "--json"}
+	out, _, code, err := runEval(dir, args...)
+	if code != 0 {
+		t.Fatalf("status %d: %v", code, err)
+	}
+	var r map[string]any
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r["bleu_a"] != 75.0 || r["bleu_b"] != 50.0 || r["delta"] != 25.0 || r["delta_lo"] != -50.0 || r["delta_hi"] != 100.0 || math.Abs(r["p"].(float64)-0.25) > 0.02 || r["samples"] != 10000.0 {
+		t.Errorf("got %v", r)
+	}
+	again, _, _, _ := runEval(dir, args...)
+	if again != out {
+		t.Errorf("same seed, different result:\n%s%s", out, again)
+	}
+	_, _, code, err = runEval(dir, "eval", "bleu-paired", "--ref", "@ref.txt", "--hyp-a", "@a.txt", "--hyp-b", "@short.txt")
+	if code != 1 || err == nil || !strings.Contains(err.Error(), "short.txt") {
+		t.Errorf("mismatched lengths: status %d, %v", code, err)
 	}
 }
