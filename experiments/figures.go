@@ -190,7 +190,7 @@ func DrawFiguresContext(ctx context.Context, dir string, p Plots) (*FigureSet, e
 		key, label string
 		log        bool
 	}{
-		{"dev_exact_match", "dev exact match", false}, {"loss", "training loss", true},
+		{"dev_exact_match", "dev exact match", false}, {"dev_bleu", "dev BLEU", false}, {"loss", "training loss", true},
 	} {
 		var series []plots.Series
 		for _, pt := range points {

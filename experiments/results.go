@@ -277,6 +277,7 @@ func (s *Summary) writeMD(path, name string) error {
 		mdRow(&b, row)
 	}
 	s.writeStatsMD(&b)
+	s.writeSelectionMD(&b)
 	s.writeProvenanceMD(&b)
 	if len(s.Failed) > 0 {
 		b.WriteString("\n## Failed runs\n\n")

@@ -42,6 +42,8 @@ type Final struct {
 	Params       int                `json:"params"`
 	Memory       *Estimate          `json:"memory_estimate,omitempty"` // what the run was estimated to hold (plan.go)
 	Provenance   *Provenance        `json:"provenance,omitempty"`      // absent in runs finished before it was recorded
+	StoppedAt    int                `json:"stopped_at,omitempty"`      // the step early stopping ([train] patience) ended training at
+	Selected     *Selected          `json:"selected,omitempty"`        // the checkpoint the test metrics come from ([train] select)
 }
 
 // Progress is one update of a run in progress.
@@ -70,6 +72,11 @@ type runClock struct {
 	TrainSeconds float64 `json:"train_seconds"`
 	WindowLoss   float64 `json:"window_loss"` // training loss summed since the last evaluation
 	WindowN      int     `json:"window_n"`
+	// model selection ([train] select): the best dev score so far, its
+	// step, and the evaluations since it (for [train] patience)
+	BestScore float64 `json:"best_score,omitempty"`
+	BestStep  int     `json:"best_step,omitempty"`
+	SinceBest int     `json:"since_best,omitempty"`
 }
 
 // checkpointFile is a run's checkpoint (with the safetensors file it
@@ -83,6 +90,7 @@ type evalLine struct {
 	LR            float64 `json:"lr"`
 	DevTokenAcc   float64 `json:"dev_token_acc"`
 	DevExactMatch float64 `json:"dev_exact_match"`
+	DevBLEU       float64 `json:"dev_bleu"`
 	Seconds       float64 `json:"seconds"`
 }
 
@@ -182,6 +190,7 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 	var windowLoss float64
 	windowN := 0
 	var lines []evalLine
+	var sel selection
 	if saved, st, err := readState(dir); err == nil {
 		if a, b := fmt.Sprintf("%+v", st.Model.Config), fmt.Sprintf("%+v", model.Cfg); a != b {
 			return nil, fmt.Errorf("experiments: %s was trained with another model configuration than the experiment file now gives:\n  checkpoint: %s\n  file:       %s\nresume with the file it was started with, or use another --out", ckPath, a, b)
@@ -192,6 +201,7 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 		}
 		start, trainSeconds = st.Step, st.TrainSeconds
 		windowLoss, windowN = st.WindowLoss, st.WindowN
+		sel = selection{best: st.BestScore, step: st.BestStep, since: st.SinceBest}
 		lines, _ = readLines(metricsPath, start)
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, err
@@ -226,7 +236,8 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 	saved := start
 	save := func(step int) error {
 		sv, tv := data.vocabs()
-		clock, err := json.Marshal(runClock{TrainSeconds: trainSeconds, WindowLoss: windowLoss, WindowN: windowN})
+		clock, err := json.Marshal(runClock{TrainSeconds: trainSeconds, WindowLoss: windowLoss, WindowN: windowN,
+			BestScore: sel.best, BestStep: sel.step, SinceBest: sel.since})
 		if err != nil {
 			return err
 		}
@@ -243,7 +254,12 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 		return nil
 	}
 	t0 := time.Now()
+	stoppedAt := 0
 	for step := start + 1; step <= r.Train.Steps; step++ {
+		if sel.stop(r.Train.Patience) { // a resumed run that had stopped early
+			stoppedAt = step - 1
+			break
+		}
 		if ctx.Err() != nil {
 			trainSeconds += time.Since(t0).Seconds()
 			if err := save(step - 1); err != nil {
@@ -290,7 +306,7 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 				return nil, fmt.Errorf("experiments: run %s: dev evaluation at step %d: %w", r.ID, step, err)
 			}
 			line := evalLine{Step: step, Loss: windowLoss / float64(windowN), LR: opt.Rate(),
-				DevTokenAcc: ev.metrics["token_acc"], DevExactMatch: ev.metrics["exact_match"], Seconds: elapsed}
+				DevTokenAcc: ev.metrics["token_acc"], DevExactMatch: ev.metrics["exact_match"], DevBLEU: ev.metrics["bleu"], Seconds: elapsed}
 			lines = append(lines, line)
 			windowLoss, windowN = 0, 0
 			if err := tb.dev(step, ev.metrics); err != nil {
@@ -299,14 +315,39 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 			if err := writeLines(metricsPath, lines); err != nil {
 				return nil, err
 			}
+			if r.Train.Select != "" && sel.observe(step, ev.metrics[r.Train.Select]) {
+				// the best on dev so far: kept apart, for the test split
+				if err := saveBest(model, data, step, filepath.Join(dir, bestFile)); err != nil {
+					return nil, fmt.Errorf("experiments: run %s: %w", r.ID, err)
+				}
+			}
 			if err := save(step); err != nil {
 				return nil, err
 			}
 			t0 = time.Now()
+			if sel.stop(r.Train.Patience) {
+				stoppedAt = step
+				break
+			}
 		}
 		report(Progress{Run: r.ID, Step: step, Steps: r.Train.Steps, Loss: loss, Elapsed: time.Duration((trainSeconds + time.Since(t0).Seconds()) * float64(time.Second))})
 	}
 	trainSeconds += time.Since(t0).Seconds()
+	trained := r.Train.Steps
+	if stoppedAt > 0 {
+		trained = stoppedAt
+	}
+	if r.Train.Select != "" {
+		// the test split is scored with the checkpoint best on dev, on the
+		// host, through graphs of its own
+		best, _, err := seq2seq.Load(filepath.Join(dir, bestFile))
+		if err != nil {
+			return nil, fmt.Errorf("experiments: run %s: the best checkpoint: %w", r.ID, err)
+		}
+		bestCache := seq2seq.NewGraphCache(0)
+		defer bestCache.Close()
+		model, evalCache = best, bestCache
+	}
 
 	// final evaluation on test: greedy, and the configured beam (the
 	// checkpoint of the last step is written: an interrupted evaluation
@@ -378,12 +419,15 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 	for _, a := range r.Point {
 		point[a.Key] = a.Value
 	}
-	f := &Final{Run: r.ID, Seed: r.Seed, Point: point, Metrics: m, Steps: r.Train.Steps,
+	f := &Final{Run: r.ID, Seed: r.Seed, Point: point, Metrics: m, Steps: trained, StoppedAt: stoppedAt,
 		TrainSeconds: trainSeconds, Params: model.NumParams(), Provenance: &prov}
 	est := e.runEstimate(r)
 	f.Memory = &est
+	if r.Train.Select != "" {
+		f.Selected = &Selected{Metric: "dev_" + r.Train.Select, Step: sel.step, Score: sel.best}
+	}
 	if trainSeconds > 0 {
-		f.StepsPerSec = float64(r.Train.Steps) / trainSeconds
+		f.StepsPerSec = float64(trained) / trainSeconds
 	}
 	if err := writeJSON(filepath.Join(dir, "final.json"), f); err != nil {
 		return nil, err

@@ -68,6 +68,12 @@ type Train struct {
 	EvalSize     int     `toml:"eval_size"`
 	Lambda       float64 `toml:"lambda"` // doubly stochastic attention penalty (captioning)
 	Bucket       int     `toml:"bucket"` // round training batches' lengths up to a multiple of this; 0 = off
+	// Select names the dev metric (bleu, exact_match, token_acc) whose
+	// best evaluation's checkpoint scores the test split; "" = the last step.
+	Select string `toml:"select"`
+	// Patience stops training after this many evaluations in a row without
+	// a better Select score; 0 = never.
+	Patience int `toml:"patience"`
 }
 
 // Decode is the [decode] table.
@@ -620,6 +626,15 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 	}
 	if m.Encoder == "patches" && m.Patch <= 0 {
 		return errf("model", "patch", "must be > 0, got %d", m.Patch)
+	}
+	if t.Select != "" && !oneOf(t.Select, selectMetrics) {
+		return errf("train", "select", "unknown dev metric %q (have: %s)", t.Select, strings.Join(selectMetrics, ", "))
+	}
+	if t.Patience < 0 {
+		return errf("train", "patience", "must be ≥ 0 (0 = no early stopping), got %d", t.Patience)
+	}
+	if t.Patience > 0 && t.Select == "" {
+		return errf("train", "patience", "stops on a dev metric: set [train] select (have: %s)", strings.Join(selectMetrics, ", "))
 	}
 	if t.Bucket < 0 {
 		return errf("train", "bucket", "must be ≥ 0 (0 = off), got %d", t.Bucket)
