@@ -11,6 +11,7 @@ import (
 
 	"github.com/attnzoo/attnzoo/metrics"
 	"github.com/attnzoo/attnzoo/seq2seq"
+	"github.com/attnzoo/attnzoo/tasks"
 	"github.com/attnzoo/attnzoo/tasks/captioning"
 )
 
@@ -53,38 +54,24 @@ func newCaptionCorpus(ctx context.Context, d *captioning.Data, r *Run) (*caption
 		if im == nil {
 			return nil, fmt.Errorf("example %s has neither an image nor features", ex.ID)
 		}
-		if r.Model.Encoder == "cnn" {
-			// grid cell (r, c) stands for the pixels a patch of side H/rows would cover
-			rows, cols, err := seq2seq.CNNGrid(im.H, im.W, seq2seq.CNNHalvings(len(r.Model.Conv), r.Model.ConvStride))
-			if err != nil {
-				layers := fmt.Sprintf("conv %v", r.Model.Conv)
-				if len(r.Model.ConvStride) > 0 {
-					layers += fmt.Sprintf(", conv_stride %v", r.Model.ConvStride)
-				}
-				return nil, fmt.Errorf("[model] %s on the task's %d×%d images: %w", layers, im.H, im.W, err)
-			}
-			c.rows, c.cols, c.cnn, c.img = rows, cols, true, [3]int{im.C, im.H, im.W}
-			c.S, c.P = rows*cols, im.C*im.H*im.W
-			if v, ok := cache[im]; ok {
-				return v, nil
-			}
-			v := channelsLast(im)
-			cache[im] = v
-			return v, nil
-		}
-		if r.Model.Encoder != "patches" {
+		if r.Model.Encoder != "cnn" && r.Model.Encoder != "patches" {
 			return nil, fmt.Errorf("task %s gives images: use encoder \"cnn\" or \"patches\"", r.TaskID)
 		}
-		p := r.Model.Patch
-		if im.H%p != 0 || im.W%p != 0 {
-			return nil, fmt.Errorf("[model] patch %d does not divide the %d×%d images", p, im.H, im.W)
+		rows, cols, P, err := imageRegions(r.Model, im.C, im.H, im.W)
+		if err != nil {
+			return nil, err
 		}
-		c.rows, c.cols = im.H/p, im.W/p
-		c.S, c.P = c.rows*c.cols, im.C*p*p
+		c.rows, c.cols, c.S, c.P = rows, cols, rows*cols, P
 		if v, ok := cache[im]; ok {
 			return v, nil
 		}
-		v := patchify(im, p)
+		var v []float32
+		if r.Model.Encoder == "cnn" {
+			c.cnn, c.img = true, [3]int{im.C, im.H, im.W}
+			v = channelsLast(im)
+		} else {
+			v = patchify(im, r.Model.Patch)
+		}
 		cache[im] = v
 		return v, nil
 	}
@@ -141,6 +128,56 @@ func channelsLast(im *captioning.Image) []float32 {
 		}
 	}
 	return out
+}
+
+// imageRegions is the grid an image encoder makes of C×H×W images and the
+// size of what it reads per region: the cnn's grid (cell (r, c) stands for
+// the pixels a patch of side H/rows would cover) reading the whole image,
+// or the patches' grid reading C·p·p values.
+func imageRegions(m Model, C, H, W int) (rows, cols, size int, err error) {
+	if m.Encoder == "cnn" {
+		rows, cols, err := seq2seq.CNNGrid(H, W, seq2seq.CNNHalvings(len(m.Conv), m.ConvStride))
+		if err != nil {
+			layers := fmt.Sprintf("conv %v", m.Conv)
+			if len(m.ConvStride) > 0 {
+				layers += fmt.Sprintf(", conv_stride %v", m.ConvStride)
+			}
+			return 0, 0, 0, fmt.Errorf("[model] %s on the task's %d×%d images: %w", layers, H, W, err)
+		}
+		return rows, cols, C * H * W, nil
+	}
+	p := m.Patch
+	if p <= 0 || H%p != 0 || W%p != 0 {
+		return 0, 0, 0, fmt.Errorf("[model] patch %d does not divide the %d×%d images", p, H, W)
+	}
+	return H / p, W / p, C * p * p, nil
+}
+
+// regionGeometry fills in a region encoder's regions from a task's Size,
+// as the captioning corpus does from its examples (configure): nothing for
+// an encoder of tokens.
+func regionGeometry(cfg *seq2seq.Config, m Model, d tasks.Size) error {
+	if !seq2seq.IsRegionEncoder(cfg.Encoder) {
+		return nil
+	}
+	switch {
+	case d.S > 0 && cfg.Encoder == "features":
+		cfg.Regions, cfg.RegionSize = d.S, d.D
+	case d.C > 0 && (cfg.Encoder == "cnn" || cfg.Encoder == "patches"):
+		rows, cols, size, err := imageRegions(m, d.C, d.H, d.W)
+		if err != nil {
+			return err
+		}
+		cfg.Regions, cfg.RegionSize = rows*cols, size
+		if cfg.Encoder == "cnn" {
+			cfg.RegionSize = 0
+			cfg.ImageC, cfg.ImageH, cfg.ImageW = d.C, d.H, d.W
+		}
+	default:
+		return fmt.Errorf("the task's sizes do not fit encoder %q", cfg.Encoder)
+	}
+	cfg.MaxSrcLen, cfg.SrcVocab = cfg.Regions, 1
+	return nil
 }
 
 func (c *captionCorpus) split(name string) []capItem { return pick(name, c.train, c.dev, c.test) }

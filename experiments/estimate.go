@@ -3,8 +3,10 @@ package experiments
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/attnzoo/attnzoo/scorers"
+	"github.com/attnzoo/attnzoo/seq2seq"
 	"github.com/attnzoo/attnzoo/tasks"
 )
 
@@ -42,6 +44,12 @@ type Estimate struct {
 	// Largest is the largest single tensor, in values, and what it is.
 	Largest     float64 `json:"largest_tensor_values"`
 	LargestName string  `json:"largest_tensor"`
+
+	// Planned: Activations and Decoding are the plans of the run's own
+	// graphs (seq2seq.PlanFootprint), which share one arena, so the total
+	// counts the larger of the two; otherwise the formulas' sum.
+	Planned bool    `json:"planned"`
+	Arena   float64 `json:"arena_bytes,omitempty"` // planned: the arena's values, working buffers and packed weights
 }
 
 // estimateInput is everything the estimate reads: the sizes of one run.
@@ -58,6 +66,12 @@ type estimateInput struct {
 	DecodeLen                float64 // [decode] max_len; 0 = twice the longest source + 10
 	Data                     tasks.Size
 	DataKnown                bool
+
+	// For the plans: the run's model (its vocabularies and lengths are the
+	// task's, filled in from Data) and [train] bucket; nil Model: the
+	// formulas alone.
+	Model  *seq2seq.Config
+	Bucket int
 }
 
 // gates is a cell's gate count; an unknown cell counts as the largest.
@@ -92,8 +106,104 @@ func cellParams(g, in, h float64) float64 {
 	return p
 }
 
-// estimate computes a run's memory estimate.
+// estimate computes a run's memory estimate: from the memory plans of the
+// run's own graphs (planned) where the task tells its vocabulary and
+// lengths and the formulas say the model can be built on this machine,
+// else from the formulas alone (formulaEstimate).
 func estimate(in estimateInput) Estimate {
+	est := formulaEstimate(in)
+	if in.Model == nil || !in.DataKnown || est.Weights > planWeightsLimit || est.Total > planTotalLimit {
+		return est
+	}
+	if p, ok := planned(in, est); ok {
+		return p
+	}
+	return est
+}
+
+// planWeightsLimit and planTotalLimit bound the formulas' weights and
+// total of a model the estimate builds to read its plans (building one
+// allocates its parameters and its graphs' inputs): a model past them is
+// estimated by the formulas, which overestimate (they count a buffer for
+// every node of every graph) and refuse it anyway on any machine there is.
+const (
+	planWeightsLimit = 8 << 30
+	planTotalLimit   = 1 << 40
+)
+
+// planned is the estimate from the run's graphs' plans
+// (seq2seq.PlanFootprint) at the largest batch shape the task gives. The
+// values of training and decoding share one arena, which holds the larger
+// of the two; the weights are the parameters, the optimizer's state, the
+// checkpoint's encoding, the packed weights and the ops' working buffers;
+// the data and the process as in the formulas. The arena is allocated once
+// and lives for the run, so no collector's headroom is added to it.
+func planned(in estimateInput, formula Estimate) (Estimate, bool) {
+	d := in.Data
+	cfg := *in.Model
+	B := int(in.Batch)
+	S, T := d.MaxSrc, d.MaxTgt+1
+	if seq2seq.IsRegionEncoder(cfg.Encoder) {
+		S = cfg.Regions
+	} else {
+		cfg.SrcVocab, cfg.MaxSrcLen = d.SrcVocab+4, d.MaxSrc
+	}
+	cfg.TgtVocab = d.TgtVocab + 4
+	if q := in.Bucket; q > 0 {
+		S, T = bucketLen(S, q, cfg.MaxSrcLen), bucketLen(T, q, 0)
+	}
+	L := int(in.DecodeLen)
+	if L <= 0 {
+		L = 2*max(d.MaxSrc, d.MaxTgt) + 10
+		if seq2seq.IsRegionEncoder(cfg.Encoder) {
+			L = 2*d.MaxTgt + 10
+		}
+	}
+	if B <= 0 || S <= 0 || T <= 1 {
+		return formula, false
+	}
+	f, err := footprint(cfg, B, S, T, L, max(int(in.Beam), 1))
+	if err != nil {
+		return formula, false
+	}
+	P, b, o := float64(f.Params), in.Bytes, optimizerSlots(in.Optimizer)
+	est := Estimate{Params: P, Planned: true, Largest: formula.Largest, LargestName: formula.LargestName, Data: formula.Data}
+	est.Weights = P*b*(1+o) + P*(1+o)*16 + float64(f.Packed+f.Work)
+	est.Activations = float64(f.Train)
+	est.Decoding = float64(f.Decode)
+	est.Arena = float64(f.Arena)
+	est.Total = est.Weights + max(est.Activations, est.Decoding) + gcHeadroom*est.Data
+	return est, true
+}
+
+// footprints memoises seq2seq.PlanFootprint: building a model and its
+// graphs takes ~0.1 s at a paper's size, and a refusal's advice estimates
+// each run again with one key at its default.
+var footprints = struct {
+	sync.Mutex
+	m map[string]seq2seq.Footprint
+}{m: map[string]seq2seq.Footprint{}}
+
+func footprint(cfg seq2seq.Config, B, S, T, L, beam int) (seq2seq.Footprint, error) {
+	key := fmt.Sprintf("%+v %d %d %d %d %d", cfg, B, S, T, L, beam)
+	footprints.Lock()
+	defer footprints.Unlock()
+	if f, ok := footprints.m[key]; ok {
+		return f, nil
+	}
+	f, err := seq2seq.PlanFootprint(cfg, B, S, T, L, beam)
+	if err != nil {
+		return f, err
+	}
+	if len(footprints.m) >= 256 {
+		clear(footprints.m)
+	}
+	footprints.m[key] = f
+	return f, nil
+}
+
+// formulaEstimate computes a run's memory estimate from the formulas above.
+func formulaEstimate(in estimateInput) Estimate {
 	b := in.Bytes
 	g := gates(in.Cell)
 	H, E, A := in.Hidden, in.Embed, in.Attention

@@ -115,6 +115,13 @@ func (e *Experiment) runInput(r *Run) estimateInput {
 		name, _ := e.Task["name"].(string)
 		in.Data, in.DataKnown = taskSize(name, r.Task)
 	}
+	if in.DataKnown {
+		cfg := m.Config
+		cfg.Dtype, cfg.Seed, cfg.Lambda = r.Dtype, uint64(r.Seed), r.Train.Lambda
+		if err := regionGeometry(&cfg, m, in.Data); err == nil {
+			in.Model, in.Bucket = &cfg, r.Train.Bucket
+		}
+	}
 	return in
 }
 

@@ -41,6 +41,7 @@ type Final struct {
 	StepsPerSec  float64            `json:"steps_per_sec"`
 	Params       int                `json:"params"`
 	Memory       *Estimate          `json:"memory_estimate,omitempty"` // what the run was estimated to hold (plan.go)
+	Arena        *seq2seq.ArenaUse  `json:"arena,omitempty"`           // what the run's graphs held at its end (the engine's count)
 	Provenance   *Provenance        `json:"provenance,omitempty"`      // absent in runs finished before it was recorded
 	StoppedAt    int                `json:"stopped_at,omitempty"`      // the step early stopping ([train] patience) ended training at
 	Selected     *Selected          `json:"selected,omitempty"`        // the checkpoint the test metrics come from ([train] select)
@@ -339,12 +340,12 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 	}
 	if r.Train.Select != "" {
 		// the test split is scored with the checkpoint best on dev, on the
-		// host, through graphs of its own
+		// host, through graphs of its own in the run's arena
 		best, _, err := seq2seq.Load(filepath.Join(dir, bestFile))
 		if err != nil {
 			return nil, fmt.Errorf("experiments: run %s: the best checkpoint: %w", r.ID, err)
 		}
-		bestCache := seq2seq.NewGraphCache(0)
+		bestCache := tr.Cache.Share(0)
 		defer bestCache.Close()
 		model, evalCache = best, bestCache
 	}
@@ -423,6 +424,9 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 		TrainSeconds: trainSeconds, Params: model.NumParams(), Provenance: &prov}
 	est := e.runEstimate(r)
 	f.Memory = &est
+	if use, ok := tr.Cache.ArenaUse(); ok {
+		f.Arena = &use
+	}
 	if r.Train.Select != "" {
 		f.Selected = &Selected{Metric: "dev_" + r.Train.Select, Step: sel.step, Score: sel.best}
 	}

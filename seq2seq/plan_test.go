@@ -38,14 +38,22 @@ func TestCacheSharesOneArena(t *testing.T) {
 		t.Fatal(err)
 	}
 	var plans []int64
+	var work []int64 // the most any graph takes at each place
 	check := func(what string, mach interface {
 		Bytes() int64
+		WorkBytes() []int64
 		Strays() (int, int64)
 	}) {
 		if n, bytes := mach.Strays(); n != 0 {
 			t.Errorf("%s graph: %d values (%d bytes) computed outside its plan", what, n, bytes)
 		}
 		plans = append(plans, mach.Bytes())
+		for i, b := range mach.WorkBytes() {
+			if i == len(work) {
+				work = append(work, 0)
+			}
+			work[i] = max(work[i], b)
+		}
 	}
 	for _, c := range []*GraphCache{tr.Cache, eval} {
 		for _, g := range c.trains {
@@ -68,6 +76,15 @@ func TestCacheSharesOneArena(t *testing.T) {
 	slab := tr.Cache.arena.SlabBytes()
 	if slab != largest {
 		t.Errorf("the arena's slab is %d bytes, want the largest plan's %d (the plans sum to %d)", slab, largest, sum)
+	}
+	// the GRU sequence's working buffers, declared from shapes, are what
+	// the ops took at run time
+	var declared int64
+	for _, b := range work {
+		declared += b
+	}
+	if got := tr.Cache.arena.WorkBytes(); got != declared || got == 0 {
+		t.Errorf("the arena's working buffers are %d bytes, the graphs declared %d", got, declared)
 	}
 	if eval.arena != tr.Cache.arena {
 		t.Error("Share made a cache with an arena of its own")

@@ -255,8 +255,22 @@ func (c *GraphCache) Share(max int) *GraphCache {
 	return s
 }
 
-// ArenaBytes is the memory the cache's arena holds (gx.Arena.Bytes).
-func (c *GraphCache) ArenaBytes() int64 { return c.arena.Bytes() }
+// ArenaUse is what a cache's arena holds: the values of the largest graph
+// that has run, the ops' working buffers and the packed weights, in bytes.
+type ArenaUse struct {
+	Values int64 `json:"values_bytes"`
+	Work   int64 `json:"work_bytes"`
+	Packed int64 `json:"packed_bytes"`
+}
+
+// ArenaUse is what the cache's arena holds now (gx.Arena); false when its
+// graphs run on a device, whose buffers the arena does not hold.
+func (c *GraphCache) ArenaUse() (ArenaUse, bool) {
+	a := c.arena
+	u := ArenaUse{Values: a.SlabBytes(), Work: a.WorkBytes()}
+	u.Packed = a.Bytes() - u.Values - u.Work
+	return u, u.Values > 0
+}
 
 func (c *GraphCache) train(m *Model, s shape) (*trainGraph, error) {
 	return cached(c.trains, s, c.max, func(tg *trainGraph) *gx.Machine { return tg.mach },

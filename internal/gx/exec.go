@@ -49,8 +49,10 @@ type Machine struct {
 	dev    *devRun // set by MachineOn: the values live on a device
 	plan   *plan   // where each step's value lives in the arena (host machines)
 
-	uses    []int  // per value, the steps that read it: for the plan
-	watched []bool // per value
+	uses    []int   // per value, the steps that read it: for the plan
+	watched []bool  // per value
+	nodes   []*Node // per value
+	dt      tensor.Dtype
 }
 
 type slot struct {
@@ -97,7 +99,7 @@ func (g *Graph) Machine() (*Machine, error) {
 	}
 	m.plan = m.makePlan(m.uses, m.watched)
 	m.plan.a = g.run.arena
-	m.uses, m.watched = nil, nil
+	m.uses, m.watched, m.nodes = nil, nil, nil
 	return m, nil
 }
 
@@ -120,11 +122,12 @@ func (g *Graph) compile() (*Machine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gx: %w", err)
 	}
-	m := &Machine{run: g.run, vals: make([]G.Value, len(sorted))}
+	m := &Machine{run: g.run, vals: make([]G.Value, len(sorted)), nodes: make([]*Node, len(sorted)), dt: g.dt}
 	idx := make(map[*Node]int, len(sorted))
 	for i := range sorted {
 		n := sorted[len(sorted)-1-i] // children first
 		idx[n] = i
+		m.nodes[i] = n
 	}
 	uses := make([]int, len(sorted))
 	watched := make([]bool, len(sorted))

@@ -352,6 +352,18 @@ func (op *gruSeqOp) Do(vs ...G.Value) (G.Value, error) {
 	return out, nil
 }
 
+// workspace is what the op takes of the arena's working buffers, in values,
+// in the order gruSeqFwd takes them, from its inputs' shapes.
+func (op *gruSeqOp) workspace(in []tensor.Shape) []int {
+	k := op.k
+	B, H, S := in[2*k+3][0], in[2*k+3][1], in[2*k+4][1]
+	w := []int{S * B * 3 * H, B * 3 * H}
+	if !usePacked() || !op.uInput {
+		w = append(w, 3*H*H) // Uᵀ, for the pure-Go product
+	}
+	return w
+}
+
 // gradSizes are the shapes of the gradients the backward op packs, in input
 // order: x_j, W_j, U, b, b_hn, h0.
 func gradShapes(in G.Nodes, k int) []tensor.Shape {
@@ -500,6 +512,13 @@ func (op *gruSeqBackOp) Do(vs ...G.Value) (G.Value, error) {
 		gruSeqBack(op, o.f32, out.Float32s(), B, S, H)
 	}
 	return out, nil
+}
+
+// workspace is what the op takes of the arena's working buffers, in values,
+// in the order gruSeqBack takes them.
+func (op *gruSeqBackOp) workspace(in []tensor.Shape) []int {
+	B, S, H := in[0][0], in[0][1], in[0][2]/5
+	return []int{S * B * 3 * H, S * B * 3 * H, S * B * H, B * H, B * H}
 }
 
 func (op *unflatOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {

@@ -39,10 +39,7 @@ func NewArena() *Arena { return &Arena{} }
 // Bytes is what the arena holds now: the slabs, the working buffers and
 // the packed weights.
 func (a *Arena) Bytes() int64 {
-	n := int64(cap(a.f32))*4 + int64(cap(a.f64))*8
-	for _, t := range a.temps {
-		n += t.Bytes()
-	}
+	n := a.SlabBytes() + a.WorkBytes()
 	for _, p := range a.packs {
 		n += int64(cap(p.data)) * 4
 	}
@@ -55,6 +52,15 @@ func (a *Arena) Bytes() int64 {
 // SlabBytes is the slabs' part of Bytes: the values of the largest plan
 // compiled into the arena that has run.
 func (a *Arena) SlabBytes() int64 { return int64(cap(a.f32))*4 + int64(cap(a.f64))*8 }
+
+// WorkBytes is the working buffers' part of Bytes.
+func (a *Arena) WorkBytes() int64 {
+	var n int64
+	for _, t := range a.temps {
+		n += t.Bytes()
+	}
+	return n
+}
 
 // reserve makes the slabs hold at least n32 float32 and n64 float64 values.
 // A slab grows to exactly what is asked: the first graph compiled is
@@ -91,6 +97,7 @@ type plan struct {
 	slot       []int // per step: its index in slots, or -1 (not planned)
 	slots      []planSlot
 	n32, n64   int    // the slabs' sizes this plan needs
+	work       []int  // the working buffers its ops take, in values, by place (Arena.temp)
 	gen        uint64 // the arena generation the slots' tensors were made for
 	a          *Arena
 	strays     int // values an op computed outside the plan (a shape the graph did not say)
@@ -103,6 +110,11 @@ type planSlot struct {
 	shape  tensor.Shape
 	t      *tensor.Dense // over the arena's slab from off, remade when the slab is
 }
+
+// worker is implemented by the ops that take working buffers of the arena
+// (runState.temp): the sizes they take, in values and in order, for inputs
+// of the given shapes.
+type worker interface{ workspace(in []tensor.Shape) []int }
 
 // planned is implemented by the ops of ours (through base) that write
 // their value into a buffer they are given (operands.alloc).
@@ -227,6 +239,22 @@ func (m *Machine) makePlan(uses []int, watched []bool) *plan {
 		offs[i] = frees[b.dt].alloc(b.n)
 	}
 	p.n32, p.n64 = frees[Float32].top, frees[Float64].top
+	for _, s := range m.steps {
+		w, ok := s.op.(worker)
+		if !ok {
+			continue
+		}
+		in := make([]tensor.Shape, len(s.args))
+		for j, a := range s.args {
+			in[j] = m.nodes[a].Shape()
+		}
+		for j, n := range w.workspace(in) {
+			if j == len(p.work) {
+				p.work = append(p.work, 0)
+			}
+			p.work[j] = max(p.work[j], n)
+		}
+	}
 	for i, b := range bufs {
 		s := m.steps[b.step]
 		p.slot[b.step] = len(p.slots)
@@ -323,6 +351,21 @@ func (m *Machine) Bytes() int64 {
 		return 0
 	}
 	return int64(m.plan.n32)*4 + int64(m.plan.n64)*8
+}
+
+// WorkBytes is what the machine's ops take of the arena's working buffers
+// (the values of the graph's dtype), by place: the arena keeps the most
+// any machine takes at each place.
+func (m *Machine) WorkBytes() []int64 {
+	if m.plan == nil {
+		return nil
+	}
+	b := int64(m.dt.Size())
+	out := make([]int64, len(m.plan.work))
+	for i, n := range m.plan.work {
+		out[i] = int64(n) * b
+	}
+	return out
 }
 
 // Strays counts the values ops computed outside the plan since the machine

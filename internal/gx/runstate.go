@@ -91,3 +91,7 @@ func (r *runState) transposed(w []float32, rows, cols int) []float32 {
 	}
 	return p.data
 }
+
+// PackedBytes is what an arena holds for a float32 weight op(B) [k, n]
+// packed for the products (kern.PackB).
+func PackedBytes(k, n int) int64 { return kern.PackedBytes(k, n) }

@@ -53,6 +53,10 @@ type PackedB struct {
 // Bytes is the memory the packed operand holds.
 func (p *PackedB) Bytes() int64 { return int64(cap(p.data)) * 4 }
 
+// PackedBytes is what PackB holds for op(B) [k, n]: n in panels of the
+// kernel's width, each k rows deep.
+func PackedBytes(k, n int) int64 { return int64((n+packNR-1)/packNR*packNR) * int64(k) * 4 }
+
 // PackB packs op(B) [k, n] into p (reusing its memory): B is b with leading
 // dimension ldb, [k, n] or, with tB, [n, k]. With Threads() > 1 the panels
 // are packed side by side.
