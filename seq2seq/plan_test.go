@@ -3,6 +3,9 @@ package seq2seq
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/attnzoo/attnzoo/internal/device/devicetest"
+	"github.com/attnzoo/attnzoo/internal/gx"
 )
 
 // TestCacheSharesOneArena: the anchor model trained on two batch shapes and
@@ -88,5 +91,48 @@ func TestCacheSharesOneArena(t *testing.T) {
 	}
 	if eval.arena != tr.Cache.arena {
 		t.Error("Share made a cache with an arena of its own")
+	}
+}
+
+// TestDevicePlan: the anchor's training graph compiled on the OpenCL
+// device holds its computed values in buffers shared by liveness, as the
+// host's plan holds them at offsets: what the machine allocated for them is
+// at most 1.5 times what the same lifetimes need at offsets (a buffer has
+// no offsets, so values share whole buffers of one size); and the device's
+// own count of what it allocated covers the machine's.
+func TestDevicePlan(t *testing.T) {
+	d := devicetest.OpenCL(t)
+	host, err := New(AnchorConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hg, err := host.buildTrain(gx.NewArena(), 64, 12, 13)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hg.mach.Close()
+	dev, _ := New(AnchorConfig())
+	if err := dev.UseDevice(d); err != nil {
+		t.Fatal(err)
+	}
+	defer dev.UseDevice(nil)
+	before := d.Traffic().LiveBytes
+	opt, _ := NewOptimizer(Optimizer{Name: "sgd", LR: 0.01})
+	tr := NewTrainer(dev, opt, 1)
+	defer tr.Cache.Close()
+	if _, err := tr.Step(AnchorBatch(rand.New(rand.NewPCG(1, 2)))); err != nil {
+		t.Fatal(err)
+	}
+	var tg *trainGraph
+	for _, g := range tr.Cache.trains {
+		tg = g
+	}
+	values, plan := tg.mach.DeviceBytes()
+	t.Logf("device values %d bytes, their plan at offsets %d, the host's plan %d", values, plan, hg.mach.Bytes())
+	if values > plan*3/2 || plan == 0 {
+		t.Errorf("the device machine allocated %d bytes for its values, over 1.5 × its plan's %d", values, plan)
+	}
+	if grew := d.Traffic().LiveBytes - before; grew < values {
+		t.Errorf("the device counts %d bytes allocated, fewer than the machine's values alone (%d)", grew, values)
 	}
 }

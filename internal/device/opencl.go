@@ -56,6 +56,10 @@ type Traffic struct {
 	BytesIn, BytesOut int64
 	Launches          int64
 	GemmFlops         int64 // 2·m·n·k per matrix product: most of a step's arithmetic
+
+	// Memory: the bytes of the buffers allocated and not yet freed, and
+	// the most there have been at once.
+	LiveBytes, PeakBytes int64
 }
 
 // Counter is the ability of a device to count its traffic.
@@ -104,7 +108,15 @@ func (o *OpenCL) Name() string { return fmt.Sprintf("%s (%s)", o.c.Device.Key(),
 // Device is the OpenCL device the kernels run on.
 func (o *OpenCL) Device() opencl.Device { return o.c.Device }
 
-func (o *OpenCL) Alloc(n int) (Buffer, error) { return o.c.Alloc(n) }
+func (o *OpenCL) Alloc(n int) (Buffer, error) {
+	b, err := o.c.Alloc(n)
+	if err != nil {
+		return nil, err
+	}
+	o.t.LiveBytes += 4 * int64(n)
+	o.t.PeakBytes = max(o.t.PeakBytes, o.t.LiveBytes)
+	return b, nil
+}
 
 // clBuffers unwraps OpenCL buffers; another device's buffer is an error.
 func clBuffers(kernel string, bs ...Buffer) ([]any, error) {
@@ -142,6 +154,7 @@ func (o *OpenCL) Free(b Buffer) error {
 	if err != nil {
 		return err
 	}
+	o.t.LiveBytes -= 4 * int64(b.Len())
 	return bs[0].(*opencl.Buffer).Release()
 }
 

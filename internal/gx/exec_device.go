@@ -65,6 +65,10 @@ type devRun struct {
 	owned  []device.Buffer   // ops' scratch buffers (tracked), freed with the machine
 	sent   map[int][]float32 // per input: the values its buffer holds
 	inputs map[int]bool
+
+	allocs     []device.Buffer // the values' buffers, each once (values share them: plan)
+	allocBytes int64           // the computed values' buffers
+	planBytes  int64           // the same at offsets (DeviceBytes)
 }
 
 // tracked is a device with the engine's kernels whose Allocs (the ops'
@@ -126,13 +130,13 @@ func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 		r.shapes[i] = nd.Shape().Clone()
 		if p, ok := bound[nd]; ok {
 			r.params[i] = p // its buffer is the store's, set each run
-			continue
-		}
-		if r.bufs[i], err = d.Alloc(max(1, r.shapes[i].TotalSize())); err != nil {
-			r.free()
-			return nil, fmt.Errorf("gx: node %s %v on %s: %w", nd.Name(), r.shapes[i], d.Name(), err)
 		}
 	}
+	if err := r.plan(m, nodes); err != nil {
+		r.free()
+		return nil, err
+	}
+	m.uses, m.watched, m.nodes = nil, nil, nil
 	names := map[string]bool{}
 	opDev := d // what the ops see: their scratch allocations are tracked
 	if k := runner(d); k != nil {
@@ -190,11 +194,94 @@ func (r *devRun) free() {
 		r.d.Free(b)
 	}
 	r.owned = nil
-	for i, b := range r.bufs {
-		if _, ok := r.params[i]; !ok && b != nil {
-			r.d.Free(b)
+	for _, b := range r.allocs {
+		r.d.Free(b)
+	}
+	r.allocs = nil
+}
+
+// plan gives every value a device buffer, as the host's memory plan gives
+// it an offset (plan.go): an input its own, kept from run to run (what was
+// sent stays there); a computed value one shared with the values of its
+// size whose lifetimes do not overlap its own, from the step that computes
+// it to the last step that reads it (to the end of the run when watched).
+// A device buffer has no offsets, so values share whole buffers of one
+// size: the graphs' values come in few sizes (a step's [B, H] states, its
+// [B, S] scores), each many times over.
+func (r *devRun) plan(m *Machine, nodes []*Node) error {
+	alloc := func(i int) error {
+		b, err := r.d.Alloc(max(1, r.shapes[i].TotalSize()))
+		if err != nil {
+			return fmt.Errorf("gx: node %s %v on %s: %w", nodes[i].Name(), r.shapes[i], r.d.Name(), err)
+		}
+		r.bufs[i] = b
+		r.allocs = append(r.allocs, b)
+		return nil
+	}
+	for i := range r.inputs {
+		if _, ok := r.params[i]; !ok {
+			if err := alloc(i); err != nil {
+				return err
+			}
 		}
 	}
+	inputs := len(r.allocs)
+	defer func() {
+		for _, b := range r.allocs[inputs:] {
+			r.allocBytes += 4 * int64(b.Len())
+		}
+	}()
+	end := len(m.steps)
+	last := make([]int, len(nodes)) // the last step that reads each value
+	for k, s := range m.steps {
+		last[s.out] = max(last[s.out], k)
+		for _, a := range s.args {
+			last[a] = max(last[a], k)
+		}
+	}
+	for i, w := range m.watched {
+		if w {
+			last[i] = end
+		}
+	}
+	release := make([][]int, end+1) // by step: the values whose last reader it is
+	for _, s := range m.steps {
+		release[last[s.out]] = append(release[last[s.out]], s.out)
+	}
+	free := map[int][]device.Buffer{} // by size
+	var offs freeList                 // the same lifetimes at offsets, as the host plans them
+	off := make([]int, len(nodes))
+	for k, s := range m.steps {
+		if k > 0 {
+			for _, j := range release[k-1] {
+				n := r.bufs[j].Len()
+				free[n] = append(free[n], r.bufs[j])
+				offs.free(off[j], n)
+			}
+		}
+		n := max(1, r.shapes[s.out].TotalSize())
+		off[s.out] = offs.alloc(n)
+		if l := free[n]; len(l) > 0 {
+			r.bufs[s.out], free[n] = l[len(l)-1], l[:len(l)-1]
+			continue
+		}
+		if err := alloc(s.out); err != nil {
+			return err
+		}
+	}
+	r.planBytes = 4 * int64(offs.top)
+	return nil
+}
+
+// DeviceBytes is what a device machine allocated for its computed values
+// (not its inputs, not its ops' working buffers), and what the same
+// lifetimes would need at offsets in one buffer, as the host plans them:
+// 0 on the host.
+func (m *Machine) DeviceBytes() (allocated, planned int64) {
+	if m.dev == nil {
+		return 0, 0
+	}
+	return m.dev.allocBytes, m.dev.planBytes
 }
 
 // runDevice is Run on a device.
