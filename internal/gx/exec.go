@@ -98,7 +98,12 @@ func (g *Graph) Machine() (*Machine, error) {
 		return nil, err
 	}
 	m.plan = m.makePlan(m.uses, m.watched)
-	m.plan.a = g.run.arena
+	a := g.run.arena
+	m.plan.a = a
+	if a.machines == nil {
+		a.machines = map[*Machine]bool{}
+	}
+	a.machines[m] = true
 	m.uses, m.watched, m.nodes = nil, nil, nil
 	return m, nil
 }
@@ -238,11 +243,11 @@ func (m *Machine) exec() error {
 	if m.dev != nil {
 		return m.runDevice()
 	}
+	p := m.plan
+	p.prepare() // first: a slab grown anew clears every machine's values
 	for _, in := range m.inputs {
 		m.vals[in.idx] = in.node.Value()
 	}
-	p := m.plan
-	p.prepare()
 	for k := range m.steps {
 		s := &m.steps[k]
 		for j, a := range s.args {
@@ -368,6 +373,9 @@ func (m *Machine) addFused(s *step) (G.Value, error) {
 
 // Close releases the machine (and its device buffers).
 func (m *Machine) Close() error {
+	if m.plan != nil {
+		delete(m.plan.a.machines, m)
+	}
 	if m.dev != nil {
 		m.dev.free()
 		m.dev = nil

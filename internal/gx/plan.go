@@ -2,6 +2,7 @@ package gx
 
 import (
 	"fmt"
+	"runtime/debug"
 	"slices"
 
 	"github.com/attnzoo/attnzoo/internal/gx/kern"
@@ -31,6 +32,8 @@ type Arena struct {
 
 	packs  map[packKey]*packed
 	bpacks map[bKey]*bPacked
+
+	machines map[*Machine]bool // compiled into the arena and not closed
 }
 
 // NewArena returns an empty arena.
@@ -66,17 +69,34 @@ func (a *Arena) WorkBytes() int64 {
 // A slab grows to exactly what is asked: the first graph compiled is
 // usually the largest a run needs (the estimate's).
 func (a *Arena) reserve(n32, n64 int) {
+	if n32 <= len(a.f32) && n64 <= len(a.f64) {
+		return
+	}
+	// let a large old slab go back to the system before the new one is
+	// allocated, so the two are never held at once (the collector would
+	// otherwise keep the old one until its next cycle)
+	n32, n64 = max(n32, len(a.f32)), max(n64, len(a.f64))
+	// every machine lets go of the old slab (its values, its ops' buffers,
+	// what was read from it: none is valid once another machine runs), so
+	// it is not held beside the new one
+	for m := range a.machines {
+		m.dropSlab()
+	}
+	if a.SlabBytes() >= releaseBytes {
+		a.f32, a.f64 = nil, nil
+		debug.FreeOSMemory()
+	}
 	if n32 > len(a.f32) {
-		a.f32 = nil // let the old slab go before the new one is allocated
 		a.f32 = make([]float32, n32)
-		a.gen++
 	}
 	if n64 > len(a.f64) {
-		a.f64 = nil
 		a.f64 = make([]float64, n64)
-		a.gen++
 	}
+	a.gen++
 }
+
+// releaseBytes is the size of a slab worth a collection to give back.
+const releaseBytes = 64 << 20
 
 // temp returns the next working buffer of the op that runs: each op takes
 // its buffers in the same order at every run, so the arena keeps as many
@@ -324,12 +344,38 @@ func (f *freeList) free(off, n int) {
 	}
 }
 
+// dropSlab forgets every reference the machine holds into its arena's
+// slabs: its slots' tensors, its ops' and Adds' buffers, its last run's
+// values and what was read from them.
+func (m *Machine) dropSlab() {
+	p := m.plan
+	for i := range p.slots {
+		p.slots[i].t = nil
+	}
+	for k := range m.steps {
+		s := &m.steps[k]
+		clear(s.argv)
+		if p.slot[k] < 0 {
+			continue
+		}
+		if s.add {
+			s.buf = nil
+		} else {
+			s.op.(planned).setOut(nil)
+		}
+	}
+	clear(m.vals)
+	for _, r := range m.reads {
+		*r.into = nil
+	}
+}
+
 // prepare makes the arena hold the plan and the slots' tensors point into
 // it.
 func (p *plan) prepare() {
 	a := p.a
 	a.reserve(p.n32, p.n64)
-	if p.gen == a.gen && len(p.slots) > 0 && p.slots[0].t != nil {
+	if p.gen == a.gen && (len(p.slots) == 0 || p.slots[0].t != nil) {
 		return
 	}
 	for i := range p.slots {

@@ -63,7 +63,8 @@ func TestPlanReusesDeadValues(t *testing.T) {
 // 1000 values and one over 3000, each a chain of two tanh (two live
 // buffers: 2·1008 and 2·3008 values). The arena's slab is the larger
 // plan's, 2·3008 float32 values, not the sum; and each graph still computes
-// its own values after the other has run over the same memory.
+// its own values after the other has run over the same memory (a slab
+// grown anew: machines let go of the old one).
 func TestArenaHoldsTheLargest(t *testing.T) {
 	a := NewArena()
 	type chain struct {
@@ -104,6 +105,12 @@ func TestArenaHoldsTheLargest(t *testing.T) {
 	}
 	run(small, 0.5)
 	run(big, -1)
+	// the big graph grew the slab: the small graph's value of its last run
+	// lived in the old one, which is given back, so reading it is an error,
+	// not a stale number
+	if _, err := small.g.Value(small.y); err == nil {
+		t.Error("a value read from a slab given back")
+	}
 	run(small, 2)
 	if got, want := a.Bytes(), int64(2*3008*4); got != want {
 		t.Errorf("arena holds %d bytes, want %d (the larger plan)", got, want)
