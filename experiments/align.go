@@ -77,17 +77,18 @@ func (a *refAlign) scores(m map[string]float64) error {
 // alignment scores a split's forced attention against its gold links
 // (nothing for a task without them).
 func (c *textCorpus) alignment(m *seq2seq.Model, split string, batch, shift int, cache *seq2seq.GraphCache) (map[string]float64, error) {
-	if !c.data.Aligned {
+	sp := c.split(split)
+	if !sp.Aligned() {
 		return nil, nil
 	}
-	sp := c.split(split)
 	var acc refAlign
-	for i := 0; i < len(sp.src); i += batch {
+	for i := 0; i < sp.Len(); i += batch {
 		if err := c.ctx.Err(); err != nil {
 			return nil, err
 		}
-		j := min(i+batch, len(sp.src))
-		b, err := seq2seq.NewBatch(sp.src[i:j], sp.tgt[i:j])
+		j := min(i+batch, sp.Len())
+		src, tgt := ids(sp, i, j, true)
+		b, err := seq2seq.NewBatch(src, tgt)
 		if err != nil {
 			return nil, err
 		}
@@ -96,8 +97,8 @@ func (c *textCorpus) alignment(m *seq2seq.Model, split string, batch, shift int,
 			return nil, err
 		}
 		for k, r := range rows {
-			ex := sp.ex[i+k]
-			if err := acc.add(r, len(sp.src[i+k]), len(sp.tgt[i+k]), ex.Sure, ex.Possible, shift); err != nil {
+			ex := sp.Example(i + k)
+			if err := acc.add(r, len(src[k]), len(tgt[k]), ex.Sure, ex.Possible, shift); err != nil {
 				return nil, err
 			}
 		}

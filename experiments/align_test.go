@@ -66,8 +66,9 @@ func TestReferenceAlignmentHard(t *testing.T) {
 	for _, shift := range []int{0, 1} {
 		var oracle, diag refAlign
 		var freeLinks, sure, poss [][]metrics.Link
-		for i, ex := range test.ex {
-			m, n := len(test.src[i]), len(test.tgt[i])
+		for i := range test.Len() {
+			ex := test.Example(i)
+			m, n := test.Lens(i)
 			words := make([][]float64, n)
 			for t := range words {
 				words[t] = forcedRows(nil, m, 0)[0] // uniform: no gold link
@@ -154,12 +155,13 @@ func TestReferenceAlignmentRun(t *testing.T) {
 		}
 		test := cp.(*textCorpus).test
 		words, odd := 0, 0
-		for _, s := range test.tgt {
-			words += len(s)
-			odd += len(s) % 2
+		for i := range test.Len() {
+			_, n := test.Lens(i)
+			words += n
+			odd += n % 2
 		}
 		want := map[string]float64{"aer_best": 0, "aer_diag": 1 - float64(odd)/float64(words),
-			"aer_uniform": 1 - float64(len(test.tgt))/float64(words)}
+			"aer_uniform": 1 - float64(test.Len())/float64(words)}
 		for k, v := range want {
 			if math.Abs(m[k]-v) > 1e-12 {
 				t.Errorf("align_shift %s: %s = %v, want %v", shift, k, m[k], v)

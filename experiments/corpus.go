@@ -3,7 +3,6 @@ package experiments
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/attnzoo/attnzoo/seq2seq"
@@ -59,17 +58,9 @@ func newTextCorpus(ctx context.Context, task tasks.Named, r *Run) (corpus, error
 	if err != nil {
 		return nil, err
 	}
-	c := &textCorpus{ctx: ctx, data: data, bleuTok: r.Decode.BLEUTokenize}
-	for _, sp := range []struct {
-		in  []tasks.Example
-		out *encoded
-	}{{data.Train, &c.train}, {data.Dev, &c.dev}, {data.Test, &c.test}} {
-		if *sp.out, err = encode(ctx, data, sp.in); err != nil {
-			return nil, err
-		}
-	}
-	if len(c.train.src) == 0 || len(c.dev.src) == 0 || len(c.test.src) == 0 {
-		return nil, fmt.Errorf("task %s gave %d training, %d dev and %d test examples: every split needs some (dev is evaluated every eval_every steps)", r.TaskID, len(c.train.src), len(c.dev.src), len(c.test.src))
+	c := &textCorpus{ctx: ctx, data: data, bleuTok: r.Decode.BLEUTokenize, train: data.Split("train"), dev: data.Split("dev"), test: data.Split("test")}
+	if c.train.Len() == 0 || c.dev.Len() == 0 || c.test.Len() == 0 {
+		return nil, fmt.Errorf("task %s gave %d training, %d dev and %d test examples: every split needs some (dev is evaluated every eval_every steps)", r.TaskID, c.train.Len(), c.dev.Len(), c.test.Len())
 	}
 	return c, nil
 }
@@ -88,10 +79,26 @@ type textCorpus struct {
 	ctx              context.Context // stops evaluate
 	data             *tasks.Data
 	bleuTok          string // [decode] bleu_tokenize
-	train, dev, test encoded
+	train, dev, test tasks.Pairs // read through: ids are made for each batch, so a corpus held as token ids is not copied
 }
 
-func (c *textCorpus) split(name string) encoded { return pick(name, c.train, c.dev, c.test) }
+func (c *textCorpus) split(name string) tasks.Pairs { return pick(name, c.train, c.dev, c.test) }
+
+// ids returns pairs lo to hi of sp as ids; targets only if tgt.
+func ids(sp tasks.Pairs, lo, hi int, tgt bool) (src, tg [][]int) {
+	src = make([][]int, hi-lo)
+	if tgt {
+		tg = make([][]int, hi-lo)
+	}
+	for i := lo; i < hi; i++ {
+		s, t := sp.IDs(i)
+		src[i-lo] = s
+		if tgt {
+			tg[i-lo] = t
+		}
+	}
+	return src, tg
+}
 
 // pick returns a split by name: "dev", "test", else train.
 func pick[T any](name string, train, dev, test T) T {
@@ -114,18 +121,21 @@ func (c *textCorpus) configure(cfg *seq2seq.Config) error {
 
 func (c *textCorpus) maxSrc() int {
 	n := 0
-	for _, s := range slices.Concat(c.train.src, c.dev.src, c.test.src) {
-		n = max(n, len(s))
+	for _, sp := range []tasks.Pairs{c.train, c.dev, c.test} {
+		for i := range sp.Len() {
+			s, _ := sp.Lens(i)
+			n = max(n, s)
+		}
 	}
 	return n
 }
 
-func (c *textCorpus) trainLen() int { return len(c.train.src) }
+func (c *textCorpus) trainLen() int { return c.train.Len() }
 
 func (c *textCorpus) trainBatch(idx []int) (*seq2seq.Batch, error) {
 	src, tgt := make([][]int, len(idx)), make([][]int, len(idx))
 	for i, j := range idx {
-		src[i], tgt[i] = c.train.src[j], c.train.tgt[j]
+		src[i], tgt[i] = c.train.IDs(j)
 	}
 	return seq2seq.NewBatch(src, tgt)
 }
@@ -133,9 +143,9 @@ func (c *textCorpus) trainBatch(idx []int) (*seq2seq.Batch, error) {
 func (c *textCorpus) scoringBatches(split string, size int) ([]*seq2seq.Batch, error) {
 	sp := c.split(split)
 	var out []*seq2seq.Batch
-	for i := 0; i < len(sp.src); i += size {
-		j := min(i+size, len(sp.src))
-		b, err := seq2seq.NewBatch(sp.src[i:j], sp.tgt[i:j])
+	for i := 0; i < sp.Len(); i += size {
+		src, tgt := ids(sp, i, min(i+size, sp.Len()), true)
+		b, err := seq2seq.NewBatch(src, tgt)
 		if err != nil {
 			return nil, err
 		}

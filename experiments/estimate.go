@@ -22,7 +22,8 @@ import (
 //	weights     = P·b·(2 + o) + P·(1 + o)·16     values, gradients, o optimizer slots; the checkpoint's buffers (float64 moments)
 //	activations = 2·b·2·[S·B·(d·(3g+6)·h + E) + 3·B·S·H + K + T·B·((3g+8)·H + E + S·(3 + 2·A′)) + B·T·(3H + 3V)]
 //	decoding    = b·[S·B·(d·(3g+6)·h + E + 3H) + K + (L·B + R)·((3g+8)·H + E + 2V + S·(3 + 2·A′)) + R·K/B]
-//	data        = examples·(250 + 72·(mean source + mean target)) + images·(2·4·C·H·W + 4·H·W + 600) + features·4·S·D
+//	data        = examples·(250 + 72·(mean source + mean target)) + images·(2·4·C·H·W + 4·H·W + 600) + features·4·S·D,
+//	              or what the task says it holds (tasks.Size.DataBytes: tsv's token ids)
 //
 // where d is 1 or 2 directions, A′ = A for concat and 0 otherwise, K the
 // scorer's key-side tensor (B·S·A for concat, B·S·H for general, else 0),
@@ -342,11 +343,12 @@ func formulaEstimate(in estimateInput) Estimate {
 			largest("the data set's images ([task] train × image size²)", n*float64(d.C)*float64(d.H)*float64(d.W))
 		} else if d.S > 0 {
 			est.Data = n * 4 * float64(d.S) * float64(d.D) * 2
+		} else if d.DataBytes > 0 { // the task knows what it holds (tsv: token ids)
+			est.Data = float64(d.DataBytes)
 		} else {
 			est.Data = n * (250 + 72*(d.MeanSrc+d.MeanTgt))
 			largest("the data set's token lists ([task] split sizes × sequence length)", n*(d.MeanSrc+d.MeanTgt))
 		}
-		est.Data += float64(d.FileBytes)
 	}
 	est.Total = gcHeadroom * (est.Weights + est.Activations + est.Decoding + est.Data)
 	return est

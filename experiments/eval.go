@@ -42,8 +42,9 @@ type evalResult struct {
 // the mean attention entropy and, for
 // greedy decoding, the spread of attention's keys, queries and scores
 // (attnMetrics).
-func evaluate(ctx context.Context, m *seq2seq.Model, data *tasks.Data, sp encoded, n, batch, maxLen, beam int, alpha float64, cache *seq2seq.GraphCache, keep int, bleuTok string) (*evalResult, error) {
-	n = min(n, len(sp.src))
+func evaluate(ctx context.Context, m *seq2seq.Model, data *tasks.Data, sp tasks.Pairs, n, batch, maxLen, beam int, alpha float64, cache *seq2seq.GraphCache, keep int, bleuTok string) (*evalResult, error) {
+	n = min(n, sp.Len())
+	aligned := sp.Aligned()
 	var hyps, refs [][]string
 	var refsB [][][]string
 	var links, sure, poss [][]metrics.Link
@@ -55,7 +56,8 @@ func evaluate(ctx context.Context, m *seq2seq.Model, data *tasks.Data, sp encode
 			return nil, err
 		}
 		j := min(i+batch, n)
-		b, err := seq2seq.NewBatch(sp.src[i:j], nil)
+		src, _ := ids(sp, i, j, false)
+		b, err := seq2seq.NewBatch(src, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -65,7 +67,7 @@ func evaluate(ctx context.Context, m *seq2seq.Model, data *tasks.Data, sp encode
 		}
 		for k, h := range out {
 			idx := i + k
-			ex := sp.ex[idx]
+			ex := sp.Example(idx)
 			hyp := data.TgtVocab.Decode(h.Tokens)
 			hyps = append(hyps, hyp)
 			refs = append(refs, ex.Tgt)
@@ -76,7 +78,7 @@ func evaluate(ctx context.Context, m *seq2seq.Model, data *tasks.Data, sp encode
 				entropy += metrics.AttentionEntropy(tokRows) * float64(len(tokRows))
 				rows += len(tokRows)
 			}
-			if data.Aligned {
+			if aligned {
 				links = append(links, l)
 				sure = append(sure, ex.Sure)
 				p := ex.Possible
@@ -87,7 +89,7 @@ func evaluate(ctx context.Context, m *seq2seq.Model, data *tasks.Data, sp encode
 			}
 			if idx < keep {
 				e := Example{Index: idx, Src: ex.Src, Ref: ex.Tgt, Hyp: hyp, Weights: h.Align, Links: metrics.FormatPharaoh(l)}
-				if data.Aligned {
+				if aligned {
 					e.Sure = metrics.FormatPharaoh(ex.Sure)
 					if ex.Possible != nil {
 						e.Possible = metrics.FormatPharaoh(ex.Possible)
@@ -109,7 +111,7 @@ func evaluate(ctx context.Context, m *seq2seq.Model, data *tasks.Data, sp encode
 		return nil, err
 	}
 	res.metrics["bleu"] = bl.BLEU
-	if data.Aligned {
+	if aligned {
 		c, err := metrics.CorpusAER(links, sure, poss)
 		if err != nil {
 			return nil, err

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"math"
@@ -59,28 +60,36 @@ var sizes = struct {
 }{m: map[string]sizeOf{}}
 
 type sizeOf struct {
-	s  tasks.Size
-	ok bool
+	s   tasks.Size
+	ok  bool
+	err error // what reading the task's files found wrong (tasks.SizeChecker)
 }
 
 // taskSize is the task's Size where it can tell one.
 func taskSize(name string, opts tasks.Options) (tasks.Size, bool) {
+	v := taskSizeOf(name, opts)
+	return v.s, v.ok
+}
+
+// taskSizeOf is the task's Size, memoised: a task that reads a corpus
+// makes a pass over its files for it.
+func taskSizeOf(name string, opts tasks.Options) sizeOf {
 	key := name + "\x00" + fmt.Sprint(map[string]any(opts)) // fmt sorts map keys
 	sizes.Lock()
 	defer sizes.Unlock()
 	if v, ok := sizes.m[key]; ok {
-		return v.s, v.ok
+		return v
 	}
 	if len(sizes.m) >= 1000 {
 		clear(sizes.m)
 	}
-	s, ok := buildSize(name, opts)
-	sizes.m[key] = sizeOf{s, ok}
-	return s, ok
+	v := buildSize(name, opts)
+	sizes.m[key] = v
+	return v
 }
 
 // buildSize builds the task to ask its Size.
-func buildSize(name string, opts tasks.Options) (tasks.Size, bool) {
+func buildSize(name string, opts tasks.Options) sizeOf {
 	var t any
 	var err error
 	if slices.Contains(captioning.Names(), name) {
@@ -89,13 +98,17 @@ func buildSize(name string, opts tasks.Options) (tasks.Size, bool) {
 		t, err = tasks.New(name, opts)
 	}
 	if err != nil {
-		return tasks.Size{}, false
+		return sizeOf{}
+	}
+	if c, ok := t.(tasks.SizeChecker); ok {
+		s, err := c.CheckSize(context.Background())
+		return sizeOf{s, err == nil, err}
 	}
 	s, ok := t.(tasks.Sizer)
 	if !ok {
-		return tasks.Size{}, false
+		return sizeOf{}
 	}
-	return s.Size(), true
+	return sizeOf{s: s.Size(), ok: true}
 }
 
 // runInput is the estimate's input for one run.

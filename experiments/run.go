@@ -18,7 +18,6 @@ import (
 
 	"github.com/attnzoo/attnzoo/metrics"
 	"github.com/attnzoo/attnzoo/seq2seq"
-	"github.com/attnzoo/attnzoo/tasks"
 )
 
 // batchStream separates the batch sampler's generator from the model's
@@ -93,24 +92,6 @@ type evalLine struct {
 	DevExactMatch float64 `json:"dev_exact_match"`
 	DevBLEU       float64 `json:"dev_bleu"`
 	Seconds       float64 `json:"seconds"`
-}
-
-// encoded holds a split as token ids.
-type encoded struct {
-	src, tgt [][]int
-	ex       []tasks.Example
-}
-
-func encode(ctx context.Context, d *tasks.Data, ex []tasks.Example) (encoded, error) {
-	e := encoded{ex: ex}
-	for i, x := range ex {
-		if i%1024 == 0 && ctx.Err() != nil {
-			return e, ctx.Err()
-		}
-		e.src = append(e.src, d.SrcVocab.Encode(x.Src))
-		e.tgt = append(e.tgt, d.TgtVocab.Encode(x.Tgt))
-	}
-	return e, nil
 }
 
 // runConfigTOML is config.toml: the resolved settings of one run.

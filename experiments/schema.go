@@ -495,10 +495,27 @@ func (e *Experiment) validateTask() error {
 	if _, ok := tasks.InfoOf(s); !ok {
 		return e.errf("task", "name", "unknown task %q (have: %s)", s, strings.Join(tasks.Names(), ", "))
 	}
-	if _, err := tasks.Build(s, e.taskOptions()); err != nil {
+	opts := e.taskOptions()
+	if _, err := tasks.Build(s, opts); err != nil {
+		return e.taskError(s, err)
+	}
+	// a task that reads a corpus is read once here: a bad line is refused
+	// now, not in every run
+	if err := taskSizeOf(s, opts).err; err != nil {
 		return e.taskError(s, err)
 	}
 	return nil
+}
+
+// isPathKey reports whether a [task] key's string value is a path, taken
+// relative to the experiment file (tsv's train, dev and test are paths
+// when strings, fractions or sizes when numbers).
+func isPathKey(k string) bool {
+	switch k {
+	case "path", "dir", "captions", "npy", "ids", "train", "dev", "test", "test_align":
+		return true
+	}
+	return strings.HasSuffix(k, "_list")
 }
 
 func (e *Experiment) taskOptions() tasks.Options {
@@ -507,7 +524,7 @@ func (e *Experiment) taskOptions() tasks.Options {
 		if k == "name" {
 			continue
 		}
-		if k == "path" || k == "dir" || k == "captions" || k == "npy" || k == "ids" || strings.HasSuffix(k, "_list") {
+		if isPathKey(k) {
 			if p, ok := v.(string); ok && !filepath.IsAbs(p) && e.File != "" {
 				// absolute, so config.toml, collect and decode find it from anywhere
 				if abs, err := filepath.Abs(filepath.Join(filepath.Dir(e.File), p)); err == nil {

@@ -18,11 +18,15 @@ type Example struct {
 	Possible []metrics.Link // gold possible links, a superset of Sure; nil means the same as Sure
 }
 
-// Data is a task's splits and vocabularies.
+// Data is a task's splits and vocabularies. The generated tasks hold their
+// splits as Examples; a task that reads a corpus (tsv) holds them as token
+// ids in Text, leaving Train, Dev and Test nil. Split and Examples read
+// either.
 type Data struct {
 	Train, Dev, Test   []Example
-	SrcVocab, TgtVocab *Vocab // built from Train only
-	Aligned            bool   // true when every example carries gold alignments
+	SrcVocab, TgtVocab *Vocab  // built from the training split only
+	Aligned            bool    // true when every example carries gold alignments
+	Text               *Packed // the splits as token ids, or nil
 }
 
 // sizes are the number of examples in each split.

@@ -36,7 +36,7 @@ func newErr(t *testing.T, name string, opts Options) string {
 }
 
 func splits(d *Data) map[string][]Example {
-	return map[string][]Example{"train": d.Train, "dev": d.Dev, "test": d.Test}
+	return map[string][]Example{"train": d.Examples("train"), "dev": d.Examples("dev"), "test": d.Examples("test")}
 }
 
 // isPermutation reports whether links pair each of n source and n target

@@ -95,7 +95,7 @@ func Example_tsv() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(len(data.Train)+len(data.Dev)+len(data.Test), data.Aligned)
+	fmt.Println(data.Text.Pairs(), data.Aligned)
 	fmt.Println(task.(tasks.Tokenizer).Tokenize("I’m   here!"))
 	// Output:
 	// 328 false

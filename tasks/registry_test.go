@@ -74,7 +74,7 @@ func TestKeys(t *testing.T) {
 		"reorder": {"adverb", "dev", "max_adj", "pp", "test", "test_max_adj", "train"},
 		"synlang": {"adverb", "clause", "definite", "dev", "front", "max_adj", "max_len", "past", "phrasal",
 			"plural", "pp", "test", "test_max_len", "train", "vocab", "zipf"},
-		"tsv": {"dev", "lowercase", "max_len", "max_vocab", "min_count", "path", "reverse", "test", "tokenizer"},
+		"tsv": {"dev", "lowercase", "max_len", "max_vocab", "min_count", "path", "reverse", "src_lang", "test", "test_align", "test_align_base", "tgt_lang", "tokenizer", "train"},
 	}
 	registrytest.Keys(t, Keys, tests)
 }
@@ -106,7 +106,7 @@ func TestEveryTask(t *testing.T) {
 			if !reflect.DeepEqual(d1, d2) {
 				t.Error("Load(7) twice gave different data")
 			}
-			if reflect.DeepEqual(d1.Train, d3.Train) {
+			if reflect.DeepEqual(d1.Examples("train"), d3.Examples("train")) {
 				t.Error("Load(7) and Load(8) gave the same training data")
 			}
 			if d1.Aligned != (name != "tsv") {
@@ -117,7 +117,7 @@ func TestEveryTask(t *testing.T) {
 					checkExample(t, split, i, ex, d1.Aligned)
 				}
 			}
-			for _, ex := range d1.Train {
+			for _, ex := range d1.Examples("train") {
 				for _, tok := range ex.Src {
 					if d1.SrcVocab.ID(tok) == UnkID {
 						t.Fatalf("training source token %q is not in SrcVocab", tok)

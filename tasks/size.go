@@ -1,9 +1,6 @@
 package tasks
 
-import (
-	"math"
-	"os"
-)
+import "context"
 
 // Size is how large a task's data will be, known from its options before
 // Load generates or reads anything: what a memory estimate needs. Fields a
@@ -21,14 +18,23 @@ type Size struct {
 	S, D     int
 	Captions int
 
-	// FileBytes is the size of the files Load reads (0 for generated data).
-	FileBytes int64
+	// DataBytes is what the loaded data holds in memory, where the task
+	// can tell (tsv); 0: the estimate models it from the lengths.
+	DataBytes int64
 }
 
 // Sizer is implemented by tasks that can tell their Size before Load.
 // Every task of this package implements it.
 type Sizer interface {
 	Size() Size
+}
+
+// SizeChecker is implemented by tasks whose Size reads their files (tsv):
+// CheckSize is Size with what reading found wrong (a bad line, a missing
+// file), so that a bad corpus is refused before anything trains, and it
+// stops with ctx's error when ctx is done.
+type SizeChecker interface {
+	CheckSize(ctx context.Context) (Size, error)
 }
 
 // Examples is the number of examples over the three splits, as a float64
@@ -65,38 +71,6 @@ func (t *reorderTask) Size() Size {
 	mean := 2*(2+float64(t.maxAdj)/2) + 1 + t.adverb + t.pp*(3+float64(t.maxAdj)/2)
 	return Size{Train: t.n.train, Dev: t.n.dev, Test: t.n.test, MaxSrc: n, MaxTgt: n,
 		MeanSrc: mean, MeanTgt: mean, SrcVocab: v, TgtVocab: v}
-}
-
-// Size of a tsv task is known only roughly before the file is read: its
-// bytes, and the longest pair when max_len is set. A line of b bytes has
-// at most b tokens on each side.
-func (t *tsvTask) Size() Size {
-	s := Size{}
-	if fi, err := os.Stat(t.path); err == nil {
-		s.FileBytes = fi.Size()
-	}
-	// a word-tokenized line of Tatoeba averages ~30 bytes a side and ~6
-	// tokens; char tokens are one a byte
-	perTok := 5.0
-	if t.format.Char {
-		perTok = 1
-	}
-	pairs := float64(s.FileBytes) / 60
-	toks := 30 / perTok
-	s.MeanSrc, s.MeanTgt = toks, toks
-	s.MaxSrc, s.MaxTgt = t.maxLen, t.maxLen
-	if t.maxLen == 0 {
-		s.MaxSrc, s.MaxTgt = int(4*toks), int(4*toks)
-	}
-	s.Test = int(math.Round(t.test * pairs))
-	s.Dev = int(math.Round(t.dev * pairs))
-	s.Train = max(int(pairs)-s.Test-s.Dev, 0)
-	v := int(min(float64(s.FileBytes)/perTok/2, 1e6))
-	if t.maxVoc > 0 {
-		v = min(v, t.maxVoc)
-	}
-	s.SrcVocab, s.TgtVocab = v, v
-	return s
 }
 
 // Size of synlang: sources of at most max_len (test_max_len) tokens, a

@@ -1,113 +1,15 @@
 package tasks
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"math"
+	"io/fs"
 	"os"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 )
 
 func init() { Register("tsv", newTSV) }
-
-// TSVFormat says how ParseTSV normalises and tokenizes each line.
-type TSVFormat struct {
-	Char      bool // one token per character, "▁" between words; otherwise words
-	Lowercase bool // lowercase (Unicode-aware) before tokenizing
-	Reverse   bool // the second column is the source and the first the target
-}
-
-// SpaceToken stands for the space between words in character tokens.
-const SpaceToken = "▁"
-
-// Tokenize normalises s and splits it into tokens. Normalisation: the
-// typographic apostrophe ’ becomes ', then the text is lowercased if asked
-// (strings.ToLower; no Unicode normalisation form is applied) and split at
-// white space (any Unicode space, the no-break spaces of French typography
-// included), so runs of spaces collapse.
-//
-// Word tokens: a run of letters, digits and combining marks is a word, and
-// every other character is a token of its own, so "Va !" and "Va!" both
-// give va, !. An apostrophe or hyphen between a word character and a letter
-// or digit stays inside the word, as does '.' or ',' between two digits:
-// "I'm" is i'm, "l'homme" is l'homme, "peut-être" is peut-être, "3.5" is
-// 3.5, but "'hi'" is ', hi, '.
-//
-// Character tokens: every character is a token, a combining mark staying
-// with the character before it, and SpaceToken separates words:
-// "Va !" is v, a, ▁, !.
-func (f TSVFormat) Tokenize(s string) []string {
-	s = strings.ReplaceAll(s, "’", "'")
-	if f.Lowercase {
-		s = strings.ToLower(s)
-	}
-	if f.Char {
-		return charTokens(s)
-	}
-	return wordTokens(s)
-}
-
-func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }
-
-func wordTokens(s string) []string {
-	var toks []string
-	for _, chunk := range strings.Fields(s) {
-		rs := []rune(chunk)
-		for i := 0; i < len(rs); {
-			j := i + 1
-			if isWordRune(rs[i]) || unicode.IsMark(rs[i]) {
-				// A word: word characters, marks and joiners.
-				for j < len(rs) && (isWordRune(rs[j]) || unicode.IsMark(rs[j]) ||
-					j+1 < len(rs) && joins(rs[j], rs[j-1], rs[j+1])) {
-					j++
-				}
-			} else {
-				// Any other character, with the marks that follow it.
-				for j < len(rs) && unicode.IsMark(rs[j]) {
-					j++
-				}
-			}
-			toks = append(toks, string(rs[i:j]))
-			i = j
-		}
-	}
-	return toks
-}
-
-// joins reports whether r, between prev and next, stays inside a word.
-func joins(r, prev, next rune) bool {
-	switch r {
-	case '\'', '-':
-		return (isWordRune(prev) || unicode.IsMark(prev)) && isWordRune(next)
-	case '.', ',':
-		return unicode.IsDigit(prev) && unicode.IsDigit(next)
-	}
-	return false
-}
-
-func charTokens(s string) []string {
-	var toks []string
-	for n, chunk := range strings.Fields(s) {
-		if n > 0 {
-			toks = append(toks, SpaceToken)
-		}
-		rs := []rune(chunk)
-		for i := 0; i < len(rs); {
-			j := i + 1
-			for j < len(rs) && unicode.IsMark(rs[j]) {
-				j++
-			}
-			toks = append(toks, string(rs[i:j]))
-			i = j
-		}
-	}
-	return toks
-}
 
 // ParseTSV reads source<TAB>target lines from r and tokenizes them with f.
 // Columns after the second are ignored, as are blank lines, a trailing \r
@@ -116,173 +18,314 @@ func charTokens(s string) []string {
 // "tasks: tsv: data/fra.tsv:17: no tab separating source and target", name
 // standing for the file. The examples carry no links.
 func ParseTSV(r io.Reader, name string, f TSVFormat) ([]Example, error) {
-	br := bufio.NewReader(r)
+	tr := newTextReader(context.Background(), f, [2]func() TokenFunc{f.NewTokenFunc, f.NewTokenFunc})
 	var exs []Example
-	for n := 1; ; n++ {
-		line, err := br.ReadString('\n')
-		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("tasks: tsv: %s:%d: %w", name, n, err)
-		}
-		if line != "" {
-			ex, ok, perr := parseLine(line, n == 1, f)
-			if perr != nil {
-				return nil, fmt.Errorf("tasks: tsv: %s:%d: %w", name, n, perr)
-			}
-			if ok {
-				exs = append(exs, ex)
-			}
-		}
-		if err == io.EOF {
-			return exs, nil
-		}
-	}
+	err := tr.read(readerPairs(context.Background(), r, name), func(src, tgt []uint32) error {
+		exs = append(exs, Example{Src: tr.tab[0].strings(src), Tgt: tr.tab[1].strings(tgt)})
+		return nil
+	})
+	return exs, err
 }
 
-// parseLine parses one line; ok is false for a blank line.
-func parseLine(line string, first bool, f TSVFormat) (ex Example, ok bool, err error) {
-	line = strings.TrimSuffix(line, "\n")
-	line = strings.TrimSuffix(line, "\r")
-	if first {
-		line = strings.TrimPrefix(line, "\ufeff")
-	}
-	if !utf8.ValidString(line) {
-		return ex, false, errors.New("invalid UTF-8")
-	}
-	if strings.TrimSpace(line) == "" {
-		return ex, false, nil
-	}
-	a, rest, found := strings.Cut(line, "\t")
-	if !found {
-		return ex, false, errors.New("no tab separating source and target")
-	}
-	b, _, _ := strings.Cut(rest, "\t")
-	cols := [2][]string{f.Tokenize(a), f.Tokenize(b)}
-	for i, c := range cols {
-		if len(c) == 0 {
-			side := [2]string{"source", "target"}[i]
-			if f.Reverse {
-				side = [2]string{"target", "source"}[i]
-			}
-			return ex, false, fmt.Errorf("%s (column %d) is empty after normalisation", side, i+1)
-		}
-	}
-	if f.Reverse {
-		cols[0], cols[1] = cols[1], cols[0]
-	}
-	return Example{Src: cols[0], Tgt: cols[1]}, true, nil
-}
-
-// tsvTask is the tsv task: real parallel text from a file of
-// source<TAB>target lines, as Tatoeba and manythings.org/anki distribute it
-// ("Go.\tVa !\tCC-BY 2.0 (France) Attribution: ..."); columns after the
-// second are ignored, and so are blank lines. There are no gold alignments.
+// tsvTask is the tsv task: real parallel text, read from files in one of
+// two layouts, each split at a path:
+//
+//   - a TSV file of source<TAB>target lines, as Tatoeba and
+//     manythings.org/anki distribute it ("Go.\tVa !\tCC-BY 2.0 (France)
+//     Attribution: ..."; columns after the second are ignored);
+//   - two line-aligned plain-text files PATH.SRC_LANG and PATH.TGT_LANG, one
+//     sentence a line, as Multi30k, IWSLT and WMT ship them (train.de and
+//     train.en: path "train", src_lang "de", tgt_lang "en").
+//
+// A path at which a file exists is a TSV; otherwise it is a pair's prefix.
+//
+// The data is either one file split at random (path, with dev and test the
+// fractions held out), or fixed splits (train, dev and test each a path: a
+// paper's test set used as its test set). A fixed split keeps every line as
+// a pair, in order: an empty line is refused, as is a TSV's header line, so
+// that pair i is line i of its files (and of test_align's file). max_len
+// drops long pairs from the training split only; dev and test are scored
+// whole. With one file split at random, blank lines are skipped.
 //
 // Keys and defaults:
 //
-//	path       required  the file; a relative path is used as given
-//	tokenizer  "word"    "word" or "char" (see TSVFormat.Tokenize)
-//	lowercase  true
-//	reverse    false     swap the columns: translate the second into the first
-//	max_len    0         drop pairs with more tokens than this on either side; 0: no limit
-//	min_count  1         vocabulary: keep tokens seen at least this often in train
-//	max_vocab  0         vocabulary: keep at most this many tokens besides the specials; 0: all
-//	dev        0.1       fractions of the distinct source sentences, in [0, 1)
-//	test       0.1
+//	path            the one file (or pair) split at random
+//	dev             0.1  a fraction of the distinct source sentences, in [0, 1); or a path
+//	test            0.1  the same
+//	train           ""   a path: fixed splits (dev and test paths too; path not given)
+//	src_lang        ""   the source language: the suffix of a pair's source file
+//	tgt_lang        ""   the target language
+//	test_align      ""   gold links for the test split: Pharaoh "i-j" (sure) and the
+//	                     marks of metrics.ParseGold, one line per test pair; the
+//	                     indices are of the tokens as the task tokenizes the text
+//	test_align_base 0    the first index in test_align: 0, or 1 (the alignment community's files)
+//	tokenizer       "word"  "word", "space" (text tokenized beforehand) or "char" (see TSVFormat.Tokenize)
+//	lowercase       true
+//	reverse         false  swap a TSV's columns: translate the second into the first
+//	max_len         0    drop pairs with more tokens than this on either side; 0: no limit
+//	min_count       1    vocabulary: keep tokens seen at least this often in train
+//	max_vocab       0    vocabulary: keep at most this many tokens besides the specials; 0: all
 //
-// Load shuffles the distinct source sentences with the seed and cuts them
-// into test, dev and train, in that order; every pair sharing a source
-// sentence (Tatoeba often has several translations) lands in the same
-// split, so no dev or test source is seen in training.
+// With one file, Load shuffles the distinct source sentences with the seed
+// and cuts them into test, dev and train, in that order; every pair sharing
+// a source sentence (Tatoeba often has several translations) lands in the
+// same split, so no dev or test source is seen in training. Sentences are
+// told apart by a 64-bit hash of their tokens: two that collide (one chance
+// in ~10⁷ among two million) only share a split.
+//
+// The text is held once, as token ids (Packed): reading streams each file
+// line by line, interning each distinct token once.
 type tsvTask struct {
-	path                     string
-	format                   TSVFormat
-	maxLen, minCount, maxVoc int
-	dev, test                float64
+	path             string              // one file split at random; "" with fixed splits
+	files            [3]string           // fixed splits: train, dev and test
+	pair             [4]bool             // files[i] (path: [3]) is a pair of plain-text files
+	srcLang, tgtLang string              // a pair's suffixes
+	align            string              // test_align
+	alignBase        int                 // test_align_base
+	format           TSVFormat           // the default tokenizer, and reverse
+	newTok           [2]func() TokenFunc // source, target: each side's tokenizer
+	maxLen, minCount int
+	maxVoc           int
+	dev, test        float64
+
+	tsvSizeCache
 }
 
 func newTSV(opts Options) (Task, error) {
 	r := readOptions("tsv", opts)
 	t := &tsvTask{
-		path:     r.RequiredString("path"),
-		maxLen:   r.Int("max_len", 0),
-		minCount: r.Int("min_count", 1),
-		maxVoc:   r.Int("max_vocab", 0),
-		dev:      r.Float("dev", 0.1),
-		test:     r.Float("test", 0.1),
+		srcLang:   r.String("src_lang", ""),
+		tgtLang:   r.String("tgt_lang", ""),
+		align:     r.String("test_align", ""),
+		alignBase: r.Int("test_align_base", 0),
+		maxLen:    r.Int("max_len", 0),
+		minCount:  r.Int("min_count", 1),
+		maxVoc:    r.Int("max_vocab", 0),
+	}
+	hasPath := r.Has("path")
+	path := r.String("path", "")
+	train, dev, test := r.splitKey("train", 0), r.splitKey("dev", 0.1), r.splitKey("test", 0.1)
+	fixed := train.given
+	if fixed {
+		r.Check(!hasPath, "path and train: give one file split at random (path) or fixed splits (train, dev and test paths), not both")
+		for i, k := range []splitKey{train, dev, test} {
+			name := [3]string{"train", "dev", "test"}[i]
+			r.Check(k.isPath, "%s: must be a path when train is one (fixed splits), got %s", name, describe(k.value))
+			t.files[i] = k.path
+		}
+	} else {
+		if !hasPath {
+			r.errs = append(r.errs, errors.New(`tasks: tsv: missing required key "path" (or train, dev and test: fixed splits)`))
+		}
+		_, isString := r.opts["path"].(string)
+		r.Check(!isString || path != "", "path: must not be empty")
+		for _, k := range []splitKey{dev, test} {
+			r.Check(!k.isPath, "%s: a path needs train and the other split as paths too (fixed splits); with path, %s is a fraction", k.key, k.key)
+		}
+		t.path, t.dev, t.test = path, dev.frac, test.frac
+		r.Check(0 <= t.dev && t.dev < 1, "dev: must be a fraction in [0, 1), got %v", t.dev)
+		r.Check(0 <= t.test && t.test < 1, "test: must be a fraction in [0, 1), got %v", t.test)
+		r.Check(t.dev+t.test < 1 || t.dev >= 1 || t.test >= 1, "dev %v + test %v: must leave something to train on (sum < 1)", t.dev, t.test)
+		r.Check(t.align == "", "test_align: needs a fixed test split (train, dev and test paths): with path the test split is drawn at random")
 	}
 	tok := r.String("tokenizer", "word")
-	t.format = TSVFormat{Char: tok == "char", Lowercase: r.Bool("lowercase", true), Reverse: r.Bool("reverse", false)}
-	r.Check(tok == "word" || tok == "char", `tokenizer: must be "word" or "char", got %q`, tok)
+	t.format = TSVFormat{Char: tok == "char", Space: tok == "space", Lowercase: r.Bool("lowercase", true), Reverse: r.Bool("reverse", false)}
+	t.newTok = [2]func() TokenFunc{t.format.NewTokenFunc, t.format.NewTokenFunc}
+	r.Check(tok == "word" || tok == "space" || tok == "char", `tokenizer: must be "word", "space" or "char", got %q`, tok)
 	r.Check(t.maxLen >= 0, "max_len: must be >= 0 (0: no limit), got %d", t.maxLen)
 	r.Check(t.minCount >= 1, "min_count: must be >= 1, got %d", t.minCount)
 	r.Check(t.maxVoc >= 0, "max_vocab: must be >= 0 (0: no limit), got %d", t.maxVoc)
-	r.Check(0 <= t.dev && t.dev < 1, "dev: must be a fraction in [0, 1), got %v", t.dev)
-	r.Check(0 <= t.test && t.test < 1, "test: must be a fraction in [0, 1), got %v", t.test)
-	r.Check(t.dev+t.test < 1 || t.dev >= 1 || t.test >= 1, "dev %v + test %v: must leave something to train on (sum < 1)", t.dev, t.test)
+	r.Check(t.alignBase == 0 || t.alignBase == 1, "test_align_base: must be 0 or 1, got %d", t.alignBase)
+	r.Check((t.srcLang == "") == (t.tgtLang == ""), "src_lang %q, tgt_lang %q: name both languages or neither", t.srcLang, t.tgtLang)
+	r.Check(t.srcLang == "" || t.srcLang != t.tgtLang, "src_lang and tgt_lang: both %q; a pair's files need two suffixes", t.srcLang)
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
-	if fi, err := os.Stat(t.path); err != nil {
-		return nil, fmt.Errorf("tasks: tsv: path: %w", err)
-	} else if fi.IsDir() {
-		return nil, fmt.Errorf("tasks: tsv: path: %s is a directory, not a file", t.path)
+	keys := [4]string{"train", "dev", "test", "path"}
+	paths := [4]string{t.files[0], t.files[1], t.files[2], t.path}
+	for i, p := range paths {
+		if p == "" {
+			continue
+		}
+		pair, err := t.layout(p)
+		if err != nil {
+			return nil, fmt.Errorf("tasks: tsv: %s: %w", keys[i], err)
+		}
+		t.pair[i] = pair
+		if pair && t.format.Reverse {
+			return nil, fmt.Errorf("tasks: tsv: reverse: swaps a TSV's columns; %s is a pair of plain-text files: name the languages the other way round (src_lang = %q, tgt_lang = %q)", keys[i], t.tgtLang, t.srcLang)
+		}
+	}
+	if t.align != "" {
+		if err := isFile(t.align); err != nil {
+			return nil, fmt.Errorf("tasks: tsv: test_align: %w", err)
+		}
 	}
 	return t, nil
 }
 
+// splitKey is train, dev or test as given: a path or a fraction.
+type splitKey struct {
+	key    string
+	value  any
+	given  bool
+	isPath bool
+	path   string
+	frac   float64
+}
+
+// splitKey reads key, a path (a string) or a fraction (a number).
+func (r *optionReader) splitKey(key string, def float64) splitKey {
+	k := splitKey{key: key, frac: def}
+	k.value, k.given = r.get(key)
+	if !k.given {
+		return k
+	}
+	if s, ok := k.value.(string); ok {
+		k.isPath, k.path = true, s
+		r.Check(s != "", "%s: must not be empty", key)
+		return k
+	}
+	k.frac = r.Float(key, def)
+	return k
+}
+
+// layout tells whether a split's path is a TSV file (false) or the prefix
+// of a pair of plain-text files (true), or why it is neither.
+func (t *tsvTask) layout(path string) (pair bool, err error) {
+	err = isFile(path)
+	if err == nil || !errors.Is(err, fs.ErrNotExist) || t.srcLang == "" {
+		return false, err
+	}
+	a, b := path+"."+t.srcLang, path+"."+t.tgtLang
+	ea, eb := isFile(a), isFile(b)
+	switch {
+	case ea == nil && eb == nil:
+		return true, nil
+	case errors.Is(ea, fs.ErrNotExist) && errors.Is(eb, fs.ErrNotExist):
+		return false, fmt.Errorf("no file %s, nor %s and %s (a split is a TSV file, or the prefix of two plain-text files PATH.%s and PATH.%s)", path, a, b, t.srcLang, t.tgtLang)
+	case ea != nil:
+		return false, fmt.Errorf("%w (%s is there: a pair needs both files)", ea, b)
+	}
+	return false, fmt.Errorf("%w (%s is there: a pair needs both files)", eb, a)
+}
+
+// isFile is nil if path is a file, else why not.
+func isFile(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		return fmt.Errorf("%s is a directory, not a file", path)
+	}
+	return nil
+}
+
 func (t *tsvTask) Name() string { return "tsv" }
 
-// Tokenize normalises and tokenizes s as the file's lines are.
-func (t *tsvTask) Tokenize(s string) []string { return t.format.Tokenize(s) }
+// Tokenize normalises and tokenizes s as the sources are.
+func (t *tsvTask) Tokenize(s string) []string {
+	var toks []string
+	t.newTok[0]()([]byte(s), func(tok []byte) { toks = append(toks, string(tok)) })
+	return toks
+}
 
-// Load reads the file and splits it as tsvTask says.
-func (t *tsvTask) Load(seed int64) (*Data, error) { return t.LoadContext(context.Background(), seed) }
-
-// LoadContext is Load, stopping early when ctx is done.
-func (t *tsvTask) LoadContext(ctx context.Context, seed int64) (*Data, error) {
-	file, err := os.Open(t.path)
+// open opens split i (3: path) for reading.
+func (t *tsvTask) open(ctx context.Context, i int) (*pairReader, error) {
+	path := [4]string{t.files[0], t.files[1], t.files[2], t.path}[i]
+	src, tgt := "", ""
+	if t.pair[i] {
+		src, tgt = t.srcLang, t.tgtLang
+	}
+	p, err := openPairs(ctx, path, src, tgt)
 	if err != nil {
 		return nil, fmt.Errorf("tasks: tsv: %w", err)
 	}
-	defer file.Close()
-	exs, err := ParseTSV(ctxReader{ctx, file}, t.path, t.format)
-	if err != nil {
+	p.strict = i < 3
+	p.header = []string{t.srcLang, t.tgtLang}
+	return p, nil
+}
+
+// Load reads the files and splits them as tsvTask says.
+func (t *tsvTask) Load(seed int64) (*Data, error) { return t.LoadContext(context.Background(), seed) }
+
+// LoadContext is Load, stopping early when ctx is done (every checkEvery
+// lines read, and in every pass over the pairs).
+func (t *tsvTask) LoadContext(ctx context.Context, seed int64) (*Data, error) {
+	tr := newTextReader(ctx, t.format, t.newTok)
+	text := &Packed{}
+	keep := func(src, tgt []uint32, filter bool) error {
+		if filter && t.maxLen > 0 && (len(src) > t.maxLen || len(tgt) > t.maxLen) {
+			return nil
+		}
+		return text.push(src, tgt)
+	}
+	if t.path != "" {
+		g := newGrouper()
+		err := t.readSplit(tr, 3, func(src, tgt []uint32) error {
+			n := text.Pairs()
+			if err := keep(src, tgt, true); err != nil || text.Pairs() == n {
+				return err
+			}
+			g.add(src)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if text.split, err = g.split(ctx, seed, t.dev, t.test); err != nil {
+			return nil, fmt.Errorf("tasks: tsv: %s: %w (max_len %d)", t.path, err, t.maxLen)
+		}
+	} else {
+		for i := range 3 {
+			err := t.readSplit(tr, i, func(src, tgt []uint32) error {
+				n := text.Pairs()
+				if err := keep(src, tgt, i == 0); err != nil || text.Pairs() == n {
+					return err
+				}
+				text.split[i] = append(text.split[i], uint32(n))
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	for i := range text.side {
+		text.side[i].types = tr.tab[i].types
+	}
+	tr = nil // the tables' indexes go; their tokens stay in text
+	d := &Data{Text: text}
+	var err error
+	if d.SrcVocab, err = text.buildVocab(ctx, 0, t.minCount, t.maxVoc); err != nil {
 		return nil, err
 	}
-	// Group the pairs by source sentence, in order of first appearance.
-	var groups [][]Example
-	index := make(map[string]int)
-	for _, ex := range exs {
-		if t.maxLen > 0 && (len(ex.Src) > t.maxLen || len(ex.Tgt) > t.maxLen) {
-			continue
+	if d.TgtVocab, err = text.buildVocab(ctx, 1, t.minCount, t.maxVoc); err != nil {
+		return nil, err
+	}
+	if t.align != "" {
+		test := text.split[2]
+		lens := make([][2]int, len(test))
+		for i, p := range test {
+			for s := range lens[i] {
+				lo, hi := text.side[s].span(int(p))
+				lens[i][s] = hi - lo
+			}
 		}
-		k := sourceKey(ex.Src)
-		i, ok := index[k]
-		if !ok {
-			i = len(groups)
-			index[k] = i
-			groups = append(groups, nil)
+		if text.sure, text.possible, err = readGold(t.align, t.alignBase, lens, t.format.Reverse); err != nil {
+			return nil, err
 		}
-		groups[i] = append(groups[i], ex)
 	}
-	nTest := int(math.Round(t.test * float64(len(groups))))
-	nDev := int(math.Round(t.dev * float64(len(groups))))
-	if nTest+nDev >= len(groups) {
-		return nil, fmt.Errorf("tasks: tsv: %s: %d source sentences (max_len %d) leave none to train on after dev %v and test %v",
-			t.path, len(groups), t.maxLen, t.dev, t.test)
+	return d, nil
+}
+
+// readSplit reads split i (3: path), calling fn with each pair's type ids.
+func (t *tsvTask) readSplit(tr *textReader, i int, fn func(src, tgt []uint32) error) error {
+	p, err := t.open(tr.ctx, i)
+	if err != nil {
+		return err
 	}
-	splitRand(seed, 0).Shuffle(len(groups), func(i, j int) { groups[i], groups[j] = groups[j], groups[i] })
-	flat := func(gs [][]Example) []Example {
-		var out []Example
-		for _, g := range gs {
-			out = append(out, g...)
-		}
-		return out
-	}
-	d := &Data{
-		Test:  flat(groups[:nTest]),
-		Dev:   flat(groups[nTest : nTest+nDev]),
-		Train: flat(groups[nTest+nDev:]),
-	}
-	return d, finish(ctx, d, t.minCount, t.maxVoc)
+	defer p.close()
+	return tr.read(p, fn)
 }

@@ -141,10 +141,10 @@ func TestTSVTiny(t *testing.T) {
 	// tiny.tsv has 328 pairs and 314 distinct sources; dev and test, 0.1
 	// each, are round(31.4) = 31 sources, which leaves 252 for train.
 	d := load(t, "tsv", Options{"path": tinyTSV}, 1)
-	if n := len(d.Train) + len(d.Dev) + len(d.Test); n != 328 {
+	if n := len(d.Examples("train")) + len(d.Examples("dev")) + len(d.Examples("test")); n != 328 {
 		t.Errorf("%d pairs, want 328", n)
 	}
-	train, dev, test := sources(d.Train), sources(d.Dev), sources(d.Test)
+	train, dev, test := sources(d.Examples("train")), sources(d.Examples("dev")), sources(d.Examples("test"))
 	if len(train) != 252 || len(dev) != 31 || len(test) != 31 {
 		t.Errorf("distinct sources train/dev/test %d/%d/%d, want 252/31/31", len(train), len(dev), len(test))
 	}
@@ -207,8 +207,8 @@ func TestTSVOptions(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.opts["path"] = path
 			d := load(t, "tsv", tt.opts, 1)
-			if len(d.Train) != tt.pairs {
-				t.Errorf("%d training pairs, want %d", len(d.Train), tt.pairs)
+			if len(d.Examples("train")) != tt.pairs {
+				t.Errorf("%d training pairs, want %d", len(d.Examples("train")), tt.pairs)
 			}
 			if d.SrcVocab.ID(tt.src0) == UnkID || d.TgtVocab.ID(tt.tgtOf) == UnkID {
 				t.Errorf("%q not in SrcVocab %v or %q not in TgtVocab %v", tt.src0, d.SrcVocab.Tokens(), tt.tgtOf, d.TgtVocab.Tokens())
@@ -225,8 +225,8 @@ func TestTSVSplitAndVocab(t *testing.T) {
 	}
 	path := writeTSV(t, lines...)
 	d := load(t, "tsv", Options{"path": path, "dev": 0.2, "test": 0.3}, 5)
-	if len(d.Train) != 5 || len(d.Dev) != 2 || len(d.Test) != 3 {
-		t.Errorf("sizes %d/%d/%d, want 5/2/3", len(d.Train), len(d.Dev), len(d.Test))
+	if len(d.Examples("train")) != 5 || len(d.Examples("dev")) != 2 || len(d.Examples("test")) != 3 {
+		t.Errorf("sizes %d/%d/%d, want 5/2/3", len(d.Examples("train")), len(d.Examples("dev")), len(d.Examples("test")))
 	}
 	// Vocabularies come from train: x (5 times) first, then its 5 letters.
 	if got := d.SrcVocab.Tokens(); len(got) != 10 || got[4] != "x" {
@@ -257,8 +257,8 @@ func TestTSVOptionErrors(t *testing.T) {
 		opts Options
 		want string
 	}{
-		{"no path", Options{}, `tasks: tsv: missing required key "path"`},
-		{"bad tokenizer", Options{"path": tinyTSV, "tokenizer": "bpe"}, `tasks: tsv: tokenizer: must be "word" or "char", got "bpe"`},
+		{"no path", Options{}, `tasks: tsv: missing required key "path" (or train, dev and test: fixed splits)`},
+		{"bad tokenizer", Options{"path": tinyTSV, "tokenizer": "bpe"}, `tasks: tsv: tokenizer: must be "word", "space" or "char", got "bpe"`},
 		{"dev out of range", Options{"path": tinyTSV, "dev": 1}, "tasks: tsv: dev: must be a fraction in [0, 1), got 1"},
 		{"dev + test", Options{"path": tinyTSV, "dev": 0.5, "test": 0.5}, "tasks: tsv: dev 0.5 + test 0.5: must leave something to train on (sum < 1)"},
 		{"min_count", Options{"path": tinyTSV, "min_count": 0}, "tasks: tsv: min_count: must be >= 1, got 0"},
