@@ -163,28 +163,31 @@ func (p packedPairs) Example(i int) Example {
 }
 func (p packedPairs) Aligned() bool { return p.test && p.t.sure != nil && len(p.pairs) > 0 }
 
-// u32s is an append-only array of uint32 in chunks of u32Chunk values, so
-// that it grows without copying: its memory is what it holds, plus at most
-// one chunk.
-type u32s struct {
-	chunks [][]uint32
+// chunked is an append-only array in chunks of chunkLen values, so that
+// it grows without copying: its memory is what it holds, plus at most one
+// chunk.
+type chunked[T any] struct {
+	chunks [][]T
 	n      int
 }
 
-const u32Shift = 16 // 64 Ki values (256 KiB) a chunk
+// u32s holds ids and offsets.
+type u32s = chunked[uint32]
 
-const u32Chunk = 1 << u32Shift
+const chunkShift = 16 // 64 Ki values a chunk (256 KiB of uint32)
 
-func (a *u32s) push(v uint32) {
-	if a.n&(u32Chunk-1) == 0 {
-		a.chunks = append(a.chunks, make([]uint32, 0, u32Chunk))
+const chunkLen = 1 << chunkShift
+
+func (a *chunked[T]) push(v T) {
+	if a.n&(chunkLen-1) == 0 {
+		a.chunks = append(a.chunks, make([]T, 0, chunkLen))
 	}
 	c := &a.chunks[len(a.chunks)-1]
 	*c = append(*c, v)
 	a.n++
 }
 
-func (a *u32s) at(i int) uint32 { return a.chunks[i>>u32Shift][i&(u32Chunk-1)] }
+func (a *chunked[T]) at(i int) T { return a.chunks[i>>chunkShift][i&(chunkLen-1)] }
 
 // push adds a pair (type ids) to the text, in no split yet.
 func (t *Packed) push(src, tgt []uint32) error {

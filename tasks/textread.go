@@ -251,7 +251,8 @@ type textReader struct {
 	reverse bool // a TSV's second column is the source
 	tok     [2]TokenFunc
 	tab     [2]typeTable
-	ids     [2][]uint32 // the current pair's
+	ids     [2][]uint32     // the current pair's
+	add     [2]func([]byte) // appends a token's id to ids (made once: a closure made per line would be garbage)
 }
 
 func newTextReader(ctx context.Context, f TSVFormat, newTok [2]func() TokenFunc) *textReader {
@@ -259,6 +260,7 @@ func newTextReader(ctx context.Context, f TSVFormat, newTok [2]func() TokenFunc)
 	for i := range tr.tab {
 		tr.tok[i] = newTok[i]()
 		tr.tab[i].index = make(map[string]uint32)
+		tr.add[i] = func(tok []byte) { tr.ids[i] = append(tr.ids[i], tr.tab[i].id(tok)) }
 	}
 	return tr
 }
@@ -279,10 +281,9 @@ func (tr *textReader) read(p *pairReader, fn func(src, tgt []uint32) error) erro
 		}
 		for c, text := range cols {
 			s := side[c]
-			ids := tr.ids[s][:0]
-			tr.tok[s](text, func(tok []byte) { ids = append(ids, tr.tab[s].id(tok)) })
-			tr.ids[s] = ids
-			if len(ids) == 0 {
+			tr.ids[s] = tr.ids[s][:0]
+			tr.tok[s](text, tr.add[s])
+			if len(tr.ids[s]) == 0 {
 				name := [2]string{"source", "target"}[s]
 				if p.tsv {
 					return p.errf(0, "%s (column %d) is empty after normalisation", name, c+1)

@@ -59,7 +59,11 @@ func (f TSVFormat) NewTokenFunc() TokenFunc {
 	var t tokenizer
 	return func(text []byte, yield func([]byte)) {
 		t.norm = normalize(t.norm[:0], text, f.Lowercase)
-		for n, chunk := range fields(t.norm) {
+		for n, i := 0, 0; ; n++ {
+			var chunk []byte
+			if chunk, i = nextField(t.norm, i); chunk == nil {
+				return
+			}
 			switch {
 			case f.Space:
 				yield(chunk)
@@ -108,33 +112,29 @@ func normalize(dst, text []byte, lower bool) []byte {
 	return dst
 }
 
-// fields yields the runs of s between white space, as strings.Fields
-// splits.
-func fields(s []byte) func(yield func(int, []byte) bool) {
-	return func(yield func(int, []byte) bool) {
-		n, start := 0, -1
-		for i := 0; i < len(s); {
-			r, size := rune(s[i]), 1
-			if r >= utf8.RuneSelf {
-				r, size = utf8.DecodeRune(s[i:])
-			}
-			if unicode.IsSpace(r) {
-				if start >= 0 {
-					if !yield(n, s[start:i]) {
-						return
-					}
-					n++
-					start = -1
-				}
-			} else if start < 0 {
-				start = i
-			}
-			i += size
+// nextField returns the first run of s[i:] between white space, as
+// strings.Fields splits, and where the search for the next one starts;
+// nil when there is none.
+func nextField(s []byte, i int) (field []byte, next int) {
+	start := -1
+	for i < len(s) {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRune(s[i:])
 		}
-		if start >= 0 {
-			yield(n, s[start:])
+		if unicode.IsSpace(r) {
+			if start >= 0 {
+				return s[start:i], i + size
+			}
+		} else if start < 0 {
+			start = i
 		}
+		i += size
 	}
+	if start < 0 {
+		return nil, i
+	}
+	return s[start:], i
 }
 
 // decode fills t.runes and t.at from chunk.

@@ -262,7 +262,7 @@ func (t *tsvTask) LoadContext(ctx context.Context, seed int64) (*Data, error) {
 		return text.push(src, tgt)
 	}
 	if t.path != "" {
-		g := newGrouper()
+		g := &grouper{}
 		err := t.readSplit(tr, 3, func(src, tgt []uint32) error {
 			n := text.Pairs()
 			if err := keep(src, tgt, true); err != nil || text.Pairs() == n {

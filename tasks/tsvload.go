@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -12,77 +13,75 @@ import (
 	"github.com/attnzoo/attnzoo/metrics"
 )
 
-// grouper groups pairs by their source sentence, numbering the sentences
-// in order of first appearance: group[p] is pair p's.
+// grouper groups pairs by their source sentence. Sentences are told
+// apart by a 64-bit hash of their tokens (FNV-1a over the type ids' bytes)
+// and grouped by sorting: 8 bytes a pair while reading, no hash table.
 type grouper struct {
-	index map[uint64]uint32 // a source's hash → its number
-	group []uint32
+	hash chunked[uint64] // pair p's source's
 }
-
-func newGrouper() *grouper { return &grouper{index: make(map[uint64]uint32)} }
 
 // add records the next pair's source (type ids).
 func (g *grouper) add(src []uint32) {
-	h := uint64(14695981039346656037) // FNV-1a, 64 bits, over the ids' bytes
+	h := uint64(14695981039346656037)
 	for _, id := range src {
 		for k := 0; k < 32; k += 8 {
 			h ^= uint64(byte(id >> k))
 			h *= 1099511628211
 		}
 	}
-	n, ok := g.index[h]
-	if !ok {
-		n = uint32(len(g.index))
-		g.index[h] = n
-	}
-	g.group = append(g.group, n)
+	g.hash.push(h)
 }
 
-// split shuffles the source sentences with seed and cuts them into test,
-// dev and train (round(test × sentences) and round(dev × sentences) of
-// them), returning each split's pairs: sentence by sentence in shuffled
-// order, each sentence's pairs in file order.
+// split numbers the source sentences in order of first appearance,
+// shuffles them with seed and cuts them into test, dev and train
+// (round(test × sentences) and round(dev × sentences) of them), returning
+// each split's pairs: sentence by sentence in shuffled order, each
+// sentence's pairs in file order.
 func (g *grouper) split(ctx context.Context, seed int64, dev, test float64) ([3][]uint32, error) {
 	var out [3][]uint32
-	n := len(g.index)
-	g.index = nil
+	// the pairs sorted by their source's hash, then in file order: each
+	// sentence's pairs are a run
+	order := make([]uint32, g.hash.n)
+	for p := range order {
+		order[p] = uint32(p)
+	}
+	slices.SortFunc(order, func(a, b uint32) int {
+		return cmp.Or(cmp.Compare(g.hash.at(int(a)), g.hash.at(int(b))), cmp.Compare(a, b))
+	})
+	var start []uint32 // where each run starts in order, and its end
+	for i, p := range order {
+		if i == 0 || g.hash.at(int(p)) != g.hash.at(int(order[i-1])) {
+			start = append(start, uint32(i))
+		}
+	}
+	start = append(start, uint32(len(order)))
+	g.hash = chunked[uint64]{}
+	if err := ctx.Err(); err != nil {
+		return out, err
+	}
+	// the runs in order of their sentences' first appearance (a run's
+	// first pair is its earliest)
+	n := len(start) - 1
+	runs := make([]uint32, n)
+	for r := range runs {
+		runs[r] = uint32(r)
+	}
+	slices.SortFunc(runs, func(a, b uint32) int { return cmp.Compare(order[start[a]], order[start[b]]) })
 	nTest := int(math.Round(test * float64(n)))
 	nDev := int(math.Round(dev * float64(n)))
 	if nTest+nDev >= n {
 		return out, fmt.Errorf("%d source sentences leave none to train on after dev %v and test %v", n, dev, test)
 	}
-	// the pairs ordered by sentence (a counting sort, stable)
-	start := make([]uint32, n+1)
-	for _, s := range g.group {
-		start[s+1]++
-	}
-	for s := range n {
-		start[s+1] += start[s]
-	}
-	next := slices.Clone(start[:n])
-	order := make([]uint32, len(g.group))
-	for p, s := range g.group {
-		order[next[s]] = uint32(p)
-		next[s]++
-	}
-	if err := ctx.Err(); err != nil {
-		return out, err
-	}
-	next, g.group = nil, nil
-	perm := make([]uint32, n)
-	for i := range perm {
-		perm[i] = uint32(i)
-	}
-	splitRand(seed, 0).Shuffle(n, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
+	splitRand(seed, 0).Shuffle(n, func(i, j int) { runs[i], runs[j] = runs[j], runs[i] })
 	cut := [3][2]int{{nTest + nDev, n}, {nTest, nTest + nDev}, {0, nTest}} // train, dev, test
 	for i, c := range cut {
 		size := 0
-		for _, s := range perm[c[0]:c[1]] {
-			size += int(start[s+1] - start[s])
+		for _, r := range runs[c[0]:c[1]] {
+			size += int(start[r+1] - start[r])
 		}
 		out[i] = make([]uint32, 0, size)
-		for _, s := range perm[c[0]:c[1]] {
-			out[i] = append(out[i], order[start[s]:start[s+1]]...)
+		for _, r := range runs[c[0]:c[1]] {
+			out[i] = append(out[i], order[start[r]:start[r+1]]...)
 		}
 	}
 	return out, nil
