@@ -67,13 +67,14 @@ type sizeOf struct {
 
 // taskSize is the task's Size where it can tell one.
 func taskSize(name string, opts tasks.Options) (tasks.Size, bool) {
-	v := taskSizeOf(name, opts)
+	v := taskSizeOf(context.Background(), name, opts)
 	return v.s, v.ok
 }
 
 // taskSizeOf is the task's Size, memoised: a task that reads a corpus
-// makes a pass over its files for it.
-func taskSizeOf(name string, opts tasks.Options) sizeOf {
+// makes a pass over its files for it, which stops when ctx is done (and is
+// then not memoised).
+func taskSizeOf(ctx context.Context, name string, opts tasks.Options) sizeOf {
 	key := name + "\x00" + fmt.Sprint(map[string]any(opts)) // fmt sorts map keys
 	sizes.Lock()
 	defer sizes.Unlock()
@@ -83,13 +84,15 @@ func taskSizeOf(name string, opts tasks.Options) sizeOf {
 	if len(sizes.m) >= 1000 {
 		clear(sizes.m)
 	}
-	v := buildSize(name, opts)
-	sizes.m[key] = v
+	v := buildSize(ctx, name, opts)
+	if ctx.Err() == nil {
+		sizes.m[key] = v
+	}
 	return v
 }
 
 // buildSize builds the task to ask its Size.
-func buildSize(name string, opts tasks.Options) sizeOf {
+func buildSize(ctx context.Context, name string, opts tasks.Options) sizeOf {
 	var t any
 	var err error
 	if slices.Contains(captioning.Names(), name) {
@@ -101,7 +104,7 @@ func buildSize(name string, opts tasks.Options) sizeOf {
 		return sizeOf{}
 	}
 	if c, ok := t.(tasks.SizeChecker); ok {
-		s, err := c.CheckSize(context.Background())
+		s, err := c.CheckSize(ctx)
 		return sizeOf{s, err == nil, err}
 	}
 	s, ok := t.(tasks.Sizer)

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -185,18 +186,24 @@ var sweepShortcuts = map[string]string{
 // Load reads, decodes and validates an experiment file. Every mistake that
 // can be found before training is found here: unknown keys, wrong types,
 // unknown names and impossible sizes.
-func Load(path string) (*Experiment, error) {
+func Load(path string) (*Experiment, error) { return LoadContext(context.Background(), path) }
+
+// LoadContext is Load, stopping with ctx's error when ctx is done while it
+// reads a task's corpus (the tsv task's Size makes a pass over its files).
+func LoadContext(ctx context.Context, path string) (*Experiment, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("experiments: %w", err)
 	}
-	return Parse(data, path)
+	return parse(ctx, data, path, true)
 }
 
 var lineRe = regexp.MustCompile(`line (\d+)`)
 
 // Parse decodes and validates experiment text; file names it in errors.
-func Parse(data []byte, file string) (*Experiment, error) { return parse(data, file, true) }
+func Parse(data []byte, file string) (*Experiment, error) {
+	return parse(context.Background(), data, file, true)
+}
 
 // loadSaved reads a results folder's experiment.toml without checking the
 // task's options: relative data paths there point next to the original
@@ -206,10 +213,10 @@ func loadSaved(path string) (*Experiment, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parse(data, path, false)
+	return parse(context.Background(), data, path, false)
 }
 
-func parse(data []byte, file string, checkTask bool) (*Experiment, error) {
+func parse(ctx context.Context, data []byte, file string, checkTask bool) (*Experiment, error) {
 	e := Defaults()
 	e.Seeds = nil
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&e)
@@ -239,7 +246,10 @@ func parse(data []byte, file string, checkTask bool) (*Experiment, error) {
 		return nil, e.errf("", "task", "must be a table ([task]), got a %s", strings.ToLower(md.Type("task")))
 	}
 	e.skipTask = !checkTask
-	if err := e.validate(); err != nil {
+	if err := e.validate(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, err
 	}
 	return &e, nil
@@ -403,7 +413,7 @@ var nameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 func oneOf(v string, allowed []string) bool { return slices.Contains(allowed, v) }
 
-func (e *Experiment) validate() error {
+func (e *Experiment) validate(ctx context.Context) error {
 	if e.Name == "" {
 		return &Error{File: e.File, Key: "name", Msg: "missing: every experiment needs a name (its results folder)"}
 	}
@@ -431,7 +441,7 @@ func (e *Experiment) validate() error {
 	} else if spec.Kind != "cpu" && e.Dtype != "float32" {
 		return e.errf("", "dtype", "%q on device %q: OpenCL devices train float32 models only", e.Dtype, e.Device)
 	}
-	if err := e.validateTask(); err != nil {
+	if err := e.validateTask(ctx); err != nil {
 		return err
 	}
 	if err := e.validateSettings(e.Model, e.Train, e.Decode, ""); err != nil {
@@ -480,7 +490,7 @@ func (e *Experiment) validate() error {
 	return e.checkBounds(runs)
 }
 
-func (e *Experiment) validateTask() error {
+func (e *Experiment) validateTask(ctx context.Context) error {
 	if e.skipTask {
 		return nil
 	}
@@ -501,7 +511,7 @@ func (e *Experiment) validateTask() error {
 	}
 	// a task that reads a corpus is read once here: a bad line is refused
 	// now, not in every run
-	if err := taskSizeOf(s, opts).err; err != nil {
+	if err := taskSizeOf(ctx, s, opts).err; err != nil {
 		return e.taskError(s, err)
 	}
 	return nil

@@ -1,6 +1,7 @@
 // Package tasks provides the translation tasks attnzoo trains on: toy tasks
 // whose gold alignments are known by construction (copy, reverse, sort, date,
-// reorder, synlang) and real parallel text read from tab-separated files (tsv). Tasks
+// reorder, synlang) and real parallel text read from files (tsv: a TSV, or
+// line-aligned plain-text files, held as token ids). Tasks
 // sit behind a registry shaped like database/sql's: each registers itself
 // from its own init, and New builds one by name from the [task] table of an
 // experiment file.
@@ -25,7 +26,11 @@
 //	                     clause 0.5, front 0.3, max_adj 2, adverb 0.3, pp 0.3,
 //	                     past 0.4, plural 0.3, definite 0.6, phrasal 0.2,
 //	                     train 20000, dev 500, test 1000
-//	tsv                  path (required), tokenizer "word", lowercase true,
-//	                     reverse false, max_len 0, min_count 1, max_vocab 0,
-//	                     dev 0.1, test 0.1 (fractions of the source sentences)
+//	tsv                  path (one file split at random; dev 0.1, test 0.1 are
+//	                     fractions of its source sentences) or train, dev, test
+//	                     (paths: fixed splits), src_lang, tgt_lang (a split is
+//	                     then PATH.src_lang + PATH.tgt_lang unless PATH is a
+//	                     file), test_align, test_align_base 0, tokenizer "word",
+//	                     lowercase true, reverse false, max_len 0, min_count 1,
+//	                     max_vocab 0
 package tasks

@@ -89,8 +89,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 			return usagef("run: --max-memory %v", err)
 		}
 	}
-	e, err := experiments.Load(file)
+	e, err := experiments.LoadContext(ctx, file)
 	if err != nil {
+		if ctx.Err() != nil { // interrupted while a corpus was read for its size
+			return fmt.Errorf("run: %w", err)
+		}
 		return usageError{err}
 	}
 	if err := chooseDevice(e, *dev); err != nil {

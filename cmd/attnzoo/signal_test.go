@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -310,4 +311,63 @@ func TestSigtermPhases(t *testing.T) {
 		t.Errorf("no report after resuming: %v", err)
 	}
 	checkWhole(t, filepath.Join(out, "phases"))
+}
+
+// TestSigtermCorpus sends SIGTERM while a large tsv corpus (400000
+// generated pairs, ~90 MB) is read: first during the pass that sizes it
+// for the memory estimate (before the plan line), then in the run's data
+// phase (after the plan line, before any step). Each time the process exits
+// within the 2 s of the signal (the time is logged), with status 1,
+// without having trained.
+func TestSigtermCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	bin := buildCLI(t)
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "big.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	for i := range 400000 {
+		for side, word := range []string{"quelle", "target"} {
+			for k := range 12 {
+				if k > 0 {
+					w.WriteByte(' ')
+				}
+				w.WriteString(word + strconv.Itoa((i*(k+1)+k)%5000))
+			}
+			w.WriteByte("\t\n"[side])
+		}
+	}
+	w.Flush()
+	f.Close()
+	exp := filepath.Join(dir, "big.toml")
+	os.WriteFile(exp, []byte("name = \"big\"\n[task]\nname = \"tsv\"\npath = \"big.tsv\"\n[model]\nembed = 8\nhidden = 16\nattention = 8\n[train]\nsteps = 5\nbatch = 8\n"), 0o644)
+	for _, phase := range []struct {
+		name, after string // the output line the signal waits for ("": none, 300 ms after the start)
+	}{{"the pass that sizes the corpus", ""}, {"the data phase", "1 runs, 1 workers"}} {
+		p := start(t, bin, "run", exp, "--out", filepath.Join(dir, "out"), "--workers", "1")
+		if phase.after == "" {
+			time.Sleep(300 * time.Millisecond)
+		} else if !p.waitFor(func(o string) bool { return strings.Contains(o, phase.after) }) {
+			t.Fatalf("%s: no %q line:\n%s", phase.name, phase.after, p.output())
+		}
+		planned := strings.Contains(p.output(), "1 runs, 1 workers")
+		took := p.stop(t, syscall.SIGTERM)
+		t.Logf("SIGTERM in %s: exited after %v", phase.name, took.Round(time.Millisecond))
+		if phase.after == "" && planned {
+			t.Errorf("%s: the signal came after the plan line", phase.name)
+		}
+		if strings.Contains(p.output(), ": step") {
+			t.Errorf("%s: the signal came after training started:\n%s", phase.name, p.output())
+		}
+		if took > 2*time.Second {
+			t.Errorf("%s: exited %v after SIGTERM, want ≤ 2 s", phase.name, took)
+		}
+		if code := p.cmd.ProcessState.ExitCode(); code != 1 {
+			t.Errorf("%s: exit status %d, want 1\n%s", phase.name, code, p.output())
+		}
+	}
 }
