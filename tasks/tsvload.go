@@ -131,8 +131,9 @@ func (t *Packed) buildVocab(ctx context.Context, s, minCount, maxSize int) (*Voc
 }
 
 // readGold reads a gold alignment file, one line per test pair whose
-// source and target lengths are lens: links as metrics.ParseGold reads
-// them, with indices from base (0 or 1), source first unless reverse (a
+// source and target lengths are lens: links as metrics.ParseGoldBase reads
+// them (i-j sure, ipj possible, …), with indices from base (0 or 1),
+// source first unless reverse (a
 // TSV read with its columns swapped). A link outside its pair, a bad token
 // or a line count unlike the pairs' is an error naming the file and line.
 func readGold(path string, base int, lens [][2]int, reverse bool) (sure, possible [][]metrics.Link, err error) {
@@ -149,19 +150,18 @@ func readGold(path string, base int, lens [][2]int, reverse bool) (sure, possibl
 		if n > len(lens) {
 			return nil, nil, fmt.Errorf("tasks: tsv: test_align: %s:%d: more lines than the test split's %d pairs", path, n, len(lens))
 		}
-		s, p, err := metrics.ParseGold(sc.Text())
+		s, p, err := metrics.ParseGoldBase(sc.Text(), base)
 		if err != nil {
 			return nil, nil, fmt.Errorf("tasks: tsv: test_align: %s:%d: %w", path, n, err)
 		}
 		for _, links := range [2][]metrics.Link{s, p} {
 			for j, l := range links {
-				l.Src, l.Tgt = l.Src-base, l.Tgt-base
 				if reverse {
 					l.Src, l.Tgt = l.Tgt, l.Src
 				}
-				if l.Src < 0 || l.Tgt < 0 || l.Src >= lens[n-1][0] || l.Tgt >= lens[n-1][1] {
+				if l.Src >= lens[n-1][0] || l.Tgt >= lens[n-1][1] {
 					return nil, nil, fmt.Errorf("tasks: tsv: test_align: %s:%d: link %s is outside the test pair's %d source and %d target tokens (indices from %d)",
-						path, n, metrics.FormatPharaoh([]metrics.Link{links[j]}), lens[n-1][0], lens[n-1][1], base)
+						path, n, metrics.FormatPharaohBase([]metrics.Link{links[j]}, base), lens[n-1][0], lens[n-1][1], base)
 				}
 				links[j] = l
 			}

@@ -126,8 +126,9 @@ func TestTSVTestAlign(t *testing.T) {
 		"test.de": {"der hund schläft", "die katze"}, "test.en": {"the dog sleeps", "the cat"},
 		// 1-based: 1-1 2-2 3-3 and a possible 3p2 (schläft ~ dog); an empty
 		// line is a pair without links
-		"test.gold": {"1-1 2-2 3-3 3-2-P", ""},
+		"test.gold": {"1-1 2-2 3-3 3p2", ""},
 		"bad.gold":  {"1-1 2-2 4-3", ""},
+		"zero.gold": {"0-0", ""},
 		"short":     {"1-1"},
 	})
 	at := func(name string) string { return filepath.Join(dir, name) }
@@ -160,6 +161,7 @@ func TestTSVTestAlign(t *testing.T) {
 		// 0-based, 3-3 is outside too
 		{"test.gold", 0, "test.gold:1: link 3-3 is outside the test pair's 3 source and 3 target tokens (indices from 0)"},
 		{"short", 1, "short has 1 lines, the test split 2 pairs: one line per pair"},
+		{"zero.gold", 1, `zero.gold:1: metrics: bad Pharaoh token "0-0": index below 1 in 1-based links`},
 	} {
 		task, err := New("tsv", opts(tc.gold, tc.base))
 		if err != nil {
