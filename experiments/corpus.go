@@ -78,7 +78,7 @@ func loadCaptionCorpus(ctx context.Context, task tasks.Named, r *Run) (corpus, e
 type textCorpus struct {
 	ctx              context.Context // stops evaluate
 	data             *tasks.Data
-	bleuTok          string // [decode] bleu_tokenize
+	bleuTok          string      // [decode] bleu_tokenize
 	train, dev, test tasks.Pairs // read through: ids are made for each batch, so a corpus held as token ids is not copied
 }
 
