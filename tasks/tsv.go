@@ -255,21 +255,14 @@ func (t *tsvTask) Load(seed int64) (*Data, error) { return t.LoadContext(context
 func (t *tsvTask) LoadContext(ctx context.Context, seed int64) (*Data, error) {
 	tr := newTextReader(ctx, t.format, t.newTok)
 	text := &Packed{}
-	keep := func(src, tgt []uint32, filter bool) error {
-		if filter && t.maxLen > 0 && (len(src) > t.maxLen || len(tgt) > t.maxLen) {
-			return nil
-		}
-		return text.push(src, tgt)
-	}
 	if t.path != "" {
 		g := &grouper{}
 		err := t.readSplit(tr, 3, func(src, tgt []uint32) error {
-			n := text.Pairs()
-			if err := keep(src, tgt, true); err != nil || text.Pairs() == n {
-				return err
+			if t.tooLong(3, src, tgt) {
+				return nil
 			}
 			g.add(src)
-			return nil
+			return text.push(src, tgt)
 		})
 		if err != nil {
 			return nil, err
@@ -279,16 +272,19 @@ func (t *tsvTask) LoadContext(ctx context.Context, seed int64) (*Data, error) {
 		}
 	} else {
 		for i := range 3 {
+			first := text.Pairs()
 			err := t.readSplit(tr, i, func(src, tgt []uint32) error {
-				n := text.Pairs()
-				if err := keep(src, tgt, i == 0); err != nil || text.Pairs() == n {
-					return err
+				if t.tooLong(i, src, tgt) {
+					return nil
 				}
-				text.split[i] = append(text.split[i], uint32(n))
-				return nil
+				return text.push(src, tgt)
 			})
 			if err != nil {
 				return nil, err
+			}
+			text.split[i] = make([]uint32, text.Pairs()-first)
+			for k := range text.split[i] {
+				text.split[i][k] = uint32(first + k)
 			}
 		}
 	}
@@ -318,6 +314,13 @@ func (t *tsvTask) LoadContext(ctx context.Context, seed int64) (*Data, error) {
 		}
 	}
 	return d, nil
+}
+
+// tooLong reports whether max_len drops a pair of split i (3: path): from
+// the training split or the one file split at random, never from a fixed
+// dev or test split, which are scored whole.
+func (t *tsvTask) tooLong(i int, src, tgt []uint32) bool {
+	return (i == 0 || i == 3) && t.maxLen > 0 && (len(src) > t.maxLen || len(tgt) > t.maxLen)
 }
 
 // readSplit reads split i (3: path), calling fn with each pair's type ids.

@@ -66,21 +66,23 @@ func (t *tsvTask) scan(ctx context.Context) (Size, error) {
 		counts  [2][]uint32 // by type: occurrences in training (random: everywhere)
 		lens    [][2]int    // the test split's, for test_align
 	)
-	count := func(split int) func(src, tgt []uint32) error {
+	// count counts a pair of split i (3: path, counted as training)
+	count := func(i int) func(src, tgt []uint32) error {
 		return func(src, tgt []uint32) error {
-			if (split == 0 || t.path != "") && t.maxLen > 0 && (len(src) > t.maxLen || len(tgt) > t.maxLen) {
+			if t.tooLong(i, src, tgt) {
 				return nil
 			}
+			split := i % 3
 			pairs[split]++
-			for i, ids := range [2][]uint32{src, tgt} {
-				tokens[i] += len(ids)
-				longest[i] = max(longest[i], len(ids))
+			for side, ids := range [2][]uint32{src, tgt} {
+				tokens[side] += len(ids)
+				longest[side] = max(longest[side], len(ids))
 				if split == 0 {
-					for len(counts[i]) < len(tr.tab[i].types) {
-						counts[i] = append(counts[i], 0)
+					for len(counts[side]) < len(tr.tab[side].types) {
+						counts[side] = append(counts[side], 0)
 					}
 					for _, id := range ids {
-						counts[i][id]++
+						counts[side][id]++
 					}
 				}
 			}
@@ -91,7 +93,7 @@ func (t *tsvTask) scan(ctx context.Context) (Size, error) {
 		}
 	}
 	if t.path != "" {
-		if err := t.readSplit(tr, 3, count(0)); err != nil {
+		if err := t.readSplit(tr, 3, count(3)); err != nil {
 			return Size{}, err
 		}
 	} else {
