@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/attnzoo/attnzoo/metrics"
 	"github.com/attnzoo/attnzoo/seq2seq"
 	"github.com/attnzoo/attnzoo/tasks"
+	"github.com/attnzoo/attnzoo/tasks/subword"
 )
 
 // Example is one line of alignments.jsonl: a test example, the model's
@@ -24,8 +26,12 @@ type Example struct {
 	Links    string      `json:"links"`
 	Sure     string      `json:"sure,omitempty"`
 	Possible string      `json:"possible,omitempty"`
-	Image    string      `json:"image,omitempty"` // captioning: the image, relative to the run folder
-	Grid     [2]int      `json:"grid,omitempty"`  // captioning: the regions' rows and columns
+	// The source and output as subword pieces, where the task's tokens
+	// are pieces (Src, Ref, Hyp and Weights are then words).
+	SrcPieces []string `json:"src_pieces,omitempty"`
+	HypPieces []string `json:"hyp_pieces,omitempty"`
+	Image     string   `json:"image,omitempty"` // captioning: the image, relative to the run folder
+	Grid      [2]int   `json:"grid,omitempty"`  // captioning: the regions' rows and columns
 }
 
 type evalResult struct {
@@ -69,15 +75,19 @@ func evaluate(ctx context.Context, m *seq2seq.Model, data *tasks.Data, sp tasks.
 			idx := i + k
 			ex := sp.Example(idx)
 			hyp := data.TgtVocab.Decode(h.Tokens)
-			hyps = append(hyps, hyp)
-			refs = append(refs, ex.Tgt)
-			refsB = append(refsB, [][]string{ex.Tgt})
 			tokRows := h.Align[:min(len(h.Align), len(h.Tokens))]
-			l := metrics.ArgmaxLinks(tokRows)
 			if len(tokRows) > 0 {
 				entropy += metrics.AttentionEntropy(tokRows) * float64(len(tokRows))
 				rows += len(tokRows)
 			}
+			w, err := toWords(data, ex, hyp, h.Align)
+			if err != nil {
+				return nil, fmt.Errorf("experiments: example %d: %w", idx, err)
+			}
+			hyps = append(hyps, w.hyp)
+			refs = append(refs, w.ref)
+			refsB = append(refsB, [][]string{w.ref})
+			l := metrics.ArgmaxLinks(w.align[:min(len(w.align), len(w.hyp))])
 			if aligned {
 				links = append(links, l)
 				sure = append(sure, ex.Sure)
@@ -88,7 +98,10 @@ func evaluate(ctx context.Context, m *seq2seq.Model, data *tasks.Data, sp tasks.
 				poss = append(poss, p)
 			}
 			if idx < keep {
-				e := Example{Index: idx, Src: ex.Src, Ref: ex.Tgt, Hyp: hyp, Weights: h.Align, Links: metrics.FormatPharaoh(l)}
+				e := Example{Index: idx, Src: w.src, Ref: w.ref, Hyp: w.hyp, Weights: w.align, Links: metrics.FormatPharaoh(l)}
+				if data.SrcScheme != subword.Words || data.TgtScheme != subword.Words {
+					e.SrcPieces, e.HypPieces = ex.Src, hyp
+				}
 				if aligned {
 					e.Sure = metrics.FormatPharaoh(ex.Sure)
 					if ex.Possible != nil {
@@ -147,6 +160,36 @@ func runBLEU(hyps [][]string, refs [][][]string, tok string) (metrics.BLEUScore,
 		}
 	}
 	return metrics.CorpusBLEUText(h, r, t, metrics.BLEUOptions{Smooth: metrics.SmoothExp})
+}
+
+// words is one decoded example at the word level.
+type words struct {
+	src, ref, hyp []string
+	align         [][]float64 // [hyp words (and a last row for </s>)] × [source words]
+}
+
+// toWords maps a decoded example to words where the task's tokens are
+// subword pieces (data.SrcScheme, data.TgtScheme): pieces are joined into
+// words (so BLEU, exact match and token accuracy count words, and BPE's
+// "@@ " is never scored) and the attention is mapped with
+// subword.WordAttention (a source word's weight the sum over its pieces, a
+// target word's row the mean over its pieces; the </s> row stays a row of
+// its own). Gold links, being word links, are then compared with word
+// links. Word-level tasks pass through unchanged.
+func toWords(data *tasks.Data, ex tasks.Example, hyp []string, align [][]float64) (words, error) {
+	if data.SrcScheme == subword.Words && data.TgtScheme == subword.Words {
+		return words{ex.Src, ex.Tgt, hyp, align}, nil
+	}
+	w := words{src: data.SrcScheme.Join(ex.Src), ref: data.TgtScheme.Join(ex.Tgt), hyp: data.TgtScheme.Join(hyp)}
+	tgtWord := data.TgtScheme.WordOf(hyp)
+	next := len(w.hyp)
+	for len(tgtWord) < len(align) { // the </s> row, its own word
+		tgtWord = append(tgtWord, next)
+		next++
+	}
+	var err error
+	w.align, err = subword.WordAttention(align[:min(len(align), len(tgtWord))], tgtWord[:min(len(align), len(tgtWord))], data.SrcScheme.WordOf(ex.Src))
+	return w, err
 }
 
 func writeAlignments(path string, ex []Example) error {

@@ -525,7 +525,7 @@ func isPathKey(k string) bool {
 	case "path", "dir", "captions", "npy", "ids", "train", "dev", "test", "test_align":
 		return true
 	}
-	return strings.HasSuffix(k, "_list")
+	return strings.HasSuffix(k, "_list") || strings.HasSuffix(k, "_bpe_codes") || strings.HasSuffix(k, "_spm_model")
 }
 
 func (e *Experiment) taskOptions() tasks.Options {

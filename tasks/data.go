@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/attnzoo/attnzoo/metrics"
+	"github.com/attnzoo/attnzoo/tasks/subword"
 )
 
 // Example is one source/target pair.
@@ -27,6 +28,10 @@ type Data struct {
 	SrcVocab, TgtVocab *Vocab  // built from the training split only
 	Aligned            bool    // true when every example carries gold alignments
 	Text               *Packed // the splits as token ids, or nil
+	// How each side's tokens mark words (zero: every token a word). For
+	// subword pieces, runs score BLEU on the words they join into and map
+	// attention and alignments to words (subword.WordAttention).
+	SrcScheme, TgtScheme subword.Scheme
 }
 
 // sizes are the number of examples in each split.

@@ -74,7 +74,8 @@ func TestKeys(t *testing.T) {
 		"reorder": {"adverb", "dev", "max_adj", "pp", "test", "test_max_adj", "train"},
 		"synlang": {"adverb", "clause", "definite", "dev", "front", "max_adj", "max_len", "past", "phrasal",
 			"plural", "pp", "test", "test_max_len", "train", "vocab", "zipf"},
-		"tsv": {"dev", "lowercase", "max_len", "max_vocab", "min_count", "path", "reverse", "src_lang", "test", "test_align", "test_align_base", "tgt_lang", "tokenizer", "train"},
+		"tsv": {"dev", "lowercase", "max_len", "max_vocab", "min_count", "path", "reverse", "src_bpe_codes", "src_lang", "src_spm_model",
+			"src_tokenizer", "test", "test_align", "test_align_base", "tgt_bpe_codes", "tgt_lang", "tgt_spm_model", "tgt_tokenizer", "tokenizer", "train"},
 	}
 	registrytest.Keys(t, Keys, tests)
 }

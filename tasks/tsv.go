@@ -7,6 +7,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/attnzoo/attnzoo/tasks/subword"
 )
 
 func init() { Register("tsv", newTSV) }
@@ -60,6 +62,12 @@ func ParseTSV(r io.Reader, name string, f TSVFormat) ([]Example, error) {
 //	                     indices are of the tokens as the task tokenizes the text
 //	test_align_base 0    the first index in test_align: 0, or 1 (the alignment community's files)
 //	tokenizer       "word"  "word", "space" (text tokenized beforehand) or "char" (see TSVFormat.Tokenize)
+//	src_tokenizer   tokenizer's  the source side's: also "bpe" or "sentencepiece" (Side)
+//	tgt_tokenizer   tokenizer's  the target side's, likewise
+//	src_bpe_codes   ""   "bpe": a codes file (attnzoo bpe learn, subword-nmt learn-bpe), applied to
+//	                     the word tokens (the white-space tokens with tokenizer = "space")
+//	src_spm_model   ""   "sentencepiece": a SentencePiece BPE .model file, applied to the normalised text
+//	tgt_bpe_codes, tgt_spm_model  likewise; with subword pieces, test_align's indices are of words
 //	lowercase       true
 //	reverse         false  swap a TSV's columns: translate the second into the first
 //	max_len         0    drop pairs with more tokens than this on either side; 0: no limit
@@ -84,6 +92,7 @@ type tsvTask struct {
 	alignBase        int                 // test_align_base
 	format           TSVFormat           // the default tokenizer, and reverse
 	newTok           [2]func() TokenFunc // source, target: each side's tokenizer
+	schemes          [2]subword.Scheme   // how each side's tokens mark words
 	maxLen, minCount int
 	maxVoc           int
 	dev, test        float64
@@ -130,8 +139,16 @@ func newTSV(opts Options) (Task, error) {
 	}
 	tok := r.String("tokenizer", "word")
 	t.format = TSVFormat{Char: tok == "char", Space: tok == "space", Lowercase: r.Bool("lowercase", true), Reverse: r.Bool("reverse", false)}
-	t.newTok = [2]func() TokenFunc{t.format.NewTokenFunc, t.format.NewTokenFunc}
 	r.Check(tok == "word" || tok == "space" || tok == "char", `tokenizer: must be "word", "space" or "char", got %q`, tok)
+	def := tok
+	if def != "space" && def != "char" {
+		def = "word"
+	}
+	for i, prefix := range [2]string{"src", "tgt"} {
+		side := readSide(r, prefix, def)
+		t.newTok[i] = func() TokenFunc { return side.NewTokenFunc(t.format) }
+		t.schemes[i] = side.Scheme()
+	}
 	r.Check(t.maxLen >= 0, "max_len: must be >= 0 (0: no limit), got %d", t.maxLen)
 	r.Check(t.minCount >= 1, "min_count: must be >= 1, got %d", t.minCount)
 	r.Check(t.maxVoc >= 0, "max_vocab: must be >= 0 (0: no limit), got %d", t.maxVoc)
@@ -292,7 +309,7 @@ func (t *tsvTask) LoadContext(ctx context.Context, seed int64) (*Data, error) {
 		text.side[i].types = tr.tab[i].types
 	}
 	tr = nil // the tables' indexes go; their tokens stay in text
-	d := &Data{Text: text}
+	d := &Data{Text: text, SrcScheme: t.schemes[0], TgtScheme: t.schemes[1]}
 	var err error
 	if d.SrcVocab, err = text.buildVocab(ctx, 0, t.minCount, t.maxVoc); err != nil {
 		return nil, err
@@ -306,7 +323,7 @@ func (t *tsvTask) LoadContext(ctx context.Context, seed int64) (*Data, error) {
 		for i, p := range test {
 			for s := range lens[i] {
 				lo, hi := text.side[s].span(int(p))
-				lens[i][s] = hi - lo
+				lens[i][s] = t.wordLen(s, hi-lo, func(k int) string { return text.side[s].types[text.side[s].ids.at(lo+k)] })
 			}
 		}
 		if text.sure, text.possible, err = readGold(t.align, t.alignBase, lens, t.format.Reverse); err != nil {

@@ -87,7 +87,11 @@ func (t *tsvTask) scan(ctx context.Context) (Size, error) {
 				}
 			}
 			if split == 2 && t.align != "" {
-				lens = append(lens, [2]int{len(src), len(tgt)})
+				var l [2]int
+				for i, ids := range [2][]uint32{src, tgt} {
+					l[i] = t.wordLen(i, len(ids), func(k int) string { return tr.tab[i].types[ids[k]] })
+				}
+				lens = append(lens, l)
 			}
 			return nil
 		}

@@ -1,0 +1,207 @@
+package experiments
+
+import (
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/attnzoo/attnzoo/metrics"
+	"github.com/attnzoo/attnzoo/tasks"
+	"github.com/attnzoo/attnzoo/tasks/subword"
+)
+
+// pieceTask is the reverse task with every symbol x split into the BPE
+// pieces x@@ x: its gold links stay word links, so the run must map
+// attention to words before scoring AER.
+type pieceTask struct{ tasks.Task }
+
+func (pieceTask) Name() string { return "test-pieces" }
+
+func (p pieceTask) Load(seed int64) (*tasks.Data, error) {
+	d, err := p.Task.Load(seed)
+	if err != nil {
+		return nil, err
+	}
+	split := func(toks []string) []string {
+		var out []string
+		for _, x := range toks {
+			out = append(out, x+subword.Separator, x)
+		}
+		return out
+	}
+	var srcs, tgts [][]string
+	for _, exs := range [][]tasks.Example{d.Train, d.Dev, d.Test} {
+		for i := range exs {
+			exs[i].Src, exs[i].Tgt = split(exs[i].Src), split(exs[i].Tgt)
+		}
+	}
+	for _, ex := range d.Train {
+		srcs, tgts = append(srcs, ex.Src), append(tgts, ex.Tgt)
+	}
+	d.SrcVocab, d.TgtVocab = tasks.BuildVocab(srcs, 1, 0), tasks.BuildVocab(tgts, 1, 0)
+	d.SrcScheme, d.TgtScheme = subword.BPEPieces, subword.BPEPieces
+	return d, nil
+}
+
+func init() {
+	tasks.Register("test-pieces", func(o tasks.Options) (tasks.Task, error) {
+		t, err := tasks.New("reverse", o)
+		if err != nil {
+			return nil, err
+		}
+		return pieceTask{t}, nil
+	})
+}
+
+// checkWordLevel checks what a run on subword pieces saved of every test
+// example: words without "@@" or "▁", attention rows over source words
+// (each a distribution), and BLEU recomputed on those words equal to the
+// run's.
+func checkWordLevel(t *testing.T, exs []Example, bleu float64) {
+	t.Helper()
+	var hyps [][]string
+	var refs [][][]string
+	pieces := 0
+	for _, e := range exs {
+		for _, w := range append(append(append([]string(nil), e.Hyp...), e.Ref...), e.Src...) {
+			if strings.Contains(w, "@@") || strings.Contains(w, "▁") {
+				t.Fatalf("example %d: word %q still carries a piece marker (hyp %q)", e.Index, w, e.Hyp)
+			}
+		}
+		if len(e.SrcPieces) < len(e.Src) || len(e.HypPieces) < len(e.Hyp) {
+			t.Fatalf("example %d: %d source pieces for %d words, %d output pieces for %d words", e.Index, len(e.SrcPieces), len(e.Src), len(e.HypPieces), len(e.Hyp))
+		}
+		pieces += len(e.SrcPieces) - len(e.Src)
+		if len(e.Weights) < len(e.Hyp) || len(e.Weights) > len(e.Hyp)+1 {
+			t.Fatalf("example %d: %d attention rows for %d output words", e.Index, len(e.Weights), len(e.Hyp))
+		}
+		for _, row := range e.Weights {
+			sum := 0.0
+			for _, v := range row {
+				sum += v
+			}
+			if len(row) != len(e.Src) || math.Abs(sum-1) > 1e-6 {
+				t.Fatalf("example %d: row of %d columns summing to %v, want %d source words summing to 1", e.Index, len(row), sum, len(e.Src))
+			}
+		}
+		hyps, refs = append(hyps, e.Hyp), append(refs, [][]string{e.Ref})
+	}
+	if pieces == 0 {
+		t.Error("no source word was split into pieces: the test shows nothing")
+	}
+	b, err := metrics.CorpusBLEU(hyps, refs, metrics.BLEUOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(b.BLEU-bleu) > 1e-9 {
+		t.Errorf("run's BLEU %v, BLEU of the saved words %v", bleu, b.BLEU)
+	}
+}
+
+// TestSubwordRuns: a tsv run on BPE pieces (source) and SentencePiece
+// pieces (target) reports BLEU on the de-subworded words, and a run on a
+// task with gold word alignments reports AER at the word level.
+func TestSubwordRuns(t *testing.T) {
+	corpus, _ := filepath.Abs("../testdata/tasks/tiny.tsv")
+	codes, _ := filepath.Abs("../testdata/tasks/tiny.bpe-codes")
+	model, _ := filepath.Abs("../tasks/subword/testdata/spm-bpe.model")
+	text := `name = "sub"
+[task]
+name = "tsv"
+path = "` + corpus + `"
+src_tokenizer = "bpe"
+src_bpe_codes = "` + codes + `"
+tgt_tokenizer = "sentencepiece"
+tgt_spm_model = "` + model + `"
+[model]
+embed = 16
+hidden = 32
+attention = 16
+[train]
+steps = 20
+batch = 16
+eval_every = 20
+eval_size = 8
+[decode]
+examples = 1000
+[plots]
+formats = []
+[sweep]
+scorer = ["dot"]
+`
+	out := t.TempDir()
+	res := runExp(t, writeExp(t, text), out, Options{Workers: 1})
+	m := res.Finished[0].Metrics
+	exs, err := readExamples(filepath.Join(out, "sub", "runs", "scorer=dot_seed=1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkWordLevel(t, exs, m["bleu"])
+
+	text = `name = "pieces"
+[task]
+name = "test-pieces"
+train = 200
+dev = 8
+test = 16
+[model]
+embed = 16
+hidden = 32
+attention = 16
+[train]
+steps = 20
+batch = 16
+eval_every = 20
+eval_size = 8
+[decode]
+examples = 1000
+[plots]
+formats = []
+[sweep]
+scorer = ["dot"]
+`
+	out = t.TempDir()
+	res = runExp(t, writeExp(t, text), out, Options{Workers: 1})
+	m = res.Finished[0].Metrics
+	exs, err = readExamples(filepath.Join(out, "pieces", "runs", "scorer=dot_seed=1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkWordLevel(t, exs, m["bleu"])
+	aer, ok := m["aer"]
+	if !ok {
+		t.Fatalf("no AER in %v", m)
+	}
+	// The AER of the saved word links against the saved gold word links
+	// is the run's.
+	var links, sure [][]metrics.Link
+	for _, e := range exs {
+		l, err := metrics.ParsePharaoh(e.Links)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := metrics.ParsePharaoh(e.Sure)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range l {
+			if x.Src >= len(e.Src) || x.Tgt >= len(e.Hyp) {
+				t.Fatalf("example %d: link %v outside %d source × %d output words", e.Index, x, len(e.Src), len(e.Hyp))
+			}
+		}
+		for _, x := range s {
+			if x.Src >= len(e.Src) || x.Tgt >= len(e.Ref) {
+				t.Fatalf("example %d: gold link %v outside %d source × %d reference words", e.Index, x, len(e.Src), len(e.Ref))
+			}
+		}
+		links, sure = append(links, l), append(sure, s)
+	}
+	c, err := metrics.CorpusAER(links, sure, sure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(c.AER()-aer) > 1e-9 {
+		t.Errorf("run's AER %v, AER of the saved word links %v", aer, c.AER())
+	}
+}
