@@ -14,7 +14,7 @@ require (
 
 require github.com/ebitengine/purego v0.11.3
 
-require github.com/eliben/go-sentencepiece v0.6.0 // indirect
+require github.com/eliben/go-sentencepiece v0.6.0
 
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
@@ -35,10 +35,10 @@ require (
 	github.com/xtgo/set v1.0.0 // indirect
 	go4.org/unsafe/assume-no-moving-gc v0.0.0-20231121144256-b99613f794b6 // indirect
 	golang.org/x/image v0.30.0 // indirect
-	golang.org/x/text v0.28.0 // indirect
+	golang.org/x/text v0.28.0
 	golang.org/x/xerrors v0.0.0-20200804184101-5ec99f83aff1 // indirect
 	gonum.org/v1/netlib v0.0.0-20220323200511-14de99971b2d
-	google.golang.org/protobuf v1.34.2 // indirect
+	google.golang.org/protobuf v1.34.2
 	gorgonia.org/cu v0.9.4 // indirect
 	gorgonia.org/dawson v1.2.0 // indirect
 	gorgonia.org/vecf32 v0.9.0 // indirect
