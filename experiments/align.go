@@ -5,6 +5,7 @@ import (
 
 	"github.com/attnzoo/attnzoo/metrics"
 	"github.com/attnzoo/attnzoo/seq2seq"
+	"github.com/attnzoo/attnzoo/tasks/subword"
 )
 
 // Alignment on the reference. aer (and captioning's loc_peak, loc_mass)
@@ -21,6 +22,10 @@ import (
 //
 // aer_free is the older score of the free-running (greedy) output's own
 // attention against the reference's links, position by position.
+//
+// Where the task's tokens are subword pieces, both map the attention to
+// words first (subword.WordAttention; the shift applies to the pieces'
+// rows), so the gold links are word links.
 
 // refAlign gathers the forced alignments of a split and its gold links.
 type refAlign struct {
@@ -98,7 +103,19 @@ func (c *textCorpus) alignment(m *seq2seq.Model, split string, batch, shift int,
 		}
 		for k, r := range rows {
 			ex := sp.Example(i + k)
-			if err := acc.add(r, len(src[k]), len(tgt[k]), ex.Sure, ex.Possible, shift); err != nil {
+			srcLen, refLen, sh := len(src[k]), len(tgt[k]), shift
+			if c.data.SrcScheme != subword.Words || c.data.TgtScheme != subword.Words {
+				// subword pieces: the gold links are word links
+				if len(r) < refLen+shift {
+					return nil, fmt.Errorf("experiments: %d forced attention rows for %d reference pieces with align_shift %d", len(r), refLen, shift)
+				}
+				r, err = subword.WordAttention(r[shift:shift+refLen], c.data.TgtScheme.WordOf(ex.Tgt), c.data.SrcScheme.WordOf(ex.Src))
+				if err != nil {
+					return nil, fmt.Errorf("experiments: example %d: %w", i+k, err)
+				}
+				srcLen, refLen, sh = len(c.data.SrcScheme.Join(ex.Src)), len(r), 0
+			}
+			if err := acc.add(r, srcLen, refLen, ex.Sure, ex.Possible, sh); err != nil {
 				return nil, err
 			}
 		}

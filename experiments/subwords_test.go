@@ -169,13 +169,18 @@ scorer = ["dot"]
 		t.Fatal(err)
 	}
 	checkWordLevel(t, exs, m["bleu"])
-	aer, ok := m["aer"]
-	if !ok {
-		t.Fatalf("no AER in %v", m)
+	for _, k := range []string{"aer", "aer_free", "aer_diag", "aer_uniform"} {
+		if _, ok := m[k]; !ok {
+			t.Fatalf("no %s in %v", k, m)
+		}
 	}
-	// The AER of the saved word links against the saved gold word links
-	// is the run's.
+	// aer_free, of the free-running output's word links, is the AER of the
+	// saved word links against the saved gold word links; the forced aer's
+	// baselines, recomputed from the saved words' lengths, are the run's:
+	// the forced attention too was mapped to words.
 	var links, sure [][]metrics.Link
+	var diag [][]metrics.Link
+	var srcLens, refLens []int
 	for _, e := range exs {
 		l, err := metrics.ParsePharaoh(e.Links)
 		if err != nil {
@@ -196,12 +201,20 @@ scorer = ["dot"]
 			}
 		}
 		links, sure = append(links, l), append(sure, s)
+		diag = append(diag, metrics.DiagonalLinks(len(e.Src), len(e.Ref)))
+		srcLens, refLens = append(srcLens, len(e.Src)), append(refLens, len(e.Ref))
 	}
 	c, err := metrics.CorpusAER(links, sure, sure)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(c.AER()-aer) > 1e-9 {
-		t.Errorf("run's AER %v, AER of the saved word links %v", aer, c.AER())
+	if math.Abs(c.AER()-m["aer_free"]) > 1e-9 {
+		t.Errorf("run's aer_free %v, AER of the saved word links %v", m["aer_free"], c.AER())
+	}
+	if c, err = metrics.CorpusAER(diag, sure, sure); err != nil || math.Abs(c.AER()-m["aer_diag"]) > 1e-9 {
+		t.Errorf("run's aer_diag %v, the words' diagonal %v (%v)", m["aer_diag"], c.AER(), err)
+	}
+	if u, err := metrics.UniformAER(srcLens, refLens, sure, sure); err != nil || math.Abs(u-m["aer_uniform"]) > 1e-9 {
+		t.Errorf("run's aer_uniform %v, the words' uniform AER %v (%v)", m["aer_uniform"], u, err)
 	}
 }
