@@ -9,6 +9,7 @@ import (
 
 	"github.com/attnzoo/attnzoo/seq2seq"
 	"github.com/attnzoo/attnzoo/tasks"
+	"github.com/attnzoo/attnzoo/tasks/subword"
 )
 
 // Trained is a run's model with what it needs to read and write text.
@@ -17,6 +18,9 @@ type Trained struct {
 	Src, Tgt  *tasks.Vocab
 	Tokenizer tasks.Tokenizer // nil: split on whitespace
 	Decode    Decode
+	// How the source and target tokens mark words (tasks.Subworded);
+	// for subword pieces, DecodeText gives words.
+	SrcScheme, TgtScheme subword.Scheme
 }
 
 // LoadRun loads a run folder's checkpoint and configuration.
@@ -46,16 +50,22 @@ func LoadRun(dir string) (*Trained, error) {
 		if tk, ok := task.(tasks.Tokenizer); ok {
 			t.Tokenizer = tk
 		}
+		if sw, ok := task.(tasks.Subworded); ok {
+			t.SrcScheme, t.TgtScheme = sw.Schemes()
+		}
 	}
 	return t, nil
 }
 
-// Decoded is one input decoded with its alignment.
+// Decoded is one input decoded with its alignment. Where the run's tokens
+// are subword pieces, Src, Out and Align are words (as in
+// alignments.jsonl) and SrcPieces and OutPieces the pieces.
 type Decoded struct {
-	Src, Out []string
-	Align    [][]float64 // rows: Out then </s>; columns: Src
-	Score    float64
-	Unknown  []string // source tokens not in the vocabulary
+	Src, Out             []string
+	Align                [][]float64 // rows: Out then </s>; columns: Src
+	Score                float64
+	Unknown              []string // source tokens not in the vocabulary
+	SrcPieces, OutPieces []string
 }
 
 // Decode tokenizes input as the task does and decodes it with beam width
@@ -98,5 +108,14 @@ func (t *Trained) DecodeText(input string, beam int) (*Decoded, error) {
 		return nil, err
 	}
 	d.Out, d.Align, d.Score = t.Tgt.Decode(hs[0].Tokens), hs[0].Align, hs[0].Score
+	if t.SrcScheme != subword.Words || t.TgtScheme != subword.Words {
+		data := &tasks.Data{SrcScheme: t.SrcScheme, TgtScheme: t.TgtScheme}
+		w, err := toWords(data, tasks.Example{Src: d.Src}, d.Out, d.Align)
+		if err != nil {
+			return nil, err
+		}
+		d.SrcPieces, d.OutPieces = d.Src, d.Out
+		d.Src, d.Out, d.Align = w.src, w.hyp, w.align
+	}
 	return d, nil
 }

@@ -138,6 +138,27 @@ scorer = ["dot"]
 		t.Fatal(err)
 	}
 	checkWordLevel(t, exs, m["bleu"])
+	// attnzoo decode gives words too.
+	tr, err := LoadRun(filepath.Join(out, "sub", "runs", "scorer=dot_seed=1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := tr.DecodeText("Thank you.", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"th@@", "an@@", "k", "you", "."}; strings.Join(d.SrcPieces, " ") != strings.Join(want, " ") ||
+		strings.Join(d.Src, " ") != "thank you ." {
+		t.Errorf("decode: source %q, pieces %q; want [thank you .] and %q (subword-nmt's apply-bpe)", d.Src, d.SrcPieces, want)
+	}
+	if len(d.Align) < len(d.Out) || len(d.Align) > len(d.Out)+1 || len(d.Align[0]) != 3 {
+		t.Errorf("decode: %d×%d attention for %d output and 3 source words", len(d.Align), len(d.Align[0]), len(d.Out))
+	}
+	for _, w := range d.Out {
+		if strings.Contains(w, "▁") {
+			t.Errorf("decode: output word %q carries ▁ (output %q)", w, d.Out)
+		}
+	}
 
 	text = `name = "pieces"
 [task]

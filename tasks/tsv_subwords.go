@@ -95,6 +95,18 @@ func readSide(r *optionReader, prefix, def string) Side {
 	return s
 }
 
+// Subworded is implemented by tasks whose tokens may be subword pieces:
+// Schemes says how each side's tokens mark words (what Load puts in
+// Data.SrcScheme and Data.TgtScheme), without loading the data.
+type Subworded interface {
+	Schemes() (src, tgt subword.Scheme)
+}
+
+// Schemes says how the source and target tokens mark words.
+func (t *tsvTask) Schemes() (src, tgt subword.Scheme) {
+	return t.schemes[0], t.schemes[1]
+}
+
 func loadBPE(path string) (*subword.BPE, error) {
 	f, err := os.Open(path)
 	if err != nil {
