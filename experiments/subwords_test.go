@@ -1,7 +1,9 @@
 package experiments
 
 import (
+	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -99,17 +101,57 @@ func checkWordLevel(t *testing.T, exs []Example, bleu float64) {
 	}
 }
 
+// subwordSplits writes tiny.tsv as fixed splits (its last 12 lines the
+// test split, the 12 before them dev) with test.gold: the diagonal links
+// of each test pair's words (0-based).
+func subwordSplits(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile("../testdata/tasks/tiny.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	for i, l := range lines {
+		cols := strings.Split(l, "\t")
+		lines[i] = cols[0] + "\t" + cols[1]
+	}
+	n := len(lines)
+	dir := t.TempDir()
+	var gold []string
+	f := tasks.TSVFormat{Lowercase: true}
+	for _, l := range lines[n-12:] {
+		cols := strings.Split(l, "\t")
+		var links []string
+		// the source's words are the word tokenizer's (BPE splits them);
+		// the target's, in SentencePiece pieces, what lies between spaces
+		for i := range min(len(f.Tokenize(cols[0])), len(strings.Fields(cols[1]))) {
+			links = append(links, fmt.Sprintf("%d-%d", i, i))
+		}
+		gold = append(gold, strings.Join(links, " "))
+	}
+	for name, text := range map[string][]string{"train.tsv": lines[:n-24], "dev.tsv": lines[n-24 : n-12], "test.tsv": lines[n-12:], "test.gold": gold} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(strings.Join(text, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
 // TestSubwordRuns: a tsv run on BPE pieces (source) and SentencePiece
-// pieces (target) reports BLEU on the de-subworded words, and a run on a
-// task with gold word alignments reports AER at the word level.
+// pieces (target), with gold word links for its test file, reports BLEU on
+// the de-subworded words and AER at the word level; so does a run on a
+// generated task of BPE pieces with gold word links.
 func TestSubwordRuns(t *testing.T) {
-	corpus, _ := filepath.Abs("../testdata/tasks/tiny.tsv")
 	codes, _ := filepath.Abs("../testdata/tasks/tiny.bpe-codes")
 	model, _ := filepath.Abs("../tasks/subword/testdata/spm-bpe.model")
+	dir := subwordSplits(t)
 	text := `name = "sub"
 [task]
 name = "tsv"
-path = "` + corpus + `"
+train = "` + filepath.Join(dir, "train.tsv") + `"
+dev = "` + filepath.Join(dir, "dev.tsv") + `"
+test = "` + filepath.Join(dir, "test.tsv") + `"
+test_align = "` + filepath.Join(dir, "test.gold") + `"
 src_tokenizer = "bpe"
 src_bpe_codes = "` + codes + `"
 tgt_tokenizer = "sentencepiece"
@@ -138,6 +180,10 @@ scorer = ["dot"]
 		t.Fatal(err)
 	}
 	checkWordLevel(t, exs, m["bleu"])
+	if len(exs) != 12 {
+		t.Errorf("%d test examples saved, want the test file's 12", len(exs))
+	}
+	checkWordAER(t, exs, m)
 	// attnzoo decode gives words too.
 	tr, err := LoadRun(filepath.Join(out, "sub", "runs", "scorer=dot_seed=1"))
 	if err != nil {
@@ -190,15 +236,21 @@ scorer = ["dot"]
 		t.Fatal(err)
 	}
 	checkWordLevel(t, exs, m["bleu"])
+	checkWordAER(t, exs, m)
+}
+
+// checkWordAER checks a run's AER scores against what it saved at the word
+// level: aer_free, of the free-running output's word links, is the AER of
+// the saved word links against the saved gold word links; the forced aer's
+// baselines (aer_diag, aer_uniform), recomputed from the saved words'
+// lengths, are the run's, so the forced attention too was mapped to words.
+func checkWordAER(t *testing.T, exs []Example, m map[string]float64) {
+	t.Helper()
 	for _, k := range []string{"aer", "aer_free", "aer_diag", "aer_uniform"} {
 		if _, ok := m[k]; !ok {
 			t.Fatalf("no %s in %v", k, m)
 		}
 	}
-	// aer_free, of the free-running output's word links, is the AER of the
-	// saved word links against the saved gold word links; the forced aer's
-	// baselines, recomputed from the saved words' lengths, are the run's:
-	// the forced attention too was mapped to words.
 	var links, sure [][]metrics.Link
 	var diag [][]metrics.Link
 	var srcLens, refLens []int

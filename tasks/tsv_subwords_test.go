@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -69,5 +70,35 @@ func TestTSVSubwordErrors(t *testing.T) {
 				t.Errorf("%v: got %v, want an error containing %q", c.opts, err, w)
 			}
 		}
+	}
+}
+
+// TestTSVSubwordGoldIsWords: with subword pieces, test_align's indices are
+// of words: "hello ." is 2 words (5 BPE pieces: he@@ l@@ l@@ o .), so a
+// link from source word 2 is outside the pair, and one from word 1 is not.
+func TestTSVSubwordGoldIsWords(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	opts := func(gold string) Options {
+		return Options{"train": write("train.tsv", "Hello.\tHallo.\nThank you.\tDanke.\n"), "dev": write("dev.tsv", "Go.\tGeh.\n"),
+			"test": write("test.tsv", "Hello.\tHallo.\n"), "test_align": write("test.gold", gold),
+			"src_tokenizer": "bpe", "src_bpe_codes": tinyCodes}
+	}
+	d := load(t, "tsv", opts("1-1\n"), 1)
+	if ex := d.Examples("test")[0]; strings.Join(ex.Src, " ") != "he@@ l@@ l@@ o ." || len(ex.Sure) != 1 {
+		t.Errorf("test pair %q, links %v; want he@@ l@@ l@@ o . and 1-1", ex.Src, ex.Sure)
+	}
+	task, err := New("tsv", opts("2-0\n"))
+	if err == nil {
+		_, err = task.Load(1)
+	}
+	if err == nil || !strings.Contains(err.Error(), "test.gold:1") || !strings.Contains(err.Error(), "2 source") {
+		t.Errorf("a link from source word 2 of 2: got %v, want an error naming test.gold:1 and the 2 source words", err)
 	}
 }
