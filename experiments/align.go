@@ -2,6 +2,8 @@ package experiments
 
 import (
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/attnzoo/attnzoo/metrics"
 	"github.com/attnzoo/attnzoo/seq2seq"
@@ -80,8 +82,11 @@ func (a *refAlign) scores(m map[string]float64) error {
 }
 
 // alignment scores a split's forced attention against its gold links
-// (nothing for a task without them).
-func (c *textCorpus) alignment(m *seq2seq.Model, split string, batch, shift int, cache *seq2seq.GraphCache) (map[string]float64, error) {
+// (nothing for a task without them), and with dir writes the alignment it
+// scored to dir/SPLIT.align as the word-alignment community's files are: a
+// line a pair, in the split's order, "i-j" for source word i and target
+// word j, 0-based (alignFile).
+func (c *textCorpus) alignment(m *seq2seq.Model, split string, batch, shift int, cache *seq2seq.GraphCache, dir string) (map[string]float64, error) {
 	sp := c.split(split)
 	if !sp.Aligned() {
 		return nil, nil
@@ -120,6 +125,19 @@ func (c *textCorpus) alignment(m *seq2seq.Model, split string, batch, shift int,
 			}
 		}
 	}
+	if dir != "" {
+		var b strings.Builder
+		for _, l := range acc.links {
+			b.WriteString(metrics.FormatPharaohBase(l, 0))
+			b.WriteByte('\n')
+		}
+		if err := seq2seq.WriteFileAtomic(filepath.Join(dir, split+alignFile), []byte(b.String())); err != nil {
+			return nil, err
+		}
+	}
 	out := map[string]float64{}
 	return out, acc.scores(out)
 }
+
+// alignFile ends the name of a split's exported alignment.
+const alignFile = ".align"

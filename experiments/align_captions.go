@@ -39,7 +39,7 @@ func (l *locSum) record(m map[string]float64, suffix string) {
 // attention of a model that looks at one object of the image, drawn
 // uniformly among its boxed objects, whatever the word: the weight of a
 // cell ∝ its area inside that object's box; the mean over the objects).
-func (c *captionCorpus) alignment(m *seq2seq.Model, split string, batch, shift int, cache *seq2seq.GraphCache) (map[string]float64, error) {
+func (c *captionCorpus) alignment(m *seq2seq.Model, split string, batch, shift int, cache *seq2seq.GraphCache, _ string) (map[string]float64, error) {
 	if c.rows*c.cols != c.S || c.rows == 0 {
 		return nil, nil
 	}

@@ -24,7 +24,7 @@ type corpus interface {
 	// alignment scores a split's attention under forced decoding of the
 	// reference (align.go), with its baselines; nil when the task has no
 	// gold alignments or boxes.
-	alignment(m *seq2seq.Model, split string, batch, shift int, cache *seq2seq.GraphCache) (map[string]float64, error)
+	alignment(m *seq2seq.Model, split string, batch, shift int, cache *seq2seq.GraphCache, dir string) (map[string]float64, error)
 }
 
 // corpora builds a run's corpus from its task's data, by the task's kind;

@@ -362,7 +362,7 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 	}
 	// alignment on the reference (align.go): aer, loc_peak, loc_mass and
 	// their baselines
-	al, err := data.alignment(model, "test", r.Train.Batch, r.Eval.AlignShift, evalCache)
+	al, err := data.alignment(model, "test", r.Train.Batch, r.Eval.AlignShift, evalCache, dir)
 	if ctx.Err() != nil {
 		return nil, ErrInterrupted
 	}

@@ -124,6 +124,33 @@ examples = 20
 			if want := 1 - float64(c.AS+c.AP)/float64(c.A+c.S); math.Abs(free-want) > 1e-12 {
 				t.Errorf("aer_free %v, want %v from the saved links (%+v)", free, want, c)
 			}
+			// the forced alignment behind aer, exported as the community's
+			// files are (a line a test pair, 0-based i-j), scored against the
+			// gold file as given (1-based, with its possible links) by the
+			// same formula, is the reported aer
+			exported, err := os.ReadFile(filepath.Join(out, "fixed", "runs", "seed=1", "test.align"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSuffix(string(exported), "\n"), "\n")
+			if len(lines) != len(gold) {
+				t.Fatalf("test.align has %d lines, the test split %d pairs", len(lines), len(gold))
+			}
+			var f metrics.AlignCounts
+			for i, line := range lines {
+				hyp, err := metrics.ParsePharaoh(line)
+				if err != nil {
+					t.Fatalf("test.align line %d: %v", i+1, err)
+				}
+				sure, poss, err := metrics.ParseGoldBase(gold[i], 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f = f.Add(metrics.CountLinks(hyp, sure, append(sure, poss...)))
+			}
+			if want := 1 - float64(f.AS+f.AP)/float64(f.A+f.S); math.Abs(m["aer"]-want) > 1e-12 {
+				t.Errorf("aer %v, want %v from test.align against the gold file (%+v)", m["aer"], want, f)
+			}
 		})
 	}
 }
