@@ -82,7 +82,7 @@ type textCorpus struct {
 	train, dev, test tasks.Pairs // read through: ids are made for each batch, so a corpus held as token ids is not copied
 }
 
-func (c *textCorpus) split(name string) tasks.Pairs { return pick(name, c.train, c.dev, c.test) }
+func (c *textCorpus) split(name string) tasks.Pairs { return tasks.PickSplit(name, c.train, c.dev, c.test) }
 
 // ids returns pairs lo to hi of sp as ids; targets only if tgt.
 func ids(sp tasks.Pairs, lo, hi int, tgt bool) (src, tg [][]int) {
@@ -98,17 +98,6 @@ func ids(sp tasks.Pairs, lo, hi int, tgt bool) (src, tg [][]int) {
 		}
 	}
 	return src, tg
-}
-
-// pick returns a split by name: "dev", "test", else train.
-func pick[T any](name string, train, dev, test T) T {
-	switch name {
-	case "dev":
-		return dev
-	case "test":
-		return test
-	}
-	return train
 }
 
 func (c *textCorpus) configure(cfg *seq2seq.Config) error {

@@ -29,7 +29,7 @@ func (d *Data) Split(name string) Pairs {
 	if d.Text != nil {
 		return d.Text.pairs(name)
 	}
-	exs := pick(name, d.Train, d.Dev, d.Test)
+	exs := PickSplit(name, d.Train, d.Dev, d.Test)
 	aligned := true
 	for _, ex := range exs {
 		aligned = aligned && ex.Sure != nil
@@ -42,7 +42,7 @@ func (d *Data) Split(name string) Pairs {
 // shared with its table of tokens, so the copy costs a slice a side a pair).
 func (d *Data) Examples(name string) []Example {
 	if d.Text == nil {
-		return pick(name, d.Train, d.Dev, d.Test)
+		return PickSplit(name, d.Train, d.Dev, d.Test)
 	}
 	p := d.Text.pairs(name)
 	exs := make([]Example, p.Len())
@@ -52,8 +52,8 @@ func (d *Data) Examples(name string) []Example {
 	return exs
 }
 
-// pick returns train, dev or test by name; any other name is train.
-func pick[T any](name string, train, dev, test T) T {
+// PickSplit returns train, dev or test by name; any other name is train.
+func PickSplit[T any](name string, train, dev, test T) T {
 	switch name {
 	case "dev":
 		return dev
@@ -131,7 +131,7 @@ func (t *Packed) Pairs() int { return t.side[0].ends.n }
 func (t *Packed) Tokens() (src, tgt int) { return t.side[0].ids.n, t.side[1].ids.n }
 
 func (t *Packed) pairs(name string) packedPairs {
-	i := pick(name, 0, 1, 2)
+	i := PickSplit(name, 0, 1, 2)
 	return packedPairs{t: t, pairs: t.split[i], test: i == 2}
 }
 
