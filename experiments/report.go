@@ -35,12 +35,12 @@ figcaption { font-size: 0.85em; color: #555; }
 <tr><th>point</th><th>seeds</th>{{range .Metrics}}<th>{{.}}</th>{{end}}</tr>
 {{range .Points}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>
-<h2>95% interval of the mean per sweep point</h2>
+{{if .CIs}}<h2>95% interval of the mean per sweep point</h2>
 <p>{{.CINote}}</p>
 <table>
 <tr><th>point</th><th>seeds</th>{{range .Metrics}}<th>{{.}}</th>{{end}}</tr>
 {{range .CIs}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</table>
+{{end}}</table>{{end}}
 {{if .Comparisons}}<h2>Pairwise comparisons</h2>
 <p>{{.Headline}}</p>
 <table>
@@ -101,6 +101,9 @@ func writeReport(dir string, s *Summary, set *FigureSet) error {
 			row = append(row, cell)
 		}
 		d.Points = append(d.Points, row)
+		if !s.seedsVary() {
+			continue
+		}
 		ci := []string{p.Label, fmt.Sprint(len(p.Runs))}
 		for _, m := range s.Metrics {
 			ci = append(ci, ciCell(m, p.values(m)))

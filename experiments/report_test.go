@@ -58,3 +58,34 @@ func TestReportEscapes(t *testing.T) {
 		}
 	}
 }
+
+// TestOneSeedNoIntervals: a sweep of one seed per point has no spread to
+// put an interval on, so summary.md and report.html leave the interval
+// table out (no grid of dashes); with two seeds at a point it is there.
+func TestOneSeedNoIntervals(t *testing.T) {
+	for _, seeds := range []int{1, 2} {
+		s := &Summary{Keys: []string{"model.scorer"}, Metrics: []string{"token_acc"}, Failed: map[string]string{}}
+		for seed := 1; seed <= seeds; seed++ {
+			for _, sc := range []string{"dot", "general"} {
+				s.Runs = append(s.Runs, &Final{Run: "scorer=" + sc + "_seed=" + string(rune('0'+seed)), Seed: int64(seed),
+					Point: map[string]any{"model.scorer": sc}, Metrics: map[string]float64{"token_acc": 0.5 + 0.1*float64(seed)}})
+			}
+		}
+		dir := t.TempDir()
+		if err := s.writeMD(filepath.Join(dir, "summary.md"), "x"); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeReport(dir, s, &FigureSet{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"summary.md", "report.html"} {
+			b, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(string(b), "95% interval"); got != (seeds > 1) {
+				t.Errorf("%d seeds: %s has the interval table: %v, want %v", seeds, name, got, seeds > 1)
+			}
+		}
+	}
+}

@@ -235,16 +235,18 @@ func ciCell(m string, xs []float64) string {
 // writeStatsMD appends to summary.md the intervals, the success counts
 // and the pairwise comparisons.
 func (s *Summary) writeStatsMD(b *strings.Builder) {
-	b.WriteString("\n## 95% interval of the mean per sweep point\n\n" + ciNote + "\n\n")
-	head := append([]string{"point", "seeds"}, s.Metrics...)
-	mdRow(b, head)
-	mdSep(b, len(head))
-	for _, p := range s.Points() {
-		row := []string{p.Label, strconv.Itoa(len(p.Runs))}
-		for _, m := range s.Metrics {
-			row = append(row, ciCell(m, p.values(m)))
+	if s.seedsVary() {
+		b.WriteString("\n## 95% interval of the mean per sweep point\n\n" + ciNote + "\n\n")
+		head := append([]string{"point", "seeds"}, s.Metrics...)
+		mdRow(b, head)
+		mdSep(b, len(head))
+		for _, p := range s.Points() {
+			row := []string{p.Label, strconv.Itoa(len(p.Runs))}
+			for _, m := range s.Metrics {
+				row = append(row, ciCell(m, p.values(m)))
+			}
+			mdRow(b, row)
 		}
-		mdRow(b, row)
 	}
 	s.writeSuccessMD(b)
 	cs := s.Comparisons()
@@ -252,7 +254,7 @@ func (s *Summary) writeStatsMD(b *strings.Builder) {
 		return
 	}
 	fmt.Fprintf(b, "\n## Pairwise comparisons\n\n%s\n\n", comparisonNote(s.comparedMetrics(), s.Report.Primary))
-	head = []string{"metric"}
+	head := []string{"metric"}
 	grouped := cs[0].Group != ""
 	if grouped {
 		head = append(head, "where")
@@ -268,6 +270,18 @@ func (s *Summary) writeStatsMD(b *strings.Builder) {
 		row = append(row, comparisonCells(c)...)
 		mdRow(b, row)
 	}
+}
+
+// seedsVary reports whether some sweep point has two seeds or more: with
+// one seed a point has no spread, and the summary and the report leave the
+// intervals out rather than print a table of dashes.
+func (s *Summary) seedsVary() bool {
+	for _, p := range s.Points() {
+		if len(p.Runs) > 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // ciNote says how the intervals are made.
