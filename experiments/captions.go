@@ -180,7 +180,9 @@ func regionGeometry(cfg *seq2seq.Config, m Model, d tasks.Size) error {
 	return nil
 }
 
-func (c *captionCorpus) split(name string) []capItem { return tasks.PickSplit(name, c.train, c.dev, c.test) }
+func (c *captionCorpus) split(name string) []capItem {
+	return tasks.PickSplit(name, c.train, c.dev, c.test)
+}
 
 func (c *captionCorpus) configure(cfg *seq2seq.Config) error {
 	if !seq2seq.IsRegionEncoder(cfg.Encoder) {

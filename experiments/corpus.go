@@ -82,7 +82,9 @@ type textCorpus struct {
 	train, dev, test tasks.Pairs // read through: ids are made for each batch, so a corpus held as token ids is not copied
 }
 
-func (c *textCorpus) split(name string) tasks.Pairs { return tasks.PickSplit(name, c.train, c.dev, c.test) }
+func (c *textCorpus) split(name string) tasks.Pairs {
+	return tasks.PickSplit(name, c.train, c.dev, c.test)
+}
 
 // ids returns pairs lo to hi of sp as ids; targets only if tgt.
 func ids(sp tasks.Pairs, lo, hi int, tgt bool) (src, tg [][]int) {
