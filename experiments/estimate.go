@@ -290,9 +290,13 @@ func formulaEstimate(in estimateInput) Estimate {
 		perPos += 2 * A
 		largest("the concat scorer's tanh(W_q q + W_k k) ([train] batch × source length × [model] attention)", B*S*A)
 		largest("the concat scorer's W_q and W_k ([model] attention × [model] hidden)", A*H)
+	case "multiplicative", "projected-dot":
+		P += 2 * A * H
+		keySide = B * S * A
+		largest("the "+in.Scorer+" scorer's W_q and W_k ([model] attention × [model] hidden)", A*H)
 	case "location":
 		P += S * H
-	case "cosine":
+	case "cosine", "learned-scaled-dot":
 		P++
 	case "dot", "scaled-dot":
 	default: // a scorer this estimate does not know: count it as concat

@@ -22,7 +22,8 @@ func TestEstimateParams(t *testing.T) {
 	}
 	var cases []tc
 	for _, cell := range []string{"rnn", "gru", "lstm"} {
-		for _, sc := range []string{"dot", "general", "concat", "scaled-dot", "cosine", "location"} {
+		for _, sc := range []string{"dot", "general", "concat", "scaled-dot", "cosine", "location",
+			"multiplicative", "projected-dot", "learned-scaled-dot"} {
 			cases = append(cases, tc{cell, "birnn", "bahdanau", sc, "final", false})
 		}
 		cases = append(cases, tc{cell, "rnn", "luong", "concat", "zero", true}, tc{cell, "patches", "luong", "general", "mean", true},
@@ -212,6 +213,47 @@ func TestParseBytes(t *testing.T) {
 	for _, s := range []string{"", "GB", "-1GB", "lots", "NaN", "0"} {
 		if _, err := ParseBytes(s); err == nil {
 			t.Errorf("ParseBytes(%q) accepted", s)
+		}
+	}
+}
+
+// TestBritzSweep: README's sweep of concat against multiplicative over the
+// attention size A reaches the models: each run's planned estimate counts
+// the parameters of the model seq2seq builds, the formula counts the same,
+// and raising A from 32 to 128 at hidden 48 adds W_q's and W_k's 2 · 96 ·
+// 48 = 9216 weights to multiplicative, and those plus v's and b's 2 · 96 =
+// 192 (9408) to concat.
+func TestBritzSweep(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "britz.toml")
+	os.WriteFile(path, []byte(strings.Replace(typoFile("64", "48", "48", "10"), `scorer = ["dot", "general", "concat", "scaled-dot"]`,
+		`scorer = ["concat", "multiplicative"]
+"model.attention" = [32, 128]`, 1)), 0o644)
+	e, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := e.Runs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := map[string]float64{}
+	for _, r := range runs {
+		in := e.runInput(r)
+		est := estimate(in)
+		if !est.Planned {
+			t.Fatalf("%s: not planned from the model", r.ID)
+		}
+		if f := formulaEstimate(in).Params; f != est.Params {
+			t.Errorf("%s: the formula counts %.0f parameters, the model has %.0f", r.ID, f, est.Params)
+		}
+		params[fmt.Sprintf("%s/%d", r.Model.Scorer, r.Model.Attention)] = est.Params
+	}
+	if len(params) != 4 {
+		t.Fatalf("runs %v, want concat and multiplicative at A = 32 and 128", params)
+	}
+	for sc, want := range map[string]float64{"multiplicative": 9216, "concat": 9408} {
+		if d := params[sc+"/128"] - params[sc+"/32"]; d != want {
+			t.Errorf("%s: A 32 → 128 adds %.0f parameters, want %.0f", sc, d, want)
 		}
 	}
 }

@@ -1,0 +1,74 @@
+package scorers
+
+import "github.com/attnzoo/attnzoo/internal/gx"
+
+// Multiplicative is Britz et al.'s (2017, "Massive Exploration of Neural
+// Machine Translation Architectures", the attention mechanism experiments)
+// multiplicative score, the unscaled dot product of learned projections of
+// the query and the key into an attention space of size A:
+//
+//	s_i = (W_q q)ᵀ (W_k k_i),   W_q: A×Dq, W_k: A×Dk
+//
+// They compare it with the additive score (concat) at each attention
+// dimensionality A. Unlike projected-dot it never divides by √A, so its
+// scores grow with A as dot's grow with Dk (Vaswani et al.'s footnote 4);
+// it equals projected-dot with one head times √A. As a bilinear form it is
+// Luong's general score qᵀ W k_i with W = W_qᵀ W_k of rank ≤ A. (Their
+// released code, google/seq2seq's AttentionLayerDot, projects with
+// fully-connected layers whose biases start at zero; the formula here has
+// none.) W_k k_i is computed once per source sequence.
+type Multiplicative struct {
+	core
+	Wq, Wk *gx.Param
+}
+
+var _ Scorer = (*Multiplicative)(nil)
+
+func init() {
+	Register("multiplicative", func(c Config) (Scorer, error) {
+		s := &Multiplicative{core: core{name: "multiplicative", cfg: c}}
+		A := int(c.Settings["attention"])
+		if A == 0 {
+			A = c.Key
+		}
+		s.Wq = s.param("W_q", A, c.Query)
+		s.Wk = s.param("W_k", A, c.Key)
+		s.Wq.Glorot(c.Rand)
+		s.Wk.Glorot(c.Rand)
+		return s, nil
+	}, Setting{
+		Name: "attention", Usage: "multiplicative: the size A of W_q q and W_k k_i (0 = the key size Dk)", Int: true,
+		FromParams: func(p map[string]any) (float64, bool) {
+			for _, k := range []string{"W_q", "W_k"} {
+				if v, ok := p[k].([]any); ok {
+					return float64(len(v)), true
+				}
+			}
+			return 0, false
+		},
+	})
+}
+
+func (s *Multiplicative) Formula() string {
+	return "(W_q q)ᵀ(W_k k_i), unscaled; W_q: A×Dq, W_k: A×Dk"
+}
+
+// ProjectKeys returns W_k k_i for every key: [B, S, A].
+func (s *Multiplicative) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node {
+	if !s.checkKeys(g, keys) {
+		return nil
+	}
+	return g.Linear(keys, g.Bind(s.Wk), 0)
+}
+
+// ScoreProjected returns (W_q q)ᵀ(W_k k_i) for every key.
+func (s *Multiplicative) ScoreProjected(g *gx.Graph, q, wk *gx.Node) *gx.Node {
+	if !s.checkStep(g, q, wk) {
+		return nil
+	}
+	return g.BMV(wk, g.Linear(q, g.Bind(s.Wq), 0), 1) // [B,S]
+}
+
+func (s *Multiplicative) Score(g *gx.Graph, q, keys *gx.Node) *gx.Node {
+	return s.ScoreProjected(g, q, s.ProjectKeys(g, keys))
+}
