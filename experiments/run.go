@@ -38,12 +38,15 @@ type Final struct {
 	Steps        int                `json:"steps"`
 	TrainSeconds float64            `json:"train_seconds"`
 	StepsPerSec  float64            `json:"steps_per_sec"`
-	Params       int                `json:"params"`
-	Memory       *Estimate          `json:"memory_estimate,omitempty"` // what the run was estimated to hold (plan.go)
-	Arena        *seq2seq.ArenaUse  `json:"arena,omitempty"`           // what the run's graphs held at its end (the engine's count)
-	Provenance   *Provenance        `json:"provenance,omitempty"`      // absent in runs finished before it was recorded
-	StoppedAt    int                `json:"stopped_at,omitempty"`      // the step early stopping ([train] patience) ended training at
-	Selected     *Selected          `json:"selected,omitempty"`        // the checkpoint the test metrics come from ([train] select)
+	// TestDecodeSeconds is the wall time of the greedy decoding of the test
+	// split (its scoring included), bench-corpus's decoding time.
+	TestDecodeSeconds float64           `json:"test_decode_seconds,omitempty"`
+	Params            int               `json:"params"`
+	Memory            *Estimate         `json:"memory_estimate,omitempty"` // what the run was estimated to hold (plan.go)
+	Arena             *seq2seq.ArenaUse `json:"arena,omitempty"`           // what the run's graphs held at its end (the engine's count)
+	Provenance        *Provenance       `json:"provenance,omitempty"`      // absent in runs finished before it was recorded
+	StoppedAt         int               `json:"stopped_at,omitempty"`      // the step early stopping ([train] patience) ended training at
+	Selected          *Selected         `json:"selected,omitempty"`        // the checkpoint the test metrics come from ([train] select)
 }
 
 // Progress is one update of a run in progress.
@@ -334,7 +337,9 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 	// final evaluation on test: greedy, and the configured beam (the
 	// checkpoint of the last step is written: an interrupted evaluation
 	// is redone whole by --resume)
+	t0 = time.Now()
 	ev, err := data.evaluate(model, "test", 1<<30, r.Train.Batch, maxLen, 1, r.Decode.Alpha, evalCache, r.Decode.Examples, dir)
+	testDecodeSeconds := time.Since(t0).Seconds()
 	if ctx.Err() != nil {
 		return nil, ErrInterrupted
 	}
@@ -402,7 +407,7 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 		point[a.Key] = a.Value
 	}
 	f := &Final{Run: r.ID, Seed: r.Seed, Point: point, Metrics: m, Steps: trained, StoppedAt: stoppedAt,
-		TrainSeconds: trainSeconds, Params: model.NumParams(), Provenance: &prov}
+		TrainSeconds: trainSeconds, TestDecodeSeconds: testDecodeSeconds, Params: model.NumParams(), Provenance: &prov}
 	est := e.runEstimate(r)
 	f.Memory = &est
 	if use, ok := tr.Cache.ArenaUse(); ok {

@@ -28,7 +28,9 @@ reversal; decoder input <s> y_1..y_n, output y_1..y_n </s>.
 Timed as `attnzoo bench` times: the median of the training steps after
 --warmup untimed ones (data drawn before the clock starts), and greedy
 decoding of one batch (src-len + 1 steps, the last </s>), median of --reps
-after 3 untimed. Prints one JSON line.
+after 3 untimed. Prints one JSON line, with blas_core: the kernel of the
+OpenBLAS torch loaded (openblas_get_corename; `make bench-compare` leaves
+it to OpenBLAS's choice for the processor).
 
 --only params prints the parameter count without training; --only check
 --check FILE computes, in float64, the loss and gradients of attnzoo's
@@ -50,6 +52,8 @@ import time
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+from benchlib import openblas_corename
 
 PAD, UNK, BOS, EOS = 0, 1, 2, 3
 RESERVED = 4
@@ -233,7 +237,8 @@ def main():
         return
     torch.set_default_dtype(torch.float32)
     model = Bahdanau(args.vocab, EMBED, args.hidden)
-    out = {'system': 'pytorch-%s' % torch.__version__, 'dtype': 'float32', 'threads': torch.get_num_threads(),
+    out = {'system': 'pytorch-%s' % torch.__version__, 'blas_core': openblas_corename(),
+           'dtype': 'float32', 'threads': torch.get_num_threads(),
            'hidden': args.hidden, 'batch': args.batch, 'src_len': args.src_len, 'vocab': args.vocab,
            'embed': EMBED, 'params': model.num_params()}
     if args.only == 'params':

@@ -75,6 +75,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	table := fs.Bool("table", false, "with --json, print the table too")
 	torch := fs.String("torch", "", "compare with `FILE`, a JSON line from bench/pytorch/reverse.py (ratios)")
 	tableFrom := fs.String("table-from", "", "instead: print the table of a `FILE` of JSON lines from both systems, one pair per size")
+	corpusTable := fs.String("corpus-table", "", "instead: print make bench-corpus's table from its folder `DIR` (bench/README.md)")
 	opt := benchOptions{}
 	opt.benchSizes.flags(fs)
 	fs.IntVar(&opt.steps, "steps", 55, "training steps (the first --warmup are not timed)")
@@ -91,6 +92,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stderr, "usage: attnzoo bench [--hidden H] [--batch B] [--src-len S] [--vocab V] [--device D] [--threads T] [--json [--table]] [--torch PYTORCH.json]")
 		fmt.Fprintln(stderr, "       attnzoo bench --parallel N [--parallel-steps S] [--json]")
 		fmt.Fprintln(stderr, "       attnzoo bench --table-from RESULTS.jsonl")
+		fmt.Fprintln(stderr, "       attnzoo bench --corpus-table DIR")
 		fmt.Fprintln(stderr, "Runs the toy-reverse speed anchor (bench/README.md) through the harness:")
 		fmt.Fprintln(stderr, "concat scorer, GRU, Bahdanau decoder, V=32, S=12, T=13, B=64, E=64, H=128, A=128, float32, Adam;")
 		fmt.Fprintln(stderr, "--hidden, --batch, --src-len and --vocab resize it (bench/pytorch/reverse.py takes the same flags).")
@@ -101,6 +103,9 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *tableFrom != "" {
 		return printTableFrom(stdout, *tableFrom)
+	}
+	if *corpusTable != "" {
+		return printCorpusTable(stdout, *corpusTable)
 	}
 	opt.warmups = 3
 	if err := opt.benchSizes.check(); err != nil {

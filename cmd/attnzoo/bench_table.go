@@ -23,6 +23,7 @@ func paramsDiffer(ours int, p float64) bool {
 // benchLine is one JSON line of either system, as far as the table needs.
 type benchLine struct {
 	System       string  `json:"system"`
+	BLASCore     string  `json:"blas_core"` // PyTorch: the kernel its OpenBLAS runs (openblas_get_corename)
 	Threads      float64 `json:"threads"`
 	BLAS         string  `json:"blas"`
 	BLASThreads  float64 `json:"blas_threads"`
@@ -139,7 +140,7 @@ func printTableFrom(w io.Writer, name string) error {
 	fmt.Fprintln(w, "ms/step: median of the timed training steps; fastest steps: their minimum (less moved by other load on the machine);")
 	fmt.Fprintln(w, "greedy: median of the timed decodings of one batch; ratio: attnzoo ÷ PyTorch.")
 	if l := systems[0]; l != nil {
-		fmt.Fprintf(w, "PyTorch: %s, %v torch thread(s).\n", l.System, l.Threads)
+		fmt.Fprintf(w, "PyTorch: %s, %v torch thread(s), OpenBLAS kernel %s.\n", l.System, l.Threads, orDash(l.BLASCore))
 	}
 	if l := systems[1]; l != nil {
 		fmt.Fprintf(w, "attnzoo: BLAS %s (%v thread(s)), GOMAXPROCS %v.\n", l.BLAS, l.BLASThreads, l.Threads)
