@@ -102,7 +102,7 @@ func printCorpusTable(w io.Writer, dir string) error {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "PyTorch: %s, %v torch thread(s), OpenBLAS kernel %s.\n", pt.System, pt.Threads, orDash(pt.BLASCore))
 	if p := f.Provenance; p != nil {
-		fmt.Fprintf(w, "attnzoo: %s, BLAS %s, products %s.\n", p.Go, p.BLAS, p.Products)
+		fmt.Fprintf(w, "attnzoo: %s, BLAS %s.\n", p.Go, p.BLAS)
 	}
 	fmt.Fprintln(w, "train s/step: every step, the first included (attnzoo: train_seconds ÷ steps, graph compiles included);")
 	fmt.Fprintln(w, "peak RSS: the whole process (attnzoo: attnzoo run, its test scoring and report included).")
