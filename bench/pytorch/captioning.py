@@ -135,7 +135,7 @@ class ShowAttendTell(nn.Module):
             done |= y == EOS
             if bool(done.all()):
                 break
-        return torch.stack(out, 1)
+        return torch.stack(out, 1)  # [B, steps run]
 
 
 def pad(seqs, prefix=(), suffix=()):
@@ -213,14 +213,14 @@ def main():
         loss = l.item()
         times.append(time.perf_counter() - t0)
     model.eval()
-    t0 = time.perf_counter()
+    t0, steps = time.perf_counter(), 0
     te = [rows[img] for img, _ in test]
     for i in range(0, len(te), a.batch):
-        model.greedy(regions(te[i:i + a.batch]), max_len)
+        steps += model.greedy(regions(te[i:i + a.batch]), max_len).shape[1]
     decode_s = time.perf_counter() - t0
     out.update({'steps': a.steps, 's_step_median': round(statistics.median(times), 4),
                 's_step_mean': round(statistics.mean(times), 4), 'train_s': round(sum(times), 2),
-                'decode_s': round(decode_s, 2), 'loss_at_last': round(loss, 4), 'maxrss_mb': maxrss_mb()})
+                'decode_s': round(decode_s, 2), 'decode_steps': steps, 'loss_at_last': round(loss, 4), 'maxrss_mb': maxrss_mb()})
     print(json.dumps(out))
     sys.stdout.flush()
 

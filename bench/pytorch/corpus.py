@@ -31,7 +31,9 @@ sentence has ended.
 
 Prints one JSON line: params, the vocabularies and splits, train seconds a
 step (median and mean of every step, the first included), test decoding
-seconds, peak RSS (MiB) and the OpenBLAS kernel.
+seconds and the decoder steps it ran (summed over the batches: how soon
+the model's outputs end sets the decoding time), peak RSS (MiB) and the
+OpenBLAS kernel.
 
 usage: OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/pytorch/corpus.py --tsv FILE
            [--steps 30] [--batch 128] [--embed 256] [--hidden 512]
@@ -156,7 +158,7 @@ class Translator(nn.Module):
             done |= y == EOS
             if bool(done.all()):
                 break
-        return torch.stack(out, 1)
+        return torch.stack(out, 1)  # [B, steps run]
 
 
 def pad(seqs, prefix=(), suffix=()):
@@ -217,15 +219,15 @@ def main():
         loss = l.item()
         times.append(time.perf_counter() - t0)
     model.eval()
-    t0 = time.perf_counter()
+    t0, steps = time.perf_counter(), 0
     te = [sv.encode(s) for s, _ in test]
     for i in range(0, len(te), a.batch):
         chunk = te[i:i + a.batch]
-        model.greedy(pad(chunk), torch.tensor([len(s) for s in chunk]), 2 * max_src + 10)
+        steps += model.greedy(pad(chunk), torch.tensor([len(s) for s in chunk]), 2 * max_src + 10).shape[1]
     decode_s = time.perf_counter() - t0
     out.update({'steps': a.steps, 's_step_median': round(statistics.median(times), 4),
                 's_step_mean': round(statistics.mean(times), 4), 'train_s': round(sum(times), 2),
-                'decode_s': round(decode_s, 2), 'loss_at_last': round(loss, 4), 'maxrss_mb': maxrss_mb()})
+                'decode_s': round(decode_s, 2), 'decode_steps': steps, 'loss_at_last': round(loss, 4), 'maxrss_mb': maxrss_mb()})
     print(json.dumps(out))
     sys.stdout.flush()
 
