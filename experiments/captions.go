@@ -37,17 +37,22 @@ type capItem struct {
 func newCaptionCorpus(ctx context.Context, d *captioning.Data, r *Run) (*captionCorpus, error) {
 	c := &captionCorpus{ctx: ctx, data: d}
 	cache := map[*captioning.Image][]float32{}
+	flats := map[*float32][]float32{} // by an image's first feature value: its captions share one copy
 	regions := func(ex *captioning.Example) ([]float32, error) {
 		if ex.Features != nil {
 			if r.Model.Encoder != "features" {
 				return nil, fmt.Errorf("task %s gives precomputed features: use encoder \"features\"", r.TaskID)
 			}
+			c.S, c.P = len(ex.Features), len(ex.Features[0])
+			c.rows, c.cols = ex.Grid[0], ex.Grid[1]
+			if v, ok := flats[&ex.Features[0][0]]; ok {
+				return v, nil
+			}
 			flat := make([]float32, 0, len(ex.Features)*len(ex.Features[0]))
 			for _, f := range ex.Features {
 				flat = append(flat, f...)
 			}
-			c.S, c.P = len(ex.Features), len(ex.Features[0])
-			c.rows, c.cols = ex.Grid[0], ex.Grid[1]
+			flats[&ex.Features[0][0]] = flat
 			return flat, nil
 		}
 		im := ex.Image
