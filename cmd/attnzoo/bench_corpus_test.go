@@ -93,16 +93,17 @@ func TestTorchCorpusParams(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := torchJSON(t, py, "corpus.py", "--only", "params", "--tsv", file, "--embed", "8", "--hidden", "12", "--min-count", "2")
+	test := d.Examples("test")
 	want := map[string]float64{"params": float64(m.NumParams()), "src_vocab": float64(d.SrcVocab.Len()), "tgt_vocab": float64(d.TgtVocab.Len()),
-		"train": float64(len(d.Train)), "dev": float64(len(d.Dev)), "test": float64(len(d.Test))}
+		"train": float64(d.Split("train").Len()), "dev": float64(d.Split("dev").Len()), "test": float64(len(test))}
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("%s: pytorch %v, attnzoo %v", k, got[k], v)
 		}
 	}
 	head, _ := got["test_head"].([]any)
-	for i := 0; i < 2 && i < len(d.Test); i++ {
-		if w := strings.Join(d.Test[i].Src, " "); i >= len(head) || head[i] != w {
+	for i := 0; i < 2 && i < len(test); i++ {
+		if w := strings.Join(test[i].Src, " "); i >= len(head) || head[i] != w {
 			t.Errorf("test sentence %d: pytorch %v, attnzoo %q", i, head, w)
 		}
 	}
