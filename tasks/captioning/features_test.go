@@ -250,3 +250,29 @@ func TestFeaturesOptionErrors(t *testing.T) {
 		t.Errorf("grid 0: got %v", err)
 	}
 }
+
+// TestFeaturesSize: Size reads the array's header and the captions before
+// Load. featureCaptions tokenized: "a cat ." (3 tokens), "a dog ." (3), "a
+// black cat ." (4), "two birds ." (3), "a fish ." (3): the longest 4, the
+// mean 16/5 = 3.2; the words a ×4, cat ×2, "." ×5, dog, black, two, birds,
+// fish ×1: 8 words at min_count 1, 3 at min_count 2 (a, cat, .); 5
+// captions of 4 images: 2 an image at most (rounded up); dev and test a
+// quarter of the 4 images each.
+func TestFeaturesSize(t *testing.T) {
+	root := t.TempDir()
+	caps := writeFile(t, filepath.Join(root, "caps.txt"), featureCaptions)
+	npy := writeFeatures(t, filepath.Join(root, "feats.npy"), 4, 6, 3)
+	for _, tc := range []struct {
+		minCount, vocab int
+	}{{1, 8}, {2, 3}} {
+		task, err := New("features", tasks.Options{"npy": npy, "captions": caps, "dev": 0.25, "test": 0.25, "min_count": tc.minCount})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := task.(tasks.Sizer).Size()
+		want := tasks.Size{Train: 2, Dev: 1, Test: 1, MaxTgt: 4, MeanTgt: 3.2, TgtVocab: tc.vocab, S: 6, D: 3, Captions: 2}
+		if got != want {
+			t.Errorf("min_count %d: Size %+v, want %+v", tc.minCount, got, want)
+		}
+	}
+}
