@@ -99,6 +99,10 @@ func printCorpusTable(w io.Writer, dir string) error {
 	fmt.Fprintf(w, "| train s/step (median) | %.3f | — | |\n", pt.SStepMed)
 	fmt.Fprintf(w, "| test decoding s (greedy) | %.1f | %.1f | %s |\n", pt.DecodeS, f.TestDecodeSeconds, ratio(f.TestDecodeSeconds, pt.DecodeS))
 	fmt.Fprintf(w, "| peak RSS MiB | %.0f | %.0f | %s |\n", pt.MaxRSSMB, azRSS, ratio(azRSS, pt.MaxRSSMB))
+	if e := f.Memory; e != nil && azRSS > 0 {
+		est := e.Total / (1 << 20)
+		fmt.Fprintf(w, "| attnzoo's pre-flight estimate MiB | | %.0f | %s of its peak |\n", est, ratio(est, azRSS))
+	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "PyTorch: %s, %v torch thread(s), OpenBLAS kernel %s.\n", pt.System, pt.Threads, orDash(pt.BLASCore))
 	if p := f.Provenance; p != nil {

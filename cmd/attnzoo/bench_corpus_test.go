@@ -173,7 +173,8 @@ func TestTorchCaptioningParams(t *testing.T) {
 // TestCorpusTable: the bench-corpus table from a fixed folder. By hand:
 // attnzoo trains 30 steps in 60 s, 2.000 s/step, against PyTorch's mean
 // 2.5: 2.000 ÷ 2.5 = 0.80; decoding 50 ÷ 40 = 1.25; peak RSS 2457600 KiB
-// = 2400 MiB against 2000 MiB: 1.20. A missing or malformed file is an
+// = 2400 MiB against 2000 MiB: 1.20; the estimate 2147483648 bytes = 2048
+// MiB, 2048 ÷ 2400 = 0.85 of the peak. A missing or malformed file is an
 // error naming it.
 func TestCorpusTable(t *testing.T) {
 	dir := t.TempDir()
@@ -185,7 +186,7 @@ func TestCorpusTable(t *testing.T) {
 	write(corpusTorchFile, `{"system": "pytorch-1.13.0a0", "workload": "corpus", "blas_core": "Cooperlake", "threads": 1, "params": 10374013, "steps": 30, "s_step_median": 2.4, "s_step_mean": 2.5, "decode_s": 40.0, "maxrss_mb": 2000.0}`+"\n")
 	write(corpusRSSFile, "2457600\n")
 	write(filepath.Join(corpusResults, "bench-corpus", "runs", "seed=1", "final.json"),
-		`{"run": "seed=1", "steps": 30, "train_seconds": 60, "test_decode_seconds": 50, "params": 10374013, "provenance": {"go": "go1.26.8", "blas": "openblas", "products": "kern AVX-512"}}`)
+		`{"run": "seed=1", "steps": 30, "train_seconds": 60, "test_decode_seconds": 50, "params": 10374013, "memory_estimate": {"total_bytes": 2147483648}, "provenance": {"go": "go1.26.8", "blas": "openblas", "products": "kern AVX-512"}}`)
 	out, errs, code := runCLI(t, "bench", "--corpus-table", dir)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -198,6 +199,7 @@ func TestCorpusTable(t *testing.T) {
 		"| train s/step (median) | 2.400 | — | |",
 		"| test decoding s (greedy) | 40.0 | 50.0 | 1.25 |",
 		"| peak RSS MiB | 2000 | 2400 | 1.20 |",
+		"| attnzoo's pre-flight estimate MiB | | 2048 | 0.85 of its peak |",
 		"OpenBLAS kernel Cooperlake",
 		"attnzoo: go1.26.8, BLAS openblas.",
 	} {
