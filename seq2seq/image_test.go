@@ -84,3 +84,41 @@ func TestRegionDecodes(t *testing.T) {
 		t.Errorf("loss %g → %g after 30 steps on one batch", first, last)
 	}
 }
+
+// TestNLLLeavesOutThePenalty: the doubly stochastic penalty λ Σ_i (1 −
+// Σ_t α_ti)² is part of the training loss, not of the likelihood: NLL of a
+// model with λ = 1 equals NLL of the same weights with λ = 0, and the
+// training loss with λ = 1 is larger than the mean NLL by the penalty
+// (attention over 9 regions summed over 4 steps cannot make every Σ_t α_ti
+// equal to 1, so the penalty is positive).
+func TestNLLLeavesOutThePenalty(t *testing.T) {
+	cfg := Config{Cell: "gru", Encoder: "patches", Decoder: "bahdanau", Scorer: "dot", TgtVocab: 10, Embed: 8, Hidden: 16, Attention: 8,
+		Regions: 9, RegionSize: 12, Beta: true, Lambda: 1, Dtype: "float64", Seed: 1}
+	m, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := regionBatch(rand.New(rand.NewPCG(3, 3)), 5, 9, 12)
+	cache := NewGraphCache(0)
+	defer cache.Close()
+	withPenalty, n, err := m.NLL(b, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Cfg.Lambda = 0
+	without, _, err := m.NLL(b, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if withPenalty != without {
+		t.Errorf("NLL with λ = 1: %v, with λ = 0: %v; the penalty is not the likelihood's", withPenalty, without)
+	}
+	m.Cfg.Lambda = 1
+	loss, _, err := m.Loss(b, rand.New(rand.NewPCG(0, 0)), cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(loss > without/float64(n)) {
+		t.Errorf("training loss %v with λ = 1 is not above the mean NLL %v", loss, without/float64(n))
+	}
+}

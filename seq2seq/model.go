@@ -38,6 +38,8 @@ type Model struct {
 	betaW, betaB   *gx.Param // the gating scalar
 
 	res *gx.Resident // the device holding the parameters (UseDevice); nil: the host
+
+	likelihood bool // NLL runs the training graph: the penalty weighted 0
 }
 
 // New builds a model with freshly initialised parameters (seeded by

@@ -179,7 +179,11 @@ func (m *Model) runTrain(b *Batch, rng *rand.Rand, cache *GraphCache) (*trainGra
 			return nil, 0, err
 		}
 	}
-	if err := tg.penalty.set(b, m.Cfg.Lambda); err != nil {
+	lambda := m.Cfg.Lambda
+	if m.likelihood {
+		lambda = 0
+	}
+	if err := tg.penalty.set(b, lambda); err != nil {
 		return nil, 0, err
 	}
 	if err := tg.mach.Run(); err != nil {
@@ -353,9 +357,11 @@ func (t *Trainer) Reseed(seed, step uint64) {
 // NLL returns the summed token negative log-likelihood of a batch under
 // teacher forcing (no dropout), and the number of target tokens.
 func (m *Model) NLL(b *Batch, cache *GraphCache) (float64, int, error) {
+	// the likelihood alone: no dropout, and no doubly stochastic penalty
+	// (the training loss adds it: the graph keeps its terms, weighted 0)
 	save := m.Cfg.Dropout
-	m.Cfg.Dropout = 0
-	defer func() { m.Cfg.Dropout = save }()
+	m.Cfg.Dropout, m.likelihood = 0, true
+	defer func() { m.Cfg.Dropout, m.likelihood = save, false }()
 	loss, _, err := m.loss(b, rand.New(rand.NewPCG(0, 0)), cache)
 	return loss * float64(b.Tokens()), b.Tokens(), err
 }
