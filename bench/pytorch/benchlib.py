@@ -168,3 +168,11 @@ def held_bias(bias, rows):
     keep[:rows] = 0
     bias.register_hook(lambda g: g * keep)
     return rows
+
+
+def pad(seqs, prefix=(), suffix=()):
+    """Id lists with prefix and suffix added, padded with PAD to the longest: a [B, T] tensor."""
+    import torch
+    seqs = [list(prefix) + s + list(suffix) for s in seqs]
+    T = max(len(s) for s in seqs)
+    return torch.tensor([s + [PAD] * (T - len(s)) for s in seqs], dtype=torch.long)

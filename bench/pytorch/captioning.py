@@ -44,7 +44,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from benchlib import BOS, EOS, PAD, Vocab, held_bias, maxrss_mb, openblas_corename, split_groups, tokenize
+from benchlib import BOS, EOS, PAD, Vocab, pad, held_bias, maxrss_mb, openblas_corename, split_groups, tokenize
 
 
 def read_flickr(path):
@@ -136,12 +136,6 @@ class ShowAttendTell(nn.Module):
             if bool(done.all()):
                 break
         return torch.stack(out, 1)  # [B, steps run]
-
-
-def pad(seqs, prefix=(), suffix=()):
-    seqs = [list(prefix) + s + list(suffix) for s in seqs]
-    T = max(len(s) for s in seqs)
-    return torch.tensor([s + [PAD] * (T - len(s)) for s in seqs], dtype=torch.long)
 
 
 def main():

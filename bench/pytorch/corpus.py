@@ -51,7 +51,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from benchlib import BOS, EOS, PAD, Vocab, held_bias, maxrss_mb, openblas_corename, split_groups, tokenize
+from benchlib import BOS, EOS, PAD, Vocab, pad, held_bias, maxrss_mb, openblas_corename, split_groups, tokenize
 
 
 def read_tsv(path):
@@ -159,12 +159,6 @@ class Translator(nn.Module):
             if bool(done.all()):
                 break
         return torch.stack(out, 1)  # [B, steps run]
-
-
-def pad(seqs, prefix=(), suffix=()):
-    seqs = [list(prefix) + s + list(suffix) for s in seqs]
-    T = max(len(s) for s in seqs)
-    return torch.tensor([s + [PAD] * (T - len(s)) for s in seqs], dtype=torch.long)
 
 
 def main():
