@@ -136,3 +136,54 @@ func TestDevicePlan(t *testing.T) {
 		t.Errorf("the device counts %d bytes allocated, fewer than the machine's values alone (%d)", grew, values)
 	}
 }
+
+// TestRegionsInputShared: a region model's training graphs for two target
+// lengths (batches of 5 and of 3 captions: 3 and 2 steps) in one cache hold
+// one regions tensor per batch shape between them, not one each, and
+// compute the same losses as graphs of caches of their own (each batch's
+// regions are set before its run).
+func TestRegionsInputShared(t *testing.T) {
+	cfg := Config{Cell: "gru", Encoder: "patches", Decoder: "bahdanau", Scorer: "dot", TgtVocab: 10, Embed: 8, Hidden: 16, Attention: 8,
+		Regions: 9, RegionSize: 12, Lambda: 1, Dtype: "float64", Seed: 1}
+	m, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 3))
+	long := regionBatch(rng, 5, 9, 12) // captions of 1, 2, 3 tokens: 4 steps with </s>
+	short, err := NewRegionBatch(long.Regions[:5], 9, 12, [][]int{{4}, {5}, {6}, {7}, {8}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := NewGraphCache(0)
+	defer shared.Close()
+	var got []float64
+	for _, b := range []*Batch{long, short, long} {
+		l, _, err := m.Loss(b, rand.New(rand.NewPCG(0, 0)), shared)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, l)
+	}
+	if len(shared.trains) != 2 {
+		t.Fatalf("%d training graphs, want 2", len(shared.trains))
+	}
+	var tensors []any
+	for _, tg := range shared.trains {
+		tensors = append(tensors, tg.enc.enc.(*regionInputs).regions.Value())
+	}
+	if tensors[0] != tensors[1] {
+		t.Error("the two training graphs hold a regions tensor each")
+	}
+	for i, b := range []*Batch{long, short, long} {
+		own := NewGraphCache(0)
+		want, _, err := m.Loss(b, rand.New(rand.NewPCG(0, 0)), own)
+		own.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[i] != want {
+			t.Errorf("batch %d: loss %v through the shared cache, %v through a cache of its own", i, got[i], want)
+		}
+	}
+}

@@ -167,6 +167,37 @@ func (g *Graph) Input(name string, shape ...int) *Node {
 	return G.NewTensor(g.g, g.dt, len(shape), G.WithShape(shape...), G.WithName(name), G.WithValue(t))
 }
 
+// SharedInput is Input whose value, in a graph built into an arena
+// (BuildIn), is the arena's one tensor of that name, shape and dtype: the
+// graphs of an arena run one at a time, so an input set before every run
+// (a batch's image regions, the largest input a graph has) is held once,
+// not by each graph of each shape. Set it before every run.
+func (g *Graph) SharedInput(name string, shape ...int) *Node {
+	a := g.run.arena
+	if a == nil || g.err != nil {
+		return g.Input(name, shape...)
+	}
+	if !g.unique(name) {
+		return nil
+	}
+	for _, d := range shape {
+		if d <= 0 {
+			g.Failf("gx: input %q: shape %v has a non-positive size", name, shape)
+			return nil
+		}
+	}
+	key := fmt.Sprint(name, shape, g.dt)
+	t := a.inputs[key]
+	if t == nil {
+		if a.inputs == nil {
+			a.inputs = map[string]*tensor.Dense{}
+		}
+		t = tensor.New(tensor.WithShape(shape...), tensor.Of(g.dt))
+		a.inputs[key] = t
+	}
+	return G.NewTensor(g.g, g.dt, len(shape), G.WithShape(shape...), G.WithName(name), G.WithValue(t))
+}
+
 // Const adds a named input node holding a copy of data, laid out in shape.
 func (g *Graph) Const(name string, data []float64, shape ...int) *Node {
 	n := g.Input(name, shape...)

@@ -33,7 +33,8 @@ type Arena struct {
 	packs  map[packKey]*packed
 	bpacks map[bKey]*bPacked
 
-	machines map[*Machine]bool // compiled into the arena and not closed
+	machines map[*Machine]bool        // compiled into the arena and not closed
+	inputs   map[string]*tensor.Dense // SharedInput's, by name, shape and dtype
 }
 
 // NewArena returns an empty arena.
@@ -43,6 +44,9 @@ func NewArena() *Arena { return &Arena{} }
 // the packed weights.
 func (a *Arena) Bytes() int64 {
 	n := a.SlabBytes() + a.WorkBytes()
+	for _, t := range a.inputs {
+		n += int64(t.DataSize()) * int64(t.Dtype().Size())
+	}
 	for _, p := range a.packs {
 		n += int64(cap(p.data)) * 4
 	}
