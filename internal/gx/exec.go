@@ -49,8 +49,7 @@ type Machine struct {
 	dev    *devRun // set by MachineOn: the values live on a device
 	plan   *plan   // where each step's value lives in the arena (host machines)
 
-	uses    []int   // per value, the steps that read it: for the plan
-	watched []bool  // per value
+	watched []bool  // per value: for the plans (makePlan, devRun.plan)
 	nodes   []*Node // per value
 	dt      tensor.Dtype
 }
@@ -97,14 +96,14 @@ func (g *Graph) Machine() (*Machine, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.plan = m.makePlan(m.uses, m.watched)
+	m.plan = m.makePlan()
 	a := g.run.arena
 	m.plan.a = a
 	if a.machines == nil {
 		a.machines = map[*Machine]bool{}
 	}
 	a.machines[m] = true
-	m.uses, m.watched, m.nodes = nil, nil, nil
+	m.watched, m.nodes = nil, nil
 	return m, nil
 }
 
@@ -193,7 +192,7 @@ func (g *Graph) compile() (*Machine, error) {
 			}
 		}
 	}
-	m.uses, m.watched = uses, watched
+	m.watched = watched
 	return m, nil
 }
 

@@ -136,7 +136,7 @@ func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 		r.free()
 		return nil, err
 	}
-	m.uses, m.watched, m.nodes = nil, nil, nil
+	m.watched, m.nodes = nil, nil
 	names := map[string]bool{}
 	opDev := d // what the ops see: their scratch allocations are tracked
 	if k := runner(d); k != nil {

@@ -158,7 +158,8 @@ const align = 16
 // its operand's buffer, or any op not ours, which may return a view of its
 // input) joins that value's lifetime. Offsets are given in a sweep over
 // the steps, best fit among the free ranges.
-func (m *Machine) makePlan(uses []int, watched []bool) *plan {
+func (m *Machine) makePlan() *plan {
+	watched := m.watched
 	n := len(m.vals)
 	p := &plan{slot: make([]int, len(m.steps))}
 	// the time each step runs: a deferred product runs at its Add
@@ -171,20 +172,12 @@ func (m *Machine) makePlan(uses []int, watched []bool) *plan {
 			at[s.fuse] = k
 		}
 	}
-	stepOf := make([]int, n)
-	for i := range stepOf {
-		stepOf[i] = -1
-	}
-	for k, s := range m.steps {
-		stepOf[s.out] = k
-	}
 	// union-find over values: a group shares its owners' buffers' lifetime
 	parent := make([]int, n)
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]
