@@ -21,9 +21,8 @@
 // Each kernel may read and write the same buffer (y = x): every output
 // value depends only on inputs at its own index or row.
 //
-// This is the first layer of issue 13's device seam; the graph engine
-// (internal/gx) does not compute through it yet, and only the cpu device
-// trains.
+// The graph engine (internal/gx) runs its ops through a device's kernels,
+// so a run trains on the cpu or on an OpenCL device alike.
 package device
 
 // Buffer is float32 memory on a device. A buffer belongs to the device

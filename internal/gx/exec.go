@@ -19,10 +19,8 @@ import (
 // the tape machine's per-op overhead is most of the cost of a small model
 // and does not scale across cores. Per op it formats log arguments (an
 // allocation), looks the node up in a map and rebinds it; per run it locks
-// the OS thread and hands the work to a fresh goroutine. Measured (2-core
-// VM, 500 chained 8×8 tanh ops): 0.19 ms per run on one core, and two
-// machines side by side only 1.2–1.5× one (a pure compute loop: 2.0×);
-// this machine: ~35 µs (BenchmarkMachineOverhead).
+// the OS thread and hands the work to a fresh goroutine. The measurement
+// (BenchmarkMachineOverhead) is in bench/README.md, "Design measurements".
 //
 // Every value an op of ours or the machine's Add computes lives in the
 // machine's arena, at the offset its plan gave it (plan.go): reused once the

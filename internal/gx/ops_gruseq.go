@@ -84,9 +84,9 @@ func getScratch[T float](s *scratch, n int) []T {
 
 // gemm is C = α op(A) op(B) + β C on row-major matrices with leading
 // dimensions. A float32 product (α = 1, β 0 or 1) runs on kern.Gemm where
-// the processor has its AVX-512 kernel, in either build: 200–255 GFLOP/s
-// on one Zen 5 core, where OpenBLAS 0.3.21 (its AVX2 "Haswell" kernel
-// there) runs 116–127 (BenchmarkGemmShapes). Otherwise on whatever BLAS
+// the processor has its AVX-512 kernel, in either build (faster there than
+// OpenBLAS: BenchmarkGemmShapes, figures in bench/README.md, "Design
+// measurements"). Otherwise on whatever BLAS
 // blas32/blas64 have installed (float32 on gonum's: kern.Sgemm, our
 // kernel, where there is AVX). With kern.Threads() > 1 in the OpenBLAS
 // build, a large product runs as bands of C's rows (or of its columns,

@@ -31,9 +31,8 @@ type bPacked struct {
 }
 
 // usePacked reports whether a product on a weight packed once per run runs
-// on kern.GemmPacked, whatever its rows: wherever it has its AVX-512 kernel (~215
-// GFLOP/s on one Zen 5 core at 128×3072×1024, 200–230 at 2688 rows;
-// OpenBLAS 0.3.21 116–127, kern.Sgemm 45–75: BenchmarkGemmShapes).
+// on kern.GemmPacked, whatever its rows: wherever it has its AVX-512 kernel
+// (BenchmarkGemmShapes; figures in bench/README.md, "Design measurements").
 func usePacked() bool { return kern.PackedFast }
 
 // packedB returns op(B) [k, n] packed for kern.GemmPacked, for B (b with
