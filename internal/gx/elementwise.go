@@ -2,7 +2,7 @@ package gx
 
 import (
 	"fmt"
-	"github.com/attnzoo/attnzoo/internal/gx/kern"
+	"github.com/attnzoo/attnzoo/internal/backend"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -176,18 +176,11 @@ func (o *operands) result(fill32 func([]float32), fill64 func([]float64)) G.Valu
 	return out
 }
 
-func (op *mapOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	switch op.kind {
-	case mapTanh:
-		return o.result(func(y []float32) { kern.Tanhs(o.f32[0], y) }, func(y []float64) { kern.Tanhs(o.f64[0], y) }), nil
-	case mapReLU:
-		return o.result(func(y []float32) { relus(o.f32[0], y) }, func(y []float64) { relus(o.f64[0], y) }), nil
-	}
-	return o.result(func(y []float32) { kern.Sigmoids(o.f32[0], y) }, func(y []float64) { kern.Sigmoids(o.f64[0], y) }), nil
+func (op *mapOp) forward(c *call) error { return c.be.Map(op.kind.fn(), c.out, c.in[0], c.n(0)) }
+
+// fn is the backend's name for the function.
+func (k mapKind) fn() backend.Fn {
+	return [...]backend.Fn{mapTanh: backend.Tanh, mapSigmoid: backend.Sigmoid, mapReLU: backend.ReLU}[k]
 }
 
 func (op *mapOp) DiffWRT(int) []bool { return []bool{true} }
@@ -197,53 +190,22 @@ func (op *mapOp) SymDiff(_ G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	return G.Nodes{n}, err
 }
 
-// mapGrad sets out = g ⊙ f'(y) for f = tanh (1 − y²), σ (y(1 − y)) or
-// ReLU ([y > 0]: 0 at the kink).
-func mapGrad[T float](kind mapKind, y, g, out []T) {
-	g, out = g[:len(y)], out[:len(y)]
-	switch kind {
-	case mapTanh:
-		for i, v := range y {
-			out[i] = g[i] * (1 - v*v)
+func (op *mapGradOp) forward(c *call) error {
+	return c.be.MapGrad(op.kind.fn(), c.out, c.in[0], c.in[1], c.n(0))
+}
+
+// forward: out = x₀ + x₁, then out += x_k.
+func (op *sumOp) forward(c *call) error {
+	n := c.n(0)
+	if err := c.be.Add(c.out, c.in[0], c.in[1], n); err != nil {
+		return err
+	}
+	for _, x := range c.in[2:] {
+		if err := c.be.AddTo(c.out, x, n); err != nil {
+			return err
 		}
-		return
-	case mapReLU:
-		for i, v := range y {
-			if v > 0 {
-				out[i] = g[i]
-			} else {
-				out[i] = 0
-			}
-		}
-		return
 	}
-	for i, v := range y {
-		out[i] = g[i] * v * (1 - v)
-	}
-}
-
-func (op *mapGradOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	return o.result(func(d []float32) { mapGrad(op.kind, o.f32[0], o.f32[1], d) },
-		func(d []float64) { mapGrad(op.kind, o.f64[0], o.f64[1], d) }), nil
-}
-
-func sum[T float](xs [][]T, out []T) {
-	copy(out, xs[0])
-	for _, x := range xs[1:] {
-		kern.Axpy(1, x[:len(out)], out)
-	}
-}
-
-func (op *sumOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	return o.result(func(d []float32) { sum(o.f32, d) }, func(d []float64) { sum(o.f64, d) }), nil
+	return nil
 }
 
 func (op *sumOp) DiffWRT(n int) []bool {
@@ -262,20 +224,7 @@ func (op *sumOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	return out, nil
 }
 
-func sub[T float](a, b, out []T) {
-	b, out = b[:len(a)], out[:len(a)]
-	for i, v := range a {
-		out[i] = v - b[i]
-	}
-}
-
-func (op *subOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	return o.result(func(d []float32) { sub(o.f32[0], o.f32[1], d) }, func(d []float64) { sub(o.f64[0], o.f64[1], d) }), nil
-}
+func (op *subOp) forward(c *call) error { return c.be.Sub(c.out, c.in[0], c.in[1], c.n(0)) }
 
 func (op *subOp) DiffWRT(int) []bool { return []bool{true, true} }
 
@@ -284,35 +233,9 @@ func (op *subOp) SymDiff(_ G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	return G.Nodes{grad, n}, err
 }
 
-func neg[T float](x, out []T) {
-	out = out[:len(x)]
-	for i, v := range x {
-		out[i] = -v
-	}
-}
+func (op *negOp) forward(c *call) error { return c.be.Scale(c.out, c.in[0], -1, c.n(0)) }
 
-func (op *negOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	return o.result(func(d []float32) { neg(o.f32[0], d) }, func(d []float64) { neg(o.f64[0], d) }), nil
-}
-
-func mul[T float](a, b, out []T) {
-	b, out = b[:len(a)], out[:len(a)]
-	for i, v := range a {
-		out[i] = v * b[i]
-	}
-}
-
-func (op *mulOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	return o.result(func(d []float32) { mul(o.f32[0], o.f32[1], d) }, func(d []float64) { mul(o.f64[0], o.f64[1], d) }), nil
-}
+func (op *mulOp) forward(c *call) error { return c.be.Mul(c.out, c.in[0], c.in[1], c.n(0)) }
 
 func (op *mulOp) DiffWRT(int) []bool { return []bool{true, true} }
 

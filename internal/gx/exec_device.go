@@ -2,6 +2,7 @@ package gx
 
 import (
 	"fmt"
+	"github.com/attnzoo/attnzoo/internal/backend"
 	"slices"
 	"sort"
 	"unsafe"
@@ -138,6 +139,10 @@ func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 	}
 	m.watched, m.nodes = nil, nil
 	names := map[string]bool{}
+	var be backend.Backend
+	if b, ok := d.(interface{ Backend() backend.Backend }); ok {
+		be = b.Backend()
+	}
 	opDev := d // what the ops see: their scratch allocations are tracked
 	if k := runner(d); k != nil {
 		opDev = tracked{k, &r.owned}
@@ -150,6 +155,10 @@ func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 		}
 		r.argb[k] = make([]device.Buffer, len(s.args))
 		switch op := s.op.(type) {
+		case forwarder:
+			if be != nil {
+				r.fns[k] = onBackend(op, be, in, r.shapes[s.out])
+			}
 		case deviceOp:
 			r.fns[k] = op.onDevice(opDev, in, r.shapes[s.out])
 		default:
@@ -168,6 +177,18 @@ func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 	sort.Strings(r.hostOp)
 	m.dev = r
 	return m, nil
+}
+
+// onBackend is an op's forward on a device backend's buffers.
+func onBackend(op forwarder, be backend.Backend, in []tensor.Shape, out tensor.Shape) deviceFn {
+	c := &call{be: be, in: make([]backend.Buf, len(in)), sh: in, osh: out}
+	return func(out device.Buffer, args []device.Buffer) error {
+		c.out = backend.Buf{Mem: out}
+		for j, a := range args {
+			c.in[j] = backend.Buf{Mem: a}
+		}
+		return op.forward(c)
+	}
 }
 
 // opName names an op for HostOps: ours by name, gorgonia's by its String.

@@ -33,13 +33,21 @@ type base struct {
 
 	buf *tensor.Dense // the output: the machine's slot for it, or its own
 	ops operands      // the last run's operands, reused
+
+	self forwarder // the op itself, for Do (set when applied: setGraph)
+	c    call      // Do's call, reused
 }
 
 // salted is implemented by our ops (through base): the graph sets its salt
 // and its run state.
-type salted interface{ setGraph(uint32, *runState) }
+type salted interface {
+	setGraph(uint32, *runState, G.Op)
+}
 
-func (o *base) setGraph(s uint32, r *runState) { o.salt, o.run = s, r }
+func (o *base) setGraph(s uint32, r *runState, self G.Op) {
+	o.salt, o.run = s, r
+	o.self, _ = self.(forwarder)
+}
 
 func (o *base) Arity() int { return len(o.in) }
 
@@ -167,7 +175,7 @@ func (g *Graph) apply(op G.Op, nodes ...*Node) *Node {
 		return nil
 	}
 	if s, ok := op.(salted); ok {
-		s.setGraph(g.salt, g.run)
+		s.setGraph(g.salt, g.run, op)
 	}
 	n, err := G.ApplyOp(op, nodes...)
 	if err != nil {
@@ -180,7 +188,7 @@ func (g *Graph) apply(op G.Op, nodes ...*Node) *Node {
 // applyOp applies a gradient op, with the salt of the op it differentiates.
 func (o *base) applyOp(op G.Op, nodes ...*Node) (*Node, error) {
 	if s, ok := op.(salted); ok {
-		s.setGraph(o.salt, o.run)
+		s.setGraph(o.salt, o.run, op)
 	}
 	return G.ApplyOp(op, nodes...)
 }

@@ -192,11 +192,3 @@ func (op *col2imOp) Do(vs ...G.Value) (G.Value, error) {
 	}
 	return out, nil
 }
-
-// relus sets y = max(x, 0).
-func relus[T float](x, y []T) {
-	y = y[:len(x)]
-	for i, v := range x {
-		y[i] = max(v, 0)
-	}
-}

@@ -2,6 +2,7 @@ package gx
 
 import (
 	"fmt"
+	"github.com/attnzoo/attnzoo/internal/backend"
 	"runtime/debug"
 	"slices"
 
@@ -35,6 +36,8 @@ type Arena struct {
 
 	machines map[*Machine]bool        // compiled into the arena and not closed
 	inputs   map[string]*tensor.Dense // SharedInput's, by name, shape and dtype
+
+	be backend.Backend // the host backend its machines compute through (nil: the cpu's)
 }
 
 // NewArena returns an empty arena.

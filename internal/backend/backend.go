@@ -1,0 +1,95 @@
+// Package backend is the seam between the engine's ops and the hardware
+// that computes them. A Backend computes the engine's primitives — matrix
+// products, elementwise maps, row-wise reductions, gathers, the fused
+// recurrent steps, the optimizers' updates — as typed methods on its own
+// buffers; an op of the engine (internal/gx) is one forward written against
+// this interface and its gradient, and runs on every backend.
+//
+// Backends register by name, as database/sql's drivers do: the cpu backend
+// (package cpu: the kern kernels, AVX-512 products, plain Go for float64)
+// and the OpenCL backend (package device: the .cl kernels and CLBlast).
+// A test may register one of its own (a wrapper counting calls, say) from a
+// _test.go file; Open finds it by the name before the first colon of a
+// device specification ("opencl:0:1" opens "opencl" with "0:1").
+//
+// The interface is the union of its families, one file each: core (memory),
+// elementwise, and the rest as the ops move onto it.
+package backend
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/attnzoo/attnzoo/internal/registry"
+)
+
+// Buf is a span of a backend's memory. On a host backend one of F32 and F64
+// holds the values (the backend's dtype decides which); on a device Mem is
+// the device's buffer and the values are float32.
+type Buf struct {
+	F32 []float32
+	F64 []float64
+	Mem Mem
+}
+
+// Mem is a buffer in a device's memory: Len float32 values.
+type Mem interface{ Len() int }
+
+// Len is the number of values the span holds.
+func (b Buf) Len() int {
+	if b.Mem != nil {
+		return b.Mem.Len()
+	}
+	return len(b.F32) + len(b.F64)
+}
+
+// Host returns a host buffer over x ([]float32 or []float64).
+func Host[T float32 | float64](x []T) Buf {
+	switch v := any(x).(type) {
+	case []float32:
+		return Buf{F32: v}
+	case []float64:
+		return Buf{F64: v}
+	}
+	panic("unreachable")
+}
+
+// Backend is everything the engine computes with.
+type Backend interface {
+	Core
+	Elementwise
+}
+
+// Core is a backend's identity and memory.
+type Core interface {
+	// Name names the backend: "cpu", or "opencl:P:D (NAME)".
+	Name() string
+	// Host reports whether the backend computes on Go slices (Buf.F32,
+	// Buf.F64) in the process's memory; a device backend's values live in
+	// its Mem and cross to the host only through Read and Write.
+	Host() bool
+}
+
+var drivers = registry.New[Opener]("backend")
+
+// Opener opens a backend from the rest of a device specification (after
+// "name:"; empty for a bare name).
+type Opener func(rest string) (Backend, error)
+
+// Register makes a backend available by name. It panics if the name is
+// empty or taken, as database/sql.Register does.
+func Register(name string, open Opener) { drivers.Register(name, open) }
+
+// Names lists the registered backends, sorted.
+func Names() []string { return drivers.Names() }
+
+// Open opens the backend a device specification names: "cpu", "opencl:0:1",
+// or a name a test registered.
+func Open(spec string) (Backend, error) {
+	name, rest, _ := strings.Cut(spec, ":")
+	open, ok := drivers.Get(name)
+	if !ok {
+		return nil, fmt.Errorf("backend: unknown backend %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	return open(rest)
+}

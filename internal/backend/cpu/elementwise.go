@@ -1,0 +1,138 @@
+package cpu
+
+import (
+	"github.com/attnzoo/attnzoo/internal/backend"
+	"github.com/attnzoo/attnzoo/internal/gx/kern"
+)
+
+func (CPU) Map(f backend.Fn, y, x backend.Buf, n int) error {
+	is32, err := check("Map", n, y, x)
+	if is32 {
+		mapf(f, x.F32[:n], y.F32[:n])
+	} else if err == nil {
+		mapf(f, x.F64[:n], y.F64[:n])
+	}
+	return err
+}
+
+func mapf[T kern.Float](f backend.Fn, x, y []T) {
+	switch f {
+	case backend.Tanh:
+		kern.Tanhs(x, y)
+	case backend.Sigmoid:
+		kern.Sigmoids(x, y)
+	default:
+		for i, v := range x {
+			y[i] = max(v, 0)
+		}
+	}
+}
+
+func (CPU) MapGrad(f backend.Fn, dx, y, g backend.Buf, n int) error {
+	is32, err := check("MapGrad", n, dx, y, g)
+	if is32 {
+		mapGrad(f, y.F32[:n], g.F32[:n], dx.F32[:n])
+	} else if err == nil {
+		mapGrad(f, y.F64[:n], g.F64[:n], dx.F64[:n])
+	}
+	return err
+}
+
+// mapGrad sets out = g ⊙ f'(y): tanh 1 − y², σ y(1 − y), ReLU [y > 0].
+func mapGrad[T kern.Float](f backend.Fn, y, g, out []T) {
+	switch f {
+	case backend.Tanh:
+		for i, v := range y {
+			out[i] = g[i] * (1 - v*v)
+		}
+	case backend.ReLU:
+		for i, v := range y {
+			if v > 0 {
+				out[i] = g[i]
+			} else {
+				out[i] = 0
+			}
+		}
+	default:
+		for i, v := range y {
+			out[i] = g[i] * v * (1 - v)
+		}
+	}
+}
+
+// Add is a copy and kern.Axpy(1, …): the sum bit for bit, into either
+// operand's place too.
+func (CPU) Add(y, a, b backend.Buf, n int) error {
+	is32, err := check("Add", n, y, a, b)
+	if is32 {
+		add(y.F32[:n], a.F32[:n], b.F32[:n])
+	} else if err == nil {
+		add(y.F64[:n], a.F64[:n], b.F64[:n])
+	}
+	return err
+}
+
+func add[T kern.Float](y, a, b []T) {
+	switch {
+	case len(y) == 0:
+	case &y[0] == &a[0]:
+		kern.Axpy(1, b, y)
+	case &y[0] == &b[0]:
+		kern.Axpy(1, a, y)
+	default:
+		copy(y, a)
+		kern.Axpy(1, b, y)
+	}
+}
+
+func (CPU) AddTo(y, x backend.Buf, n int) error {
+	is32, err := check("AddTo", n, y, x)
+	if is32 {
+		kern.Axpy(1, x.F32[:n], y.F32[:n])
+	} else if err == nil {
+		kern.Axpy(1, x.F64[:n], y.F64[:n])
+	}
+	return err
+}
+
+func (CPU) Sub(y, a, b backend.Buf, n int) error {
+	is32, err := check("Sub", n, y, a, b)
+	if is32 {
+		sub(y.F32[:n], a.F32[:n], b.F32[:n])
+	} else if err == nil {
+		sub(y.F64[:n], a.F64[:n], b.F64[:n])
+	}
+	return err
+}
+
+func sub[T kern.Float](y, a, b []T) {
+	for i, v := range a {
+		y[i] = v - b[i]
+	}
+}
+
+func (CPU) Mul(y, a, b backend.Buf, n int) error {
+	is32, err := check("Mul", n, y, a, b)
+	if is32 {
+		mul(y.F32[:n], a.F32[:n], b.F32[:n])
+	} else if err == nil {
+		mul(y.F64[:n], a.F64[:n], b.F64[:n])
+	}
+	return err
+}
+
+func mul[T kern.Float](y, a, b []T) {
+	for i, v := range a {
+		y[i] = v * b[i]
+	}
+}
+
+func (CPU) Scale(y, x backend.Buf, alpha float64, n int) error {
+	is32, err := check("Scale", n, y, x)
+	if is32 {
+		kern.ScaleTo(float32(alpha), x.F32[:n], y.F32[:n])
+	} else if err == nil {
+		kern.ScaleTo(alpha, x.F64[:n], y.F64[:n])
+	}
+	return err
+}

@@ -1,0 +1,31 @@
+package backend
+
+// Fn names an elementwise function of the Map family.
+type Fn int
+
+const (
+	Tanh    Fn = iota // y = tanh x;          ∂x = g ⊙ (1 − y²)
+	Sigmoid           // y = 1/(1 + e^−x);    ∂x = g ⊙ y ⊙ (1 − y)
+	ReLU              // y = max(x, 0);       ∂x = g ⊙ [y > 0] (0 at the kink)
+)
+
+func (f Fn) String() string { return [...]string{"Tanh", "Sigmoid", "ReLU"}[f] }
+
+// Elementwise is the family of maps over n values at the same index of
+// each buffer. Each may write the buffer it reads (y = x).
+type Elementwise interface {
+	// Map sets y = f(x).
+	Map(f Fn, y, x Buf, n int) error
+	// MapGrad sets dx = g ⊙ f'(y) from f's output y.
+	MapGrad(f Fn, dx, y, g Buf, n int) error
+	// Add sets y = a + b.
+	Add(y, a, b Buf, n int) error
+	// AddTo sets y += x.
+	AddTo(y, x Buf, n int) error
+	// Sub sets y = a − b.
+	Sub(y, a, b Buf, n int) error
+	// Mul sets y = a ⊙ b.
+	Mul(y, a, b Buf, n int) error
+	// Scale sets y = α·x.
+	Scale(y, x Buf, alpha float64, n int) error
+}

@@ -1,0 +1,96 @@
+package device
+
+import (
+	"fmt"
+
+	"github.com/attnzoo/attnzoo/internal/backend"
+)
+
+// Backend is the OpenCL device as a backend.Backend: the typed methods the
+// engine's ops compute through, each bound here to its kernel of
+// kernels/*.cl (or CLBlast) and its arguments' order, in one place.
+func (o *OpenCL) Backend() backend.Backend { return clBackend{o} }
+
+type clBackend struct{ o *OpenCL }
+
+var _ backend.Backend = clBackend{}
+
+func init() {
+	backend.Register("opencl", func(rest string) (backend.Backend, error) {
+		s, err := ParseSpec("opencl:" + rest)
+		if err != nil {
+			return nil, err
+		}
+		o, err := Open(s)
+		if err != nil {
+			return nil, err
+		}
+		return o.Backend(), nil
+	})
+}
+
+func (b clBackend) Name() string { return b.o.Name() }
+func (clBackend) Host() bool     { return false }
+
+// Device is the OpenCL device behind the backend.
+func (b clBackend) Device() *OpenCL { return b.o }
+
+// mems are the device buffers of bufs, for Kernel's arguments.
+func mems(name string, bs ...backend.Buf) error {
+	for i, x := range bs {
+		if x.Mem == nil {
+			return fmt.Errorf("device: opencl: %s: buffer %d is a host buffer", name, i)
+		}
+	}
+	return nil
+}
+
+func (b clBackend) Map(f backend.Fn, y, x backend.Buf, n int) error {
+	switch f {
+	case backend.Tanh:
+		return b.o.Tanh(y.Mem, x.Mem, n)
+	case backend.Sigmoid:
+		return b.o.Sigmoid(y.Mem, x.Mem, n)
+	}
+	if err := mems("Map", y, x); err != nil {
+		return err
+	}
+	return b.o.Kernel("relu_fwd", n, y.Mem, x.Mem, n)
+}
+
+func (b clBackend) MapGrad(f backend.Fn, dx, y, g backend.Buf, n int) error {
+	switch f {
+	case backend.Tanh:
+		return b.o.TanhGrad(dx.Mem, y.Mem, g.Mem, n)
+	case backend.Sigmoid:
+		return b.o.SigmoidGrad(dx.Mem, y.Mem, g.Mem, n)
+	}
+	if err := mems("MapGrad", dx, y, g); err != nil {
+		return err
+	}
+	return b.o.Kernel("relu_grad", n, dx.Mem, y.Mem, g.Mem, n)
+}
+
+func (b clBackend) Add(y, x1, x2 backend.Buf, n int) error { return b.o.Add(y.Mem, x1.Mem, x2.Mem, n) }
+func (b clBackend) Mul(y, x1, x2 backend.Buf, n int) error { return b.o.Mul(y.Mem, x1.Mem, x2.Mem, n) }
+
+func (b clBackend) AddTo(y, x backend.Buf, n int) error {
+	if err := mems("AddTo", y, x); err != nil {
+		return err
+	}
+	return b.o.Kernel("add_into", n, y.Mem, x.Mem, n)
+}
+
+func (b clBackend) Sub(y, x1, x2 backend.Buf, n int) error {
+	if err := mems("Sub", y, x1, x2); err != nil {
+		return err
+	}
+	return b.o.Kernel("sub", n, y.Mem, x1.Mem, x2.Mem, n)
+}
+
+func (b clBackend) Scale(y, x backend.Buf, alpha float64, n int) error {
+	if err := mems("Scale", y, x); err != nil {
+		return err
+	}
+	return b.o.Kernel("scale", n, y.Mem, x.Mem, float32(alpha), n)
+}

@@ -1,0 +1,120 @@
+package gx
+
+import (
+	"fmt"
+
+	"github.com/attnzoo/attnzoo/internal/backend"
+	"github.com/attnzoo/attnzoo/internal/backend/cpu"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// An op of ours is written once, against a backend (internal/backend):
+// its forward computes its value from its operands' buffers with the
+// backend's typed methods, on whichever backend the machine runs — the cpu
+// on the arena's slices, or a device on its buffers — and its gradient is
+// built from other ops (SymDiff). The op's gorgonia Do is base.Do, the same
+// forward on the graph's host backend.
+type forwarder interface {
+	G.Op
+	forward(c *call) error
+}
+
+// call is one computation of an op: its backend, its output's buffer and
+// shape, its operands' buffers and shapes. A machine keeps one per step.
+type call struct {
+	be  backend.Backend
+	out backend.Buf
+	in  []backend.Buf
+	sh  []tensor.Shape // the operands'
+	osh tensor.Shape   // the output's
+}
+
+// n is the number of values of operand i (1 for a scalar).
+func (c *call) n(i int) int { return size(c.sh[i]) }
+
+// hostBackend is the backend a graph computes on when no machine on a
+// device runs it: the cpu's, unless the arena names another host backend
+// (a test's, say: Arena.SetBackend).
+func (r *runState) backend() backend.Backend {
+	if r.arena != nil && r.arena.be != nil {
+		return r.arena.be
+	}
+	return cpu.CPU{}
+}
+
+// SetBackend makes the machines of the arena compute through be, a host
+// backend (be.Host()): the cpu backend wrapped to count its calls, say.
+func (a *Arena) SetBackend(be backend.Backend) error {
+	if !be.Host() {
+		return fmt.Errorf("gx: %s is a device backend: compile with MachineOn", be.Name())
+	}
+	a.be = be
+	return nil
+}
+
+// Do is the op's forward on the graph's host backend, over gorgonia values:
+// its output is the buffer the machine gave it (setOut), or one of its own.
+func (o *base) Do(vs ...G.Value) (G.Value, error) {
+	if o.self == nil {
+		return nil, fmt.Errorf("gx: %s: op run before it was applied to a graph", o.name)
+	}
+	ops, err := o.getOperands(vs)
+	if err != nil {
+		return nil, err
+	}
+	c := &o.c
+	c.be, c.sh = o.run.backend(), ops.sh
+	c.in = c.in[:0]
+	for i := range ops.sh {
+		if ops.dt == Float32 {
+			c.in = append(c.in, backend.Buf{F32: ops.f32[i]})
+		} else {
+			c.in = append(c.in, backend.Buf{F64: ops.f64[i]})
+		}
+	}
+	if c.osh, err = o.outShape(ops); err != nil {
+		return nil, err
+	}
+	var v G.Value
+	if len(c.osh) == 0 {
+		if ops.dt == Float32 {
+			s := []float32{0}
+			c.out, v = backend.Buf{F32: s}, nil
+			if err := o.self.forward(c); err != nil {
+				return nil, err
+			}
+			return G.NewF32(s[0]), nil
+		}
+		s := []float64{0}
+		c.out = backend.Buf{F64: s}
+		if err := o.self.forward(c); err != nil {
+			return nil, err
+		}
+		return G.NewF64(s[0]), nil
+	}
+	t := ops.allocDirty(c.osh...)
+	if ops.dt == Float32 {
+		c.out = backend.Buf{F32: t.Float32s()}
+	} else {
+		c.out = backend.Buf{F64: t.Float64s()}
+	}
+	v = t
+	if err := o.self.forward(c); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// outShape is the output's shape: the buffer's the machine gave the op, or
+// the op's InferShape of its operands' shapes.
+func (o *base) outShape(ops *operands) (tensor.Shape, error) {
+	if o.buf != nil && o.buf.Dtype() == ops.dt {
+		return o.buf.Shape(), nil
+	}
+	ds := make([]G.DimSizer, len(ops.sh))
+	for i, s := range ops.sh {
+		ds[i] = s
+	}
+	return o.self.InferShape(ds...)
+}
