@@ -58,6 +58,7 @@ func Host[T float32 | float64](x []T) Buf {
 type Backend interface {
 	Core
 	Elementwise
+	Gemm
 }
 
 // Core is a backend's identity and memory.
@@ -69,6 +70,11 @@ type Core interface {
 	// its Mem and cross to the host only through Read and Write.
 	Host() bool
 }
+
+// Runner is the ability of a backend to be told that a machine's run
+// begins (Machine.Run; not RunAgain): the weights marked Const may have
+// changed since the last.
+type Runner interface{ NewRun() }
 
 var drivers = registry.New[Opener]("backend")
 

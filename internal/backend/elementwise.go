@@ -26,6 +26,8 @@ type Elementwise interface {
 	Sub(y, a, b Buf, n int) error
 	// Mul sets y = a ⊙ b.
 	Mul(y, a, b Buf, n int) error
+	// Fill sets y = v.
+	Fill(y Buf, v float64, n int) error
 	// Scale sets y = α·x.
 	Scale(y, x Buf, alpha float64, n int) error
 }

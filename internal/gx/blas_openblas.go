@@ -12,5 +12,4 @@ func init() {
 	// the threads products use: OpenBLAS's own (OPENBLAS_NUM_THREADS), or
 	// the bands gemm and kern.GemmPacked split them into (SetThreads)
 	blasThreads = func() int { return max(openblas.Threads(), kern.Threads()) }
-	splitGemm = true // kern.SetThreads splits products in gemm; OpenBLAS keeps its one thread
 }

@@ -2,6 +2,7 @@ package gx
 
 import (
 	"fmt"
+	"github.com/attnzoo/attnzoo/internal/backend"
 	"github.com/attnzoo/attnzoo/internal/gx/kern"
 	"reflect"
 	"slices"
@@ -82,6 +83,22 @@ type step struct {
 // where it cannot, and the machine then runs the op and the sum apart.
 type accumulator interface {
 	accumulate(args []G.Value, dst *tensor.Dense) (bool, error)
+}
+
+// accumulates reports whether op can add its result into a buffer: an op
+// of the old kind (accumulator) or written against a backend (accumulating).
+func accumulates(op G.Op) bool {
+	_, old := op.(accumulator)
+	_, acc := op.(accumulating)
+	return old || acc
+}
+
+// accumulate is dst += op(args) for either kind.
+func accumulate(op G.Op, args []G.Value, dst *tensor.Dense) (bool, error) {
+	if a, ok := op.(accumulating); ok {
+		return a.accumulateDo(args, dst)
+	}
+	return op.(accumulator).accumulate(args, dst)
 }
 
 // Machine compiles the graph into an arena of its own. Close it when done.
@@ -183,7 +200,7 @@ func (g *Graph) compile() (*Machine, error) {
 		ownAdd[s.out] = true
 		for j, a := range s.args {
 			p, ok := stepOf[a]
-			if _, acc := m.steps[p].op.(accumulator); ok && acc && uses[a] == 1 && !watched[a] && s.args[0] != s.args[1] {
+			if ok && accumulates(m.steps[p].op) && uses[a] == 1 && !watched[a] && s.args[0] != s.args[1] {
 				s.fuse, s.fuseArg = p, j
 				m.steps[p].deferred = true
 				break
@@ -225,7 +242,12 @@ func isAdd(op G.Op) bool {
 
 // Run runs the whole graph once.
 func (m *Machine) Run() error {
-	m.run.a().runs++
+	a := m.run.a()
+	a.runs++
+	a.cpu().NewRun()
+	if r, ok := a.be.(backend.Runner); ok {
+		r.NewRun()
+	}
 	return m.exec()
 }
 
@@ -350,7 +372,7 @@ func (m *Machine) addFused(s *step) (G.Value, error) {
 		}
 	}
 	if dst != nil {
-		done, err := p.op.(accumulator).accumulate(p.argv, dst)
+		done, err := accumulate(p.op, p.argv, dst)
 		if err != nil {
 			return nil, fmt.Errorf("gx: node %s (%v): %w", p.node.Name(), p.op, err)
 		}

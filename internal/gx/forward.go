@@ -36,11 +36,22 @@ func (c *call) n(i int) int { return size(c.sh[i]) }
 // hostBackend is the backend a graph computes on when no machine on a
 // device runs it: the cpu's, unless the arena names another host backend
 // (a test's, say: Arena.SetBackend).
-func (r *runState) backend() backend.Backend {
-	if r.arena != nil && r.arena.be != nil {
-		return r.arena.be
+func (r *runState) backend() backend.Backend { return r.a().backend() }
+
+func (a *Arena) backend() backend.Backend {
+	if a.be != nil {
+		return a.be
 	}
-	return cpu.CPU{}
+	return a.cpu()
+}
+
+// cpu is the arena's own cpu backend (the products of ops not yet written
+// against a backend keep their prepared weights there).
+func (a *Arena) cpu() *cpu.CPU {
+	if a.own == nil {
+		a.own = cpu.New()
+	}
+	return a.own
 }
 
 // SetBackend makes the machines of the arena compute through be, a host
@@ -56,24 +67,8 @@ func (a *Arena) SetBackend(be backend.Backend) error {
 // Do is the op's forward on the graph's host backend, over gorgonia values:
 // its output is the buffer the machine gave it (setOut), or one of its own.
 func (o *base) Do(vs ...G.Value) (G.Value, error) {
-	if o.self == nil {
-		return nil, fmt.Errorf("gx: %s: op run before it was applied to a graph", o.name)
-	}
-	ops, err := o.getOperands(vs)
+	c, ops, err := o.hostCall(vs)
 	if err != nil {
-		return nil, err
-	}
-	c := &o.c
-	c.be, c.sh = o.run.backend(), ops.sh
-	c.in = c.in[:0]
-	for i := range ops.sh {
-		if ops.dt == Float32 {
-			c.in = append(c.in, backend.Buf{F32: ops.f32[i]})
-		} else {
-			c.in = append(c.in, backend.Buf{F64: ops.f64[i]})
-		}
-	}
-	if c.osh, err = o.outShape(ops); err != nil {
 		return nil, err
 	}
 	var v G.Value
@@ -106,6 +101,32 @@ func (o *base) Do(vs ...G.Value) (G.Value, error) {
 	return v, nil
 }
 
+// hostCall is the op's call on the graph's host backend for gorgonia
+// values, its output not yet set.
+func (o *base) hostCall(vs []G.Value) (*call, *operands, error) {
+	if o.self == nil {
+		return nil, nil, fmt.Errorf("gx: %s: op run before it was applied to a graph", o.name)
+	}
+	ops, err := o.getOperands(vs)
+	if err != nil {
+		return nil, nil, err
+	}
+	c := &o.c
+	c.be, c.sh = o.run.backend(), ops.sh
+	c.in = c.in[:0]
+	for i := range ops.sh {
+		if ops.dt == Float32 {
+			c.in = append(c.in, backend.Buf{F32: ops.f32[i]})
+		} else {
+			c.in = append(c.in, backend.Buf{F64: ops.f64[i]})
+		}
+	}
+	if c.osh, err = o.outShape(ops); err != nil {
+		return nil, nil, err
+	}
+	return c, ops, nil
+}
+
 // outShape is the output's shape: the buffer's the machine gave the op, or
 // the op's InferShape of its operands' shapes.
 func (o *base) outShape(ops *operands) (tensor.Shape, error) {
@@ -118,3 +139,34 @@ func (o *base) outShape(ops *operands) (tensor.Shape, error) {
 	}
 	return o.self.InferShape(ds...)
 }
+
+// accumulating is the ability of an op written against a backend to add
+// its result into a buffer of its output's shape: dst += op(args) (a
+// product with β = 1, say). The host machine's Add uses it (exec.go).
+type accumulating interface {
+	forwarder
+	accumulate(c *call, dst backend.Buf) error
+	accumulateDo(args []G.Value, dst *tensor.Dense) (bool, error)
+}
+
+// accumulateDo is accumulate over gorgonia values on the graph's host
+// backend; false (nothing done) where dst is not of the output's dtype and
+// shape.
+func (o *base) accumulateDo(vs []G.Value, dst *tensor.Dense) (bool, error) {
+	c, ops, err := o.hostCall(vs)
+	if err != nil {
+		return false, err
+	}
+	if dst.Dtype() != ops.dt || !dst.Shape().Eq(c.osh) {
+		return false, nil
+	}
+	if ops.dt == Float32 {
+		err = o.self.(accumulating).accumulate(c, backend.Buf{F32: dst.Float32s()})
+	} else {
+		err = o.self.(accumulating).accumulate(c, backend.Buf{F64: dst.Float64s()})
+	}
+	return err == nil, err
+}
+
+// mat is a row-major matrix at the start of b, ld values a row.
+func mat(b backend.Buf, ld int) backend.Mat { return backend.Mat{Buf: b, Ld: ld} }

@@ -2,12 +2,9 @@ package gx
 
 import (
 	"fmt"
+	"github.com/attnzoo/attnzoo/internal/backend/cpu"
 	"github.com/attnzoo/attnzoo/internal/gx/kern"
-	"sync"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
-	"gonum.org/v1/gonum/blas/blas64"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -82,87 +79,10 @@ func getScratch[T float](s *scratch, n int) []T {
 	return any(s.Get64(n)).([]T)
 }
 
-// gemm is C = α op(A) op(B) + β C on row-major matrices with leading
-// dimensions. A float32 product (α = 1, β 0 or 1) runs on kern.Gemm where
-// the processor has its AVX-512 kernel, in either build (faster there than
-// OpenBLAS: BenchmarkGemmShapes, figures in bench/README.md, "Design
-// measurements"). Otherwise on whatever BLAS
-// blas32/blas64 have installed (float32 on gonum's: kern.Sgemm, our
-// kernel, where there is AVX). With kern.Threads() > 1 in the OpenBLAS
-// build, a large product runs as bands of C's rows (or of its columns,
-// when it has fewer rows) on goroutines, each band one OpenBLAS call on
-// one thread: OpenBLAS's own threads would spin between their calls on
-// the cores kern.GemmPacked's goroutines run on.
+// gemm is cpu.GemmSlices, for the products not yet written against a
+// backend.
 func gemm[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
-	if a32, ok := any(a).([]float32); ok && kern.PackedFast && alpha == 1 && (beta == 0 || beta == 1) {
-		kern.Gemm(tA, tB, m, n, k, a32, lda, any(b).([]float32), ldb, beta == 1, any(c).([]float32), ldc)
-		return
-	}
-	gemmBands(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-}
-
-// gemmBands is gemm on the installed BLAS, in bands on goroutines where
-// splitGemm and kern.Threads() say so.
-func gemmBands[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
-	if t := kern.Threads(); t > 1 && splitGemm && int64(m)*int64(n)*int64(k) >= 1<<20 && max(m, n) >= 2*t {
-		var wg sync.WaitGroup
-		band := func(f func()) {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				f()
-			}()
-		}
-		if m >= n {
-			rows := (m + t - 1) / t
-			for i0 := 0; i0 < m; i0 += rows {
-				r, ai := min(rows, m-i0), i0*lda
-				if tA {
-					ai = i0
-				}
-				band(func() { gemm1(tA, tB, r, n, k, alpha, a[ai:], lda, b, ldb, beta, c[i0*ldc:], ldc) })
-			}
-		} else {
-			cols := (n + t - 1) / t
-			for j0 := 0; j0 < n; j0 += cols {
-				w, bj := min(cols, n-j0), j0
-				if tB {
-					bj = j0 * ldb
-				}
-				band(func() { gemm1(tA, tB, m, w, k, alpha, a, lda, b[bj:], ldb, beta, c[j0:], ldc) })
-			}
-		}
-		wg.Wait()
-		return
-	}
-	gemm1(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-}
-
-// splitGemm: gemm splits large products over kern.Threads() goroutines
-// (the OpenBLAS build: blas_openblas.go).
-var splitGemm = false
-
-// gemm1 is gemm on the caller's goroutine.
-func gemm1[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
-	ta, tb := blas.NoTrans, blas.NoTrans
-	if tA {
-		ta = blas.Trans
-	}
-	if tB {
-		tb = blas.Trans
-	}
-	switch a := any(a).(type) {
-	case []float32:
-		if alpha == 1 && (beta == 0 || beta == 1) && kern.OwnSgemm() {
-			pack := kern.Packs.Get()
-			kern.Sgemm(tA, tB, m, n, k, a, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc, pack)
-			kern.Packs.Put(pack)
-			return
-		}
-		blas32.Implementation().Sgemm(ta, tb, m, n, k, float32(alpha), a, lda, any(b).([]float32), ldb, float32(beta), any(c).([]float32), ldc)
-	case []float64:
-		blas64.Implementation().Dgemm(ta, tb, m, n, k, float64(alpha), a, lda, any(b).([]float64), ldb, float64(beta), any(c).([]float64), ldc)
-	}
+	cpu.GemmSlices(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // GRUSequence returns the states [B,S,H] of a GRU run over x_j [S·B, In_j]

@@ -2,7 +2,7 @@ package gx
 
 import (
 	"fmt"
-	"github.com/attnzoo/attnzoo/internal/gx/kern"
+	"github.com/attnzoo/attnzoo/internal/backend"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -75,29 +75,11 @@ func (op *linearOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return out, nil
 }
 
-func (op *linearOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	N, D := lead(o.sh[0]), last(o.sh[0])
-	shape := o.sh[0].Clone()
-	shape[len(shape)-1] = op.rows
-	out := o.allocDirty(shape...)
-	// out[N,rows] = X[N,D] · W[:rows]ᵀ
-	if o.f64 != nil {
-		gemm(false, true, N, op.rows, D, 1, o.f64[0], D, o.f64[1], D, 0, out.Float64s(), op.rows)
-	} else if op.wInput && op.run != nil && usePacked() {
-		// W packed once per run for every step that reads it
-		kern.GemmPacked(N, o.f32[0], D, op.run.packedB(o.f32[1], true, D, op.rows, D), out.Float32s(), op.rows, false)
-	} else if op.wInput && op.run != nil && kern.OwnSgemm() {
-		// the pure-Go product on Wᵀ, transposed once per run for every step that reads W
-		wt := op.run.transposed(o.f32[1], op.rows, D)
-		kern.Sgemm(false, false, N, op.rows, D, o.f32[0], D, wt, op.rows, 0, out.Float32s(), op.rows, nil)
-	} else {
-		gemm(false, true, N, op.rows, D, 1, o.f32[0], D, o.f32[1], D, 0, out.Float32s(), op.rows)
-	}
-	return out, nil
+// forward: out[N,rows] = X[N,D] · W[:rows]ᵀ, W a weight the backend may
+// prepare once per run when it is an input of the graph.
+func (op *linearOp) forward(c *call) error {
+	N, D := lead(c.sh[0]), last(c.sh[0])
+	return c.be.Gemm(N, op.rows, D, 1, mat(c.in[0], D), backend.Mat{Buf: c.in[1], Ld: D, T: true, Const: op.wInput}, 0, mat(c.out, op.rows))
 }
 
 func (op *linearOp) DiffWRT(int) []bool { return []bool{true, true} }
@@ -124,23 +106,10 @@ func (op *linearTOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return out, nil
 }
 
-func (op *linearTOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	N, rows, D := lead(o.sh[0]), last(o.sh[0]), o.sh[1][1]
-	shape := o.sh[0].Clone()
-	shape[len(shape)-1] = D
-	out := o.allocDirty(shape...)
-	if o.f64 != nil {
-		gemm(false, false, N, D, rows, 1, o.f64[0], rows, o.f64[1], D, 0, out.Float64s(), D)
-	} else if op.wInput && op.run != nil && usePacked() {
-		kern.GemmPacked(N, o.f32[0], rows, op.run.packedB(o.f32[1], false, rows, D, D), out.Float32s(), D, false)
-	} else {
-		gemm(false, false, N, D, rows, 1, o.f32[0], rows, o.f32[1], D, 0, out.Float32s(), D)
-	}
-	return out, nil
+// forward: ∂X[N,D] = G[N,rows] · W[:rows].
+func (op *linearTOp) forward(c *call) error {
+	N, rows, D := lead(c.sh[0]), last(c.sh[0]), c.sh[1][1]
+	return c.be.Gemm(N, D, rows, 1, mat(c.in[0], rows), backend.Mat{Buf: c.in[1], Ld: D, Const: op.wInput}, 0, mat(c.out, D))
 }
 
 // linearWOp: G [N..., rows], X [N..., D] → [R, D], first rows = Gᵀ·X.
@@ -152,42 +121,22 @@ func (op *linearWOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{op.R, last(s[1])}, nil
 }
 
-func (op *linearWOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
+// forward: ∂W[:rows] = Gᵀ·X, the rows past `rows` zero.
+func (op *linearWOp) forward(c *call) error { return op.product(c, c.out, 0) }
+
+// product sets dst = [Gᵀ·X; 0] (β = 0), or adds Gᵀ·X into dst's first
+// rows (β = 1).
+func (op *linearWOp) product(c *call, dst backend.Buf, beta float64) error {
+	N, rows, D := lead(c.sh[0]), last(c.sh[0]), last(c.sh[1])
+	if rows != op.R && beta == 0 {
+		if err := c.be.Fill(dst, 0, op.R*D); err != nil {
+			return err
+		}
 	}
-	N, rows, D := lead(o.sh[0]), last(o.sh[0]), last(o.sh[1])
-	var out *tensor.Dense
-	if rows == op.R {
-		out = o.allocDirty(op.R, D) // the product writes every entry
-	} else {
-		out = o.alloc(op.R, D) // rows past `rows` stay zero
-	}
-	if o.f64 != nil {
-		gemm(true, false, rows, D, N, 1, o.f64[0], rows, o.f64[1], D, 0, out.Float64s()[:rows*D], D)
-	} else {
-		gemm(true, false, rows, D, N, 1, o.f32[0], rows, o.f32[1], D, 0, out.Float32s()[:rows*D], D)
-	}
-	return out, nil
+	return c.be.Gemm(rows, D, N, 1, backend.Mat{Buf: c.in[0], Ld: rows, T: true}, mat(c.in[1], D), beta, mat(dst, D))
 }
 
-// accumulate is dst += [Gᵀ·X; 0] for dst [R, D] of the operands' dtype:
-// the GEMM with β = 1, so a weight gradient summed over the steps that
-// read the weight needs no product buffer and no sum of its own.
-func (op *linearWOp) accumulate(vs []G.Value, dst *tensor.Dense) (bool, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return false, err
-	}
-	N, rows, D := lead(o.sh[0]), last(o.sh[0]), last(o.sh[1])
-	if dst.Dtype() != o.dt || !sameInts(dst.Shape(), []int{op.R, D}) {
-		return false, nil
-	}
-	if o.f64 != nil {
-		gemm(true, false, rows, D, N, 1, o.f64[0], rows, o.f64[1], D, 1, dst.Float64s()[:rows*D], D)
-	} else {
-		gemm(true, false, rows, D, N, 1, o.f32[0], rows, o.f32[1], D, 1, dst.Float32s()[:rows*D], D)
-	}
-	return true, nil
-}
+// accumulate is dst += [Gᵀ·X; 0] for dst [R, D]: the GEMM with β = 1, so a
+// weight gradient summed over the steps that read the weight needs no
+// product buffer and no sum of its own.
+func (op *linearWOp) accumulate(c *call, dst backend.Buf) error { return op.product(c, dst, 1) }

@@ -3,6 +3,7 @@ package gx
 import (
 	"fmt"
 	"github.com/attnzoo/attnzoo/internal/backend"
+	"github.com/attnzoo/attnzoo/internal/backend/cpu"
 	"runtime/debug"
 	"slices"
 
@@ -31,13 +32,11 @@ type Arena struct {
 	temps []kern.Scratch // the working buffers of the op that runs, in the order it takes them
 	next  int
 
-	packs  map[packKey]*packed
-	bpacks map[bKey]*bPacked
-
 	machines map[*Machine]bool        // compiled into the arena and not closed
 	inputs   map[string]*tensor.Dense // SharedInput's, by name, shape and dtype
 
-	be backend.Backend // the host backend its machines compute through (nil: the cpu's)
+	be  backend.Backend // the host backend its machines compute through (nil: own)
+	own *cpu.CPU        // the arena's cpu backend
 }
 
 // NewArena returns an empty arena.
@@ -50,11 +49,11 @@ func (a *Arena) Bytes() int64 {
 	for _, t := range a.inputs {
 		n += int64(t.DataSize()) * int64(t.Dtype().Size())
 	}
-	for _, p := range a.packs {
-		n += int64(cap(p.data)) * 4
+	if b, ok := a.backend().(interface{ Bytes() int64 }); ok {
+		n += b.Bytes() // the weights it keeps prepared
 	}
-	for _, p := range a.bpacks {
-		n += p.p.Bytes()
+	if a.be != nil && a.own != nil {
+		n += a.own.Bytes()
 	}
 	return n
 }

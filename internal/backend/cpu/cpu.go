@@ -10,26 +10,34 @@ import (
 	"github.com/attnzoo/attnzoo/internal/backend"
 )
 
-// CPU is the cpu backend. It holds no state: one value serves every graph.
-type CPU struct{}
+// CPU is the cpu backend. It keeps the weights its products read prepared
+// (packed, or transposed) from their first product in a run to the run's
+// end: one CPU serves the machines of one arena, which run one at a time.
+type CPU struct {
+	runs   uint64 // NewRun calls: the prepared weights' generation
+	packs  map[packKey]*transposed
+	bpacks map[bKey]*bPacked
+}
 
-var _ backend.Backend = CPU{}
+// New returns a cpu backend with nothing prepared.
+func New() *CPU { return &CPU{} }
+
+var _ backend.Backend = (*CPU)(nil)
 
 func init() {
 	backend.Register("cpu", func(rest string) (backend.Backend, error) {
 		if rest != "" {
 			return nil, fmt.Errorf("backend: cpu takes no device number (got %q)", "cpu:"+rest)
 		}
-		return CPU{}, nil
+		return New(), nil
 	})
 }
 
 // Name is "cpu".
-func (CPU) Name() string { return "cpu" }
+func (*CPU) Name() string { return "cpu" }
 
 // Host is true: the values are Go slices.
-func (CPU) Host() bool { return true }
-
+func (*CPU) Host() bool { return true }
 
 // check reports whether the buffers hold float32 values (else float64),
 // and an error naming the kernel when one holds fewer than n values, is a

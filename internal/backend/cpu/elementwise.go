@@ -5,7 +5,7 @@ import (
 	"github.com/attnzoo/attnzoo/internal/gx/kern"
 )
 
-func (CPU) Map(f backend.Fn, y, x backend.Buf, n int) error {
+func (*CPU) Map(f backend.Fn, y, x backend.Buf, n int) error {
 	is32, err := check("Map", n, y, x)
 	if is32 {
 		mapf(f, x.F32[:n], y.F32[:n])
@@ -28,7 +28,7 @@ func mapf[T kern.Float](f backend.Fn, x, y []T) {
 	}
 }
 
-func (CPU) MapGrad(f backend.Fn, dx, y, g backend.Buf, n int) error {
+func (*CPU) MapGrad(f backend.Fn, dx, y, g backend.Buf, n int) error {
 	is32, err := check("MapGrad", n, dx, y, g)
 	if is32 {
 		mapGrad(f, y.F32[:n], g.F32[:n], dx.F32[:n])
@@ -62,7 +62,7 @@ func mapGrad[T kern.Float](f backend.Fn, y, g, out []T) {
 
 // Add is a copy and kern.Axpy(1, …): the sum bit for bit, into either
 // operand's place too.
-func (CPU) Add(y, a, b backend.Buf, n int) error {
+func (*CPU) Add(y, a, b backend.Buf, n int) error {
 	is32, err := check("Add", n, y, a, b)
 	if is32 {
 		add(y.F32[:n], a.F32[:n], b.F32[:n])
@@ -85,7 +85,7 @@ func add[T kern.Float](y, a, b []T) {
 	}
 }
 
-func (CPU) AddTo(y, x backend.Buf, n int) error {
+func (*CPU) AddTo(y, x backend.Buf, n int) error {
 	is32, err := check("AddTo", n, y, x)
 	if is32 {
 		kern.Axpy(1, x.F32[:n], y.F32[:n])
@@ -95,7 +95,7 @@ func (CPU) AddTo(y, x backend.Buf, n int) error {
 	return err
 }
 
-func (CPU) Sub(y, a, b backend.Buf, n int) error {
+func (*CPU) Sub(y, a, b backend.Buf, n int) error {
 	is32, err := check("Sub", n, y, a, b)
 	if is32 {
 		sub(y.F32[:n], a.F32[:n], b.F32[:n])
@@ -111,7 +111,7 @@ func sub[T kern.Float](y, a, b []T) {
 	}
 }
 
-func (CPU) Mul(y, a, b backend.Buf, n int) error {
+func (*CPU) Mul(y, a, b backend.Buf, n int) error {
 	is32, err := check("Mul", n, y, a, b)
 	if is32 {
 		mul(y.F32[:n], a.F32[:n], b.F32[:n])
@@ -127,7 +127,7 @@ func mul[T kern.Float](y, a, b []T) {
 	}
 }
 
-func (CPU) Scale(y, x backend.Buf, alpha float64, n int) error {
+func (*CPU) Scale(y, x backend.Buf, alpha float64, n int) error {
 	is32, err := check("Scale", n, y, x)
 	if is32 {
 		kern.ScaleTo(float32(alpha), x.F32[:n], y.F32[:n])
@@ -135,4 +135,20 @@ func (CPU) Scale(y, x backend.Buf, alpha float64, n int) error {
 		kern.ScaleTo(alpha, x.F64[:n], y.F64[:n])
 	}
 	return err
+}
+
+func (*CPU) Fill(y backend.Buf, v float64, n int) error {
+	is32, err := check("Fill", n, y)
+	if is32 {
+		fill(y.F32[:n], float32(v))
+	} else if err == nil {
+		fill(y.F64[:n], v)
+	}
+	return err
+}
+
+func fill[T kern.Float](y []T, v T) {
+	for i := range y {
+		y[i] = v
+	}
 }
