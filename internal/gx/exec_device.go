@@ -157,7 +157,7 @@ func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 		switch op := s.op.(type) {
 		case forwarder:
 			if be != nil {
-				r.fns[k] = onBackend(op, be, in, r.shapes[s.out])
+				r.fns[k] = r.onBackend(op, be, in, r.shapes[s.out])
 			}
 		case deviceOp:
 			r.fns[k] = op.onDevice(opDev, in, r.shapes[s.out])
@@ -180,10 +180,10 @@ func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 }
 
 // onBackend is an op's forward on a device backend's buffers.
-func onBackend(op forwarder, be backend.Backend, in []tensor.Shape, out tensor.Shape) deviceFn {
-	c := &call{be: be, in: make([]backend.Buf, len(in)), sh: in, osh: out}
+func (r *devRun) onBackend(op forwarder, be backend.Backend, in []tensor.Shape, out tensor.Shape) deviceFn {
+	c := &call{be: be, in: make([]backend.Buf, len(in)), sh: in, osh: out, dev: r}
 	return func(out device.Buffer, args []device.Buffer) error {
-		c.out = backend.Buf{Mem: out}
+		c.out, c.ti = backend.Buf{Mem: out}, 0
 		for j, a := range args {
 			c.in[j] = backend.Buf{Mem: a}
 		}

@@ -28,6 +28,40 @@ type call struct {
 	in  []backend.Buf
 	sh  []tensor.Shape // the operands'
 	osh tensor.Shape   // the output's
+
+	run  *runState     // host: the arena whose working buffers temp hands out
+	f64  bool          // host: the operands are float64
+	dev  *devRun       // device: the machine that frees the working buffers
+	tmps []backend.Buf // device: this call's working buffers, kept across runs
+	ti   int           // device: the next of tmps
+}
+
+// temp returns the op's next working buffer of at least n values, not
+// cleared: on the host the arena's (an op that takes them declares their
+// sizes for the plan: worker), on a device one of the call's own, allocated
+// at its first run and kept. An op takes its buffers in the same order at
+// every run.
+func (c *call) temp(n int) (backend.Buf, error) {
+	if c.dev == nil {
+		s := c.run.temp()
+		if c.f64 {
+			return backend.Buf{F64: s.Get64(n)}, nil
+		}
+		return backend.Buf{F32: s.Get32(n)}, nil
+	}
+	if c.ti == len(c.tmps) || c.tmps[c.ti].Len() < n {
+		b, err := c.dev.d.Alloc(n)
+		if err != nil {
+			return backend.Buf{}, err
+		}
+		c.dev.owned = append(c.dev.owned, b)
+		if c.ti == len(c.tmps) {
+			c.tmps = append(c.tmps, backend.Buf{})
+		}
+		c.tmps[c.ti] = backend.Buf{Mem: b}
+	}
+	c.ti++
+	return c.tmps[c.ti-1], nil
 }
 
 // n is the number of values of operand i (1 for a scalar).
@@ -113,6 +147,7 @@ func (o *base) hostCall(vs []G.Value) (*call, *operands, error) {
 	}
 	c := &o.c
 	c.be, c.sh = o.run.backend(), ops.sh
+	c.run, c.f64 = o.run, ops.dt == Float64
 	c.in = c.in[:0]
 	for i := range ops.sh {
 		if ops.dt == Float32 {
