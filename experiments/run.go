@@ -199,14 +199,14 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 	// by side share a GPU through their own queues)
 	if spec, err := device.ParseSpec(e.Device); err != nil {
 		return nil, err
-	} else if dev, err := device.Open(spec); err != nil {
+	} else if be, err := device.OpenBackend(spec); err != nil {
 		return nil, fmt.Errorf("experiments: run %s: %w", r.ID, err)
-	} else if dev != nil {
-		defer dev.Close()
-		if err := model.UseDevice(dev); err != nil {
+	} else if be != nil {
+		defer be.Close()
+		if err := model.To(be); err != nil {
 			return nil, fmt.Errorf("experiments: run %s: %w", r.ID, err)
 		}
-		defer model.UseDevice(nil)
+		defer model.To(nil)
 	}
 	tr := seq2seq.NewTrainer(model, opt, uint64(r.Seed))
 	tr.Steps = start

@@ -438,7 +438,7 @@ func (e *Experiment) validate(ctx context.Context) error {
 	}
 	if spec, err := device.ParseSpec(e.Device); err != nil {
 		return e.errf("", "device", "%v", err)
-	} else if spec.Kind != "cpu" && e.Dtype != "float32" {
+	} else if spec.OpenCL() && e.Dtype != "float32" {
 		return e.errf("", "dtype", "%q on device %q: OpenCL devices train float32 models only", e.Dtype, e.Device)
 	}
 	if err := e.validateTask(ctx); err != nil {

@@ -2,11 +2,33 @@ package seq2seq
 
 import (
 	"fmt"
+	"github.com/attnzoo/attnzoo/internal/backend"
 	"math"
 
 	"github.com/attnzoo/attnzoo/internal/device"
 	"github.com/attnzoo/attnzoo/internal/gx"
 )
+
+// To makes the model compute on backend be (nil: the cpu's): a host
+// backend runs the graphs on the host's arenas through its methods (a test's
+// counting wrapper, say); a device backend holds the parameters and runs
+// every graph compiled afterwards (UseDevice). The caller closes be after
+// moving the model off it (To(nil)).
+func (m *Model) To(be backend.Backend) error {
+	if be == nil || be.Host() {
+		if err := m.UseDevice(nil); err != nil {
+			return err
+		}
+		m.host = be
+		return nil
+	}
+	d, ok := be.(interface{ Device() *device.OpenCL })
+	if !ok {
+		return fmt.Errorf("seq2seq: backend %s holds values the engine cannot reach (no OpenCL device)", be.Name())
+	}
+	m.host = nil
+	return m.UseDevice(d.Device())
+}
 
 // UseDevice moves the model's parameters to device d (nil: back to the
 // host, their values read back first). Every graph compiled afterwards runs

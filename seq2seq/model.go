@@ -2,6 +2,7 @@ package seq2seq
 
 import (
 	"fmt"
+	"github.com/attnzoo/attnzoo/internal/backend"
 	"math/rand/v2"
 
 	"gorgonia.org/tensor"
@@ -37,7 +38,8 @@ type Model struct {
 	initCW, initCB *gx.Param // LSTM c_0 from the mean annotation (encoders without a final state)
 	betaW, betaB   *gx.Param // the gating scalar
 
-	res *gx.Resident // the device holding the parameters (UseDevice); nil: the host
+	res  *gx.Resident    // the device holding the parameters (UseDevice); nil: the host
+	host backend.Backend // the host backend the graphs compute through (To); nil: the cpu's
 
 	likelihood bool // NLL runs the training graph: the penalty weighted 0
 }

@@ -311,6 +311,11 @@ func (m *Model) compile(g *gx.Graph, what string) (*gx.Machine, error) {
 	if m.res != nil {
 		return g.MachineWith(m.res)
 	}
+	if m.host != nil {
+		if err := g.SetBackend(m.host); err != nil {
+			return nil, err
+		}
+	}
 	return g.Machine()
 }
 

@@ -69,6 +69,9 @@ type Core interface {
 	// Buf.F64) in the process's memory; a device backend's values live in
 	// its Mem and cross to the host only through Read and Write.
 	Host() bool
+	// Close releases what the backend holds (a device's context); the
+	// backend is not used afterwards.
+	Close() error
 }
 
 // Runner is the ability of a backend to be told that a machine's run

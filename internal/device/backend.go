@@ -31,6 +31,7 @@ func init() {
 
 func (b clBackend) Name() string { return b.o.Name() }
 func (clBackend) Host() bool     { return false }
+func (b clBackend) Close() error { return b.o.Close() }
 
 // Device is the OpenCL device behind the backend.
 func (b clBackend) Device() *OpenCL { return b.o }

@@ -1,7 +1,10 @@
 package device
 
 import (
+	"slices"
+
 	"fmt"
+	"github.com/attnzoo/attnzoo/internal/backend"
 	"strconv"
 	"strings"
 
@@ -42,7 +45,31 @@ func ParseSpec(s string) (Spec, error) {
 		}
 		return Spec{Kind: "opencl", Platform: p, Device: d}, nil
 	}
+	if s != "opencl" && slices.Contains(backend.Names(), s) {
+		return Spec{Kind: s}, nil // a backend registered by name (a test's, say)
+	}
 	return Spec{}, fmt.Errorf("unknown %q (have: %s)", s, Choices)
+}
+
+// OpenCL reports whether the choice is an OpenCL device ("gpu",
+// "opencl:P:D"), not the cpu or another registered backend.
+func (s Spec) OpenCL() bool { return s.Kind == "gpu" || s.Kind == "opencl" }
+
+// OpenBackend opens the backend the choice s names for one run: nil for
+// "cpu" (each arena's own cpu backend), the OpenCL device as a backend, or
+// the backend registered under the name. Close it when the run ends.
+func OpenBackend(s Spec) (backend.Backend, error) {
+	switch {
+	case s.Kind == "cpu":
+		return nil, nil
+	case s.OpenCL():
+		o, err := Open(s)
+		if err != nil {
+			return nil, err
+		}
+		return o.Backend(), nil
+	}
+	return backend.Open(s.Kind)
 }
 
 // String is the choice as written: "cpu", "gpu", "opencl:P:D".
@@ -106,7 +133,7 @@ func Found(ps []opencl.Platform) string {
 // always; "gpu" or "opencl:P:D" when OpenCL finds the device (else
 // Resolve's error, naming what it found and how to get a driver).
 func CanTrain(s Spec) error {
-	if s.Kind == "cpu" {
+	if !s.OpenCL() {
 		return nil
 	}
 	_, err := Resolve(s)
@@ -117,7 +144,7 @@ func CanTrain(s Spec) error {
 // own host machine), else an OpenCL device of its own (a context, a command
 // queue and the kernels built for it). Close it when the run ends.
 func Open(s Spec) (*OpenCL, error) {
-	if s.Kind == "cpu" {
+	if !s.OpenCL() {
 		return nil, nil
 	}
 	d, err := Resolve(s)

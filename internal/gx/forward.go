@@ -98,6 +98,9 @@ func (a *Arena) SetBackend(be backend.Backend) error {
 	return nil
 }
 
+// SetBackend makes the graph's arena compute through be (Arena.SetBackend).
+func (g *Graph) SetBackend(be backend.Backend) error { return g.run.a().SetBackend(be) }
+
 // Do is the op's forward on the graph's host backend, over gorgonia values:
 // its output is the buffer the machine gave it (setOut), or one of its own.
 func (o *base) Do(vs ...G.Value) (G.Value, error) {

@@ -56,3 +56,9 @@ func check(name string, n int, bs ...backend.Buf) (is32 bool, err error) {
 	}
 	return is32, nil
 }
+
+// Close releases the prepared weights.
+func (c *CPU) Close() error {
+	c.packs, c.bpacks = nil, nil
+	return nil
+}
