@@ -11,6 +11,7 @@ import (
 
 	"github.com/attnzoo/attnzoo/metrics"
 	"github.com/attnzoo/attnzoo/seq2seq"
+	"github.com/attnzoo/attnzoo/source"
 	"github.com/attnzoo/attnzoo/tasks"
 	"github.com/attnzoo/attnzoo/tasks/captioning"
 )
@@ -191,7 +192,7 @@ func (c *captionCorpus) split(name string) []capItem {
 
 func (c *captionCorpus) configure(cfg *seq2seq.Config) error {
 	if !seq2seq.IsRegionEncoder(cfg.Encoder) {
-		return fmt.Errorf("encoder %q reads token sequences; a captioning task needs one that reads images or features (%s)", cfg.Encoder, strings.Join(append(seq2seq.EncodersReading(seq2seq.Images), seq2seq.EncodersReading(seq2seq.Features)...), ", "))
+		return fmt.Errorf("encoder %q reads token sequences; a captioning task needs one that reads images or features (%s)", cfg.Encoder, strings.Join(append(seq2seq.EncodersReading(source.Images), seq2seq.EncodersReading(source.Features)...), ", "))
 	}
 	cfg.TgtVocab, cfg.Regions, cfg.RegionSize, cfg.MaxSrcLen, cfg.SrcVocab = c.data.Vocab.Len(), c.S, c.P, c.S, 1
 	if c.cnn { // the grid and its vectors' size follow from the image and the layers

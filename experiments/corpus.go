@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/attnzoo/attnzoo/seq2seq"
+	"github.com/attnzoo/attnzoo/source"
 	"github.com/attnzoo/attnzoo/tasks"
 	"github.com/attnzoo/attnzoo/tasks/captioning"
 )
@@ -105,7 +106,7 @@ func ids(sp tasks.Pairs, lo, hi int, tgt bool) (src, tg [][]int) {
 func (c *textCorpus) configure(cfg *seq2seq.Config) error {
 	cfg.SrcVocab, cfg.TgtVocab, cfg.MaxSrcLen = c.data.SrcVocab.Len(), c.data.TgtVocab.Len(), c.maxSrc()
 	if seq2seq.IsRegionEncoder(cfg.Encoder) {
-		return fmt.Errorf("encoder %q reads image regions; a translation task needs one that reads tokens (%s)", cfg.Encoder, strings.Join(seq2seq.EncodersReading(seq2seq.Tokens), ", "))
+		return fmt.Errorf("encoder %q reads image regions; a translation task needs one that reads tokens (%s)", cfg.Encoder, strings.Join(seq2seq.EncodersReading(source.Tokens), ", "))
 	}
 	return nil
 }

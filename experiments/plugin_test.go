@@ -8,6 +8,7 @@ import (
 	"github.com/attnzoo/attnzoo/internal/gx"
 	"github.com/attnzoo/attnzoo/scorers"
 	"github.com/attnzoo/attnzoo/seq2seq"
+	"github.com/attnzoo/attnzoo/source"
 	"github.com/attnzoo/attnzoo/tasks"
 )
 
@@ -80,7 +81,7 @@ func init() {
 	scorers.Register("test-gain", func(c scorers.Config) (scorers.Scorer, error) {
 		return testScorer{c.Settings["test_gain"]}, nil
 	}, scorers.Setting{Name: "test_gain", Usage: "test-gain: the factor on qᵀk", Default: 1, Min: 0})
-	seq2seq.RegisterEncoder("test-bag", seq2seq.EncoderInfo{Reads: seq2seq.Tokens, New: func(b *seq2seq.Builder) (seq2seq.Encoder, error) {
+	seq2seq.RegisterEncoder("test-bag", seq2seq.EncoderInfo{Reads: source.Tokens, New: func(b *seq2seq.Builder) (seq2seq.Encoder, error) {
 		e := &bagEncoder{emb: b.Param("src.emb", b.Cfg.SrcVocab, b.Cfg.Hidden)}
 		e.emb.Uniform(b.Rand, 0.1)
 		return e, nil

@@ -21,6 +21,7 @@ import (
 	"github.com/attnzoo/attnzoo/metrics"
 	"github.com/attnzoo/attnzoo/scorers"
 	"github.com/attnzoo/attnzoo/seq2seq"
+	"github.com/attnzoo/attnzoo/source"
 	"github.com/attnzoo/attnzoo/tasks"
 )
 
@@ -578,9 +579,9 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 		return err
 	}
 	taskName, _ := e.Task["name"].(string)
-	input := string(tasks.Tokens)
+	input := source.Tokens
 	if info, ok := tasks.InfoOf(taskName); ok {
-		input = string(info.Input)
+		input = info.Input
 	}
 	encoders := seq2seq.EncodersReading(input)
 	if reads, ok := seq2seq.EncoderReads(m.Encoder); ok && reads != input {

@@ -5,6 +5,7 @@ import (
 	"github.com/attnzoo/attnzoo/cells"
 	"github.com/attnzoo/attnzoo/scorers"
 	"github.com/attnzoo/attnzoo/seq2seq"
+	"github.com/attnzoo/attnzoo/source"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,7 +60,7 @@ func TestBadExperiments(t *testing.T) {
 		{"unknown model key", goodHead + "[model]\nhiden = 64\n", []string{"[model] hiden", "unknown key", "hidden"}},
 		{"unknown scorer", goodHead + "[model]\nscorer = \"dto\"\n", []string{"bad.toml:9", "[model] scorer", `"dto"`, strings.Join(scorers.Names(), ", ")}},
 		{"unknown cell", goodHead + "[model]\ncell = \"gruu\"\n", []string{"[model] cell", `"gruu"`, strings.Join(cells.Names(), ", ")}},
-		{"unknown encoder", goodHead + "[model]\nencoder = \"cnn\"\n", []string{"[model] encoder", strings.Join(seq2seq.EncodersReading(seq2seq.Tokens), ", ")}},
+		{"unknown encoder", goodHead + "[model]\nencoder = \"cnn\"\n", []string{"[model] encoder", strings.Join(seq2seq.EncodersReading(source.Tokens), ", ")}},
 		{"unknown decoder", goodHead + "[model]\ndecoder = \"transformer\"\n", []string{"[model] decoder", strings.Join(seq2seq.DecoderNames(), ", ")}},
 		{"unknown optimizer", goodHead + "[train]\noptimizer = \"adamw\"\n", []string{"[train] optimizer", "adam, rmsprop, sgd"}},
 		{"unknown task", "name = \"t\"\n[task]\nname = \"revrse\"\n", []string{"[task] name", `"revrse"`, "reverse"}},

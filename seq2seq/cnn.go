@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/attnzoo/attnzoo/internal/gx"
+	"github.com/attnzoo/attnzoo/source"
 )
 
 // The cnn encoder (issue 7): a small convolutional stack, trained from
@@ -134,7 +135,7 @@ func CNNGrid(h, w, halvings int) (rows, cols int, err error) {
 
 func init() {
 	RegisterEncoder("cnn", EncoderInfo{
-		Reads: Images, Conv: true,
+		Reads: source.Images, Conv: true,
 		Check:   checkCNN,
 		Resolve: func(c Config) (Config, error) { err := c.resolveCNN(); return c, err },
 		New: func(b *Builder) (Encoder, error) {

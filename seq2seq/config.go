@@ -7,6 +7,7 @@ import (
 
 	"github.com/attnzoo/attnzoo/cells"
 	"github.com/attnzoo/attnzoo/scorers"
+	"github.com/attnzoo/attnzoo/source"
 )
 
 // Config describes a model. It is also the [model] table of an experiment
@@ -147,7 +148,7 @@ func (c Config) Resolve() (Config, error) {
 			return c, err
 		}
 	}
-	if enc.Reads != Tokens {
+	if enc.Reads != source.Tokens {
 		if c.Regions <= 0 || c.RegionSize <= 0 {
 			return c, fmt.Errorf("seq2seq: %s encoder: regions and region size must be > 0, got %d × %d", c.Encoder, c.Regions, c.RegionSize)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/attnzoo/attnzoo/internal/gx"
+	"github.com/attnzoo/attnzoo/source"
 )
 
 // The region encoders "patches" (image patches cut by the caller) and
@@ -21,7 +22,7 @@ type regionEncoder struct {
 }
 
 func init() {
-	for name, reads := range map[string]string{"patches": Images, "features": Features} {
+	for name, reads := range map[string]source.Kind{"patches": source.Images, "features": source.Features} {
 		RegisterEncoder(name, EncoderInfo{Reads: reads, New: func(b *Builder) (Encoder, error) { return newRegionEncoder(b, nil), nil }})
 	}
 }

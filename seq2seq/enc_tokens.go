@@ -5,6 +5,7 @@ import (
 
 	"github.com/attnzoo/attnzoo/cells"
 	"github.com/attnzoo/attnzoo/internal/gx"
+	"github.com/attnzoo/attnzoo/source"
 )
 
 // The token encoders embed the source tokens and run the model's cell over
@@ -23,7 +24,7 @@ type tokenEncoder struct {
 func init() {
 	for name, bi := range map[string]bool{"rnn": false, "birnn": true} {
 		RegisterEncoder(name, EncoderInfo{
-			Reads: Tokens, Final: true,
+			Reads: source.Tokens, Final: true,
 			Check: func(c Config) error {
 				if bi && c.Hidden%2 != 0 {
 					return fieldErr("hidden", "birnn gives each direction hidden/2 units, so hidden must be even, got %d", c.Hidden)

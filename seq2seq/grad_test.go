@@ -9,6 +9,7 @@ import (
 	"github.com/attnzoo/attnzoo/internal/gradcheck"
 	"github.com/attnzoo/attnzoo/internal/gx"
 	"github.com/attnzoo/attnzoo/scorers"
+	"github.com/attnzoo/attnzoo/source"
 )
 
 // gradCase checks every parameter's gradient through the whole
@@ -77,7 +78,7 @@ func TestModelGradients(t *testing.T) {
 		}
 	}
 	cases = append(cases, tiny("lstm", "rnn", "luong", "general"), tiny("rnn", "birnn", "bahdanau", "dot"))
-	for _, e := range EncodersReading(Tokens) { // every token encoder, test-bag (plugin_test.go) too
+	for _, e := range EncodersReading(source.Tokens) { // every token encoder, test-bag (plugin_test.go) too
 		cases = append(cases, tiny("lstm", e, "bahdanau", "concat"))
 	}
 	mean := tiny("lstm", "birnn", "bahdanau", "concat")

@@ -20,7 +20,7 @@ import (
 // h_0 = tanh(W_init mean(a) + b_init), and c_0 = tanh(W_initc mean(a) + b_initc)
 // for an LSTM — or, with init "zero", from zeros.
 //
-// EncodersReading(Images) and EncodersReading(Features) list them.
+// EncodersReading(source.Images) and EncodersReading(source.Features) list them.
 
 // NewRegionBatch makes a batch of B sources of S regions of size P each
 // (regions[i] holds S·P values, region-major) with their targets (nil for

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/attnzoo/attnzoo/internal/gx"
+	"github.com/attnzoo/attnzoo/source"
 )
 
 // bagEncoder is an encoder registered from a test file, as a new encoder
@@ -16,7 +17,7 @@ type bagEncoder struct{ emb *gx.Param }
 type bagInputs struct{ ids []*gx.Node }
 
 func init() {
-	RegisterEncoder("test-bag", EncoderInfo{Reads: Tokens, New: func(b *Builder) (Encoder, error) {
+	RegisterEncoder("test-bag", EncoderInfo{Reads: source.Tokens, New: func(b *Builder) (Encoder, error) {
 		e := &bagEncoder{emb: b.Param("src.emb", b.Cfg.SrcVocab, b.Cfg.Hidden)}
 		e.emb.Uniform(b.Rand, 0.1)
 		return e, nil

@@ -8,16 +8,7 @@ import (
 	"github.com/attnzoo/attnzoo/cells"
 	"github.com/attnzoo/attnzoo/internal/gx"
 	"github.com/attnzoo/attnzoo/internal/registry"
-)
-
-// Reads is what an encoder reads: token ids (Tokens), image regions cut by
-// the caller or whole images (Images), or precomputed region features
-// (Features). The values match tasks.Input, so an experiment pairs a task
-// only with an encoder that reads what the task gives.
-const (
-	Tokens   = "tokens"
-	Images   = "images"
-	Features = "features"
+	"github.com/attnzoo/attnzoo/source"
 )
 
 // Encoder reads a batch's sources and gives the decoder what it attends
@@ -47,7 +38,10 @@ type EncoderInputs interface {
 
 // EncoderInfo describes a registered encoder.
 type EncoderInfo struct {
-	Reads string // Tokens, Images or Features
+	// Reads is what the encoder reads (source.Tokens, source.Images or
+	// source.Features): an experiment pairs it only with a task whose
+	// sources are of that kind (tasks.Info.Input).
+	Reads source.Kind
 	// Final reports whether the encoder gives a final state. Without one
 	// the decoder starts from the mean annotation (init "final" means
 	// "mean"), and an LSTM decoder's memory from a learned layer of it,
@@ -86,15 +80,15 @@ func encoderInfo(name string) (EncoderInfo, bool) { return encoders.Get(name) }
 // EncoderNames returns the encoder names, sorted.
 func EncoderNames() []string { return encoders.Names() }
 
-// EncoderReads returns what the named encoder reads (Tokens, Images or
-// Features); false for an unknown encoder.
-func EncoderReads(name string) (string, bool) {
+// EncoderReads returns what the named encoder reads; false for an unknown
+// encoder.
+func EncoderReads(name string) (source.Kind, bool) {
 	info, ok := encoderInfo(name)
 	return info.Reads, ok
 }
 
 // EncodersReading returns the encoders that read input, sorted.
-func EncodersReading(input string) []string {
+func EncodersReading(input source.Kind) []string {
 	var out []string
 	for _, n := range EncoderNames() {
 		if r, _ := EncoderReads(n); r == input {
@@ -108,7 +102,7 @@ func EncodersReading(input string) []string {
 // images or features, not tokens).
 func IsRegionEncoder(name string) bool {
 	r, ok := EncoderReads(name)
-	return ok && r != Tokens
+	return ok && r != source.Tokens
 }
 
 // Builder makes an encoder's parameters as part of a model's: in the

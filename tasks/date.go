@@ -212,3 +212,17 @@ func (t *dateTask) Tokenize(s string) []string {
 	flush()
 	return toks
 }
+
+// dateMaxSrc is the most tokens a written date has: "{weekday} the {d}
+// {ord} of {month} {yyyy}" is 7; dateVocab bounds the distinct source
+// tokens (days, months, weekdays, years, punctuation).
+const (
+	dateMaxSrc = 8
+	dateVocab  = 200
+)
+
+func (t *dateTask) Size() Size {
+	years := t.maxYear - t.minYear + 1
+	return Size{Train: t.n.train, Dev: t.n.dev, Test: t.n.test, MaxSrc: dateMaxSrc, MaxTgt: 10,
+		MeanSrc: 5, MeanTgt: 10, SrcVocab: dateVocab + min(years, 10000), TgtVocab: 11}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/attnzoo/attnzoo/internal/registry"
+	"github.com/attnzoo/attnzoo/source"
 )
 
 // Task is a source of parallel data.
@@ -44,21 +45,10 @@ const (
 	Captioning  Kind = "captioning"
 )
 
-// Input is what a task's sources are, as an encoder reads them: token ids,
-// images, or precomputed region features. An experiment pairs a task only
-// with an encoder that reads its input.
-type Input string
-
-const (
-	Tokens   Input = "tokens"
-	Images   Input = "images"
-	Features Input = "features"
-)
-
 // Info is what the registry knows of a task besides its factory.
 type Info struct {
 	Kind  Kind
-	Input Input
+	Input source.Kind // what its sources are: an experiment pairs it only with an encoder that reads them
 }
 
 // Named is any registered task, of any kind: what its Load returns depends
@@ -79,7 +69,7 @@ func Register(name string, f Factory) {
 	if f == nil {
 		panic("tasks: Register factory is nil")
 	}
-	RegisterKind(name, Info{Kind: Translation, Input: Tokens}, func(o Options) (Named, error) { return f(o) })
+	RegisterKind(name, Info{Kind: Translation, Input: source.Tokens}, func(o Options) (Named, error) { return f(o) })
 }
 
 // RegisterKind makes a task of any kind available by name; package

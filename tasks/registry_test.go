@@ -9,6 +9,7 @@ import (
 
 	"github.com/attnzoo/attnzoo/internal/registry/registrytest"
 	"github.com/attnzoo/attnzoo/metrics"
+	"github.com/attnzoo/attnzoo/source"
 )
 
 var tinyTSV = "../testdata/tasks/tiny.tsv"
@@ -33,7 +34,7 @@ func TestNames(t *testing.T) {
 		t.Errorf("Names() = %v, want them sorted", names)
 	}
 	for _, n := range names {
-		if info, _ := InfoOf(n); info != (Info{Kind: Translation, Input: Tokens}) {
+		if info, _ := InfoOf(n); info != (Info{Kind: Translation, Input: source.Tokens}) {
 			t.Errorf("%s: %+v, want a translation task reading tokens", n, info)
 		}
 		if _, ok := smallOptions[n]; !ok {

@@ -222,3 +222,14 @@ func (s reorderSentence) render() Example {
 	}
 	return ex
 }
+
+func (t *reorderTask) Size() Size {
+	l := reorderLexicon
+	adj := max(t.maxAdj, t.testMaxAdj)
+	// subject, object and the PP's noun phrase (det noun adj…), verb, adverb, preposition
+	n := 3*(2+adj) + 3
+	v := len(l.dets) + len(l.nouns) + len(l.adjs) + len(l.verbs) + len(l.advs) + len(l.preps)
+	mean := 2*(2+float64(t.maxAdj)/2) + 1 + t.adverb + t.pp*(3+float64(t.maxAdj)/2)
+	return Size{Train: t.n.train, Dev: t.n.dev, Test: t.n.test, MaxSrc: n, MaxTgt: n,
+		MeanSrc: mean, MeanTgt: mean, SrcVocab: v, TgtVocab: v}
+}

@@ -106,3 +106,10 @@ func symbols(xs []int) []string {
 	}
 	return s
 }
+
+func (t *seqTask) Size() Size {
+	hi := max(t.o.maxLen, t.o.testMaxLen)
+	mean := float64(t.o.minLen+hi) / 2
+	return Size{Train: t.o.n.train, Dev: t.o.n.dev, Test: t.o.n.test, MaxSrc: hi, MaxTgt: hi,
+		MeanSrc: mean, MeanTgt: mean, SrcVocab: t.o.vocab, TgtVocab: t.o.vocab}
+}

@@ -572,3 +572,11 @@ func (l *synLexicon) writeTgt(o *synOut, c synClause, p synSrcClause, order stri
 		fin()
 	}
 }
+
+// target at most half as long again (articles, the object marker, the
+// participle), the content lemmas and the function words on each side.
+func (t *synlangTask) Size() Size {
+	hi := max(t.maxLen, t.testMaxLen)
+	return Size{Train: t.n.train, Dev: t.n.dev, Test: t.n.test, MaxSrc: hi, MaxTgt: hi + hi/2,
+		MeanSrc: float64(hi) / 2, MeanTgt: float64(hi) * 0.6, SrcVocab: 4*t.vocab + 50, TgtVocab: 4*t.vocab + 50}
+}

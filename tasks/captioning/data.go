@@ -4,6 +4,7 @@ import (
 	"image"
 	"math/rand/v2"
 
+	"github.com/attnzoo/attnzoo/source"
 	"github.com/attnzoo/attnzoo/tasks"
 )
 
@@ -12,16 +13,11 @@ import (
 // metrics.Region with a plain conversion, metrics.Region(b).
 type Box struct{ X0, Y0, X1, Y1 float64 }
 
-// Image is a normalised image: C×H×W float32 values, channel-major (CHW),
-// so channel c, row y, column x is Pix[(c*H+y)*W+x]. Each value is
-// (v/255 − NormMean)/NormStd for the 8-bit channel value v (see Preprocess).
-type Image struct {
-	C, H, W int
-	Pix     []float32
-}
-
-// At returns channel c at row y, column x.
-func (im *Image) At(c, y, x int) float32 { return im.Pix[(c*im.H+y)*im.W+x] }
+// Image is a normalised image (source.Image): C×H×W float32 values,
+// channel-major (CHW), so channel c, row y, column x is
+// Pix[(c*H+y)*W+x]. Each value is (v/255 − NormMean)/NormStd for the
+// 8-bit channel value v (see Preprocess).
+type Image = source.Image
 
 // Example is one captioned image. The examples of one image share their
 // Image, Features, Refs, Boxes and Raw: treat them as read-only.

@@ -10,10 +10,11 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/attnzoo/attnzoo/source"
 	"github.com/attnzoo/attnzoo/tasks"
 )
 
-func init() { Register("images", tasks.Images, newImages) }
+func init() { Register("images", source.Images, newImages) }
 
 // imagesTask is the images task: a folder of images (PNG, JPEG or GIF)
 // and their captions, in the Flickr8k token format or a Karpathy-split

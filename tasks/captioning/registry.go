@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/attnzoo/attnzoo/source"
 	"github.com/attnzoo/attnzoo/tasks"
 )
 
@@ -26,10 +27,10 @@ type Factory func(opts tasks.Options) (Task, error)
 const Kind = tasks.Captioning
 
 // Register makes a captioning task available by name in the task registry
-// (package tasks), with what its sources are (tasks.Images or
-// tasks.Features). It panics if f is nil, name is empty or name is already
+// (package tasks), with what its sources are (source.Images or
+// source.Features). It panics if f is nil, name is empty or name is already
 // registered: those are programmer errors.
-func Register(name string, input tasks.Input, f Factory) {
+func Register(name string, input source.Kind, f Factory) {
 	if f == nil {
 		panic("captioning: Register factory is nil")
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/attnzoo/attnzoo/internal/registry/registrytest"
+	"github.com/attnzoo/attnzoo/source"
 	"github.com/attnzoo/attnzoo/tasks"
 )
 
@@ -17,7 +18,7 @@ func TestNames(t *testing.T) {
 		t.Errorf("Names() = %v, want them sorted, with shapes", names)
 	}
 	for _, n := range names {
-		if info, _ := tasks.InfoOf(n); info.Kind != Kind || (info.Input != tasks.Images && info.Input != tasks.Features) {
+		if info, _ := tasks.InfoOf(n); info.Kind != Kind || (info.Input != source.Images && info.Input != source.Features) {
 			t.Errorf("%s: %+v, want a captioning task reading images or features", n, info)
 		}
 	}
@@ -26,9 +27,9 @@ func TestNames(t *testing.T) {
 func TestRegisterPanics(t *testing.T) {
 	f := func(tasks.Options) (Task, error) { return nil, nil }
 	registrytest.Panics(t, map[string]func(){
-		"nil factory": func() { Register("new-task", tasks.Images, nil) },
-		"empty name":  func() { Register("", tasks.Images, f) },
-		"duplicate":   func() { Register("shapes", tasks.Images, f) },
+		"nil factory": func() { Register("new-task", source.Images, nil) },
+		"empty name":  func() { Register("", source.Images, f) },
+		"duplicate":   func() { Register("shapes", source.Images, f) },
 	})
 	if slices.Contains(Names(), "new-task") {
 		t.Error("the task was registered anyway")

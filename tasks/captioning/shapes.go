@@ -7,10 +7,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/attnzoo/attnzoo/source"
 	"github.com/attnzoo/attnzoo/tasks"
 )
 
-func init() { Register("shapes", tasks.Images, newShapes) }
+func init() { Register("shapes", source.Images, newShapes) }
 
 // The colours, shapes and sizes a scene is made of. Colours are saturated
 // and never grey, so no background pixel (black, or grey noise) has an
@@ -211,3 +212,14 @@ func (t *shapesTask) LoadContext(ctx context.Context, seed int64) (*Data, error)
 	}
 	return d, finish(ctx, d, 1, 0)
 }
+
+// Size of the shapes task: images of 3×size×size, captions of at most
+// 4 + 9 words an object ("there is", "a small red circle", "to the left
+// of", "and"), a vocabulary of a few dozen words.
+func (t *shapesTask) Size() tasks.Size {
+	maxCap := 4 + 9*t.maxObj
+	return tasks.Size{Train: t.train, Dev: t.dev, Test: t.test, MaxTgt: maxCap,
+		MeanTgt: float64(maxCap+4) / 2, TgtVocab: 40, C: 3, H: t.size, W: t.size, Captions: t.perImage}
+}
+
+var _ tasks.Sizer = (*shapesTask)(nil)
