@@ -108,12 +108,12 @@ func (m *Model) buildStepOn(g *gx.Graph, R, S int, prjShape []int, steps int) (*
 }
 
 func (c *GraphCache) enc(m *Model, B, S int) (*encGraph, error) {
-	return cached(c.encs, [2]int{B, S}, c.max, func(eg *encGraph) *gx.Machine { return eg.mach },
+	return cached(c, c.encs, [2]int{B, S}, func(eg *encGraph) *gx.Machine { return eg.mach },
 		func() (*encGraph, error) { return m.buildEnc(c.arena, B, S) })
 }
 
 func (c *GraphCache) step(m *Model, R, S int, prj []int, steps int) (*stepGraph, error) {
-	return cached(c.steps, [4]int{R, S, prj[len(prj)-1], steps}, c.max, func(sg *stepGraph) *gx.Machine { return sg.mach },
+	return cached(c, c.steps, [4]int{R, S, prj[len(prj)-1], steps}, func(sg *stepGraph) *gx.Machine { return sg.mach },
 		func() (*stepGraph, error) { return m.buildStep(c.arena, R, S, prj, steps) })
 }
 

@@ -44,7 +44,7 @@ func (m *Model) ForcedAttention(b *Batch, cache *GraphCache) ([][][]float64, err
 	m.Cfg.Dropout = 0
 	defer func() { m.Cfg.Dropout = save }()
 	B, S, T := b.Size(), b.SrcLen(), b.TgtLen()
-	tg, err := cached(cache.forced, shape{B, S, T, false}, cache.max, func(tg *trainGraph) *gx.Machine { return tg.mach },
+	tg, err := cached(cache, cache.forced, shape{B, S, T, false}, func(tg *trainGraph) *gx.Machine { return tg.mach },
 		func() (*trainGraph, error) { return m.buildForced(cache.arena, B, S, T) })
 	if err != nil {
 		return nil, err

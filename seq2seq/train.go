@@ -228,36 +228,61 @@ func (m *Model) checkBatch(b *Batch) error {
 // Its graphs draw their values from one arena (gx.Arena): it holds what
 // the largest graph needs, however many shapes the cache holds, and a
 // value read from a graph (a gradient, a decoding step's output) stays
-// valid until any graph of the cache runs again.
+// valid until any graph of the cache runs again. What each graph holds of
+// its own (its nodes, its inputs, on a device its buffers:
+// gx.Machine.HeldBytes) is bounded by bytes: past the bound, the graph used
+// least recently is closed and dropped, whatever its kind.
 type GraphCache struct {
 	trains map[shape]*trainGraph
 	forced map[shape]*trainGraph // ForcedAttention's
 	encs   map[[2]int]*encGraph
 	steps  map[[4]int]*stepGraph
-	max    int
 	arena  *gx.Arena
+
+	budget int64 // bytes the cached graphs may hold of their own
+	held   int64
+	tick   uint64
+	uses   map[*gx.Machine]*cacheUse
 }
 
-// NewGraphCache returns a cache holding up to max graphs of each kind
-// (0 means 32). Its graphs run where their model's parameters live
-// (UseDevice).
-func NewGraphCache(max int) *GraphCache {
-	if max <= 0 {
-		max = 32
+// cacheUse is what the cache knows of one of its graphs: its bytes, when
+// it was last asked for, and how to drop it from its map.
+type cacheUse struct {
+	bytes int64
+	last  uint64
+	drop  func()
+}
+
+// DefaultGraphBytes bounds what a cache's graphs hold of their own when
+// NewGraphCache is given 0: at a paper's size (a 44-token training graph
+// at hidden 512 has ~20,000 nodes, ~35 MB) some thirty graphs.
+const DefaultGraphBytes = 1 << 30
+
+// NewGraphCache returns a cache whose graphs hold up to maxBytes of their
+// own (0 means DefaultGraphBytes; the arena they share is apart). Its
+// graphs run where their model's parameters live (To, UseDevice).
+func NewGraphCache(maxBytes int64) *GraphCache {
+	if maxBytes <= 0 {
+		maxBytes = DefaultGraphBytes
 	}
-	return &GraphCache{trains: map[shape]*trainGraph{}, forced: map[shape]*trainGraph{}, encs: map[[2]int]*encGraph{}, steps: map[[4]int]*stepGraph{}, max: max,
-		arena: gx.NewArena()}
+	return &GraphCache{trains: map[shape]*trainGraph{}, forced: map[shape]*trainGraph{}, encs: map[[2]int]*encGraph{}, steps: map[[4]int]*stepGraph{},
+		arena: gx.NewArena(), budget: maxBytes, uses: map[*gx.Machine]*cacheUse{}}
 }
 
-// Share returns a cache of up to max graphs of each kind whose graphs
-// share c's arena: for graphs run by the same goroutine, one at a time (a
-// run's training and its evaluation), so they need the memory of the
-// largest, not of both.
-func (c *GraphCache) Share(max int) *GraphCache {
-	s := NewGraphCache(max)
+// Share returns a cache bounded by maxBytes whose graphs share c's arena:
+// for graphs run by the same goroutine, one at a time (a run's training and
+// its evaluation), so they need the memory of the largest, not of both.
+func (c *GraphCache) Share(maxBytes int64) *GraphCache {
+	s := NewGraphCache(maxBytes)
 	s.arena = c.arena
 	return s
 }
+
+// HeldBytes is what the cache's graphs hold of their own now.
+func (c *GraphCache) HeldBytes() int64 { return c.held }
+
+// Len is the number of graphs the cache holds.
+func (c *GraphCache) Len() int { return len(c.uses) }
 
 // ArenaUse is what a cache's arena holds: the values of the largest graph
 // that has run, the ops' working buffers and the packed weights, in bytes.
@@ -277,29 +302,48 @@ func (c *GraphCache) ArenaUse() (ArenaUse, bool) {
 }
 
 func (c *GraphCache) train(m *Model, s shape) (*trainGraph, error) {
-	return cached(c.trains, s, c.max, func(tg *trainGraph) *gx.Machine { return tg.mach },
+	return cached(c, c.trains, s, func(tg *trainGraph) *gx.Machine { return tg.mach },
 		func() (*trainGraph, error) { return m.buildTrain(c.arena, s.B, s.S, s.T) })
 }
 
-// cached returns the graph for key k, building it on a miss; when the map
-// already holds max graphs, one is closed and dropped first.
-func cached[K comparable, V any](graphs map[K]V, k K, max int, mach func(V) *gx.Machine, build func() (V, error)) (V, error) {
+// cached returns the graph for key k of one of the cache's maps, building
+// it on a miss; graphs used least recently are closed and dropped first
+// while the new one would take the cache past its bound (the new one is
+// kept even alone past it).
+func cached[K comparable, V any](c *GraphCache, graphs map[K]V, k K, mach func(V) *gx.Machine, build func() (V, error)) (V, error) {
+	c.tick++
 	if v, ok := graphs[k]; ok {
+		c.uses[mach(v)].last = c.tick
 		return v, nil
-	}
-	if len(graphs) >= max {
-		for old, v := range graphs {
-			mach(v).Close()
-			delete(graphs, old)
-			break
-		}
 	}
 	v, err := build()
 	if err != nil {
 		return v, err
 	}
+	mv := mach(v)
+	n := mv.HeldBytes()
+	for c.held+n > c.budget && len(c.uses) > 0 {
+		c.evict()
+	}
 	graphs[k] = v
+	c.uses[mv] = &cacheUse{bytes: n, last: c.tick, drop: func() { delete(graphs, k) }}
+	c.held += n
 	return v, nil
+}
+
+// evict closes and drops the graph used least recently.
+func (c *GraphCache) evict() {
+	var old *gx.Machine
+	for m, u := range c.uses {
+		if old == nil || u.last < c.uses[old].last {
+			old = m
+		}
+	}
+	u := c.uses[old]
+	u.drop()
+	old.Close()
+	c.held -= u.bytes
+	delete(c.uses, old)
 }
 
 // compile turns a built graph into a machine, on the model's device (the
@@ -321,17 +365,8 @@ func (m *Model) compile(g *gx.Graph, what string) (*gx.Machine, error) {
 
 // Close releases every cached machine.
 func (c *GraphCache) Close() {
-	for _, v := range c.trains {
-		v.mach.Close()
-	}
-	for _, v := range c.forced {
-		v.mach.Close()
-	}
-	for _, v := range c.encs {
-		v.mach.Close()
-	}
-	for _, v := range c.steps {
-		v.mach.Close()
+	for len(c.uses) > 0 {
+		c.evict()
 	}
 }
 

@@ -210,6 +210,15 @@ func (m *Machine) HostOps() []string {
 	return append([]string(nil), m.dev.hostOp...)
 }
 
+// ownedBytes is what the ops' scratch buffers hold.
+func (r *devRun) ownedBytes() int64 {
+	var n int64
+	for _, b := range r.owned {
+		n += 4 * int64(b.Len())
+	}
+	return n
+}
+
 func (r *devRun) free() {
 	for _, b := range r.owned {
 		r.d.Free(b)
