@@ -81,7 +81,7 @@ func (m *Model) buildStepOn(g *gx.Graph, R, S int, prjShape []int, steps int) (*
 	Et := g.Bind(m.tgtEmb)
 	y := sg.y
 	for t := 0; t < steps; t++ {
-		next, logits, att := m.decStep(g, mem, g.Embed(Et, y), st, nil)
+		next, logits, att := m.decStep(g, mem, g.Embed(Et, y), st)
 		logp := g.LogSoftmax(logits)
 		sg.logp = append(sg.logp, g.Watch(logp))
 		sg.weights = append(sg.weights, g.Watch(att.Weights))

@@ -2,7 +2,6 @@ package seq2seq
 
 import (
 	"fmt"
-	"math/rand/v2"
 
 	"github.com/attnzoo/attnzoo/internal/gx"
 )
@@ -52,7 +51,7 @@ func (m *Model) ForcedAttention(b *Batch, cache *GraphCache) ([][][]float64, err
 	if err := tg.enc.set(b); err != nil {
 		return nil, err
 	}
-	if err := tg.setTargets(b, rand.New(rand.NewPCG(0, 0)), 0, m.Cfg.Hidden, true); err != nil {
+	if err := tg.setTargets(b); err != nil {
 		return nil, err
 	}
 	if err := tg.penalty.set(b, m.Cfg.Lambda); err != nil {

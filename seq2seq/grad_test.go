@@ -57,7 +57,7 @@ func trainCost(m *Model, b *Batch) func(*gx.Graph) *gx.Node {
 			return nil
 		}
 		g.Fail(tg.enc.set(b))
-		g.Fail(tg.setTargets(b, nil, 0, m.Cfg.Hidden, true))
+		g.Fail(tg.setTargets(b))
 		g.Fail(tg.penalty.set(b, m.Cfg.Lambda))
 		return tg.cost
 	}

@@ -228,15 +228,11 @@ func (m *Model) zeroInit(g *gx.Graph, B int) cells.State {
 }
 
 // decStep is the one decoder step of the one-step decoding graph. y is the
-// embedded previous token [B, E]; dropOut (nil for none) multiplies the
-// attentional layer before the vocabulary.
-func (m *Model) decStep(g *gx.Graph, mem *scorers.Memory, y *gx.Node, st decState, dropOut *gx.Node) (decState, *gx.Node, scorers.Step) {
+// embedded previous token [B, E].
+func (m *Model) decStep(g *gx.Graph, mem *scorers.Memory, y *gx.Node, st decState) (decState, *gx.Node, scorers.Step) {
 	next, out, att := m.decRecur(g, mem, y, st)
 	if out == nil {
 		out = m.attnLayer(g, next.Cell.H, att.Context)
-	}
-	if dropOut != nil {
-		out = g.Mul(out, dropOut)
 	}
 	return next, m.vocabLayer(g, out), att
 }
@@ -267,13 +263,4 @@ func (m *Model) attnLayer(g *gx.Graph, s, c *gx.Node) *gx.Node {
 // vocabLayer is the logits W out + b, for any number of rows.
 func (m *Model) vocabLayer(g *gx.Graph, out *gx.Node) *gx.Node {
 	return g.AddBias(g.Linear(out, g.Bind(m.vocabW), 0), g.Bind(m.vocabB))
-}
-
-// dropoutKeep draws one entry of an inverted-dropout mask: 0 with
-// probability p, 1/(1−p) otherwise.
-func dropoutKeep(rng *rand.Rand, p float64) float64 {
-	if rng.Float64() >= p {
-		return 1 / (1 - p)
-	}
-	return 0
 }

@@ -16,7 +16,6 @@ type trainGraph struct {
 	enc      *encInputs
 	tin      []*gx.Node // T × [B]
 	tout, tm *gx.Node   // [T·B] target ids and 1/tokens mask, time-major
-	drop     *gx.Node   // [T·B, H], nil without dropout
 	zeros    []*gx.Node // initial states
 	cost     *gx.Node
 	grads    []*gx.Node
@@ -85,10 +84,7 @@ func (m *Model) trainGraphOn(g *gx.Graph, B, S, T int) *trainGraph {
 	} else {
 		out = g.StackRows(outs...)
 	}
-	if m.Cfg.Dropout > 0 {
-		tg.drop = g.Input("drop", T*B, m.Cfg.Hidden)
-		out = g.Mul(out, tg.drop)
-	}
+	out = g.Dropout(out, m.Cfg.Dropout) // a mask drawn from the step's seed (runTrain)
 	tg.tout = g.Input("tgt.out", T*B)
 	tg.tm = g.Input("tgt.mask", T*B)
 	// the mask carries 1/tokens, so the sum is the mean token NLL
@@ -102,7 +98,7 @@ func (m *Model) trainGraphOn(g *gx.Graph, B, S, T int) *trainGraph {
 }
 
 // setTargets fills the decoder inputs from a batch.
-func (tg *trainGraph) setTargets(b *Batch, rng *rand.Rand, dropout float64, hidden int, hostDropout bool) error {
+func (tg *trainGraph) setTargets(b *Batch) error {
 	B, T := b.Size(), b.TgtLen()
 	tokens := float64(b.Tokens())
 	for t := 0; t < T; t++ {
@@ -120,10 +116,7 @@ func (tg *trainGraph) setTargets(b *Batch, rng *rand.Rand, dropout float64, hidd
 		}
 		return 0
 	})
-	if err != nil || tg.drop == nil || !hostDropout {
-		return err
-	}
-	return gx.Fill(tg.drop, func(int) float64 { return dropoutKeep(rng, dropout) })
+	return err
 }
 
 // Loss computes the mean token cross-entropy of a batch and the gradient
@@ -171,13 +164,11 @@ func (m *Model) runTrain(b *Batch, rng *rand.Rand, cache *GraphCache) (*trainGra
 	if err := tg.enc.set(b); err != nil {
 		return nil, 0, err
 	}
-	if err := tg.setTargets(b, rng, m.Cfg.Dropout, m.Cfg.Hidden, m.res == nil); err != nil {
+	if err := tg.setTargets(b); err != nil {
 		return nil, 0, err
 	}
-	if m.res != nil && tg.drop != nil { // the mask is drawn on the device, from one seed a step
-		if err := tg.mach.FillDropout(tg.drop, rng.Uint64(), m.Cfg.Dropout); err != nil {
-			return nil, 0, err
-		}
+	if rng != nil {
+		tg.g.SetSeed(rng.Uint64()) // the dropout masks' (the backend draws them)
 	}
 	lambda := m.Cfg.Lambda
 	if m.likelihood {

@@ -28,6 +28,11 @@ type Elementwise interface {
 	Mul(y, a, b Buf, n int) error
 	// Fill sets y = v.
 	Fill(y Buf, v float64, n int) error
+	// DropoutMask sets y to an inverted-dropout mask: y_i = 1/(1 − p) where
+	// u_i ≥ p (kept), else 0, u_i = the top 24 bits of h(i, seed) / 2²⁴ in
+	// [0, 1), h two rounds of the lowbias32 mixer (Wellons) over i and the
+	// seed's two words: the same mask on every backend for a seed.
+	DropoutMask(y Buf, seed uint64, p float64, n int) error
 	// Scale sets y = α·x.
 	Scale(y, x Buf, alpha float64, n int) error
 }

@@ -113,3 +113,10 @@ func (b clBackend) Fill(y backend.Buf, v float64, n int) error {
 	}
 	return b.o.Kernel("fill", n, y.Mem, float32(v), n)
 }
+
+func (b clBackend) DropoutMask(y backend.Buf, seed uint64, p float64, n int) error {
+	if err := mems("DropoutMask", y); err != nil {
+		return err
+	}
+	return b.o.Kernel("dropout_mask", n, y.Mem, uint32(seed), uint32(seed>>32), float32(p), n)
+}

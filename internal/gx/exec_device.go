@@ -509,28 +509,3 @@ func (r *devRun) floats(v G.Value, n int) ([]float32, error) {
 	}
 	return src, nil
 }
-
-// FillDropout fills input n's device buffer with a dropout mask for the
-// next run: each entry 1/(1 − p) (kept) or 0 (dropped, with probability
-// p), from a hash of its index and seed (kernels/elementwise.cl,
-// dropout_mask), so no mask crosses from the host. The next run reads n
-// from the device, not from its host value.
-func (m *Machine) FillDropout(n *Node, seed uint64, p float64) error {
-	if m.dev == nil {
-		return fmt.Errorf("gx: FillDropout: the machine runs on the host")
-	}
-	k := runner(m.dev.d)
-	if k == nil {
-		return fmt.Errorf("gx: FillDropout: device %s has no dropout kernel", m.dev.d.Name())
-	}
-	i, ok := m.dev.idx[n]
-	if !ok || m.dev.bufs[i] == nil {
-		return fmt.Errorf("gx: FillDropout: %s is not an input of the graph", n.Name())
-	}
-	size := max(1, m.dev.shapes[i].TotalSize())
-	if err := k.Kernel("dropout_mask", size, m.dev.bufs[i], uint32(seed), uint32(seed>>32), float32(p), size); err != nil {
-		return err
-	}
-	m.dev.preset[i] = true
-	return nil
-}

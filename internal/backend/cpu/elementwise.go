@@ -152,3 +152,38 @@ func fill[T kern.Float](y []T, v T) {
 		y[i] = v
 	}
 }
+
+func (*CPU) DropoutMask(y backend.Buf, seed uint64, p float64, n int) error {
+	is32, err := check("DropoutMask", n, y)
+	if is32 {
+		dropoutMask(y.F32[:n], seed, float32(p), 1/(1-float32(p)))
+	} else if err == nil {
+		dropoutMask(y.F64[:n], seed, p, 1/(1-p))
+	}
+	return err
+}
+
+// dropoutMask is kernels/elementwise.cl's dropout_mask: u_i in float32
+// exactly as there (24 bits), compared with p in the buffer's dtype.
+func dropoutMask[T kern.Float](y []T, seed uint64, p, keep T) {
+	lo, hi := uint32(seed), uint32(seed>>32)
+	for i := range y {
+		h := mix32(mix32(uint32(i)^lo) + hi)
+		u := T(float32(h>>8) * (1.0 / 16777216.0))
+		if u >= p {
+			y[i] = keep
+		} else {
+			y[i] = 0
+		}
+	}
+}
+
+// mix32 is the lowbias32 mixer (Chris Wellons).
+func mix32(x uint32) uint32 {
+	x ^= x >> 16
+	x *= 0x7feb352d
+	x ^= x >> 15
+	x *= 0x846ca68b
+	x ^= x >> 16
+	return x
+}
