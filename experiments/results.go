@@ -116,6 +116,9 @@ func Collect(dir string) (*Summary, error) {
 	if err := s.writeComparisonsCSV(filepath.Join(dir, "comparisons.csv")); err != nil {
 		return nil, err
 	}
+	if err := s.writeTuningCSV(filepath.Join(dir, "tuning.csv")); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -276,6 +279,7 @@ func (s *Summary) writeMD(path, name string) error {
 		}
 		mdRow(&b, row)
 	}
+	s.writeTuningMD(&b)
 	s.writeStatsMD(&b)
 	s.writeSelectionMD(&b)
 	s.writeProvenanceMD(&b)

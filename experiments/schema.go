@@ -109,6 +109,9 @@ type Report struct {
 	// "METRIC <= X". METRIC is a test metric of final.json, or dev_METRIC
 	// (dev_exact_match, dev_token_acc) from the run's last evaluation.
 	Success string `toml:"success"`
+	// Tune names a swept key (e.g. "lr") chosen on dev per setting of the
+	// other swept keys (tune.go): the comparisons use the chosen points.
+	Tune string `toml:"tune"`
 }
 
 var successRe = regexp.MustCompile(`^\s*([a-z0-9_]+)\s*(>=|<=)\s*([-+0-9.eE]+)\s*$`)
@@ -465,6 +468,23 @@ func (e *Experiment) validate(ctx context.Context) error {
 	if e.Report.Success != "" {
 		if _, _, _, err := parseSuccess(e.Report.Success); err != nil {
 			return e.errf("report", "success", "%v", err)
+		}
+	}
+	if t := e.Report.Tune; t != "" {
+		full, ok := sweepShortcuts[t]
+		if !ok {
+			full = t
+		}
+		axes, _ := e.axes()
+		var have []string
+		for _, a := range axes {
+			have = append(have, a.full)
+		}
+		if !slices.Contains(have, full) {
+			return e.errf("report", "tune", "%q is not a swept key (sweep: %s)", t, strings.Join(have, ", "))
+		}
+		if e.Train.Select == "" {
+			return e.errf("report", "tune", "chooses %s on a dev metric: set [train] select (have: %s)", t, strings.Join(selectMetrics, ", "))
 		}
 	}
 	if p := e.Report.Primary; p != "" && !regexp.MustCompile(`^[a-z0-9_]+$`).MatchString(p) {

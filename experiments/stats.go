@@ -112,19 +112,21 @@ func (s *Summary) comparedMetrics() []string {
 // with points that differ in the scorer alone, and labelled by it;
 // otherwise every pair of points is compared.
 func (s *Summary) Comparisons() []Comparison {
+	keys := s.otherKeys() // the tuned key ([report] tune) neither groups nor labels
 	scorerKey := ""
-	for _, k := range s.Keys {
+	for _, k := range keys {
 		if shortKey(k) == "scorer" {
 			scorerKey = k
 		}
 	}
 	points := s.Points()
+	use := s.chosenPoints()
 	group := func(p *Point) string {
 		if scorerKey == "" {
 			return ""
 		}
 		var parts []string
-		for _, k := range s.Keys {
+		for _, k := range keys {
 			if k != scorerKey {
 				parts = append(parts, shortKey(k)+"="+fmtValue(p.Values[k]))
 			}
@@ -133,7 +135,7 @@ func (s *Summary) Comparisons() []Comparison {
 	}
 	label := func(p *Point) string {
 		if scorerKey == "" {
-			return p.Label
+			return s.tuneGroup(p.Values)
 		}
 		return fmtValue(p.Values[scorerKey])
 	}
@@ -143,7 +145,7 @@ func (s *Summary) Comparisons() []Comparison {
 		for i, a := range points {
 			for j := i + 1; j < len(points); j++ {
 				b := points[j]
-				if group(a) != group(b) {
+				if !use[i] || !use[j] || group(a) != group(b) {
 					continue
 				}
 				xa, xb := pairBySeed(a, b, m)

@@ -17,14 +17,14 @@
 //
 // The tasks and their keys, with defaults (the task's source file has the details):
 //
-//	copy, reverse, sort  min_len 3, max_len 10, test_max_len max_len, vocab 10,
+//	copy, reverse, sort  min_len 3, max_len 10, test_max_len max_len, test_min_len min_len, vocab 10,
 //	                     train 10000, dev 500, test 500
 //	date                 min_year 1950, max_year 2049, train, dev, test as above
 //	reorder              max_adj 2, test_max_adj max_adj, adverb 0.3, pp 0.3,
 //	                     train, dev, test as above
 //	synlang              vocab 2000, zipf 1.0, max_len 40, test_max_len max_len,
 //	                     clause 0.5, front 0.3, max_adj 2, adverb 0.3, pp 0.3,
-//	                     past 0.4, plural 0.3, definite 0.6, phrasal 0.2,
+//	                     past 0.4, plural 0.3, definite 0.6, phrasal 0.2, swap 0,
 //	                     train 20000, dev 500, test 1000
 //	tsv                  path (one file split at random; dev 0.1, test 0.1 are
 //	                     fractions of its source sentences) or train, dev, test

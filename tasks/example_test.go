@@ -39,7 +39,7 @@ func ExampleNew_unknownKey() {
 	_, err := tasks.New("reverse", tasks.Options{"max_lne": int64(12)})
 	fmt.Println(err)
 	// Output:
-	// tasks: reverse: unknown key "max_lne" (have: dev, max_len, min_len, test, test_max_len, train, vocab)
+	// tasks: reverse: unknown key "max_lne" (have: dev, max_len, min_len, test, test_max_len, test_min_len, train, vocab)
 }
 
 func ExampleKeys() {

@@ -50,7 +50,7 @@ func TestOptionErrors(t *testing.T) {
 		want string
 	}{
 		{"unknown key", "reverse", Options{"max_lne": int64(12)},
-			`tasks: reverse: unknown key "max_lne" (have: dev, max_len, min_len, test, test_max_len, train, vocab)`},
+			`tasks: reverse: unknown key "max_lne" (have: dev, max_len, min_len, test, test_max_len, test_min_len, train, vocab)`},
 		{"unknown keys", "date", Options{"min_len": int64(3), "max_len": int64(5)},
 			`tasks: date: unknown keys "max_len", "min_len" (have: dev, max_year, min_year, test, train)`},
 		{"string for integer", "reverse", Options{"max_len": "10"},
@@ -82,7 +82,7 @@ func TestOptionErrors(t *testing.T) {
 		{"two problems", "copy", Options{"dev": int64(-1), "test": int64(-2)},
 			"tasks: copy: dev: must be >= 0, got -1\ntasks: copy: test: must be >= 0, got -2"},
 		{"unknown key and impossible value", "copy", Options{"lenght": int64(3), "vocab": int64(0)},
-			`tasks: copy: unknown key "lenght" (have: dev, max_len, min_len, test, test_max_len, train, vocab)` +
+			`tasks: copy: unknown key "lenght" (have: dev, max_len, min_len, test, test_max_len, test_min_len, train, vocab)` +
 				"\ntasks: copy: vocab: must be >= 2, got 0"},
 		// A value of the wrong type is replaced by its default, so range
 		// checks are not reported: max_len 2 against min_len 3 would be.

@@ -66,7 +66,7 @@ func TestNewUnknown(t *testing.T) {
 }
 
 func TestKeys(t *testing.T) {
-	seq := []string{"dev", "max_len", "min_len", "test", "test_max_len", "train", "vocab"}
+	seq := []string{"dev", "max_len", "min_len", "test", "test_max_len", "test_min_len", "train", "vocab"}
 	tests := map[string][]string{
 		"copy":    seq,
 		"reverse": seq,
@@ -74,7 +74,7 @@ func TestKeys(t *testing.T) {
 		"date":    {"dev", "max_year", "min_year", "test", "train"},
 		"reorder": {"adverb", "dev", "max_adj", "pp", "test", "test_max_adj", "train"},
 		"synlang": {"adverb", "clause", "definite", "dev", "front", "max_adj", "max_len", "past", "phrasal",
-			"plural", "pp", "test", "test_max_len", "train", "vocab", "zipf"},
+			"plural", "pp", "swap", "test", "test_max_len", "train", "vocab", "zipf"},
 		"tsv": {"dev", "lowercase", "max_len", "max_vocab", "min_count", "path", "reverse", "src_bpe_codes", "src_lang", "src_spm_model",
 			"src_tokenizer", "test", "test_align", "test_align_base", "tgt_bpe_codes", "tgt_lang", "tgt_spm_model", "tgt_tokenizer", "tokenizer", "train"},
 	}

@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/attnzoo/attnzoo/metrics"
@@ -36,6 +37,33 @@ func TestReverse(t *testing.T) {
 			if !slices.Equal(ex.Sure, anti) {
 				t.Fatalf("%s[%d]: links %v, want the anti-diagonal %v", split, i, ex.Sure, anti)
 			}
+		}
+	}
+}
+
+// TestTestMinLen: with test_min_len = max_len + 1 the test split holds only
+// lengths never trained on (11–20 here), train and dev stay in [3, 10];
+// a test_min_len below min_len or above test_max_len is refused.
+func TestTestMinLen(t *testing.T) {
+	d := load(t, "reverse", Options{"min_len": 3, "max_len": 10, "test_max_len": 20, "test_min_len": 11, "train": 200, "dev": 20, "test": 200}, 1)
+	seen := map[int]bool{}
+	for _, ex := range d.Test {
+		if n := len(ex.Src); n < 11 || n > 20 {
+			t.Fatalf("test source of %d tokens, want 11–20", n)
+		}
+		seen[len(ex.Src)] = true
+	}
+	if len(seen) != 10 {
+		t.Errorf("test lengths %v: want all of 11–20 among 200 draws", seen)
+	}
+	for _, ex := range append(append([]Example(nil), d.Train...), d.Dev...) {
+		if n := len(ex.Src); n < 3 || n > 10 {
+			t.Fatalf("train/dev source of %d tokens, want 3–10", n)
+		}
+	}
+	for _, o := range []Options{{"min_len": 3, "test_min_len": 2}, {"max_len": 10, "test_max_len": 12, "test_min_len": 13}} {
+		if got := newErr(t, "reverse", o); !strings.Contains(got, "test_min_len") {
+			t.Errorf("%v: %q, want an error naming test_min_len", o, got)
 		}
 	}
 }

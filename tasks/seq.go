@@ -15,13 +15,16 @@ import (
 //	min_len      3      shortest source
 //	max_len      10     longest source in train and dev
 //	test_max_len max_len  longest source in test, which draws lengths in
-//	                    [min_len, test_max_len] to probe length generalisation
+//	                    [test_min_len, test_max_len] to probe length generalisation
+//	test_min_len min_len  shortest source in test (test_max_len > max_len and
+//	                    test_min_len = max_len+1: a test of unseen lengths only)
 //	vocab        10     number of distinct tokens, "0", "1", ... "vocab-1"
 //	train        10000  split sizes
 //	dev          500
 //	test         500
 type seqOptions struct {
 	minLen, maxLen, testMaxLen, vocab int
+	testMinLen                        int
 	n                                 sizes
 }
 
@@ -33,9 +36,11 @@ func readSeqOptions(r *optionReader) seqOptions {
 		n:      readSizes(r, 10000, 500, 500),
 	}
 	o.testMaxLen = r.Int("test_max_len", o.maxLen)
+	o.testMinLen = r.Int("test_min_len", o.minLen)
 	r.Check(o.minLen >= 1, "min_len: must be >= 1, got %d", o.minLen)
 	r.Check(o.minLen <= o.maxLen, "min_len %d > max_len %d", o.minLen, o.maxLen)
 	r.Check(o.minLen <= o.testMaxLen || o.testMaxLen == o.maxLen, "min_len %d > test_max_len %d", o.minLen, o.testMaxLen)
+	r.Check(o.testMinLen == o.minLen || o.minLen <= o.testMinLen && o.testMinLen <= o.testMaxLen, "test_min_len %d: must be in [min_len %d, test_max_len %d]", o.testMinLen, o.minLen, o.testMaxLen)
 	r.Check(o.vocab >= 2, "vocab: must be >= 2, got %d", o.vocab)
 	return o
 }
@@ -83,11 +88,11 @@ func (t *seqTask) LoadContext(ctx context.Context, seed int64) (*Data, error) {
 }
 
 func (t *seqTask) draw(r *rand.Rand, test bool) Example {
-	hi := t.o.maxLen
+	lo, hi := t.o.minLen, t.o.maxLen
 	if test {
-		hi = t.o.testMaxLen
+		lo, hi = t.o.testMinLen, t.o.testMaxLen
 	}
-	src := make([]int, t.o.minLen+r.IntN(hi-t.o.minLen+1))
+	src := make([]int, lo+r.IntN(hi-lo+1))
 	for i := range src {
 		src[i] = r.IntN(t.o.vocab)
 	}

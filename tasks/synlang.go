@@ -23,7 +23,10 @@ func init() { Register("synlang", newSynlang) }
 //	P(k) = k^(−s) / Σ_{j=1..n} j^(−s),   s = zipf
 //
 // so token frequencies follow Zipf's law and most lemmas are rare. Target
-// nouns have a gender (m, f, n), fixed per lemma.
+// nouns have a gender (m, f, n), fixed per lemma. The lexicon is one-to-one
+// (one target stem per lemma, no synonyms, no compounds): the many-to-one and
+// one-to-many links come from the grammar alone (phrasal verbs, the past
+// tense's auxiliary and participle; see Links).
 //
 // Source grammar:
 //
@@ -35,6 +38,13 @@ func init() { Register("synlang", newSynlang) }
 //	verb   = stem+"s" (present, singular subject) | stem (present, plural)
 //	       | stem+"ed" (past)
 //	noun   = stem | stem+"s" (plural)
+//
+// With swap > 0, a sentence with a trailing subordinate clause and none
+// fronted has, with probability swap, its first trailing clause moved to the
+// front of the target only (the main clause then inverts, as after a fronted
+// clause): the source says "Main , Sub", the target "Sub' , Inv'", and the
+// gold links cross the clause boundary. With swap = 0 (the default) every
+// clause keeps its place and word order changes only inside a clause.
 //
 // Target grammar (V2 main clauses, verb-final subordinate clauses, the
 // participle at the end of its clause, adjectives after the noun in mirror
@@ -65,6 +75,7 @@ func init() { Register("synlang", newSynlang) }
 // main clause), max_adj 2 (adjectives per noun phrase, uniform in 0..max_adj),
 // adverb 0.3, pp 0.3, past 0.4, plural 0.3 (per noun phrase), definite 0.6
 // (per noun phrase), phrasal 0.2 (the share of verb lemmas with a particle),
+// swap 0 (the probability that the clauses swap, above),
 // train 20000, dev 500, test 1000.
 type synlangTask struct {
 	vocab                    int
@@ -74,6 +85,7 @@ type synlangTask struct {
 	maxAdj                   int
 	adverb, pp, past, plural float64
 	definite, phrasal        float64
+	swap                     float64
 	n                        sizes
 	lex                      *synLexicon
 }
@@ -93,6 +105,7 @@ func newSynlang(opts Options) (Task, error) {
 		plural:   r.Float("plural", 0.3),
 		definite: r.Float("definite", 0.6),
 		phrasal:  r.Float("phrasal", 0.2),
+		swap:     r.Float("swap", 0),
 		n:        readSizes(r, 20000, 500, 1000),
 	}
 	t.testMaxLen = r.Int("test_max_len", t.maxLen)
@@ -105,7 +118,7 @@ func newSynlang(opts Options) (Task, error) {
 		key string
 		v   float64
 	}{{"clause", t.clause}, {"front", t.front}, {"adverb", t.adverb}, {"pp", t.pp}, {"past", t.past},
-		{"plural", t.plural}, {"definite", t.definite}, {"phrasal", t.phrasal}} {
+		{"plural", t.plural}, {"definite", t.definite}, {"phrasal", t.phrasal}, {"swap", t.swap}} {
 		r.Check(0 <= p.v && p.v <= 1, "%s: must be a probability in [0, 1], got %v", p.key, p.v)
 	}
 	if err := r.Err(); err != nil {
@@ -170,6 +183,10 @@ func (t *synlangTask) sentence(r *rand.Rand, bare bool) synSentence {
 		if yes(t.clause) {
 			s.tail = append(s.tail, t.drawClause(r, bare, r.IntN(len(synConjs))))
 		}
+	}
+	// Drawn only when swap > 0, so swap = 0 leaves the data as it was.
+	if t.swap > 0 && s.front == nil && len(s.tail) > 0 && yes(t.swap) {
+		s.swap = true
 	}
 	return s
 }
@@ -385,11 +402,13 @@ type synClause struct {
 }
 
 // synSentence is the main clause with a fronted subordinate clause (nil
-// when none) and the trailing ones.
+// when none) and the trailing ones. swap fronts the first trailing clause
+// in the target only: the source keeps it after the main clause.
 type synSentence struct {
 	main  synClause
 	front *synClause
 	tail  []synClause
+	swap  bool
 }
 
 // synOut builds an example: source words and target words with their links.
@@ -444,16 +463,25 @@ func (l *synLexicon) render(s synSentence) Example {
 		commas = append(commas, o.addSrc(synComma))
 		tails = append(tails, l.writeSrc(&o, c))
 	}
-	if front != nil {
+	first := 0 // the first trailing clause written after the main clause
+	switch {
+	case s.swap && front == nil && len(tails) > 0:
+		// The clauses swap: the first trailing clause comes first in the
+		// target, its comma after it, and the main clause inverts after it.
+		l.writeTgt(&o, s.tail[0], tails[0], "sub")
+		o.addTgt(synComma, []int{commas[0]}, nil)
+		l.writeTgt(&o, s.main, main, "inv")
+		first = 1
+	case front != nil:
 		l.writeTgt(&o, *s.front, *front, "sub")
 		o.addTgt(synComma, []int{frontComma}, nil)
 		l.writeTgt(&o, s.main, main, "inv")
-	} else {
+	default:
 		l.writeTgt(&o, s.main, main, "main")
 	}
-	for i, c := range s.tail {
+	for i := first; i < len(s.tail); i++ {
 		o.addTgt(synComma, []int{commas[i]}, nil)
-		l.writeTgt(&o, c, tails[i], "sub")
+		l.writeTgt(&o, s.tail[i], tails[i], "sub")
 	}
 	sortLinks(o.sure)
 	sortLinks(o.possible)

@@ -74,6 +74,26 @@ func TestSynlangRender(t *testing.T) {
 			sure:     "0-0 1-1 2-2 3-3 2-5 4-6 5-7 6-8 8-9 7-10 12-11 9-13 10-13",
 			possible: "0-0 1-1 2-2 3-3 3-4 2-5 4-6 5-7 6-8 8-9 7-10 12-11 12-12 9-13 10-13",
 		},
+		{
+			// The same sentence with the clauses swapped (swap): the source
+			// is unchanged, the target fronts the subordinate clause and
+			// inverts the main clause after it, so the links cross:
+			//   Sub'  kan←5 li←6 hunden←8 groti←7 haus←12 ak(possible←12) suchen←9,10
+			//   ,←4
+			//   Inv'  ha←2 la←0 katz←1 hunden←3 ak(possible←3) getret←2
+			name: "trailing subordinate clause swapped to the front",
+			s: synSentence{
+				main: synClause{conj: -1, subj: synNP{def: true, noun: cat}, verb: kick, past: true,
+					obj: synNP{plural: true, noun: dog}, adv: -1, prep: -1},
+				tail: []synClause{{conj: when, subj: synNP{def: true, plural: true, adjs: []int{big}, noun: dog},
+					verb: look, obj: synNP{noun: house}, adv: -1, prep: -1}},
+				swap: true,
+			},
+			src:      "the cat kicked dogs , when the big dogs look up a house",
+			tgt:      "kan li hunden groti haus ak suchen , ha la katz hunden ak getret",
+			sure:     "5-0 6-1 8-2 7-3 12-4 9-6 10-6 4-7 2-8 0-9 1-10 3-11 2-13",
+			possible: "5-0 6-1 8-2 7-3 12-4 12-5 9-6 10-6 4-7 2-8 0-9 1-10 3-11 3-12 2-13",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -83,6 +103,29 @@ func TestSynlangRender(t *testing.T) {
 				t.Errorf("possible %s\nwant     %s", got, tt.possible)
 			}
 		})
+	}
+}
+
+// TestSynlangSwap: with clause = 1, front = 0 and swap = 1 every sentence
+// has a trailing subordinate clause and every target starts with it: its
+// first word is a target conjunction, while the source starts with the main
+// clause (never a conjunction).
+func TestSynlangSwap(t *testing.T) {
+	d := load(t, "synlang", Options{"vocab": 100, "clause": 1.0, "front": 0.0, "swap": 1.0, "train": 200, "dev": 20, "test": 20}, 1)
+	conj := map[string]bool{}
+	for _, c := range synConjs {
+		conj[c[1]] = true
+	}
+	for _, ex := range d.Train {
+		if !conj[ex.Tgt[0]] || conj[ex.Src[0]] {
+			t.Fatalf("not swapped: %q → %q", strings.Join(ex.Src, " "), strings.Join(ex.Tgt, " "))
+		}
+	}
+	// swap = 0 draws nothing more: the data are those of the default.
+	a := load(t, "synlang", Options{"vocab": 100, "swap": 0.0, "train": 100, "dev": 10, "test": 10}, 2)
+	b := load(t, "synlang", Options{"vocab": 100, "train": 100, "dev": 10, "test": 10}, 2)
+	if !reflect.DeepEqual(a, b) {
+		t.Error("swap = 0 changed the data")
 	}
 }
 
