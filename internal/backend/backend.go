@@ -59,6 +59,7 @@ type Backend interface {
 	Core
 	Elementwise
 	Gemm
+	Attention
 }
 
 // Core is a backend's identity and memory.

@@ -194,17 +194,6 @@ func (op *embedGradOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Sh
 	}
 }
 
-func (op *sumRowsOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
-	H := last(in[0])
-	R := size(in[0]) / H
-	return oneKernel(d, "sum_rows", H, false, R, H)
-}
-
-func (op *addBiasOp) onDevice(d device.Kernels, in []tensor.Shape, _ tensor.Shape) deviceFn {
-	n, H := size(in[0]), in[1][0]
-	return oneKernel(d, "add_bias", n, false, H, n)
-}
-
 // upload returns a buffer holding vals, written on first use.
 func upload(d device.Kernels, vals []float32) func() (device.Buffer, error) {
 	var b device.Buffer

@@ -1,10 +1,7 @@
 package gx
 
 import (
-	"github.com/attnzoo/attnzoo/internal/gx/kern"
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
-	"gonum.org/v1/gonum/blas/blas64"
+	"github.com/attnzoo/attnzoo/internal/backend"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -60,33 +57,10 @@ func (op *additiveOutOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return s[0][:2].Clone(), nil
 }
 
-func (op *additiveOutOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	N, A := lead(o.sh[0]), last(o.sh[0])
-	out := o.allocDirty(o.sh[0][:2]...)
-	// in blocks of 8 rows over threads: each row's sum is the BLAS's for
-	// that row, however many rows a call has (TestThreadsSameBits)
-	if nb := (N + additiveBlock - 1) / additiveBlock; kern.Splits(nb, additiveBlock*A) {
-		kern.Parallel(nb, additiveBlock*A, func(b0, b1 int) { additiveOutRows(o, out, N, A, b0, b1) })
-	} else {
-		additiveOutRows(o, out, N, A, 0, nb)
-	}
-	return out, nil
-}
-
-const additiveBlock = 8
-
-// additiveOutRows computes blocks [b0, b1) of additiveBlock rows.
-func additiveOutRows(o *operands, out *tensor.Dense, N, A, b0, b1 int) {
-	r0, r1 := b0*additiveBlock, min(N, b1*additiveBlock)
-	if o.f64 != nil {
-		blas64.Implementation().Dgemv(blas.NoTrans, r1-r0, A, 1, o.f64[0][r0*A:], A, o.f64[1], 1, 0, out.Float64s()[r0:], 1)
-	} else {
-		blas32.Implementation().Sgemv(blas.NoTrans, r1-r0, A, 1, o.f32[0][r0*A:], A, o.f32[1], 1, 0, out.Float32s()[r0:], 1)
-	}
+// forward: out[n] = Σ_a T[n,a]·v[a], the rows of T [B·S,A] by v.
+func (op *additiveOutOp) forward(c *call) error {
+	N, A := lead(c.sh[0]), last(c.sh[0])
+	return c.be.MatVec(N, A, mat(c.in[0], A), c.in[1], c.out)
 }
 
 // DiffWRT: T is read as tanh(P + u + c), not differentiated (see Additive).
@@ -118,34 +92,9 @@ func (op *additiveDeltaOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return s[0].Clone(), nil
 }
 
-// additiveDelta sets δ[n,a] = g[n] v[a] (1 − T[n,a]²).
-func additiveDelta[T float](t, v, g, out []T) {
-	if !kern.Splits(len(g), len(v)) {
-		additiveDeltaRows(t, v, g, out, 0, len(g))
-		return
-	}
-	kern.Parallel(len(g), len(v), func(lo, hi int) { additiveDeltaRows(t, v, g, out, lo, hi) })
-}
-
-func additiveDeltaRows[T float](t, v, g, out []T, lo, hi int) {
-	A := len(v)
-	for n := lo; n < hi; n++ {
-		kern.TanhDelta(g[n], v, t[n*A:(n+1)*A], out[n*A:(n+1)*A])
-	}
-}
-
-func (op *additiveDeltaOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	out := o.allocDirty(o.sh[0]...)
-	if o.f64 != nil {
-		additiveDelta(o.f64[0], o.f64[1], o.f64[2], out.Float64s())
-	} else {
-		additiveDelta(o.f32[0], o.f32[1], o.f32[2], out.Float32s())
-	}
-	return out, nil
+// forward: δ[n,a] = g[n] v[a] (1 − T[n,a]²).
+func (op *additiveDeltaOp) forward(c *call) error {
+	return c.be.AdditiveDelta(c.out, c.in[0], c.in[1], c.in[2], lead(c.sh[0]), last(c.sh[0]))
 }
 
 func (op *addTanhOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
@@ -159,40 +108,10 @@ func (op *addTanhOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return s[0].Clone(), nil
 }
 
-// addTanh sets out[b,i,:] = tanh(P[b,i,:] + u[b,:] + c) for P [B,S,A].
-func addTanh[T float](P, u, c, out []T, B, S, A int) {
-	c = c[:A]
-	if !kern.Splits(B, S*A) {
-		addTanhRows(P, u, c, out, S, A, 0, B)
-		return
-	}
-	kern.Parallel(B, S*A, func(b0, b1 int) { addTanhRows(P, u, c, out, S, A, b0, b1) })
-}
-
-func addTanhRows[T float](P, u, c, out []T, S, A, b0, b1 int) {
-	for b := b0; b < b1; b++ {
-		ub := u[b*A : (b+1)*A]
-		for i := 0; i < S; i++ {
-			kern.AddTanhs(P[(b*S+i)*A:(b*S+i+1)*A], ub, c, out[(b*S+i)*A:(b*S+i+1)*A])
-		}
-	}
-}
-
-func (op *addTanhOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	B, S, A := o.sh[0][0], o.sh[0][1], o.sh[0][2]
-	out := o.allocDirty(B, S, A)
-	if o.f64 != nil {
-		f := o.f64
-		addTanh(f[0], f[1], f[2], out.Float64s(), B, S, A)
-	} else {
-		f := o.f32
-		addTanh(f[0], f[1], f[2], out.Float32s(), B, S, A)
-	}
-	return out, nil
+// forward: T[b,i,:] = tanh(P[b,i,:] + u[b,:] + c) for P [B,S,A].
+func (op *addTanhOp) forward(c *call) error {
+	B, S, A := c.sh[0][0], c.sh[0][1], c.sh[0][2]
+	return c.be.AddTanh(c.out, c.in[0], c.in[1], c.in[2], B, S, A)
 }
 
 // projLastVOp: X [N..., A], g [N...] → Xᵀ g [A].
@@ -204,19 +123,10 @@ func (op *projLastVOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{last(s[0])}, nil
 }
 
-func (op *projLastVOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	N, A := lead(o.sh[0]), last(o.sh[0])
-	out := o.allocDirty(A)
-	if o.f64 != nil {
-		blas64.Implementation().Dgemv(blas.Trans, N, A, 1, o.f64[0], A, o.f64[1], 1, 0, out.Float64s(), 1)
-	} else {
-		blas32.Implementation().Sgemv(blas.Trans, N, A, 1, o.f32[0], A, o.f32[1], 1, 0, out.Float32s(), 1)
-	}
-	return out, nil
+// forward: out[a] = Σ_n X[n,a]·g[n], Xᵀg for X [N,A].
+func (op *projLastVOp) forward(c *call) error {
+	N, A := lead(c.sh[0]), last(c.sh[0])
+	return c.be.MatVec(A, N, backend.Mat{Buf: c.in[0], Ld: A, T: true}, c.in[1], c.out)
 }
 
 // sumLeadOp sums a [B,S,A] tensor over its middle axis (keep=2: → [B,A]) or
@@ -232,43 +142,11 @@ func (op *sumLeadOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{s[0][2]}, nil
 }
 
-func sumMid[T float](x, out []T, B, S, A int) {
-	for b := 0; b < B; b++ {
-		ob := out[b*A : (b+1)*A]
-		for i := 0; i < S; i++ {
-			kern.Axpy(1, x[(b*S+i)*A:(b*S+i+1)*A], ob)
-		}
-	}
-}
-
-func sumAll[T float](x, out []T, A int) {
-	out = out[:A]
-	for r := 0; r+A <= len(x); r += A {
-		kern.Axpy(1, x[r:r+A], out)
-	}
-}
-
-func (op *sumLeadOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	B, S, A := o.sh[0][0], o.sh[0][1], o.sh[0][2]
-	var out *tensor.Dense
+// forward: out[b,:] = Σ_i x[b,i,:] (keep 2), or Σ_{b,i} x[b,i,:] (keep 1).
+func (op *sumLeadOp) forward(c *call) error {
+	B, S, A := c.sh[0][0], c.sh[0][1], c.sh[0][2]
 	if op.keep == 2 {
-		out = o.alloc(B, A)
-		if o.f64 != nil {
-			sumMid(o.f64[0], out.Float64s(), B, S, A)
-		} else {
-			sumMid(o.f32[0], out.Float32s(), B, S, A)
-		}
-	} else {
-		out = o.alloc(A)
-		if o.f64 != nil {
-			sumAll(o.f64[0], out.Float64s(), A)
-		} else {
-			sumAll(o.f32[0], out.Float32s(), A)
-		}
+		return c.be.SumMid(c.out, c.in[0], B, S, A)
 	}
-	return out, nil
+	return c.be.SumRows(c.out, c.in[0], B*S, A)
 }

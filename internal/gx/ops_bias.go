@@ -1,7 +1,6 @@
 package gx
 
 import (
-	"github.com/attnzoo/attnzoo/internal/gx/kern"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -30,25 +29,9 @@ func (op *addBiasOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return s[0].Clone(), nil
 }
 
-func addBias[T float](x, b, out []T) {
-	H := len(b)
-	for r := 0; r+H <= len(x); r += H {
-		kern.Add2(x[r:r+H], b, out[r:r+H])
-	}
-}
-
-func (op *addBiasOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	out := o.allocDirty(o.sh[0]...)
-	if o.f64 != nil {
-		addBias(o.f64[0], o.f64[1], out.Float64s())
-	} else {
-		addBias(o.f32[0], o.f32[1], out.Float32s())
-	}
-	return out, nil
+// forward: out[r,:] = x[r,:] + b.
+func (op *addBiasOp) forward(c *call) error {
+	return c.be.BiasAdd(c.out, c.in[0], c.in[1], lead(c.sh[0]), last(c.sh[0]))
 }
 
 func (op *addBiasOp) DiffWRT(int) []bool { return []bool{true, true} }
@@ -66,17 +49,7 @@ func (op *sumRowsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{last(s[0])}, nil
 }
 
-func (op *sumRowsOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	H := last(o.sh[0])
-	out := o.alloc(H)
-	if o.f64 != nil {
-		sumAll(o.f64[0], out.Float64s(), H)
-	} else {
-		sumAll(o.f32[0], out.Float32s(), H)
-	}
-	return out, nil
+// forward: out = Σ_r g[r,:].
+func (op *sumRowsOp) forward(c *call) error {
+	return c.be.SumRows(c.out, c.in[0], lead(c.sh[0]), last(c.sh[0]))
 }

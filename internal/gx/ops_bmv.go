@@ -2,11 +2,8 @@ package gx
 
 import (
 	"fmt"
-	"github.com/attnzoo/attnzoo/internal/gx/kern"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
-	"gonum.org/v1/gonum/blas/blas64"
+	"github.com/attnzoo/attnzoo/internal/backend"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -92,24 +89,10 @@ func (op *bmvOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{s[0][0] * op.h, s[0][1]}, nil
 }
 
-func (op *bmvOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	B, S, D := o.sh[0][0], o.sh[0][1], o.sh[0][2]
-	out := o.allocDirty(B*op.h, S)
-	switch {
-	case op.h > 1 && o.f64 != nil:
-		bmvHeads(o.f64[0], o.f64[1], out.Float64s(), B, S, D, op.h, op.c)
-	case op.h > 1:
-		bmvHeads(o.f32[0], o.f32[1], out.Float32s(), B, S, D, op.h, float32(op.c))
-	case o.f64 != nil:
-		bmv(o.f64[0], o.f64[1], out.Float64s(), B, S, D, op.c)
-	default:
-		bmv(o.f32[0], o.f32[1], out.Float32s(), B, S, D, float32(op.c))
-	}
-	return out, nil
+// forward: out[b·h+k,i] = c · X[b,i,block k] · y[b,block k].
+func (op *bmvOp) forward(c *call) error {
+	B, S, D := c.sh[0][0], c.sh[0][1], c.sh[0][2]
+	return c.be.Bmv(c.out, c.in[0], c.in[1], B, S, D, op.h, op.c)
 }
 
 func (op *bmvOp) DiffWRT(int) []bool { return []bool{true, true} }
@@ -134,24 +117,10 @@ func (op *wsumOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{s[1][0], s[1][2]}, nil
 }
 
-func (op *wsumOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	B, S, D := o.sh[1][0], o.sh[1][1], o.sh[1][2]
-	out := o.alloc(B, D)
-	switch {
-	case op.h > 1 && o.f64 != nil:
-		wsumHeads(o.f64[0], o.f64[1], out.Float64s(), B, S, D, op.h, op.c)
-	case op.h > 1:
-		wsumHeads(o.f32[0], o.f32[1], out.Float32s(), B, S, D, op.h, float32(op.c))
-	case o.f64 != nil:
-		wsum(o.f64[0], o.f64[1], out.Float64s(), B, S, D, op.c)
-	default:
-		wsum(o.f32[0], o.f32[1], out.Float32s(), B, S, D, float32(op.c))
-	}
-	return out, nil
+// forward: out[b,d] = Σ_i c·w[b·h+k(d),i] · X[b,i,d].
+func (op *wsumOp) forward(c *call) error {
+	B, S, D := c.sh[1][0], c.sh[1][1], c.sh[1][2]
+	return c.be.WSum(c.out, c.in[0], c.in[1], B, S, D, op.h, op.c)
 }
 
 func (op *wsumOp) DiffWRT(int) []bool { return []bool{true, true} }
@@ -176,44 +145,21 @@ func (op *outerOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{s[1][0], s[0][1], s[1][1]}, nil
 }
 
-func (op *outerOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	B, S, D := o.sh[1][0], o.sh[0][1], o.sh[1][1]
-	out := o.allocDirty(B, S, D)
-	op.into(o, out, false)
-	return out, nil
+// forward: out[b,i,d] = c·w[b·h+k(d),i] · y[b,d].
+func (op *outerOp) forward(c *call) error { return op.product(c, c.out, false) }
+
+// product writes the product into dst, or with acc adds it to dst.
+func (op *outerOp) product(c *call, dst backend.Buf, acc bool) error {
+	B, S, D := c.sh[1][0], c.sh[0][1], c.sh[1][1]
+	return c.be.Outer(dst, c.in[0], c.in[1], B, S, D, op.h, op.c, acc)
 }
 
-// into writes the product into out, or with acc adds it to out.
-func (op *outerOp) into(o *operands, out *tensor.Dense, acc bool) {
-	B, S, D := o.sh[1][0], o.sh[0][1], o.sh[1][1]
-	if o.f64 != nil {
-		outerHeads(o.f64[0], o.f64[1], out.Float64s(), B, S, D, op.h, op.c, acc)
-	} else {
-		outerHeads(o.f32[0], o.f32[1], out.Float32s(), B, S, D, op.h, float32(op.c), acc)
-	}
-}
-
-// accumulate is dst += Outer(w, y) for dst [B,S,D] of the operands' dtype:
-// each row's c·w·y rounded, then added (kern.Axpy multiplies, then adds),
-// the bits of Outer then Add. The gradient of the annotations through each
-// step's context, Σ_t Outer(w_t, ∂c_t), then writes no [B,S,D] buffer of
-// its own per step (hidden 1024, batch 128, source 20: 10 MB at each of 21
-// steps, written, then read by the Add).
-func (op *outerOp) accumulate(vs []G.Value, dst *tensor.Dense) (bool, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return false, err
-	}
-	if dst.Dtype() != o.dt || !sameInts(dst.Shape(), []int{o.sh[1][0], o.sh[0][1], o.sh[1][1]}) {
-		return false, nil
-	}
-	op.into(o, dst, true)
-	return true, nil
-}
+// accumulate is dst += Outer(w, y) for dst [B,S,D]: each row's c·w·y
+// rounded, then added, the bits of Outer then Add. The gradient of the
+// annotations through each step's context, Σ_t Outer(w_t, ∂c_t), then
+// writes no [B,S,D] buffer of its own per step (hidden 1024, batch 128,
+// source 20: 10 MB at each of 21 steps, written, then read by the Add).
+func (op *outerOp) accumulate(c *call, dst backend.Buf) error { return op.product(c, dst, true) }
 
 func (op *outerOp) DiffWRT(int) []bool { return []bool{true, true} }
 
@@ -227,41 +173,3 @@ func (op *outerOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 }
 
 type float interface{ ~float32 | ~float64 }
-
-// bmv is one matrix–vector product per batch row, on the BLAS.
-func bmv[T float](X, y, out []T, B, S, D int, c T) {
-	for b := 0; b < B; b++ {
-		gemv(S, D, c, X[b*S*D:(b+1)*S*D], y[b*D:(b+1)*D], out[b*S:(b+1)*S])
-	}
-}
-
-// gemv sets out = c·X y for X [m, n] row-major.
-func gemv[T float](m, n int, c T, X, y, out []T) {
-	switch X := any(X).(type) {
-	case []float32:
-		blas32.Implementation().Sgemv(blas.NoTrans, m, n, float32(c), X, n, any(y).([]float32), 1, 0, any(out).([]float32), 1)
-	case []float64:
-		blas64.Implementation().Dgemv(blas.NoTrans, m, n, float64(c), X, n, any(y).([]float64), 1, 0, any(out).([]float64), 1)
-	}
-}
-
-func wsum[T float](w, X, out []T, B, S, D int, c T) {
-	if !kern.Splits(B, S*D) {
-		wsumRows(w, X, out, S, D, c, 0, B)
-		return
-	}
-	kern.Parallel(B, S*D, func(b0, b1 int) { wsumRows(w, X, out, S, D, c, b0, b1) })
-}
-
-func wsumRows[T float](w, X, out []T, S, D int, c T, b0, b1 int) {
-	for b := b0; b < b1; b++ {
-		ob := out[b*D : (b+1)*D]
-		for i := 0; i < S; i++ {
-			wi := c * w[b*S+i]
-			if wi == 0 {
-				continue
-			}
-			kern.Axpy(wi, X[(b*S+i)*D:(b*S+i+1)*D], ob)
-		}
-	}
-}

@@ -2,11 +2,7 @@ package gx
 
 import (
 	"fmt"
-	"github.com/attnzoo/attnzoo/internal/gx/kern"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
-	"gonum.org/v1/gonum/blas/blas64"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -91,28 +87,13 @@ func (op *groupRowsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{s[0][0] / op.h, s[0][1]}, nil
 }
 
-func (op *groupRowsOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	N, S := o.sh[0][0], o.sh[0][1]
+// forward: RepeatRows out[b·h+k,i] = c·x[b,i]; GroupSum out[b,i] = Σ_k c·x[b·h+k,i].
+func (op *groupRowsOp) forward(c *call) error {
+	N, S := c.sh[0][0], c.sh[0][1]
 	if op.repeat {
-		out := o.allocDirty(N*op.h, S)
-		if o.f64 != nil {
-			repeatRows(o.f64[0], out.Float64s(), N, S, op.h, op.c)
-		} else {
-			repeatRows(o.f32[0], out.Float32s(), N, S, op.h, float32(op.c))
-		}
-		return out, nil
+		return c.be.RepeatRows(c.out, c.in[0], N, S, op.h, op.c)
 	}
-	out := o.alloc(N/op.h, S)
-	if o.f64 != nil {
-		groupSum(o.f64[0], out.Float64s(), N/op.h, S, op.h, op.c)
-	} else {
-		groupSum(o.f32[0], out.Float32s(), N/op.h, S, op.h, float32(op.c))
-	}
-	return out, nil
+	return c.be.GroupSum(c.out, c.in[0], N/op.h, S, op.h, op.c)
 }
 
 func (op *groupRowsOp) DiffWRT(int) []bool { return []bool{true} }
@@ -120,85 +101,4 @@ func (op *groupRowsOp) DiffWRT(int) []bool { return []bool{true} }
 func (op *groupRowsOp) SymDiff(_ G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	n, err := op.applyOp(newGroupRows(op.h, op.c, !op.repeat), grad)
 	return G.Nodes{n}, err
-}
-
-// repeatRows sets out[b·h+k] = c·x[b] for x [B,S].
-func repeatRows[T float](x, out []T, B, S, h int, c T) {
-	for b := 0; b < B; b++ {
-		for k := 0; k < h; k++ {
-			kern.ScaleTo(c, x[b*S:(b+1)*S], out[(b*h+k)*S:(b*h+k+1)*S])
-		}
-	}
-}
-
-// groupSum adds c·x[b·h+k] over k into out[b] (out zeroed).
-func groupSum[T float](x, out []T, B, S, h int, c T) {
-	for b := 0; b < B; b++ {
-		for k := 0; k < h; k++ {
-			kern.Axpy(c, x[(b*h+k)*S:(b*h+k+1)*S], out[b*S:(b+1)*S])
-		}
-	}
-}
-
-// bmvHeads is one strided matrix–vector product per batch row and head:
-// head k's keys are the S×a block at column k·a of X[b] (leading dimension D).
-func bmvHeads[T float](X, y, out []T, B, S, D, h int, c T) {
-	a := D / h
-	for b := 0; b < B; b++ {
-		for k := 0; k < h; k++ {
-			x := X[b*S*D+k*a : b*S*D+(S-1)*D+(k+1)*a]
-			yk := y[b*D+k*a : b*D+(k+1)*a]
-			o := out[(b*h+k)*S : (b*h+k+1)*S]
-			switch x := any(x).(type) {
-			case []float32:
-				blas32.Implementation().Sgemv(blas.NoTrans, S, a, float32(c), x, D, any(yk).([]float32), 1, 0, any(o).([]float32), 1)
-			case []float64:
-				blas64.Implementation().Dgemv(blas.NoTrans, S, a, float64(c), x, D, any(yk).([]float64), 1, 0, any(o).([]float64), 1)
-			}
-		}
-	}
-}
-
-// wsumHeads adds c·w[b·h+k,i]·X[b,i,block k] into out[b, block k] (out zeroed).
-func wsumHeads[T float](w, X, out []T, B, S, D, h int, c T) {
-	a := D / h
-	for b := 0; b < B; b++ {
-		for k := 0; k < h; k++ {
-			ob := out[b*D+k*a : b*D+(k+1)*a]
-			for i := 0; i < S; i++ {
-				wi := c * w[(b*h+k)*S+i]
-				if wi == 0 {
-					continue
-				}
-				kern.Axpy(wi, X[(b*S+i)*D+k*a:(b*S+i)*D+(k+1)*a], ob)
-			}
-		}
-	}
-}
-
-// outerHeads sets out[b,i,block k] = c·w[b·h+k,i]·y[b,block k].
-func outerHeads[T float](w, y, out []T, B, S, D, h int, c T, acc bool) {
-	if !kern.Splits(B, S*D) {
-		outerRows(w, y, out, S, D, h, c, acc, 0, B)
-		return
-	}
-	kern.Parallel(B, S*D, func(b0, b1 int) { outerRows(w, y, out, S, D, h, c, acc, b0, b1) })
-}
-
-// outerRows is outerHeads on batch rows [b0, b1).
-func outerRows[T float](w, y, out []T, S, D, h int, c T, acc bool, b0, b1 int) {
-	a := D / h
-	for b := b0; b < b1; b++ {
-		for k := 0; k < h; k++ {
-			yk := y[b*D+k*a : b*D+(k+1)*a]
-			for i := 0; i < S; i++ {
-				o := out[(b*S+i)*D+k*a : (b*S+i)*D+(k+1)*a]
-				if acc {
-					kern.Axpy(c*w[(b*h+k)*S+i], yk, o)
-				} else {
-					kern.ScaleTo(c*w[(b*h+k)*S+i], yk, o)
-				}
-			}
-		}
-	}
 }

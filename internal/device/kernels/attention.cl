@@ -1,4 +1,4 @@
-// The attention ops (internal/gx/device_attention.go): the batched
+// The Attention family (internal/device/backend_attention.go): the batched
 // matrix–vector family with h heads (h = 1: the plain one), for X [B,S,D],
 // y [B,D], w [B·h,S], a = D/h, k(d) = d / a, and the additive score's
 // parts, and the heads' mean and mask repeat. One work-item per output
@@ -40,6 +40,16 @@ __kernel void outer_heads(__global float *out, __global const float *w, __global
 	if (j >= B * S * D) return;
 	int d = j % D, bi = j / D, i = bi % S, b = bi / S, k = d / (D / h);
 	out[j] = c * w[((size_t)b * h + k) * S + i] * y[(size_t)b * D + d];
+}
+
+// OuterAcc (the machine's fused sum of Outers): out[b, i, d] += (c · w[b·h+k(d), i]) · y[b, d]
+__kernel void outer_heads_acc(__global float *out, __global const float *w, __global const float *y, const float c,
+	const int B, const int S, const int D, const int h) {
+	int j = get_global_id(0);
+	if (j >= B * S * D) return;
+	int d = j % D, bi = j / D, i = bi % S, b = bi / S, k = d / (D / h);
+	float p = c * w[((size_t)b * h + k) * S + i] * y[(size_t)b * D + d]; // rounded, then added: no FMA across statements
+	out[j] += p;
 }
 
 // T[b,i,a] = tanh(P[b,i,a] + u[b,a] + c[a])

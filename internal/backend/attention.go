@@ -1,0 +1,37 @@
+package backend
+
+// Attention is the attention scorers' family (internal/gx's ops_bmv.go,
+// ops_heads.go, ops_additive.go and ops_bias.go have the ops): the batched
+// matrix–vector products with h heads, the additive score's parts, and the
+// bias and its row sums. Each sets every value of its output y (a sum
+// starts from zero), reads its operands only, and sums in index order.
+//
+// For the heads, X [B,S,D], v [B,D] and w [B·h,S] split their last axis
+// into h blocks of a = D/h, k(d) = d/a the head of column d; h = 1 is the
+// plain product.
+type Attention interface {
+	// BiasAdd sets y[r,j] = x[r,j] + b[j] for x [rows,n].
+	BiasAdd(y, x, b Buf, rows, n int) error
+	// SumRows sets y[j] = Σ_r x[r,j] for x [rows,n].
+	SumRows(y, x Buf, rows, n int) error
+	// SumMid sets y[b,j] = Σ_i x[b,i,j] for x [B,S,n].
+	SumMid(y, x Buf, B, S, n int) error
+	// MatVec sets y = op(A)·x, op(A) m×n (A n×m when a.T), x [n], y [m].
+	MatVec(m, n int, a Mat, x, y Buf) error
+	// Bmv sets y[b·h+k,i] = c · Σ_{d: k(d)=k} X[b,i,d] · v[b,d]   [B·h,S].
+	Bmv(y, X, v Buf, B, S, D, h int, c float64) error
+	// WSum sets y[b,d] = Σ_i (c·w[b·h+k(d),i]) · X[b,i,d]   [B,D], a zero
+	// weight skipped (a masked key's X is never read).
+	WSum(y, w, X Buf, B, S, D, h int, c float64) error
+	// Outer sets y[b,i,d] = (c·w[b·h+k(d),i]) · v[b,d]   [B,S,D]; with acc
+	// it adds that into y (the product rounded, then the sum).
+	Outer(y, w, v Buf, B, S, D, h int, c float64, acc bool) error
+	// GroupSum sets y[b,i] = Σ_k c·x[b·h+k,i], k ascending, for x [B·h,S].
+	GroupSum(y, x Buf, B, S, h int, c float64) error
+	// RepeatRows sets y[b·h+k,i] = c·x[b,i] for x [B,S].
+	RepeatRows(y, x Buf, B, S, h int, c float64) error
+	// AddTanh sets y[b,i,j] = tanh((P[b,i,j] + u[b,j]) + c[j]) for P [B,S,A].
+	AddTanh(y, P, u, c Buf, B, S, A int) error
+	// AdditiveDelta sets y[r,j] = (g[r]·v[j]) · (1 − T[r,j]²) for T [N,A].
+	AdditiveDelta(y, T, v, g Buf, N, A int) error
+}

@@ -1,0 +1,396 @@
+package cpu
+
+import (
+	"fmt"
+
+	"github.com/attnzoo/attnzoo/internal/backend"
+	"github.com/attnzoo/attnzoo/internal/gx/kern"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// The Attention family on the host: the matrix–vector products on the
+// installed BLAS (gonum's, or OpenBLAS), the sums and maps on kern's
+// vector kernels, large ones over threads in whole rows (each row's value
+// the same however the rows are split).
+
+func (*CPU) BiasAdd(y, x, b backend.Buf, rows, n int) error {
+	if is32, err := checkSized("BiasAdd", sized{y, rows * n}, sized{x, rows * n}, sized{b, n}); err != nil {
+		return err
+	} else if is32 {
+		biasAdd(x.F32, b.F32[:n], y.F32, rows)
+	} else {
+		biasAdd(x.F64, b.F64[:n], y.F64, rows)
+	}
+	return nil
+}
+
+func biasAdd[T kern.Float](x, b, y []T, rows int) {
+	n := len(b)
+	for r := range rows {
+		kern.Add2(x[r*n:(r+1)*n], b, y[r*n:(r+1)*n])
+	}
+}
+
+func (*CPU) SumRows(y, x backend.Buf, rows, n int) error {
+	if is32, err := checkSized("SumRows", sized{y, n}, sized{x, rows * n}); err != nil {
+		return err
+	} else if is32 {
+		sumRows(x.F32, y.F32[:n], rows)
+	} else {
+		sumRows(x.F64, y.F64[:n], rows)
+	}
+	return nil
+}
+
+// sumRows sets y = Σ_r x[r,:]: y cleared, then each row added (kern.Axpy).
+func sumRows[T kern.Float](x, y []T, rows int) {
+	clear(y)
+	n := len(y)
+	for r := range rows {
+		kern.Axpy(1, x[r*n:(r+1)*n], y)
+	}
+}
+
+func (*CPU) SumMid(y, x backend.Buf, B, S, n int) error {
+	if is32, err := checkSized("SumMid", sized{y, B * n}, sized{x, B * S * n}); err != nil {
+		return err
+	} else if is32 {
+		sumMid(x.F32, y.F32, B, S, n)
+	} else {
+		sumMid(x.F64, y.F64, B, S, n)
+	}
+	return nil
+}
+
+func sumMid[T kern.Float](x, y []T, B, S, A int) {
+	clear(y[:B*A])
+	for b := range B {
+		yb := y[b*A : (b+1)*A]
+		for i := range S {
+			kern.Axpy(1, x[(b*S+i)*A:(b*S+i+1)*A], yb)
+		}
+	}
+}
+
+// MatVec is the BLAS's gemv. y = A·x runs in blocks of matVecBlock rows
+// over threads: each row's sum is the BLAS's for that row, however many
+// rows a call has.
+func (*CPU) MatVec(m, n int, a backend.Mat, x, y backend.Buf) error {
+	rows, cols := m, n
+	if a.T {
+		rows, cols = n, m
+	}
+	is32, err := checkSized("MatVec", sized{y, m}, sized{x, n}, sized{a.Buf, 0})
+	if err == nil && (a.Ld < cols || a.Off < 0 || (rows > 0 && a.Off+(rows-1)*a.Ld+cols > a.Buf.Len())) {
+		err = fmt.Errorf("backend: cpu: MatVec: matrix %d×%d at %d, ld %d, does not fit its buffer of %d", rows, cols, a.Off, a.Ld, a.Buf.Len())
+	}
+	if err != nil || m == 0 || n == 0 {
+		return err
+	}
+	if is32 {
+		matVec(a.T, m, n, a.Buf.F32[a.Off:], a.Ld, x.F32[:n], y.F32[:m])
+	} else {
+		matVec(a.T, m, n, a.Buf.F64[a.Off:], a.Ld, x.F64[:n], y.F64[:m])
+	}
+	return nil
+}
+
+const matVecBlock = 8
+
+func matVec[T kern.Float](t bool, m, n int, a []T, lda int, x, y []T) {
+	if t {
+		gemv(true, n, m, 1, a, lda, x, y)
+		return
+	}
+	block := func(b0, b1 int) {
+		r0, r1 := b0*matVecBlock, min(m, b1*matVecBlock)
+		gemv(false, r1-r0, n, 1, a[r0*lda:], lda, x, y[r0:])
+	}
+	if nb := (m + matVecBlock - 1) / matVecBlock; kern.Splits(nb, matVecBlock*n) {
+		kern.Parallel(nb, matVecBlock*n, block)
+	} else {
+		block(0, nb)
+	}
+}
+
+// gemv sets y = c·op(X)·x for X [m,n] row-major (leading dimension ld):
+// op(X) = X, or Xᵀ with t.
+func gemv[T kern.Float](t bool, m, n int, c T, X []T, ld int, x, y []T) {
+	tr := blas.NoTrans
+	if t {
+		tr = blas.Trans
+	}
+	switch X := any(X).(type) {
+	case []float32:
+		blas32.Implementation().Sgemv(tr, m, n, float32(c), X, ld, any(x).([]float32), 1, 0, any(y).([]float32), 1)
+	case []float64:
+		blas64.Implementation().Dgemv(tr, m, n, float64(c), X, ld, any(x).([]float64), 1, 0, any(y).([]float64), 1)
+	}
+}
+
+func (*CPU) Bmv(y, X, v backend.Buf, B, S, D, h int, c float64) error {
+	is32, err := checkHeads("Bmv", D, h, sized{y, B * h * S}, sized{X, B * S * D}, sized{v, B * D})
+	switch {
+	case err != nil:
+		return err
+	case h > 1 && is32:
+		bmvHeads(X.F32, v.F32, y.F32, B, S, D, h, float32(c))
+	case h > 1:
+		bmvHeads(X.F64, v.F64, y.F64, B, S, D, h, c)
+	case is32:
+		bmv(X.F32, v.F32, y.F32, B, S, D, float32(c))
+	default:
+		bmv(X.F64, v.F64, y.F64, B, S, D, c)
+	}
+	return nil
+}
+
+// bmv is one matrix–vector product per batch row, on the BLAS.
+func bmv[T kern.Float](X, v, y []T, B, S, D int, c T) {
+	for b := range B {
+		gemv(false, S, D, c, X[b*S*D:(b+1)*S*D], D, v[b*D:(b+1)*D], y[b*S:(b+1)*S])
+	}
+}
+
+// bmvHeads is one strided matrix–vector product per batch row and head:
+// head k's keys are the S×a block at column k·a of X[b] (leading dimension D).
+func bmvHeads[T kern.Float](X, v, y []T, B, S, D, h int, c T) {
+	a := D / h
+	for b := range B {
+		for k := range h {
+			x := X[b*S*D+k*a : b*S*D+(S-1)*D+(k+1)*a]
+			gemv(false, S, a, c, x, D, v[b*D+k*a:b*D+(k+1)*a], y[(b*h+k)*S:(b*h+k+1)*S])
+		}
+	}
+}
+
+func (*CPU) WSum(y, w, X backend.Buf, B, S, D, h int, c float64) error {
+	is32, err := checkHeads("WSum", D, h, sized{y, B * D}, sized{w, B * h * S}, sized{X, B * S * D})
+	switch {
+	case err != nil:
+		return err
+	case h > 1 && is32:
+		wsumHeads(w.F32, X.F32, y.F32, B, S, D, h, float32(c))
+	case h > 1:
+		wsumHeads(w.F64, X.F64, y.F64, B, S, D, h, c)
+	case is32:
+		wsum(w.F32, X.F32, y.F32, B, S, D, float32(c))
+	default:
+		wsum(w.F64, X.F64, y.F64, B, S, D, c)
+	}
+	return nil
+}
+
+func wsum[T kern.Float](w, X, y []T, B, S, D int, c T) {
+	clear(y[:B*D])
+	if !kern.Splits(B, S*D) {
+		wsumRows(w, X, y, S, D, c, 0, B)
+		return
+	}
+	kern.Parallel(B, S*D, func(b0, b1 int) { wsumRows(w, X, y, S, D, c, b0, b1) })
+}
+
+func wsumRows[T kern.Float](w, X, y []T, S, D int, c T, b0, b1 int) {
+	for b := b0; b < b1; b++ {
+		yb := y[b*D : (b+1)*D]
+		for i := range S {
+			wi := c * w[b*S+i]
+			if wi == 0 {
+				continue
+			}
+			kern.Axpy(wi, X[(b*S+i)*D:(b*S+i+1)*D], yb)
+		}
+	}
+}
+
+// wsumHeads adds c·w[b·h+k,i]·X[b,i,block k] into y[b, block k] (y cleared).
+func wsumHeads[T kern.Float](w, X, y []T, B, S, D, h int, c T) {
+	clear(y[:B*D])
+	a := D / h
+	for b := range B {
+		for k := range h {
+			yb := y[b*D+k*a : b*D+(k+1)*a]
+			for i := range S {
+				wi := c * w[(b*h+k)*S+i]
+				if wi == 0 {
+					continue
+				}
+				kern.Axpy(wi, X[(b*S+i)*D+k*a:(b*S+i)*D+(k+1)*a], yb)
+			}
+		}
+	}
+}
+
+func (*CPU) Outer(y, w, v backend.Buf, B, S, D, h int, c float64, acc bool) error {
+	is32, err := checkHeads("Outer", D, h, sized{y, B * S * D}, sized{w, B * h * S}, sized{v, B * D})
+	switch {
+	case err != nil:
+		return err
+	case is32:
+		outerHeads(w.F32, v.F32, y.F32, B, S, D, h, float32(c), acc)
+	default:
+		outerHeads(w.F64, v.F64, y.F64, B, S, D, h, c, acc)
+	}
+	return nil
+}
+
+// outerHeads sets y[b,i,block k] = c·w[b·h+k,i]·v[b,block k], or with acc
+// adds it (kern.Axpy: the product rounded, then the sum).
+func outerHeads[T kern.Float](w, v, y []T, B, S, D, h int, c T, acc bool) {
+	if !kern.Splits(B, S*D) {
+		outerRows(w, v, y, S, D, h, c, acc, 0, B)
+		return
+	}
+	kern.Parallel(B, S*D, func(b0, b1 int) { outerRows(w, v, y, S, D, h, c, acc, b0, b1) })
+}
+
+// outerRows is outerHeads on batch rows [b0, b1).
+func outerRows[T kern.Float](w, v, y []T, S, D, h int, c T, acc bool, b0, b1 int) {
+	a := D / h
+	for b := b0; b < b1; b++ {
+		for k := range h {
+			vk := v[b*D+k*a : b*D+(k+1)*a]
+			for i := range S {
+				o := y[(b*S+i)*D+k*a : (b*S+i)*D+(k+1)*a]
+				if acc {
+					kern.Axpy(c*w[(b*h+k)*S+i], vk, o)
+				} else {
+					kern.ScaleTo(c*w[(b*h+k)*S+i], vk, o)
+				}
+			}
+		}
+	}
+}
+
+func (*CPU) GroupSum(y, x backend.Buf, B, S, h int, c float64) error {
+	if is32, err := checkSized("GroupSum", sized{y, B * S}, sized{x, B * h * S}); err != nil {
+		return err
+	} else if is32 {
+		groupSum(x.F32, y.F32, B, S, h, float32(c))
+	} else {
+		groupSum(x.F64, y.F64, B, S, h, c)
+	}
+	return nil
+}
+
+// groupSum adds c·x[b·h+k] over k into y[b] (y cleared).
+func groupSum[T kern.Float](x, y []T, B, S, h int, c T) {
+	clear(y[:B*S])
+	for b := range B {
+		for k := range h {
+			kern.Axpy(c, x[(b*h+k)*S:(b*h+k+1)*S], y[b*S:(b+1)*S])
+		}
+	}
+}
+
+func (*CPU) RepeatRows(y, x backend.Buf, B, S, h int, c float64) error {
+	if is32, err := checkSized("RepeatRows", sized{y, B * h * S}, sized{x, B * S}); err != nil {
+		return err
+	} else if is32 {
+		repeatRows(x.F32, y.F32, B, S, h, float32(c))
+	} else {
+		repeatRows(x.F64, y.F64, B, S, h, c)
+	}
+	return nil
+}
+
+// repeatRows sets y[b·h+k] = c·x[b] for x [B,S].
+func repeatRows[T kern.Float](x, y []T, B, S, h int, c T) {
+	for b := range B {
+		for k := range h {
+			kern.ScaleTo(c, x[b*S:(b+1)*S], y[(b*h+k)*S:(b*h+k+1)*S])
+		}
+	}
+}
+
+func (*CPU) AddTanh(y, P, u, c backend.Buf, B, S, A int) error {
+	is32, err := checkSized("AddTanh", sized{y, B * S * A}, sized{P, B * S * A}, sized{u, B * A}, sized{c, A})
+	switch {
+	case err != nil:
+		return err
+	case is32:
+		addTanh(P.F32, u.F32, c.F32[:A], y.F32, B, S, A)
+	default:
+		addTanh(P.F64, u.F64, c.F64[:A], y.F64, B, S, A)
+	}
+	return nil
+}
+
+// addTanh sets y[b,i,:] = tanh(P[b,i,:] + u[b,:] + c) for P [B,S,A].
+func addTanh[T kern.Float](P, u, c, y []T, B, S, A int) {
+	if !kern.Splits(B, S*A) {
+		addTanhRows(P, u, c, y, S, A, 0, B)
+		return
+	}
+	kern.Parallel(B, S*A, func(b0, b1 int) { addTanhRows(P, u, c, y, S, A, b0, b1) })
+}
+
+func addTanhRows[T kern.Float](P, u, c, y []T, S, A, b0, b1 int) {
+	for b := b0; b < b1; b++ {
+		ub := u[b*A : (b+1)*A]
+		for i := range S {
+			kern.AddTanhs(P[(b*S+i)*A:(b*S+i+1)*A], ub, c, y[(b*S+i)*A:(b*S+i+1)*A])
+		}
+	}
+}
+
+func (*CPU) AdditiveDelta(y, T, v, g backend.Buf, N, A int) error {
+	is32, err := checkSized("AdditiveDelta", sized{y, N * A}, sized{T, N * A}, sized{v, A}, sized{g, N})
+	switch {
+	case err != nil:
+		return err
+	case is32:
+		additiveDelta(T.F32, v.F32[:A], g.F32[:N], y.F32)
+	default:
+		additiveDelta(T.F64, v.F64[:A], g.F64[:N], y.F64)
+	}
+	return nil
+}
+
+// additiveDelta sets y[r,a] = g[r] v[a] (1 − T[r,a]²).
+func additiveDelta[T kern.Float](t, v, g, y []T) {
+	if !kern.Splits(len(g), len(v)) {
+		additiveDeltaRows(t, v, g, y, 0, len(g))
+		return
+	}
+	kern.Parallel(len(g), len(v), func(lo, hi int) { additiveDeltaRows(t, v, g, y, lo, hi) })
+}
+
+func additiveDeltaRows[T kern.Float](t, v, g, y []T, lo, hi int) {
+	A := len(v)
+	for r := lo; r < hi; r++ {
+		kern.TanhDelta(g[r], v, t[r*A:(r+1)*A], y[r*A:(r+1)*A])
+	}
+}
+
+// sized is a buffer and the values a kernel needs of it.
+type sized struct {
+	b backend.Buf
+	n int
+}
+
+// checkSized is check with a size for each buffer.
+func checkSized(name string, bs ...sized) (is32 bool, err error) {
+	is32 = bs[0].b.F32 != nil
+	for i, x := range bs {
+		switch {
+		case x.b.Mem != nil:
+			return false, fmt.Errorf("backend: cpu: %s: buffer %d is a device's (%T)", name, i, x.b.Mem)
+		case (x.b.F32 != nil) != is32:
+			return false, fmt.Errorf("backend: cpu: %s: buffer %d has another dtype than buffer 0", name, i)
+		case x.b.Len() < x.n:
+			return false, fmt.Errorf("backend: cpu: %s: buffer %d holds %d values, the kernel needs %d", name, i, x.b.Len(), x.n)
+		}
+	}
+	return is32, nil
+}
+
+// checkHeads is checkSized for a product with h heads, D a multiple of h.
+func checkHeads(name string, D, h int, bs ...sized) (bool, error) {
+	if h < 1 || D%h != 0 {
+		return false, fmt.Errorf("backend: cpu: %s: width %d is not a multiple of %d heads", name, D, h)
+	}
+	return checkSized(name, bs...)
+}

@@ -1,0 +1,86 @@
+package device
+
+import "github.com/attnzoo/attnzoo/internal/backend"
+
+// The Attention family on the device: kernels/attention.cl (and seq.cl's
+// sum_rows and add_bias), one work-item per output value summing in index
+// order, the host's; the matrix–vector products on CLBlast's SGEMM with one
+// column.
+
+func (b clBackend) BiasAdd(y, x, bias backend.Buf, rows, n int) error {
+	if err := mems("BiasAdd", y, x, bias); err != nil {
+		return err
+	}
+	return b.o.Kernel("add_bias", rows*n, y.Mem, x.Mem, bias.Mem, n, rows*n)
+}
+
+func (b clBackend) SumRows(y, x backend.Buf, rows, n int) error {
+	if err := mems("SumRows", y, x); err != nil {
+		return err
+	}
+	return b.o.Kernel("sum_rows", n, y.Mem, x.Mem, rows, n)
+}
+
+func (b clBackend) SumMid(y, x backend.Buf, B, S, n int) error {
+	if err := mems("SumMid", y, x); err != nil {
+		return err
+	}
+	return b.o.Kernel("sum_mid", B*n, y.Mem, x.Mem, B, S, n)
+}
+
+func (b clBackend) MatVec(m, n int, a backend.Mat, x, y backend.Buf) error {
+	return b.Gemm(m, 1, n, 1, a, backend.Mat{Buf: x, Ld: 1}, 0, backend.Mat{Buf: y, Ld: 1})
+}
+
+func (b clBackend) Bmv(y, X, v backend.Buf, B, S, D, h int, c float64) error {
+	if err := mems("Bmv", y, X, v); err != nil {
+		return err
+	}
+	return b.o.Kernel("bmv_heads", B*h*S, y.Mem, X.Mem, v.Mem, float32(c), B, S, D, h)
+}
+
+func (b clBackend) WSum(y, w, X backend.Buf, B, S, D, h int, c float64) error {
+	if err := mems("WSum", y, w, X); err != nil {
+		return err
+	}
+	return b.o.Kernel("wsum_heads", B*D, y.Mem, w.Mem, X.Mem, float32(c), B, S, D, h)
+}
+
+func (b clBackend) Outer(y, w, v backend.Buf, B, S, D, h int, c float64, acc bool) error {
+	if err := mems("Outer", y, w, v); err != nil {
+		return err
+	}
+	name := "outer_heads"
+	if acc {
+		name = "outer_heads_acc"
+	}
+	return b.o.Kernel(name, B*S*D, y.Mem, w.Mem, v.Mem, float32(c), B, S, D, h)
+}
+
+func (b clBackend) GroupSum(y, x backend.Buf, B, S, h int, c float64) error {
+	if err := mems("GroupSum", y, x); err != nil {
+		return err
+	}
+	return b.o.Kernel("group_sum", B*S, y.Mem, x.Mem, float32(c), B, S, h)
+}
+
+func (b clBackend) RepeatRows(y, x backend.Buf, B, S, h int, c float64) error {
+	if err := mems("RepeatRows", y, x); err != nil {
+		return err
+	}
+	return b.o.Kernel("repeat_rows", B*h*S, y.Mem, x.Mem, float32(c), B, S, h)
+}
+
+func (b clBackend) AddTanh(y, P, u, c backend.Buf, B, S, A int) error {
+	if err := mems("AddTanh", y, P, u, c); err != nil {
+		return err
+	}
+	return b.o.Kernel("add_tanh", B*S*A, y.Mem, P.Mem, u.Mem, c.Mem, S, A, B*S*A)
+}
+
+func (b clBackend) AdditiveDelta(y, T, v, g backend.Buf, N, A int) error {
+	if err := mems("AdditiveDelta", y, T, v, g); err != nil {
+		return err
+	}
+	return b.o.Kernel("additive_delta", N*A, y.Mem, T.Mem, v.Mem, g.Mem, A, N*A)
+}
