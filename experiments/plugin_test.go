@@ -21,9 +21,6 @@ func (testScorer) ProjectKeys(_ *gx.Graph, keys *gx.Node) *gx.Node { return keys
 func (s testScorer) ScoreProjected(g *gx.Graph, q, keys *gx.Node) *gx.Node {
 	return g.BMV(keys, q, s.gain)
 }
-func (s testScorer) Score(g *gx.Graph, q, keys *gx.Node) *gx.Node {
-	return s.ScoreProjected(g, q, keys)
-}
 
 // bagEncoder gives each token its own embedding as its annotation,
 // a_t = tanh(E x_t), and no final state.

@@ -71,7 +71,3 @@ func (s *Concat) ScoreProjected(g *gx.Graph, q, wk *gx.Node) *gx.Node {
 	u := g.Linear(q, g.Bind(s.Wq), 0) // [B,A]
 	return g.Additive(wk, u, g.Bind(s.B), g.Bind(s.V))
 }
-
-func (s *Concat) Score(g *gx.Graph, q, keys *gx.Node) *gx.Node {
-	return s.ScoreProjected(g, q, s.ProjectKeys(g, keys))
-}

@@ -78,7 +78,3 @@ func (s *Cosine) ScoreProjected(g *gx.Graph, q, unit *gx.Node) *gx.Node {
 	}
 	return g.ScaleBy(g.BMV(unit, qn, 1), g.Bind(s.Gamma))
 }
-
-func (s *Cosine) Score(g *gx.Graph, q, keys *gx.Node) *gx.Node {
-	return s.ScoreProjected(g, q, s.ProjectKeys(g, keys))
-}

@@ -29,7 +29,3 @@ func (d *Dot) ScoreProjected(g *gx.Graph, q, keys *gx.Node) *gx.Node {
 	}
 	return g.BMV(keys, q, 1) // [B,S]
 }
-
-func (d *Dot) Score(g *gx.Graph, q, keys *gx.Node) *gx.Node {
-	return d.ScoreProjected(g, q, d.ProjectKeys(g, keys))
-}

@@ -40,7 +40,3 @@ func (s *General) ScoreProjected(g *gx.Graph, q, wk *gx.Node) *gx.Node {
 	}
 	return g.BMV(wk, q, 1) // [B,S]
 }
-
-func (s *General) Score(g *gx.Graph, q, keys *gx.Node) *gx.Node {
-	return s.ScoreProjected(g, q, s.ProjectKeys(g, keys))
-}

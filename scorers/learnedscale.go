@@ -53,7 +53,3 @@ func (s *LearnedScaledDot) ScoreProjected(g *gx.Graph, q, keys *gx.Node) *gx.Nod
 	}
 	return g.ScaleBy(g.BMV(keys, q, 1), g.Bind(s.Scale))
 }
-
-func (s *LearnedScaledDot) Score(g *gx.Graph, q, keys *gx.Node) *gx.Node {
-	return s.ScoreProjected(g, q, s.ProjectKeys(g, keys))
-}

@@ -71,7 +71,3 @@ func (s *Location) ScoreProjected(g *gx.Graph, q, keys *gx.Node) *gx.Node {
 	}
 	return g.Linear(q, g.Bind(s.W), keys.Shape()[1]) // [B,S]
 }
-
-func (s *Location) Score(g *gx.Graph, q, keys *gx.Node) *gx.Node {
-	return s.ScoreProjected(g, q, s.ProjectKeys(g, keys))
-}

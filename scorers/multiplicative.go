@@ -68,7 +68,3 @@ func (s *Multiplicative) ScoreProjected(g *gx.Graph, q, wk *gx.Node) *gx.Node {
 	}
 	return g.BMV(wk, g.Linear(q, g.Bind(s.Wq), 0), 1) // [B,S]
 }
-
-func (s *Multiplicative) Score(g *gx.Graph, q, keys *gx.Node) *gx.Node {
-	return s.ScoreProjected(g, q, s.ProjectKeys(g, keys))
-}

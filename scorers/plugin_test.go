@@ -32,7 +32,3 @@ func (d *testScaled) ScoreProjected(g *gx.Graph, q, keys *gx.Node) *gx.Node {
 	}
 	return g.BMV(keys, q, d.scale)
 }
-
-func (d *testScaled) Score(g *gx.Graph, q, keys *gx.Node) *gx.Node {
-	return d.ScoreProjected(g, q, d.ProjectKeys(g, keys))
-}

@@ -80,7 +80,3 @@ func (s *ProjectedDot) ScoreProjected(g *gx.Graph, q, wk *gx.Node) *gx.Node {
 	}
 	return g.BMVHeads(wk, g.Linear(q, g.Bind(s.Wq), 0), s.heads, s.scale)
 }
-
-func (s *ProjectedDot) Score(g *gx.Graph, q, keys *gx.Node) *gx.Node {
-	return s.ScoreProjected(g, q, s.ProjectKeys(g, keys))
-}

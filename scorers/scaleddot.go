@@ -41,7 +41,3 @@ func (d *ScaledDot) ScoreProjected(g *gx.Graph, q, keys *gx.Node) *gx.Node {
 	}
 	return g.BMV(keys, q, d.scale) // [B,S]
 }
-
-func (d *ScaledDot) Score(g *gx.Graph, q, keys *gx.Node) *gx.Node {
-	return d.ScoreProjected(g, q, d.ProjectKeys(g, keys))
-}

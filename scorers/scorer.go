@@ -12,25 +12,29 @@ import (
 
 // Scorer scores keys against a query. Its key-side work is done once per
 // source sequence: ProjectKeys runs once, ScoreProjected once per decoder
-// step, and Score(q, k) = ScoreProjected(q, ProjectKeys(k)).
+// step (Score does both).
 type Scorer interface {
 	// Name is the scorer's registry name.
 	Name() string
 	// Params are the scorer's parameters (nil for dot and scaled-dot).
 	Params() []*gx.Param
-	// Score returns scores [B, S] for queries [B, Dq] and keys [B, S, Dk].
-	Score(g *gx.Graph, q, keys *gx.Node) *gx.Node
 	// ProjectKeys returns what ScoreProjected needs of the keys [B, S, Dk].
 	ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node
 	// ScoreProjected returns scores [B, S] from a query and projected keys.
 	ScoreProjected(g *gx.Graph, q, projected *gx.Node) *gx.Node
 }
 
+// Score returns s's scores [B, S] for queries q [B, Dq] and keys [B, S, Dk]:
+// ScoreProjected(q, ProjectKeys(keys)).
+func Score(g *gx.Graph, s Scorer, q, keys *gx.Node) *gx.Node {
+	return s.ScoreProjected(g, q, s.ProjectKeys(g, keys))
+}
+
 // The optional abilities below are found by type assertion, as
 // database/sql/driver's are.
 
 // MultiHead is implemented by scorers that score with several heads at
-// once (projected-dot): with Heads() = h > 1, Score and ScoreProjected
+// once (projected-dot): with Heads() = h > 1, ScoreProjected (and Score)
 // return [B·h, S], row b·h+k holding head k's scores for batch row b.
 // Attention normalises each head over the unmasked keys and averages the
 // heads' weights into one distribution per batch row (Memory.Attend).

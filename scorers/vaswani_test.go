@@ -29,7 +29,7 @@ func TestVaswaniFootnote(t *testing.T) {
 			}
 			g := gx.NewGraph(gx.Float64)
 			// N independent (q, k) pairs: a batch of N rows with one key each
-			scores := g.Watch(s.Score(g, g.Const("q", q, N, d), g.Const("k", k, N, 1, d)))
+			scores := g.Watch(scorers.Score(g, s, g.Const("q", q, N, d), g.Const("k", k, N, 1, d)))
 			if err := g.Run(); err != nil {
 				t.Fatal(err)
 			}

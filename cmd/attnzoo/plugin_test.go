@@ -48,7 +48,6 @@ func (testCLI) ProjectKeys(_ *gx.Graph, keys *gx.Node) *gx.Node { return keys }
 func (s testCLI) ScoreProjected(g *gx.Graph, q, keys *gx.Node) *gx.Node {
 	return g.BMV(keys, q, s.scale)
 }
-func (s testCLI) Score(g *gx.Graph, q, keys *gx.Node) *gx.Node { return s.ScoreProjected(g, q, keys) }
 
 func TestPluginScorer(t *testing.T) {
 	l := listJSON(t)
