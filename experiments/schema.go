@@ -19,6 +19,7 @@ import (
 	"github.com/attnzoo/attnzoo/cells"
 	"github.com/attnzoo/attnzoo/internal/device"
 	"github.com/attnzoo/attnzoo/metrics"
+	"github.com/attnzoo/attnzoo/optimizers"
 	"github.com/attnzoo/attnzoo/scorers"
 	"github.com/attnzoo/attnzoo/seq2seq"
 	"github.com/attnzoo/attnzoo/source"
@@ -616,7 +617,7 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 		{"model", "decoder", m.Decoder, seq2seq.DecoderNames()},
 		{"model", "normalizer", m.Normalizer, scorers.NormalizerNames()},
 		{"model", "init", m.Init, seq2seq.InitNames()},
-		{"train", "optimizer", t.Optimizer, seq2seq.OptimizerNames()},
+		{"train", "optimizer", t.Optimizer, optimizers.Names()},
 	}
 	if d.BLEUTokenize != "" {
 		checks = append(checks, struct {

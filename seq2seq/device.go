@@ -7,6 +7,7 @@ import (
 
 	"github.com/attnzoo/attnzoo/internal/device"
 	"github.com/attnzoo/attnzoo/internal/gx"
+	"github.com/attnzoo/attnzoo/optimizers"
 )
 
 // To makes the model compute on backend be (nil: the cpu's): a host
@@ -116,6 +117,10 @@ type deviceMoments struct {
 // float32 on the device (the moments too).
 func (o *Optimizer) updateDevice(res *gx.Resident, ps []*gx.Param, grads []device.Buffer) error {
 	d := res.Device()
+	rule, ok := o.rule.(optimizers.DeviceOptimizer)
+	if !ok {
+		return fmt.Errorf("seq2seq: optimizer %s has no device update (optimizers.DeviceOptimizer): train on the cpu", o.Name)
+	}
 	if o.dev == nil || o.dev.res != res {
 		if err := o.toDevice(res, ps); err != nil {
 			return err
@@ -133,18 +138,9 @@ func (o *Optimizer) updateDevice(res *gx.Resident, ps []*gx.Param, grads []devic
 	for _, x := range ss {
 		total += x
 	}
-	r := o.next(total)
+	u := o.next(total)
 	for i, p := range ps {
-		switch o.Name {
-		case "sgd":
-			err = res.SGD(p, grads[i], r.scale, r.lr)
-		case "rmsprop":
-			err = res.RMSProp(p, grads[i], o.dev.v[i], r.scale, r.lr, rmsRho, adamEps)
-		default:
-			err = res.Adam(p, grads[i], o.dev.m[i], o.dev.v[i], gx.AdamConsts{Scale: r.scale, B1: adamB1, B2: adamB2,
-				Step: r.lr / r.c1, SqrtC2: math.Sqrt(r.c2), Eps: adamEps})
-		}
-		if err != nil {
+		if err := rule.StepDevice(u, res, optimizers.DeviceSlot{P: p, G: grads[i], M: o.dev.m[i], V: o.dev.v[i]}); err != nil {
 			return fmt.Errorf("seq2seq: updating %s on %s: %w", p.Name, d.Name(), err)
 		}
 	}

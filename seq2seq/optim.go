@@ -3,28 +3,23 @@ package seq2seq
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/attnzoo/attnzoo/internal/gx"
+	"github.com/attnzoo/attnzoo/optimizers"
 )
 
-// OptimizerNames returns the optimizer names, sorted.
-func OptimizerNames() []string { return []string{"adam", "rmsprop", "sgd"} }
-
-// Optimizer updates parameters from their gradients, after clipping the
-// gradients to a global norm (Pascanu et al. 2013) and decaying the learning
-// rate stepwise: lr_t = lr · decay^⌊t / decay_every⌋.
-//
-//	sgd:     θ ← θ − lr·g
-//	rmsprop: v ← ρv + (1−ρ)g²;  θ ← θ − lr·g/(√v + ε)                 (ρ = 0.99, as PyTorch)
-//	adam:    m ← β₁m + (1−β₁)g; v ← β₂v + (1−β₂)g²;
-//	         θ ← θ − lr·m̂/(√v̂ + ε), m̂ = m/(1−β₁ᵗ), v̂ = v/(1−β₂ᵗ)      (β₁ 0.9, β₂ 0.999, ε 1e-8; Kingma & Ba 2015)
+// Optimizer trains parameters with an update rule (Name: an optimizers
+// name), after clipping the gradients to a global norm (Pascanu et al.
+// 2013) and decaying the learning rate stepwise:
+// lr_t = lr · decay^⌊t / decay_every⌋. It keeps the rule's two moment
+// buffers per parameter (optimizers.Slot) and the step count.
 type Optimizer struct {
 	Name       string
 	LR         float64
 	Clip       float64 // global-norm clip; 0 means none
 	Decay      float64 // multiplicative decay factor; 0 or 1 means none
 	DecayEvery int     // steps between decays
+	rule       optimizers.Optimizer
 	t          int
 	m, v       [][]float64
 	ss         []float64      // each gradient's sum of squares, at the last update
@@ -36,12 +31,9 @@ type Optimizer struct {
 // DecayEvery) and returns an optimizer with no state yet.
 func NewOptimizer(o Optimizer) (*Optimizer, error) {
 	name, lr, clip, decay, decayEvery := o.Name, o.LR, o.Clip, o.Decay, o.DecayEvery
-	ok := false
-	for _, n := range OptimizerNames() {
-		ok = ok || n == name
-	}
-	if !ok {
-		return nil, fmt.Errorf("seq2seq: optimizer: unknown %q (have: %s)", name, strings.Join(OptimizerNames(), ", "))
+	rule, err := optimizers.New(name)
+	if err != nil {
+		return nil, err
 	}
 	if lr <= 0 || math.IsNaN(lr) {
 		return nil, fmt.Errorf("seq2seq: lr: must be > 0, got %g", lr)
@@ -55,7 +47,7 @@ func NewOptimizer(o Optimizer) (*Optimizer, error) {
 	if decay > 0 && decay < 1 && decayEvery <= 0 {
 		return nil, fmt.Errorf("seq2seq: lr_decay_every: must be > 0 with lr_decay %g, got %d", decay, decayEvery)
 	}
-	return &Optimizer{Name: name, LR: lr, Clip: clip, Decay: decay, DecayEvery: decayEvery}, nil
+	return &Optimizer{Name: name, LR: lr, Clip: clip, Decay: decay, DecayEvery: decayEvery, rule: rule}, nil
 }
 
 // Rate is the learning rate at the next update.
@@ -105,31 +97,17 @@ func (o *Optimizer) update(ps []*gx.Param, grads []gx.Vec) {
 	for _, s := range sums {
 		ss += s
 	}
-	r := o.next(ss)
+	slots := make([]optimizers.Slot, len(ps))
 	for i, p := range ps {
-		m, v, g := o.m[i], o.v[i], grads[i]
-		switch {
-		case p.Data32() != nil && g.F32 != nil && r.name == "adam":
-			gx.Adam32(p.Data32(), g.F32, m, v, gx.AdamConsts{Scale: r.scale, B1: adamB1, OneMinusB1: 1 - adamB1,
-				B2: adamB2, OneMinusB2: 1 - adamB2, Step: r.lr / r.c1, SqrtC2: math.Sqrt(r.c2), Eps: adamEps})
-		case p.Data32() != nil && g.F32 != nil:
-			apply(r, p.Data32(), g.F32, m, v)
-		case p.Data32() != nil:
-			apply(r, p.Data32(), g.F64, m, v)
-		case g.F32 != nil:
-			apply(r, p.Data64(), g.F32, m, v)
-		default:
-			apply(r, p.Data64(), g.F64, m, v)
-		}
+		slots[i] = optimizers.Slot{P: p, G: grads[i], M: o.m[i], V: o.v[i]}
 	}
+	o.rule.Step(o.next(ss), slots)
 }
 
-const adamB1, adamB2, adamEps, rmsRho = 0.9, 0.999, 1e-8, 0.99
-
 // next starts an update from the gradients' summed squares ss: it records
-// the norm, counts the step and returns its rule (the clip scale, the
-// decayed rate and Adam's bias corrections).
-func (o *Optimizer) next(ss float64) rule {
+// the norm, counts the step and returns its settings (the clip scale and
+// the decayed rate).
+func (o *Optimizer) next(ss float64) optimizers.Update {
 	o.LastNorm = math.Sqrt(ss)
 	scale := 1.0
 	if o.Clip > 0 && o.LastNorm > o.Clip {
@@ -137,51 +115,15 @@ func (o *Optimizer) next(ss float64) rule {
 	}
 	lr := o.Rate()
 	o.t++
-	return rule{name: o.Name, scale: scale, lr: lr,
-		c1: 1 - math.Pow(adamB1, float64(o.t)), c2: 1 - math.Pow(adamB2, float64(o.t))}
+	return optimizers.Update{Scale: scale, LR: lr, T: o.t}
 }
 
-// rule is one update's settings.
-type rule struct {
-	name              string
-	scale, lr, c1, c2 float64
-}
-
-type float interface{ ~float32 | ~float64 }
-
-func sumSquares[T float](g []T) float64 {
+func sumSquares[T optimizers.Float](g []T) float64 {
 	var ss float64
 	for _, x := range g {
 		ss += float64(x) * float64(x)
 	}
 	return ss
-}
-
-// apply updates the parameter entries p from gradients g and the moments
-// m, v, in float64 whatever the dtypes.
-func apply[P, G float](r rule, p []P, g []G, m, v []float64) {
-	g = g[:len(p)]
-	m, v = m[:len(p)], v[:len(p)]
-	switch r.name {
-	case "sgd":
-		for j, x := range g {
-			p[j] = P(float64(p[j]) - r.lr*(float64(x)*r.scale))
-		}
-	case "rmsprop":
-		for j, x := range g {
-			gj := float64(x) * r.scale
-			v[j] = rmsRho*v[j] + (1-rmsRho)*gj*gj
-			p[j] = P(float64(p[j]) - r.lr*gj/(math.Sqrt(v[j])+adamEps))
-		}
-	default: // adam, in PyTorch's arrangement: one square root and one division per entry
-		step, sc2 := r.lr/r.c1, math.Sqrt(r.c2)
-		for j, x := range g {
-			gj := float64(x) * r.scale
-			m[j] = adamB1*m[j] + (1-adamB1)*gj
-			v[j] = adamB2*v[j] + (1-adamB2)*gj*gj
-			p[j] = P(float64(p[j]) - step*m[j]/(math.Sqrt(v[j])/sc2+adamEps))
-		}
-	}
 }
 
 // OptimizerState is what an optimizer carries between steps, for
