@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/attnzoo/attnzoo/internal/registry"
 	"github.com/attnzoo/attnzoo/seq2seq"
 	"github.com/attnzoo/attnzoo/source"
 	"github.com/attnzoo/attnzoo/tasks"
@@ -28,13 +29,20 @@ type corpus interface {
 	alignment(m *seq2seq.Model, split string, batch, shift int, cache *seq2seq.GraphCache, dir string) (map[string]float64, error)
 }
 
-// corpora builds a run's corpus from its task's data, by the task's kind;
-// it stops with ctx's error when ctx is done, and so do the corpus's
-// evaluations.
-var corpora = map[tasks.Kind]func(ctx context.Context, task tasks.Named, r *Run) (corpus, error){
-	tasks.Translation: newTextCorpus,
-	tasks.Captioning:  loadCaptionCorpus,
+// corpusLoader builds a run's corpus from its task's data; it stops with
+// ctx's error when ctx is done, and so do the corpus's evaluations.
+type corpusLoader func(ctx context.Context, task tasks.Named, r *Run) (corpus, error)
+
+// corpora are the loaders by the kind of task they read (tasks.Kind).
+var corpora = registry.New[corpusLoader]("experiments: corpus")
+
+func init() {
+	corpora.Register(string(tasks.Translation), newTextCorpus)
+	corpora.Register(string(tasks.Captioning), loadCaptionCorpus)
 }
+
+// Corpora returns the kinds of task the runner trains on, sorted.
+func Corpora() []string { return corpora.Names() }
 
 // loadCorpus loads a run's task data.
 func loadCorpus(ctx context.Context, r *Run) (corpus, error) {
@@ -42,9 +50,9 @@ func loadCorpus(ctx context.Context, r *Run) (corpus, error) {
 	if !ok {
 		return nil, fmt.Errorf("unknown task %q (have: %s)", r.TaskID, strings.Join(tasks.Names(), ", "))
 	}
-	build, ok := corpora[info.Kind]
+	build, ok := corpora.Get(string(info.Kind))
 	if !ok {
-		return nil, fmt.Errorf("task %s is of kind %q, which the runner cannot train on", r.TaskID, info.Kind)
+		return nil, fmt.Errorf("task %s is of kind %q, which the runner cannot train on (have: %s)", r.TaskID, info.Kind, strings.Join(Corpora(), ", "))
 	}
 	task, err := tasks.Build(r.TaskID, r.Task)
 	if err != nil {

@@ -63,6 +63,8 @@ func TestBadExperiments(t *testing.T) {
 		{"unknown encoder", goodHead + "[model]\nencoder = \"cnn\"\n", []string{"[model] encoder", strings.Join(seq2seq.EncodersReading(source.Tokens), ", ")}},
 		{"unknown decoder", goodHead + "[model]\ndecoder = \"transformer\"\n", []string{"[model] decoder", strings.Join(seq2seq.DecoderNames(), ", ")}},
 		{"unknown optimizer", goodHead + "[train]\noptimizer = \"adamw\"\n", []string{"[train] optimizer", "adam, rmsprop, sgd"}},
+		{"unknown normalizer", goodHead + "[model]\nnormalizer = \"entmax\"\n", []string{"bad.toml:9", "[model] normalizer", `"entmax"`, "softmax, sparsemax"}},
+		{"unknown init", goodHead + "[model]\ninit = \"last\"\n", []string{"bad.toml:9", "[model] init", `"last"`, "final, mean, zero"}},
 		{"unknown task", "name = \"t\"\n[task]\nname = \"revrse\"\n", []string{"[task] name", `"revrse"`, "reverse"}},
 		{"unknown task key", goodHead + "max_lne = 4\n", []string{"bad.toml:8", "[task] max_lne", "unknown key", "max_len"}},
 		{"wrong type", goodHead + "[model]\nhidden = \"big\"\n", []string{"bad.toml:9", "hidden", "string"}},

@@ -1,45 +1,6 @@
 package scorers
 
-import (
-	"fmt"
-	"sort"
-	"strings"
-
-	"github.com/attnzoo/attnzoo/internal/gx"
-)
-
-// Normalizer turns scores [B, S] into weights [B, S] over the unmasked keys
-// (mask [B, S], 1 = present). A masked key gets weight exactly 0.
-type Normalizer func(g *gx.Graph, scores, mask *gx.Node) *gx.Node
-
-var normalizers = map[string]Normalizer{
-	// softmax: w_i ∝ exp(s_i) over the unmasked keys.
-	"softmax": func(g *gx.Graph, s, m *gx.Node) *gx.Node { return g.MaskedSoftmax(s, m) },
-	// sparsemax (Martins & Astudillo 2016): the Euclidean projection of s
-	// onto the probability simplex; many weights are exactly 0.
-	// Masked keys are filled with −1e9 first; multiplying by the mask keeps
-	// them at exactly 0 even in a row with no unmasked key.
-	"sparsemax": func(g *gx.Graph, s, m *gx.Node) *gx.Node { return g.Mul(g.Sparsemax(s, m), m) },
-}
-
-// NormalizerNames returns the normaliser names, sorted.
-func NormalizerNames() []string {
-	names := make([]string, 0, len(normalizers))
-	for n := range normalizers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// NewNormalizer returns the named normaliser.
-func NewNormalizer(name string) (Normalizer, error) {
-	n, ok := normalizers[name]
-	if !ok {
-		return nil, fmt.Errorf("scorers: unknown normalizer %q (have: %s)", name, strings.Join(NormalizerNames(), ", "))
-	}
-	return n, nil
-}
+import "github.com/attnzoo/attnzoo/internal/gx"
 
 // Memory is what attention keeps per source sequence: the keys (projected
 // once by the scorer), the values and the mask.

@@ -19,8 +19,8 @@ type Config struct {
 	Encoder    string  `json:"encoder" toml:"encoder"`       // rnn | birnn | cnn | patches | features
 	Decoder    string  `json:"decoder" toml:"decoder"`       // bahdanau | luong
 	Scorer     string  `json:"scorer" toml:"scorer"`         // any registered scorer
-	Normalizer string  `json:"normalizer" toml:"normalizer"` // softmax | sparsemax
-	Init       string  `json:"init" toml:"init"`             // decoder initial state: final | mean | zero
+	Normalizer string  `json:"normalizer" toml:"normalizer"` // a scorers normaliser: softmax, sparsemax, …
+	Init       string  `json:"init" toml:"init"`             // decoder initial state (RegisterInit): final, mean, zero, …
 	SrcVocab   int     `json:"src_vocab" toml:"-"`
 	TgtVocab   int     `json:"tgt_vocab" toml:"-"`
 	Embed      int     `json:"embed" toml:"embed"`

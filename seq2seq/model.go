@@ -22,7 +22,7 @@ type Model struct {
 	enc     Encoder
 	encInfo EncoderInfo
 	decoder Decoder
-	pool    initPool // nil: init "zero"
+	pool    InitPool // nil: init "zero"
 
 	tgtEmb *gx.Param
 	dec    cells.Cell
@@ -57,7 +57,7 @@ func New(cfg Config) (*Model, error) {
 	}
 	m.encInfo, _ = encoderInfo(cfg.Encoder)
 	m.decoder = decoderOf(cfg.Decoder)
-	m.pool = inits[cfg.Init]
+	m.pool, _ = inits.Get(cfg.Init)
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x5eed))
 	H, E := cfg.Hidden, cfg.Embed
 	b := &Builder{Cfg: cfg, Dtype: m.dt, Rand: rng, m: m}

@@ -3,7 +3,6 @@ package seq2seq
 import (
 	"fmt"
 	"math/rand/v2"
-	"sort"
 
 	"github.com/attnzoo/attnzoo/cells"
 	"github.com/attnzoo/attnzoo/internal/gx"
@@ -132,12 +131,3 @@ func (b *Builder) Cell(prefix string, inputs []int, hidden int) (cells.Cell, err
 // encoders make their cells then, which keeps the order of parameters (and
 // of random draws) of the models trained before encoders were plug-ins.
 func (b *Builder) Later(f func() error) { b.later = append(b.later, f) }
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}

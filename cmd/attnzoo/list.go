@@ -10,6 +10,9 @@ import (
 	"strings"
 
 	"github.com/attnzoo/attnzoo/cells"
+	"github.com/attnzoo/attnzoo/experiments"
+	"github.com/attnzoo/attnzoo/internal/device"
+	"github.com/attnzoo/attnzoo/optimizers"
 	"github.com/attnzoo/attnzoo/scorers"
 	"github.com/attnzoo/attnzoo/seq2seq"
 	"github.com/attnzoo/attnzoo/tasks"
@@ -23,6 +26,10 @@ type listing struct {
 	Encoders    []string     `json:"encoders"`
 	Decoders    []string     `json:"decoders"`
 	Tasks       []string     `json:"tasks"`
+	Inits       []string     `json:"inits"`
+	Optimizers  []string     `json:"optimizers"`
+	Corpora     []string     `json:"corpora"` // the kinds of task runs train on
+	Devices     []string     `json:"devices"`
 }
 
 type scorerInfo struct {
@@ -48,6 +55,10 @@ func buildListing() listing {
 		Encoders:    seq2seq.EncoderNames(),
 		Decoders:    seq2seq.DecoderNames(),
 		Tasks:       tasks.Names(),
+		Inits:       seq2seq.InitNames(),
+		Optimizers:  optimizers.Names(),
+		Corpora:     experiments.Corpora(),
+		Devices:     device.Kinds(),
 	}
 	aliases := map[string][]string{}
 	for a, n := range scorers.Aliases() {
@@ -106,7 +117,8 @@ func cmdList(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		items []string
 	}{
 		{"normalizers", l.Normalizers}, {"cells", l.Cells}, {"encoders", l.Encoders},
-		{"decoders", l.Decoders}, {"tasks", l.Tasks},
+		{"decoders", l.Decoders}, {"tasks", l.Tasks}, {"inits", l.Inits}, {"optimizers", l.Optimizers},
+		{"corpora", l.Corpora}, {"devices", l.Devices},
 	} {
 		items := strings.Join(sec.items, ", ")
 		if items == "" {

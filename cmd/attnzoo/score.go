@@ -20,7 +20,7 @@ import (
 // cmdScore implements
 //
 //	attnzoo score --scorer NAME --query CSV --keys ROWS [--values ROWS]
-//	              [--params FILE.toml] [--mask CSV] [--normalizer softmax|sparsemax]
+//	              [--params FILE.toml] [--mask CSV] [--normalizer NAME]
 //	              [--SETTING VALUE ...] [--json]
 //
 // where each scorer's own settings (scorers.AllSettings) are flags:
@@ -38,14 +38,14 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	values := fs.String("values", "", "the values, rows split by ';' (default: the keys)")
 	params := fs.String("params", "", "TOML file with the scorer's parameters (W, W_q, W_k, v, b, sharpness)")
 	mask := fs.String("mask", "", "1 for a present key, 0 for a masked one: 1,1,0 (default: all present)")
-	norm := fs.String("normalizer", "softmax", "softmax | sparsemax")
+	norm := fs.String("normalizer", "softmax", strings.Join(scorers.NormalizerNames(), " | "))
 	settings := scorers.Values{} // each scorer's own settings, as flags: max_len → --max-len
 	for _, st := range scorers.AllSettings() {
 		fs.Var(settingFlag{st, settings}, strings.ReplaceAll(st.Name, "_", "-"), st.Usage+" (default: from the params file, else "+fmt.Sprint(st.Default)+")")
 	}
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: attnzoo score --scorer NAME --query CSV --keys ROWS [--values ROWS] [--params FILE.toml] [--mask CSV] [--normalizer softmax|sparsemax] [--json]")
+		fmt.Fprintln(stderr, "usage: attnzoo score --scorer NAME --query CSV --keys ROWS [--values ROWS] [--params FILE.toml] [--mask CSV] [--normalizer NAME] [--json]")
 		fs.PrintDefaults()
 	}
 	if help, err := parseNoArgs(fs, "score", args); help || err != nil {

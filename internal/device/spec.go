@@ -48,7 +48,19 @@ func ParseSpec(s string) (Spec, error) {
 	if s != "opencl" && slices.Contains(backend.Names(), s) {
 		return Spec{Kind: s}, nil // a backend registered by name (a test's, say)
 	}
-	return Spec{}, fmt.Errorf("unknown %q (have: %s)", s, Choices)
+	return Spec{}, fmt.Errorf("unknown %q (have: %s)", s, strings.Join(Kinds(), ", "))
+}
+
+// Kinds returns the device choices as written: Choices, then each other
+// backend registered by name (`attnzoo list` shows them).
+func Kinds() []string {
+	out := strings.Split(Choices, ", ")
+	for _, n := range backend.Names() {
+		if n != "cpu" && n != "opencl" {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // OpenCL reports whether the choice is an OpenCL device ("gpu",

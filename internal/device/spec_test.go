@@ -25,6 +25,7 @@ func TestParseSpec(t *testing.T) {
 		"opencl:a:b":   {"want opencl:P:D"},
 		"opencl:0:0:0": {"want opencl:P:D"},
 		"":             {`unknown ""`},
+		"cpu:0":        {`unknown "cpu:0"`, "have: cpu, gpu, opencl:P:D"},
 	} {
 		_, err := ParseSpec(in)
 		for _, w := range want {

@@ -1,0 +1,46 @@
+package scorers
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/attnzoo/attnzoo/internal/gx"
+	"github.com/attnzoo/attnzoo/internal/registry"
+)
+
+// Normalizer turns scores [B, S] into weights [B, S] over the unmasked keys
+// (mask [B, S], 1 = present). A masked key gets weight exactly 0.
+type Normalizer func(g *gx.Graph, scores, mask *gx.Node) *gx.Node
+
+var normalizers = registry.New[Normalizer]("scorers: normalizer")
+
+// RegisterNormalizer makes a normaliser available by name (the [model]
+// normalizer key). It panics if n is nil or the name is empty or taken.
+func RegisterNormalizer(name string, n Normalizer) {
+	if n == nil {
+		panic("scorers: RegisterNormalizer " + name + " is nil")
+	}
+	normalizers.Register(name, n)
+}
+
+func init() {
+	// softmax: w_i ∝ exp(s_i) over the unmasked keys.
+	RegisterNormalizer("softmax", func(g *gx.Graph, s, m *gx.Node) *gx.Node { return g.MaskedSoftmax(s, m) })
+	// sparsemax (Martins & Astudillo 2016): the Euclidean projection of s
+	// onto the probability simplex; many weights are exactly 0.
+	// Masked keys are filled with −1e9 first; multiplying by the mask keeps
+	// them at exactly 0 even in a row with no unmasked key.
+	RegisterNormalizer("sparsemax", func(g *gx.Graph, s, m *gx.Node) *gx.Node { return g.Mul(g.Sparsemax(s, m), m) })
+}
+
+// NormalizerNames returns the normaliser names, sorted.
+func NormalizerNames() []string { return normalizers.Names() }
+
+// NewNormalizer returns the named normaliser.
+func NewNormalizer(name string) (Normalizer, error) {
+	n, ok := normalizers.Get(name)
+	if !ok {
+		return nil, fmt.Errorf("scorers: unknown normalizer %q (have: %s)", name, strings.Join(NormalizerNames(), ", "))
+	}
+	return n, nil
+}
