@@ -5,6 +5,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/attnzoo/attnzoo/optimizers"
 	"github.com/attnzoo/attnzoo/scorers"
 	"github.com/attnzoo/attnzoo/seq2seq"
 	"github.com/attnzoo/attnzoo/tasks"
@@ -86,17 +87,6 @@ func gates(cell string) float64 {
 	return 4
 }
 
-// optimizerSlots is the state an optimizer keeps per parameter.
-func optimizerSlots(name string) float64 {
-	switch name {
-	case "sgd":
-		return 0
-	case "rmsprop":
-		return 1
-	}
-	return 2
-}
-
 // cellParams counts a cell's W (gates·h × in), U (gates·h × h) and b; a
 // GRU has a second bias for its candidate's recurrent term.
 func cellParams(g, in, h float64) float64 {
@@ -167,7 +157,7 @@ func planned(in estimateInput, formula Estimate) (Estimate, bool) {
 	if err != nil {
 		return formula, false
 	}
-	P, b, o := float64(f.Params), in.Bytes, optimizerSlots(in.Optimizer)
+	P, b, o := float64(f.Params), in.Bytes, float64(optimizers.MomentsOf(in.Optimizer))
 	est := Estimate{Params: P, Planned: true, Largest: formula.Largest, LargestName: formula.LargestName, Data: formula.Data}
 	est.Weights = P*b*(1+o) + P*(1+o)*16 + float64(f.Packed+f.Work)
 	est.Activations = float64(f.Train)
@@ -309,7 +299,7 @@ func formulaEstimate(in estimateInput) Estimate {
 	decStep := B * ((3*g+8)*H + E + S*perPos)
 	act := encAct + keySide + T*decStep + B*T*(3*H+3*Vt)
 	est.Params = P
-	o := optimizerSlots(in.Optimizer)
+	o := float64(optimizers.MomentsOf(in.Optimizer))
 	// values, gradients, optimizer slots, the checkpoint's encoding, and up
 	// to five packed copies: each graph packs the weights its products read
 	// once per run (gx's runState), the training graph in both orientations

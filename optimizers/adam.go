@@ -17,6 +17,9 @@ type Adam struct{}
 
 var _ DeviceOptimizer = Adam{}
 
+// Moments is 2: m and v.
+func (Adam) Moments() int { return 2 }
+
 const adamB1, adamB2, adamEps = 0.9, 0.999, 1e-8
 
 func init() { Register("adam", Adam{}) }

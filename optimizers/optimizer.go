@@ -51,6 +51,24 @@ type DeviceSlot struct {
 	G, M, V device.Buffer
 }
 
+// Momenter is implemented by rules that say how many of a slot's two moment
+// buffers they use (sgd 0, rmsprop 1, adam 2), for the memory estimate.
+type Momenter interface {
+	Moments() int
+}
+
+// MomentsOf returns how many moment buffers per parameter the named rule
+// uses: its Moments, or both for a rule that does not say (or an unknown
+// name).
+func MomentsOf(name string) int {
+	if m, ok := rules.Get(name); ok {
+		if mm, ok := m.(Momenter); ok {
+			return mm.Moments()
+		}
+	}
+	return 2
+}
+
 var rules = registry.New[Optimizer]("optimizers")
 
 // Register makes an optimizer available by name. It panics if o is nil or

@@ -60,6 +60,13 @@ func TestHandWorked(t *testing.T) {
 }
 
 func TestRegistry(t *testing.T) {
+	// the moments each rule's equations use: sgd none, rmsprop v, adam m
+	// and v; a name not registered counts both
+	for name, want := range map[string]int{"sgd": 0, "rmsprop": 1, "adam": 2, "adamw": 2} {
+		if got := MomentsOf(name); got != want {
+			t.Errorf("MomentsOf(%s) = %d, want %d", name, got, want)
+		}
+	}
 	_, err := New("adamw")
 	if err == nil || !strings.Contains(err.Error(), `unknown optimizer "adamw" (have: adam, rmsprop, sgd`) {
 		t.Errorf("New(adamw) = %v, want an error listing the optimizers", err)

@@ -16,6 +16,9 @@ type RMSProp struct{}
 
 var _ DeviceOptimizer = RMSProp{}
 
+// Moments is 1: v.
+func (RMSProp) Moments() int { return 1 }
+
 const rmsRho, rmsEps = 0.99, 1e-8
 
 func init() { Register("rmsprop", RMSProp{}) }

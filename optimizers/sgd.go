@@ -7,6 +7,9 @@ type SGD struct{}
 
 var _ DeviceOptimizer = SGD{}
 
+// Moments is 0: sgd keeps nothing between steps.
+func (SGD) Moments() int { return 0 }
+
 func init() { Register("sgd", SGD{}) }
 
 var sgdLoops = Loops{sgd[float32, float32], sgd[float32, float64], sgd[float64, float32], sgd[float64, float64]}
