@@ -261,9 +261,9 @@ func (c *captionCorpus) vocabs() ([]string, []string) { return nil, c.data.Vocab
 // (the share of attention inside the box) and loc_peak_free (the share of
 // words whose attention peak lies inside); loc_mass and loc_peak are on
 // the reference (align_captions.go).
-func (c *captionCorpus) evaluate(m *seq2seq.Model, split string, n, batch, maxLen, beam int, alpha float64, cache *seq2seq.GraphCache, keep int, dir string) (*evalResult, error) {
+func (c *captionCorpus) evaluate(m *seq2seq.Model, split string, o evalOptions) (*evalResult, error) {
 	sp := c.split(split)
-	n = min(n, len(sp))
+	n, batch, keep, dir := min(o.N, len(sp)), o.Batch, o.Keep, o.Dir
 	res := &evalResult{metrics: map[string]float64{}}
 	stats := new(seq2seq.AttnStats)
 	var hyps [][]string
@@ -280,7 +280,7 @@ func (c *captionCorpus) evaluate(m *seq2seq.Model, split string, n, batch, maxLe
 		if err != nil {
 			return nil, err
 		}
-		out, err := decodeBatch(m, b, maxLen, beam, alpha, cache, stats)
+		out, err := decodeBatch(m, b, o, stats)
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"os"
@@ -134,4 +135,47 @@ func writeJSONCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("wrote %s/checkpoint and metrics.jsonl at step %d", dir, st.Step)
+}
+
+// TestResumeNamesChangedModelKeys: a checkpoint of another model
+// configuration than the file now gives (here the older JSON checkpoint,
+// whose folder has no config.toml to compare first, of old.toml's hidden 8
+// and scorer dot) is refused, naming each key that differs, checkpoint →
+// file; keys that are equal are not named.
+func TestResumeNamesChangedModelKeys(t *testing.T) {
+	old, err := os.ReadFile("testdata/json-checkpoint/old.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(old), "hidden = 8", "hidden = 12", 1)
+	text = strings.Replace(text, `scorer = "dot"`, `scorer = "general"`, 1)
+	out := t.TempDir()
+	run := filepath.Join(out, "old", "runs", "seed=1")
+	if err := os.MkdirAll(run, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile("testdata/json-checkpoint/checkpoint")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(run, "checkpoint"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Load(writeExp(t, text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := e.Runs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.Execute(context.Background(), runs[0], run, nil)
+	for _, w := range []string{"another model configuration", "checkpoint → file", "hidden: 8 → 12", `scorer: "dot" → "general"`} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("resume with hidden 12, scorer general: %v; want an error containing %q", err, w)
+		}
+	}
+	if err != nil && strings.Contains(err.Error(), "embed") {
+		t.Errorf("the error names an unchanged key: %v", err)
+	}
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/attnzoo/attnzoo/seq2seq"
 )
 
 // runConfig is a run's resolved settings as config.toml holds them: the
@@ -74,28 +76,41 @@ func checkResumable(r *Run, dir string) error {
 // The scorers' settings are [model] keys, named so.
 func configDiff(a, b runConfigTOML) []string {
 	var out []string
-	diffValue("", reflect.ValueOf(a), reflect.ValueOf(b), &out)
+	diffValue("toml", "", reflect.ValueOf(a), reflect.ValueOf(b), &out)
 	sort.Strings(out)
 	return out
 }
 
-func diffValue(key string, a, b reflect.Value, out *[]string) {
+// modelDiff lists the fields whose values differ between two model
+// configurations (a checkpoint's and the file's), by their checkpoint
+// (json) names, as "hidden: 32 → 64", sorted.
+func modelDiff(a, b seq2seq.Config) []string {
+	var out []string
+	diffValue("json", "", reflect.ValueOf(a), reflect.ValueOf(b), &out)
+	sort.Strings(out)
+	return out
+}
+
+// diffValue adds to out the keys whose values differ between a and b,
+// fields named by their tag (toml or json). Empty and missing lists and
+// maps are the same.
+func diffValue(tag, key string, a, b reflect.Value, out *[]string) {
 	switch a.Kind() {
 	case reflect.Struct:
 		t := a.Type()
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+			name, _, _ := strings.Cut(f.Tag.Get(tag), ",")
 			switch {
 			case f.Anonymous && f.Type.Kind() == reflect.Struct:
-				diffValue(key, a.Field(i), b.Field(i), out)
+				diffValue(tag, key, a.Field(i), b.Field(i), out)
 				continue
 			case name == "" || name == "-" || !f.IsExported():
 				continue
-			case name == "scorer_settings":
+			case tag == "toml" && name == "scorer_settings":
 				name = "model"
 			}
-			diffValue(join(key, name), a.Field(i), b.Field(i), out)
+			diffValue(tag, join(key, name), a.Field(i), b.Field(i), out)
 		}
 	case reflect.Map:
 		keys := map[string]bool{}
@@ -114,8 +129,13 @@ func diffValue(key string, a, b reflect.Value, out *[]string) {
 				}
 				continue
 			}
-			diffValue(join(key, k), va, vb, out)
+			diffValue(tag, join(key, k), va, vb, out)
 		}
+	case reflect.Slice:
+		if a.Len() == 0 && b.Len() == 0 {
+			return
+		}
+		fallthrough
 	default:
 		if !reflect.DeepEqual(a.Interface(), b.Interface()) {
 			*out = append(*out, key+": "+show(a)+" → "+show(b))

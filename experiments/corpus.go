@@ -21,7 +21,7 @@ type corpus interface {
 	trainBatch(idx []int) (*seq2seq.Batch, error)
 	// scoringBatches cuts a split into batches with targets, for perplexity.
 	scoringBatches(split string, size int) ([]*seq2seq.Batch, error)
-	evaluate(m *seq2seq.Model, split string, n, batch, maxLen, beam int, alpha float64, cache *seq2seq.GraphCache, keep int, dir string) (*evalResult, error)
+	evaluate(m *seq2seq.Model, split string, o evalOptions) (*evalResult, error)
 	vocabs() (src, tgt []string)
 	// alignment scores a split's attention under forced decoding of the
 	// reference (align.go), with its baselines; nil when the task has no
@@ -154,8 +154,8 @@ func (c *textCorpus) scoringBatches(split string, size int) ([]*seq2seq.Batch, e
 	return out, nil
 }
 
-func (c *textCorpus) evaluate(m *seq2seq.Model, split string, n, batch, maxLen, beam int, alpha float64, cache *seq2seq.GraphCache, keep int, _ string) (*evalResult, error) {
-	return evaluate(c.ctx, m, c.data, c.split(split), n, batch, maxLen, beam, alpha, cache, keep, c.bleuTok)
+func (c *textCorpus) evaluate(m *seq2seq.Model, split string, o evalOptions) (*evalResult, error) {
+	return evaluate(c.ctx, m, c.data, c.split(split), o, c.bleuTok)
 }
 
 func (c *textCorpus) vocabs() ([]string, []string) {

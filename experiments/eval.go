@@ -34,6 +34,19 @@ type Example struct {
 	Grid      [2]int   `json:"grid,omitempty"`  // captioning: the regions' rows and columns
 }
 
+// evalOptions are an evaluation's settings: the first N examples of a
+// split, decoded Batch at a time up to MaxLen tokens (greedy for Beam 1,
+// else beam search of that width with length penalty Alpha) through
+// Cache's graphs; the first Keep are kept as Examples (alignments.jsonl),
+// a captioning example's image written under the run folder Dir.
+type evalOptions struct {
+	N, Batch, MaxLen, Beam int
+	Alpha                  float64
+	Cache                  *seq2seq.GraphCache
+	Keep                   int
+	Dir                    string
+}
+
 type evalResult struct {
 	metrics  map[string]float64
 	examples []Example
@@ -48,8 +61,8 @@ type evalResult struct {
 // the mean attention entropy and, for
 // greedy decoding, the spread of attention's keys, queries and scores
 // (attnMetrics).
-func evaluate(ctx context.Context, m *seq2seq.Model, data *tasks.Data, sp tasks.Pairs, n, batch, maxLen, beam int, alpha float64, cache *seq2seq.GraphCache, keep int, bleuTok string) (*evalResult, error) {
-	n = min(n, sp.Len())
+func evaluate(ctx context.Context, m *seq2seq.Model, data *tasks.Data, sp tasks.Pairs, o evalOptions, bleuTok string) (*evalResult, error) {
+	n, batch, keep := min(o.N, sp.Len()), o.Batch, o.Keep
 	aligned := sp.Aligned()
 	var hyps, refs [][]string
 	var refsB [][][]string
@@ -67,7 +80,7 @@ func evaluate(ctx context.Context, m *seq2seq.Model, data *tasks.Data, sp tasks.
 		if err != nil {
 			return nil, err
 		}
-		out, err := decodeBatch(m, b, maxLen, beam, alpha, cache, stats)
+		out, err := decodeBatch(m, b, o, stats)
 		if err != nil {
 			return nil, err
 		}
@@ -207,11 +220,11 @@ func writeAlignments(path string, ex []Example) error {
 
 // decodeBatch decodes greedily (beam 1), adding to stats, or with beam
 // search (stats untouched).
-func decodeBatch(m *seq2seq.Model, b *seq2seq.Batch, maxLen, beam int, alpha float64, cache *seq2seq.GraphCache, stats *seq2seq.AttnStats) ([]seq2seq.Hypothesis, error) {
-	if beam == 1 {
-		return m.GreedyStats(b, maxLen, cache, stats)
+func decodeBatch(m *seq2seq.Model, b *seq2seq.Batch, o evalOptions, stats *seq2seq.AttnStats) ([]seq2seq.Hypothesis, error) {
+	if o.Beam == 1 {
+		return m.GreedyStats(b, o.MaxLen, o.Cache, stats)
 	}
-	return m.Beam(b, seq2seq.BeamOptions{Width: beam, MaxLen: maxLen, Alpha: alpha, Cache: cache})
+	return m.Beam(b, seq2seq.BeamOptions{Width: o.Beam, MaxLen: o.MaxLen, Alpha: o.Alpha, Cache: o.Cache})
 }
 
 // attnMetrics records what greedy decoding measured of attention's inputs

@@ -121,7 +121,10 @@ func writeJSON(path string, v any) error {
 
 // Execute trains and evaluates one run in dir (runs/<id>), resuming from a
 // checkpoint there if one exists. A run whose final.json exists is not
-// redone.
+// redone. It runs in four steps: prepare (the folder, the corpus, the
+// model and optimizer), resume (a checkpoint's state), train (to the last
+// step, evaluating on dev and saving a checkpoint every eval_every steps)
+// and finish (the test split, final.json).
 func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report func(Progress)) (*Final, error) {
 	if report == nil {
 		report = func(Progress) {}
@@ -132,6 +135,62 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 	if f, err := ReadFinal(dir); err == nil {
 		return f, nil
 	}
+	x, err := e.prepare(ctx, r, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer x.close()
+	if err := x.resume(); err != nil {
+		return nil, err
+	}
+	if err := x.train(ctx, report); err != nil {
+		return nil, err
+	}
+	return x.finish(ctx, report)
+}
+
+// execution is one run being executed: what prepare makes, resume
+// restores, train advances and finish reports on.
+type execution struct {
+	e    *Experiment
+	r    *Run
+	dir  string
+	prov Provenance
+
+	data   corpus
+	maxLen int // the decoding limit: [decode] max_len, or twice the longest source + 10
+	model  *seq2seq.Model
+	opt    *seq2seq.Optimizer
+
+	start     int      // the step training starts after: a checkpoint's, or 0
+	clock     runClock // the training time and the loss window (the selection is sel)
+	sel       selection
+	lines     []evalLine // metrics.jsonl
+	saved     int        // the step of the last checkpoint
+	stoppedAt int        // the step early stopping ended training at; 0: it did not
+
+	tr        *seq2seq.Trainer
+	evalCache *seq2seq.GraphCache // the dev and test evaluations' graphs
+	tb        *board
+	closers   []func() // run by close, last first
+}
+
+func (x *execution) close() {
+	for i := len(x.closers) - 1; i >= 0; i-- {
+		x.closers[i]()
+	}
+}
+
+// errorf is an error of the run, named.
+func (x *execution) errorf(format string, a ...any) error {
+	return fmt.Errorf("experiments: run %s: "+format, append([]any{x.r.ID}, a...)...)
+}
+
+func (x *execution) path(name string) string { return filepath.Join(x.dir, name) }
+
+// prepare writes the run folder's config.toml and loads the corpus, and
+// makes the model and the optimizer with their first state.
+func (e *Experiment) prepare(ctx context.Context, r *Run, dir string) (*execution, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -142,203 +201,250 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 	if err := seq2seq.WriteFileAtomic(filepath.Join(dir, "config.toml"), cfgText); err != nil {
 		return nil, err
 	}
-	prov := buildProvenance()
-	prov.Device, prov.ConfigHash = e.Device, configHash(cfgText)
-
-	data, err := loadCorpus(ctx, r)
+	x := &execution{e: e, r: r, dir: dir, prov: buildProvenance()}
+	x.prov.Device, x.prov.ConfigHash = e.Device, configHash(cfgText)
+	x.data, err = loadCorpus(ctx, r)
 	if ctx.Err() != nil {
 		return nil, ErrInterrupted // before training: nothing to save
 	}
 	if err != nil {
-		return nil, fmt.Errorf("experiments: run %s: %w", r.ID, err)
+		return nil, x.errorf("%w", err)
 	}
-	maxLen := r.Decode.MaxLen
-	if maxLen == 0 {
-		maxLen = 2*data.maxSrc() + 10
+	x.maxLen = r.Decode.MaxLen
+	if x.maxLen == 0 {
+		x.maxLen = 2*x.data.maxSrc() + 10
 	}
 	mcfg := r.Model.Config
 	mcfg.Dtype, mcfg.Seed, mcfg.Lambda = r.Dtype, uint64(r.Seed), r.Train.Lambda
-	if err := data.configure(&mcfg); err != nil {
-		return nil, fmt.Errorf("experiments: run %s: %w", r.ID, err)
+	if err := x.data.configure(&mcfg); err != nil {
+		return nil, x.errorf("%w", err)
 	}
-	model, err := seq2seq.New(mcfg)
-	if err != nil {
-		return nil, fmt.Errorf("experiments: run %s: %w", r.ID, err)
+	if x.model, err = seq2seq.New(mcfg); err != nil {
+		return nil, x.errorf("%w", err)
 	}
-	opt, err := seq2seq.NewOptimizer(seq2seq.Optimizer{Name: r.Train.Optimizer, LR: r.Train.LR, Clip: r.Train.Clip, Decay: r.Train.LRDecay, DecayEvery: r.Train.LRDecayEvery})
-	if err != nil {
-		return nil, err
-	}
-	ckPath := filepath.Join(dir, checkpointFile)
-	metricsPath := filepath.Join(dir, "metrics.jsonl")
-	start, trainSeconds := 0, 0.0
-	var windowLoss float64
-	windowN := 0
-	var lines []evalLine
-	var sel selection
-	if saved, st, err := readState(dir); err == nil {
-		if a, b := fmt.Sprintf("%+v", st.Model.Config), fmt.Sprintf("%+v", model.Cfg); a != b {
-			return nil, fmt.Errorf("experiments: %s was trained with another model configuration than the experiment file now gives:\n  checkpoint: %s\n  file:       %s\nresume with the file it was started with, or use another --out", ckPath, a, b)
-		}
-		model = saved
-		if err := opt.SetState(st.Opt, model.Params()); err != nil {
-			return nil, fmt.Errorf("experiments: %s: %w", ckPath, err)
-		}
-		start, trainSeconds = st.Step, st.TrainSeconds
-		windowLoss, windowN = st.WindowLoss, st.WindowN
-		sel = selection{best: st.BestScore, step: st.BestStep, since: st.SinceBest}
-		lines, _ = readLines(metricsPath, start)
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return nil, err
-	}
-	if err := writeLines(metricsPath, lines); err != nil {
-		return nil, err
-	}
+	t := r.Train
+	x.opt, err = seq2seq.NewOptimizer(seq2seq.Optimizer{Name: t.Optimizer, LR: t.LR, Clip: t.Clip, Decay: t.LRDecay, DecayEvery: t.LRDecayEvery})
+	return x, err
+}
 
-	// a device of the run's own: its context and command queue (runs side
-	// by side share a GPU through their own queues)
-	if spec, err := device.ParseSpec(e.Device); err != nil {
-		return nil, err
-	} else if be, err := device.OpenBackend(spec); err != nil {
-		return nil, fmt.Errorf("experiments: run %s: %w", r.ID, err)
-	} else if be != nil {
-		defer be.Close()
-		if err := model.To(be); err != nil {
-			return nil, fmt.Errorf("experiments: run %s: %w", r.ID, err)
+// resume continues from the run folder's checkpoint, when it has one: the
+// model, the optimizer's state, the clock, the model selection and the
+// metrics.jsonl lines up to its step. A checkpoint of another model
+// configuration is an error that names the keys that differ.
+func (x *execution) resume() error {
+	saved, st, err := readState(x.dir)
+	if err == nil {
+		if diff := modelDiff(st.Model.Config, x.model.Cfg); len(diff) > 0 {
+			return fmt.Errorf("experiments: %s was trained with another model configuration than the experiment file now gives (checkpoint → file):\n  %s\nresume with the file it was started with, or use another --out",
+				x.path(checkpointFile), strings.Join(diff, "\n  "))
 		}
-		defer model.To(nil)
+		x.model = saved
+		if err := x.opt.SetState(st.Opt, x.model.Params()); err != nil {
+			return fmt.Errorf("experiments: %s: %w", x.path(checkpointFile), err)
+		}
+		x.start, x.clock = st.Step, st.runClock
+		x.sel = selection{best: st.BestScore, step: st.BestStep, since: st.SinceBest}
+		x.lines, _ = readLines(x.path("metrics.jsonl"), x.start)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return err
 	}
-	tr := seq2seq.NewTrainer(model, opt, uint64(r.Seed))
-	tr.Steps = start
-	defer tr.Cache.Close()
-	evalCache := tr.Cache.Share(0) // one arena: training and evaluation run in turn
-	defer evalCache.Close()
-	tb, err := e.openBoard(dir, start)
+	x.saved = x.start
+	return writeLines(x.path("metrics.jsonl"), x.lines)
+}
+
+// onDevice opens the experiment's device for this run (its own context
+// and command queue: runs side by side share a GPU through their own
+// queues) and moves the model there, and makes the trainer, its graph
+// caches and the TensorBoard writer.
+func (x *execution) onDevice() error {
+	spec, err := device.ParseSpec(x.e.Device)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	defer tb.close()
-	saved := start
-	save := func(step int) error {
-		sv, tv := data.vocabs()
-		clock, err := json.Marshal(runClock{TrainSeconds: trainSeconds, WindowLoss: windowLoss, WindowN: windowN,
-			BestScore: sel.best, BestStep: sel.step, SinceBest: sel.since})
-		if err != nil {
-			return err
-		}
-		ost, err := opt.State()
-		if err != nil {
-			return err
-		}
-		ck := seq2seq.Checkpoint{SrcVocab: sv, TgtVocab: tv, Step: step, Optimizer: &ost, Run: clock}
-		if err := model.Save(ckPath, ck); err != nil {
-			return fmt.Errorf("experiments: run %s: %w", r.ID, err)
-		}
-		saved = step
-		os.Remove(filepath.Join(dir, oldCheckpointFile)) // an older run's checkpoint, now replaced
-		return nil
+	be, err := device.OpenBackend(spec)
+	if err != nil {
+		return x.errorf("%w", err)
 	}
+	if be != nil {
+		x.closers = append(x.closers, func() { be.Close() })
+		if err := x.model.To(be); err != nil {
+			return x.errorf("%w", err)
+		}
+		m := x.model
+		x.closers = append(x.closers, func() { m.To(nil) })
+	}
+	x.tr = seq2seq.NewTrainer(x.model, x.opt, uint64(x.r.Seed))
+	x.tr.Steps = x.start
+	x.closers = append(x.closers, x.tr.Cache.Close)
+	x.evalCache = x.tr.Cache.Share(0) // one arena: training and evaluation run in turn
+	x.closers = append(x.closers, x.evalCache.Close)
+	x.tb, err = x.e.openBoard(x.dir, x.start)
+	if err != nil {
+		return err
+	}
+	x.closers = append(x.closers, func() { x.tb.close() })
+	return nil
+}
+
+// train trains from the step after start to [train] steps (or until early
+// stopping), evaluating on dev and saving a checkpoint every eval_every
+// steps and at the last; stopped by ctx, it saves one and returns
+// ErrInterrupted.
+func (x *execution) train(ctx context.Context, report func(Progress)) error {
+	if err := x.onDevice(); err != nil {
+		return err
+	}
+	r := x.r
 	t0 := time.Now()
-	stoppedAt := 0
-	for step := start + 1; step <= r.Train.Steps; step++ {
-		if sel.stop(r.Train.Patience) { // a resumed run that had stopped early
-			stoppedAt = step - 1
+	for step := x.start + 1; step <= r.Train.Steps; step++ {
+		if x.sel.stop(r.Train.Patience) { // a resumed run that had stopped early
+			x.stoppedAt = step - 1
 			break
 		}
 		if ctx.Err() != nil {
-			trainSeconds += time.Since(t0).Seconds()
-			if err := save(step - 1); err != nil {
-				return nil, err
+			x.clock.TrainSeconds += time.Since(t0).Seconds()
+			if err := x.save(step - 1); err != nil {
+				return err
 			}
-			return nil, ErrInterrupted
+			return ErrInterrupted
 		}
-		rng := rand.New(rand.NewPCG(uint64(r.Seed)^batchStream, uint64(step)))
-		idx := make([]int, r.Train.Batch)
-		for i := range idx {
-			idx[i] = rng.IntN(data.trainLen())
-		}
-		b, err := data.trainBatch(idx)
+		loss, err := x.step(step)
 		if err != nil {
-			return nil, err
-		}
-		if q := r.Train.Bucket; q > 0 {
-			b.PadTo(bucketLen(b.SrcLen(), q, model.Cfg.MaxSrcLen), bucketLen(b.TgtLen(), q, 0))
-		}
-		tr.Reseed(uint64(r.Seed), uint64(step))
-		loss, err := tr.Step(b)
-		if err != nil {
-			fail := map[string]any{"run": r.ID, "step": step, "error": err.Error(), "last_checkpoint_step": saved}
-			writeJSON(filepath.Join(dir, "failed.json"), fail)
-			return nil, fmt.Errorf("experiments: run %s: %w (the last good checkpoint is kept)", r.ID, err)
-		}
-		windowLoss += loss
-		windowN++
-		if err := tb.trainStep(step, loss, opt.Rate()); err != nil {
-			return nil, err
+			return err
 		}
 		if step%r.Train.EvalEvery == 0 || step == r.Train.Steps {
 			// train_seconds counts training steps only: the clock stops for
 			// the dev evaluation and the checkpoint
-			trainSeconds += time.Since(t0).Seconds()
-			elapsed := trainSeconds
-			ev, err := data.evaluate(model, "dev", r.Train.EvalSize, r.Train.Batch, maxLen, 1, r.Decode.Alpha, evalCache, 0, dir)
-			if ctx.Err() != nil {
-				// cut off mid-evaluation: the last checkpoint stands, and
-				// --resume redoes these steps exactly
-				return nil, ErrInterrupted
-			}
-			if err != nil {
-				return nil, fmt.Errorf("experiments: run %s: dev evaluation at step %d: %w", r.ID, step, err)
-			}
-			line := evalLine{Step: step, Loss: windowLoss / float64(windowN), LR: opt.Rate(),
-				DevTokenAcc: ev.metrics["token_acc"], DevExactMatch: ev.metrics["exact_match"], DevBLEU: ev.metrics["bleu"], Seconds: elapsed}
-			lines = append(lines, line)
-			windowLoss, windowN = 0, 0
-			if err := tb.dev(step, ev.metrics); err != nil {
-				return nil, err
-			}
-			if err := writeLines(metricsPath, lines); err != nil {
-				return nil, err
-			}
-			if r.Train.Select != "" && sel.observe(step, ev.metrics[r.Train.Select]) {
-				// the best on dev so far: kept apart, for the test split
-				if err := saveBest(model, data, step, filepath.Join(dir, bestFile)); err != nil {
-					return nil, fmt.Errorf("experiments: run %s: %w", r.ID, err)
-				}
-			}
-			if err := save(step); err != nil {
-				return nil, err
+			x.clock.TrainSeconds += time.Since(t0).Seconds()
+			if err := x.evalDev(ctx, step); err != nil {
+				return err
 			}
 			t0 = time.Now()
-			if sel.stop(r.Train.Patience) {
-				stoppedAt = step
+			if x.sel.stop(r.Train.Patience) {
+				x.stoppedAt = step
 				break
 			}
 		}
-		report(Progress{Run: r.ID, Step: step, Steps: r.Train.Steps, Loss: loss, Elapsed: time.Duration((trainSeconds + time.Since(t0).Seconds()) * float64(time.Second))})
+		report(Progress{Run: r.ID, Step: step, Steps: r.Train.Steps, Loss: loss, Elapsed: time.Duration((x.clock.TrainSeconds + time.Since(t0).Seconds()) * float64(time.Second))})
 	}
-	trainSeconds += time.Since(t0).Seconds()
-	trained := r.Train.Steps
-	if stoppedAt > 0 {
-		trained = stoppedAt
+	x.clock.TrainSeconds += time.Since(t0).Seconds()
+	return nil
+}
+
+// step trains on one batch, drawn from the step's own generator (so a
+// resumed run draws what an uninterrupted one would), and returns its
+// loss. A failed step writes failed.json.
+func (x *execution) step(step int) (float64, error) {
+	r := x.r
+	rng := rand.New(rand.NewPCG(uint64(r.Seed)^batchStream, uint64(step)))
+	idx := make([]int, r.Train.Batch)
+	for i := range idx {
+		idx[i] = rng.IntN(x.data.trainLen())
 	}
+	b, err := x.data.trainBatch(idx)
+	if err != nil {
+		return 0, err
+	}
+	if q := r.Train.Bucket; q > 0 {
+		b.PadTo(bucketLen(b.SrcLen(), q, x.model.Cfg.MaxSrcLen), bucketLen(b.TgtLen(), q, 0))
+	}
+	x.tr.Reseed(uint64(r.Seed), uint64(step))
+	loss, err := x.tr.Step(b)
+	if err != nil {
+		x.fail(step, err)
+		return 0, x.errorf("%w (the last good checkpoint is kept)", err)
+	}
+	x.clock.WindowLoss += loss
+	x.clock.WindowN++
+	return loss, x.tb.trainStep(step, loss, x.opt.Rate())
+}
+
+// fail writes failed.json: the step and error of a run that failed.
+func (x *execution) fail(step int, err error) {
+	writeJSON(x.path("failed.json"), map[string]any{"run": x.r.ID, "step": step, "error": err.Error(), "last_checkpoint_step": x.saved})
+}
+
+// evalDev evaluates on dev at step: a line of metrics.jsonl, TensorBoard's
+// dev scalars, the best checkpoint so far for [train] select, and a
+// checkpoint.
+func (x *execution) evalDev(ctx context.Context, step int) error {
+	r := x.r
+	ev, err := x.data.evaluate(x.model, "dev", x.evalOptions(r.Train.EvalSize, 1, 0))
+	if ctx.Err() != nil {
+		// cut off mid-evaluation: the last checkpoint stands, and
+		// --resume redoes these steps exactly
+		return ErrInterrupted
+	}
+	if err != nil {
+		return x.errorf("dev evaluation at step %d: %w", step, err)
+	}
+	x.lines = append(x.lines, evalLine{Step: step, Loss: x.clock.WindowLoss / float64(x.clock.WindowN), LR: x.opt.Rate(),
+		DevTokenAcc: ev.metrics["token_acc"], DevExactMatch: ev.metrics["exact_match"], DevBLEU: ev.metrics["bleu"], Seconds: x.clock.TrainSeconds})
+	x.clock.WindowLoss, x.clock.WindowN = 0, 0
+	if err := x.tb.dev(step, ev.metrics); err != nil {
+		return err
+	}
+	if err := writeLines(x.path("metrics.jsonl"), x.lines); err != nil {
+		return err
+	}
+	if r.Train.Select != "" && x.sel.observe(step, ev.metrics[r.Train.Select]) {
+		// the best on dev so far: kept apart, for the test split
+		if err := saveBest(x.model, x.data, step, x.path(bestFile)); err != nil {
+			return x.errorf("%w", err)
+		}
+	}
+	return x.save(step)
+}
+
+// save writes the checkpoint of step: the model, the optimizer's state and
+// the run's clock and model selection.
+func (x *execution) save(step int) error {
+	sv, tv := x.data.vocabs()
+	c := x.clock
+	c.BestScore, c.BestStep, c.SinceBest = x.sel.best, x.sel.step, x.sel.since
+	clock, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	ost, err := x.opt.State()
+	if err != nil {
+		return err
+	}
+	ck := seq2seq.Checkpoint{SrcVocab: sv, TgtVocab: tv, Step: step, Optimizer: &ost, Run: clock}
+	if err := x.model.Save(x.path(checkpointFile), ck); err != nil {
+		return x.errorf("%w", err)
+	}
+	x.saved = step
+	os.Remove(x.path(oldCheckpointFile)) // an older run's checkpoint, now replaced
+	return nil
+}
+
+// evalOptions are the run's decoding settings for an evaluation of the
+// first n examples with beam width beam, keeping the first keep examples.
+func (x *execution) evalOptions(n, beam, keep int) evalOptions {
+	return evalOptions{N: n, Batch: x.r.Train.Batch, MaxLen: x.maxLen, Beam: beam, Alpha: x.r.Decode.Alpha,
+		Cache: x.evalCache, Keep: keep, Dir: x.dir}
+}
+
+// finish scores the test split (with the checkpoint best on dev, for
+// [train] select) and writes alignments.jsonl, TensorBoard's test scalars
+// and final.json. The checkpoint of the last step is written first, so an
+// interrupted evaluation is redone whole by --resume.
+func (x *execution) finish(ctx context.Context, report func(Progress)) (*Final, error) {
+	r := x.r
 	if r.Train.Select != "" {
 		// the test split is scored with the checkpoint best on dev, on the
 		// host, through graphs of its own in the run's arena
-		best, _, err := seq2seq.Load(filepath.Join(dir, bestFile))
+		best, _, err := seq2seq.Load(x.path(bestFile))
 		if err != nil {
-			return nil, fmt.Errorf("experiments: run %s: the best checkpoint: %w", r.ID, err)
+			return nil, x.errorf("the best checkpoint: %w", err)
 		}
-		bestCache := tr.Cache.Share(0)
-		defer bestCache.Close()
-		model, evalCache = best, bestCache
+		bestCache := x.tr.Cache.Share(0)
+		x.closers = append(x.closers, bestCache.Close)
+		x.model, x.evalCache = best, bestCache
 	}
-
-	// final evaluation on test: greedy, and the configured beam (the
-	// checkpoint of the last step is written: an interrupted evaluation
-	// is redone whole by --resume)
-	t0 = time.Now()
-	ev, err := data.evaluate(model, "test", 1<<30, r.Train.Batch, maxLen, 1, r.Decode.Alpha, evalCache, r.Decode.Examples, dir)
+	t0 := time.Now()
+	ev, err := x.data.evaluate(x.model, "test", x.evalOptions(1<<30, 1, r.Decode.Examples))
 	testDecodeSeconds := time.Since(t0).Seconds()
 	if ctx.Err() != nil {
 		return nil, ErrInterrupted
@@ -347,84 +453,103 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 		return nil, err
 	}
 	m := ev.metrics
-	nll, toks := 0.0, 0
-	batches, err := data.scoringBatches("test", r.Train.Batch)
-	if err != nil {
+	if err := x.testScores(ctx, m); err != nil {
 		return nil, err
+	}
+	if err := finiteMetrics(m); err != nil {
+		// a model that diverged without its loss overflowing (a loss of
+		// 1e30 is finite): the run fails, named, as one whose loss did
+		x.fail(r.Train.Steps, err)
+		return nil, x.errorf("%w (the last checkpoint is kept)", err)
+	}
+	if err := writeAlignments(x.path("alignments.jsonl"), ev.examples); err != nil {
+		return nil, err
+	}
+	if err := x.tb.final(r.Train.Steps, m, ev.examples, x.dir); err != nil {
+		return nil, err
+	}
+	f := x.final(m, testDecodeSeconds)
+	if err := writeJSON(x.path("final.json"), f); err != nil {
+		return nil, err
+	}
+	os.Remove(x.path("failed.json"))
+	report(Progress{Run: r.ID, Step: r.Train.Steps, Steps: r.Train.Steps, Done: true})
+	return f, nil
+}
+
+// testScores adds to the test metrics m the perplexity, the alignment on
+// the reference (align.go: aer, loc_peak, loc_mass and their baselines)
+// and, with [decode] beam > 1, the beam's metrics as NAME_beam.
+func (x *execution) testScores(ctx context.Context, m map[string]float64) error {
+	r := x.r
+	nll, toks := 0.0, 0
+	batches, err := x.data.scoringBatches("test", r.Train.Batch)
+	if err != nil {
+		return err
 	}
 	for _, b := range batches {
 		if ctx.Err() != nil {
-			return nil, ErrInterrupted
+			return ErrInterrupted
 		}
-		l, n, err := model.NLL(b, evalCache)
+		l, n, err := x.model.NLL(b, x.evalCache)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		nll, toks = nll+l, toks+n
 	}
 	if m["perplexity"], err = metrics.Perplexity(nll, toks); err != nil {
-		return nil, err
+		return err
 	}
-	// alignment on the reference (align.go): aer, loc_peak, loc_mass and
-	// their baselines
-	al, err := data.alignment(model, "test", r.Train.Batch, r.Eval.AlignShift, evalCache, dir)
+	al, err := x.data.alignment(x.model, "test", r.Train.Batch, r.Eval.AlignShift, x.evalCache, x.dir)
 	if ctx.Err() != nil {
-		return nil, ErrInterrupted
+		return ErrInterrupted
 	}
 	if err != nil {
-		return nil, fmt.Errorf("experiments: run %s: alignment on the reference: %w", r.ID, err)
+		return x.errorf("alignment on the reference: %w", err)
 	}
 	for k, v := range al {
 		m[k] = v
 	}
 	if r.Decode.Beam > 1 {
-		evb, err := data.evaluate(model, "test", 1<<30, r.Train.Batch, maxLen, r.Decode.Beam, r.Decode.Alpha, evalCache, 0, dir)
+		evb, err := x.data.evaluate(x.model, "test", x.evalOptions(1<<30, r.Decode.Beam, 0))
 		if ctx.Err() != nil {
-			return nil, ErrInterrupted
+			return ErrInterrupted
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for k, v := range evb.metrics {
 			m[k+"_beam"] = v
 		}
 	}
-	if err := finiteMetrics(m); err != nil {
-		// a model that diverged without its loss overflowing (a loss of
-		// 1e30 is finite): the run fails, named, as one whose loss did
-		fail := map[string]any{"run": r.ID, "step": r.Train.Steps, "error": err.Error(), "last_checkpoint_step": saved}
-		writeJSON(filepath.Join(dir, "failed.json"), fail)
-		return nil, fmt.Errorf("experiments: run %s: %w (the last checkpoint is kept)", r.ID, err)
-	}
-	if err := writeAlignments(filepath.Join(dir, "alignments.jsonl"), ev.examples); err != nil {
-		return nil, err
-	}
-	if err := tb.final(r.Train.Steps, m, ev.examples, dir); err != nil {
-		return nil, err
+	return nil
+}
+
+// final is the run's final.json, with the test metrics m.
+func (x *execution) final(m map[string]float64, testDecodeSeconds float64) *Final {
+	r := x.r
+	trained := r.Train.Steps
+	if x.stoppedAt > 0 {
+		trained = x.stoppedAt
 	}
 	point := map[string]any{}
 	for _, a := range r.Point {
 		point[a.Key] = a.Value
 	}
-	f := &Final{Run: r.ID, Seed: r.Seed, Point: point, Metrics: m, Steps: trained, StoppedAt: stoppedAt,
-		TrainSeconds: trainSeconds, TestDecodeSeconds: testDecodeSeconds, Params: model.NumParams(), Provenance: &prov}
-	est := e.runEstimate(r)
+	f := &Final{Run: r.ID, Seed: r.Seed, Point: point, Metrics: m, Steps: trained, StoppedAt: x.stoppedAt,
+		TrainSeconds: x.clock.TrainSeconds, TestDecodeSeconds: testDecodeSeconds, Params: x.model.NumParams(), Provenance: &x.prov}
+	est := x.e.runEstimate(r)
 	f.Memory = &est
-	if use, ok := tr.Cache.ArenaUse(); ok {
+	if use, ok := x.tr.Cache.ArenaUse(); ok {
 		f.Arena = &use
 	}
 	if r.Train.Select != "" {
-		f.Selected = &Selected{Metric: "dev_" + r.Train.Select, Step: sel.step, Score: sel.best}
+		f.Selected = &Selected{Metric: "dev_" + r.Train.Select, Step: x.sel.step, Score: x.sel.best}
 	}
-	if trainSeconds > 0 {
-		f.StepsPerSec = float64(trained) / trainSeconds
+	if x.clock.TrainSeconds > 0 {
+		f.StepsPerSec = float64(trained) / x.clock.TrainSeconds
 	}
-	if err := writeJSON(filepath.Join(dir, "final.json"), f); err != nil {
-		return nil, err
-	}
-	os.Remove(filepath.Join(dir, "failed.json"))
-	report(Progress{Run: r.ID, Step: r.Train.Steps, Steps: r.Train.Steps, Done: true})
-	return f, nil
+	return f
 }
 
 // finiteMetrics refuses a test metric that is NaN or infinite (JSON has no
