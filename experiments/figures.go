@@ -186,6 +186,9 @@ func DrawFiguresContext(ctx context.Context, dir string, p Plots) (*FigureSet, e
 	// 2. learning curves, mean and min–max band across seeds
 	points := s.Points()
 	curves := FigureSection{Title: "Learning curves (mean across seeds, band: min–max)"}
+	if !s.seedsVary() {
+		curves.Title = "Learning curves (one seed per sweep point)"
+	}
 	for _, c := range []struct {
 		key, label string
 		log        bool
@@ -236,6 +239,11 @@ func DrawFiguresContext(ctx context.Context, dir string, p Plots) (*FigureSet, e
 
 	// 3. comparison bars for every final metric
 	bars := FigureSection{Title: "Final test metrics (mean ± sd across seeds, dots: seeds; brackets: paired t-test by seed, Holm-corrected p: * < 0.05, ** < 0.01, *** < 0.001)"}
+	barOpt := plots.BarOptions{Spread: plots.SD, ShowSeeds: true}
+	if !s.seedsVary() { // one value a bar: no spread, no seeds to show, no tests
+		bars.Title = "Final test metrics (one seed per sweep point: each bar is that run's value)"
+		barOpt = plots.BarOptions{Spread: plots.NoSpread}
+	}
 	comparisons := s.Comparisons()
 	for _, m := range s.Metrics {
 		var bs []plots.Bar
@@ -261,7 +269,9 @@ func DrawFiguresContext(ctx context.Context, dir string, p Plots) (*FigureSet, e
 				brackets = append(brackets, plots.Bracket{A: barOf[c.I], B: barOf[c.J], Label: plots.StarLabel(c.PHolm)})
 			}
 		}
-		fig, err := plots.Bars(bs, plots.BarOptions{YLabel: m, Spread: plots.SD, ShowSeeds: true, Brackets: brackets})
+		opt := barOpt
+		opt.YLabel, opt.Brackets = m, brackets
+		fig, err := plots.Bars(bs, opt)
 		if err != nil {
 			return nil, fmt.Errorf("experiments: bars %s: %w", m, err)
 		}

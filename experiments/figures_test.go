@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -91,6 +93,42 @@ func TestReport(t *testing.T) {
 		}
 		if strings.Contains(r, "://") {
 			t.Errorf("report.html reaches the network: %s", r)
+		}
+	}
+}
+
+// TestOneSeedFigures: with one seed per sweep point the figures' headings
+// claim no spread (no "mean ± sd", no min–max band), and the bars carry no
+// error bars or seed dots; with two seeds (TestReport) they do.
+func TestOneSeedFigures(t *testing.T) {
+	out := t.TempDir()
+	runExp(t, writeExp(t, strings.Replace(tiny, "seeds = [1, 2]", "seeds = [1]", 1)), out, Options{Workers: 2})
+	dir := filepath.Join(out, "tiny")
+	set, err := DrawFigures(dir, Plots{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, s := range set.Sections {
+		titles = append(titles, s.Title)
+		for _, claim := range []string{"mean", "sd", "min–max", "t-test"} {
+			if strings.Contains(s.Title, claim) {
+				t.Errorf("one seed: section %q speaks of %q", s.Title, claim)
+			}
+		}
+	}
+	if !slices.Contains(titles, "Final test metrics (one seed per sweep point: each bar is that run's value)") {
+		t.Errorf("sections %q: no one-seed bars section", titles)
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, "figures", "bars_token_acc.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// plots.Bars draws a seed's dot as a circle (an arc, 'A', in a path's
+	// data) and an error bar as a black 0.8 pt line; neither is there.
+	for _, m := range regexp.MustCompile(`<path d="([^"]*)" style="([^"]*)"`).FindAllStringSubmatch(string(svg), -1) {
+		if strings.Contains(m[1], "A") || strings.Contains(m[2], "stroke:#000000;stroke-width:0.8") {
+			t.Errorf("one seed: bars_token_acc.svg draws a seed's dot or an error bar: %s", m[0])
 		}
 	}
 }

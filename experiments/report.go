@@ -30,7 +30,8 @@ figcaption { font-size: 0.85em; color: #555; }
 <body>
 <h1>{{.Name}}</h1>
 <p>{{.Finished}} finished runs{{if .Failed}}, {{len .Failed}} failed{{end}}. Metrics on the test split. Data: <a href="summary.csv">summary.csv</a>, <a href="summary.md">summary.md</a>, <a href="experiment.toml">experiment.toml</a>.</p>
-<h2>Mean ± sd per sweep point</h2>
+<h2>{{.PointsTitle}}</h2>
+<p>{{.PointsNote}}</p>
 <table>
 <tr><th>point</th><th>seeds</th>{{range .Metrics}}<th>{{.}}</th>{{end}}</tr>
 {{range .Points}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
@@ -68,9 +69,11 @@ type reportData struct {
 	Finished int
 	Metrics  []string
 	Points   [][]string // point, seeds, then mean (± sd) per metric
-	CIs      [][]string // point, seeds, then the 95% bootstrap interval per metric
-	CINote   string
-	Headline string // how the comparisons are made, and on which metrics
+	// PointsTitle and PointsNote head Points (Summary.pointsTitle).
+	PointsTitle, PointsNote string
+	CIs                     [][]string // point, seeds, then the 95% bootstrap interval per metric
+	CINote                  string
+	Headline                string // how the comparisons are made, and on which metrics
 	// metric, where, a, b, seeds, mean a, mean b, t, df, p, p Holm, p
 	// sign-flip, its Holm, "*" when significant
 	Comparisons [][]string
@@ -111,6 +114,7 @@ func writeReport(dir string, s *Summary, set *FigureSet) error {
 		d.CIs = append(d.CIs, ci)
 	}
 	d.CINote, d.Headline = ciNote, comparisonNote(s.comparedMetrics(), s.Report.Primary)
+	d.PointsTitle, d.PointsNote = s.pointsTitle(), s.pointsNote()
 	for _, c := range s.Comparisons() {
 		d.Comparisons = append(d.Comparisons, append([]string{metricLabel(c), c.Group}, comparisonCells(c)...))
 	}

@@ -61,7 +61,8 @@ func TestReportEscapes(t *testing.T) {
 
 // TestOneSeedNoIntervals: a sweep of one seed per point has no spread to
 // put an interval on, so summary.md and report.html leave the interval
-// table out (no grid of dashes); with two seeds at a point it is there.
+// table out (no grid of dashes) and do not speak of an sd; with two seeds
+// at a point they are there.
 func TestOneSeedNoIntervals(t *testing.T) {
 	for _, seeds := range []int{1, 2} {
 		s := &Summary{Keys: []string{"model.scorer"}, Metrics: []string{"token_acc"}, Failed: map[string]string{}}
@@ -85,6 +86,16 @@ func TestOneSeedNoIntervals(t *testing.T) {
 			}
 			if got := strings.Contains(string(b), "95% interval"); got != (seeds > 1) {
 				t.Errorf("%d seeds: %s has the interval table: %v, want %v", seeds, name, got, seeds > 1)
+			}
+			// With one seed there is no sd to speak of: the points' table
+			// says so instead of "Mean ± sd" over n − 1 = 0.
+			for _, claim := range []string{"Mean ± sd", "sample standard deviation"} {
+				if got := strings.Contains(string(b), claim); got != (seeds > 1) {
+					t.Errorf("%d seeds: %s says %q: %v, want %v", seeds, name, claim, got, seeds > 1)
+				}
+			}
+			if got := strings.Contains(string(b), "One seed per sweep point"); got != (seeds == 1) {
+				t.Errorf("%d seeds: %s says one seed per point: %v, want %v", seeds, name, got, seeds == 1)
 			}
 		}
 	}

@@ -253,7 +253,7 @@ func (s *Summary) writeMD(path, name string) error {
 		row = append(row, strconv.FormatFloat(f.TrainSeconds, 'f', 1, 64), strconv.FormatFloat(f.StepsPerSec, 'f', 1, 64))
 		mdRow(&b, row)
 	}
-	b.WriteString("\n## Mean ± sd per sweep point\n\nsd is the sample standard deviation across seeds (n − 1).\n\n")
+	b.WriteString("\n## " + s.pointsTitle() + "\n\n" + s.pointsNote() + "\n\n")
 	head = append(append([]string{"point", "seeds"}, s.Metrics...), "train s")
 	mdRow(&b, head)
 	mdSep(&b, len(head))

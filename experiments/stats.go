@@ -286,6 +286,22 @@ func (s *Summary) seedsVary() bool {
 	return false
 }
 
+// pointsTitle and pointsNote head the table of sweep points: the mean ±
+// sd across seeds, or with one seed per point that run's value (no sd).
+func (s *Summary) pointsTitle() string {
+	if s.seedsVary() {
+		return "Mean ± sd per sweep point"
+	}
+	return "Per sweep point"
+}
+
+func (s *Summary) pointsNote() string {
+	if s.seedsVary() {
+		return "sd is the sample standard deviation across seeds (n − 1)."
+	}
+	return "One seed per sweep point: each value is that run's, with no spread across seeds to show (no sd, no interval, no tests); run more seeds for those."
+}
+
 // ciNote says how the intervals are made.
 const ciNote = "Percentile bootstrap over the seeds (10000 resamples of the seeds' values, the 2.5th and 97.5th percentiles of their means): inside the metric's range; with few seeds, narrow — read it with the runs' values."
 

@@ -319,8 +319,12 @@ func Bars(bars []Bar, opt BarOptions) (*Figure, error) {
 	p.X.Tick.Marker = ticks
 	p.X.Tick.Length = 0
 
-	// Rotate the labels when the widest does not fit its slot.
-	slot := (w - 60) / vg.Length(p.X.Max-p.X.Min)
+	// Rotate the labels when the widest does not fit its slot, or the first
+	// or last, centred on its tick, would reach past the end of the axis
+	// (into the y axis's labels).
+	mx, _ := margins(p) // the y axis's width
+	unit := (w - 2*pad - legendWidth(p.Legend, w, w) - mx) / vg.Length(p.X.Max-p.X.Min)
+	slot := unit
 	if legend != nil {
 		slot *= vg.Length(len(legend) + 1)
 	}
@@ -328,13 +332,21 @@ func Bars(bars []Bar, opt BarOptions) (*Figure, error) {
 	for _, t := range ticks {
 		widest = max(widest, p.X.Tick.Label.Width(t.Label))
 	}
-	if widest > 0.9*slot {
+	spills := false
+	if n := len(ticks); n > 0 {
+		first, last := ticks[0], ticks[n-1]
+		spills = p.X.Tick.Label.Width(first.Label)/2 > vg.Length(first.Value-p.X.Min)*unit ||
+			p.X.Tick.Label.Width(last.Label)/2 > vg.Length(p.X.Max-last.Value)*unit
+	}
+	if widest > 0.9*slot || spills {
 		p.X.Tick.Label.Rotation = math.Pi / 4
+		// Anchored at the text's top-right corner, the rotated label lies
+		// wholly below its anchor; an invisible tick 2 pt long puts the
+		// anchor that far below the axis.
 		p.X.Tick.Label.XAlign = draw.XRight
-		p.X.Tick.Label.YAlign = draw.YCenter
-		for i := range ticks { // keep the label's end clear of the axis
-			ticks[i].Label += "  "
-		}
+		p.X.Tick.Label.YAlign = draw.YTop
+		p.X.Tick.Length = 2
+		p.X.Tick.Color = color.Transparent
 	}
 	h := opt.Height
 	if h == 0 {

@@ -298,6 +298,16 @@ func gridLines(logY bool) *plotter.Grid {
 // legendFigure places p with its legend to the right of the axes and the
 // title above, in a figure of the given size (zero: SingleColumn wide, 0.7 ×
 // as high).
+// legendWidth is the width legendFigure gives a legend beside the axes of
+// a w × h figure, its gap included; 0 for an empty legend.
+func legendWidth(leg plot.Legend, w, h vg.Length) vg.Length {
+	probe := draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: w, Y: h}}}
+	if r := leg.Rectangle(probe); r.Max.X > r.Min.X {
+		return r.Max.X - r.Min.X + 6
+	}
+	return 0
+}
+
 func legendFigure(p *plot.Plot, title string, w, h vg.Length) *Figure {
 	if w == 0 {
 		w = SingleColumn
@@ -307,11 +317,7 @@ func legendFigure(p *plot.Plot, title string, w, h vg.Length) *Figure {
 	}
 	leg := p.Legend
 	p.Legend = plot.NewLegend() // drawn beside the axes, not over the data
-	var legW vg.Length
-	probe := draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: w, Y: h}}}
-	if r := leg.Rectangle(probe); r.Max.X > r.Min.X {
-		legW = r.Max.X - r.Min.X + 6
-	}
+	legW := legendWidth(leg, w, h)
 	titleH := titleHeight(title, titleSize)
 	fig := &Figure{Width: w, Height: h}
 	fig.draw = func(c draw.Canvas) {

@@ -10,7 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -80,13 +82,21 @@ func (f *Figure) Render(w io.Writer, format Format, dpi int) error {
 		}
 		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(dpi))}
 	case SVG:
-		c = vgsvg.New(f.Width, f.Height)
+		c = &svgCanvas{Canvas: vgsvg.New(f.Width, f.Height)}
 	case PDF:
 		c = vgpdf.New(f.Width, f.Height)
 	default:
 		return fmt.Errorf("plots: unknown format %q (have: png, svg, pdf)", format)
 	}
 	f.Draw(draw.New(c))
+	if s, ok := c.(*svgCanvas); ok {
+		var buf bytes.Buffer
+		if _, err := s.WriteTo(&buf); err != nil {
+			return err
+		}
+		_, err := w.Write(s.fitText(buf.Bytes()))
+		return err
+	}
 	if format != PDF {
 		_, err := c.WriteTo(w)
 		return err
@@ -97,6 +107,62 @@ func (f *Figure) Render(w io.Writer, format Format, dpi int) error {
 	}
 	_, err := w.Write(fixPDFDates(buf.Bytes()))
 	return err
+}
+
+// svgCanvas is vgsvg's canvas made to draw its text at the widths the
+// layout measured. gonum/plot lays a figure out with Liberation Sans's
+// metrics, and vgsvg names the font without embedding it; a browser
+// without Liberation Sans draws the text in another font, wider or
+// narrower, so a label laid out to end at its tick ran past it into the
+// axis, and a legend entry at the right edge ran off the canvas
+// ("scorer=scaled-dc"). So every string drawn records its width in
+// Liberation Sans (font.Face.Width, the measure the layout used), and
+// fitText gives each <text> that width as its textLength (with
+// lengthAdjust="spacingAndGlyphs", SVG 1.1's text element: the browser scales
+// the glyphs of whatever font it has to exactly that width) and a font
+// list that falls back to Arial and Helvetica, metrically compatible with
+// Liberation Sans, then sans-serif. Spaces around a string are taken off
+// it (SVG's default white-space handling drops them, and a textLength
+// counting them would stretch the rest), the start moved past the leading
+// ones.
+type svgCanvas struct {
+	*vgsvg.Canvas
+	widths []vg.Length // the width of each <text> written, in order
+}
+
+func (c *svgCanvas) FillString(face font.Face, pt vg.Point, str string) {
+	core := strings.TrimLeft(str, " ")
+	pt.X += face.Width(str[:len(str)-len(core)])
+	core = strings.TrimRight(core, " ")
+	if core == "" {
+		return
+	}
+	c.widths = append(c.widths, face.Width(core))
+	c.Canvas.FillString(face, pt, core)
+}
+
+// svgTextOpen is how vgsvg begins every <text> element it writes (one per
+// FillString); svgFamily is the font-family it writes for sans.
+var (
+	svgTextOpen = []byte(`<text x="`)
+	svgFamily   = []byte("font-family:Liberation Sans;")
+	svgFamilies = []byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;")
+)
+
+// fitText adds textLength and lengthAdjust to the n-th <text> element of
+// svg, the n-th width recorded, and widens the font list (svgCanvas).
+func (c *svgCanvas) fitText(svg []byte) []byte {
+	parts := bytes.Split(svg, svgTextOpen)
+	if len(parts)-1 != len(c.widths) {
+		panic(fmt.Sprintf("plots: svg: %d text elements for %d strings drawn", len(parts)-1, len(c.widths)))
+	}
+	var out bytes.Buffer
+	out.Write(parts[0])
+	for i, p := range parts[1:] {
+		fmt.Fprintf(&out, `<text textLength="%.5g" lengthAdjust="spacingAndGlyphs" x="`, c.widths[i].Points())
+		out.Write(p)
+	}
+	return bytes.ReplaceAll(out.Bytes(), svgFamily, svgFamilies)
 }
 
 // pdfDate matches the creation and modification dates fpdf stamps with the
