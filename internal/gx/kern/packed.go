@@ -20,19 +20,13 @@ import (
 // On AVX-512 the micro-kernel keeps the 8×32 block of C in 16 registers
 // and runs 16 fused multiply-adds per k; where a product has the shape of a
 // decoder step (64 or 128 rows, thousands of columns), this skips the
-// packing of B that OpenBLAS repeats on every call. Measured on one core
-// (BenchmarkGemmPacked): on an earlier machine of the project's (its
-// AVX-512 FMAs at half this one's rate) 106 GFLOP/s at 128×3072×1024
-// against OpenBLAS's 84–92
-// (kc = 512 rather than 256 took it from 101, and 2688×1024×1024 from
-// 86–94 to 105); on a Zen 5 core (two 512-bit FMAs a cycle: 255 GFLOP/s
-// peak, measured) 214 and 215, where OpenBLAS 0.3.21 runs its AVX2 kernel
-// at 107–127.
+// packing of B that OpenBLAS repeats on every call (BenchmarkGemmPacked;
+// the figures, and why kc is 512, in bench/README.md, "Design
+// measurements").
 // Every entry of C is one chain of fused multiply-adds over k in order (the
 // next kc block starts from the sum so far): the same bits however a
 // product's columns are split over threads. (Not the bits of a Go loop
-// s += a·b, which rounds after the product too: that kernel, two
-// instructions per k, ran at 74 GFLOP/s.)
+// s += a·b, which rounds after the product too.)
 const (
 	packMR = 8   // rows of C per micro-kernel call
 	packNR = 32  // columns of C per micro-kernel call (a panel of op(B))

@@ -15,9 +15,9 @@ var Packs keep[Scratch]
 var edgePacks keep[Scratch]
 
 // A float32 matrix product for the pure-Go build. gonum's Sgemm runs 4-wide
-// SSE loops (about 12 GFLOP/s here); with AVX this one runs a 4×16
-// register-blocked kernel (fastmath_amd64.s, about 3× faster) on the blocks
-// that fill it and plain loops on the edges. A build with OpenBLAS installed
+// SSE loops; with AVX this one runs a 4×16 register-blocked kernel
+// (fastmath_amd64.s; several times faster: bench/README.md, "Design
+// measurements") on the blocks that fill it and plain loops on the edges. A build with OpenBLAS installed
 // (blas32.Use) keeps OpenBLAS.
 
 // OwnSgemm reports whether gemm32 should use the kernel here: AVX, and
