@@ -33,8 +33,9 @@ import (
 // gradient, the next 2 the graphs kept at once (the trainer's, and the
 // evaluator's for test perplexity); a cnn encoder adds its im2col buffer
 // and feature maps per layer. A run's total is gcHeadroom = 2 times the
-// sum. The measured peak RSS of the shipped experiments is in README.md,
-// with the factor between the two.
+// sum. The measured peak RSS of the shipped experiments is in
+// bench/README.md ("Memory: the estimate against the measured peak"), with
+// the factor between the two.
 type Estimate struct {
 	Params      float64 `json:"params"`
 	Weights     float64 `json:"weights_bytes"`     // parameters, gradients, optimizer state, checkpoint encoding

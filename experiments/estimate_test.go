@@ -217,7 +217,7 @@ func TestParseBytes(t *testing.T) {
 	}
 }
 
-// TestBritzSweep: README's sweep of concat against multiplicative over the
+// TestBritzSweep: docs/scorers.md's sweep of concat against multiplicative over the
 // attention size A reaches the models: each run's planned estimate counts
 // the parameters of the model seq2seq builds, the formula counts the same,
 // and raising A from 32 to 128 at hidden 48 adds W_q's and W_k's 2 · 96 ·

@@ -64,7 +64,7 @@ func writeCorpus(t *testing.T, path string, pairs int) (tokens int) {
 }
 
 // TestTSVMemory measures the data phase's memory on a generated corpus of
-// ATTNZOO_CORPUS_PAIRS pairs (2000000 for README's figure; the test is
+// ATTNZOO_CORPUS_PAIRS pairs (2000000 for docs/tasks.md's figure; the test is
 // skipped without it): the peak RSS of a fresh process that makes Size's
 // pass and then Loads the file split at random, less its RSS before, per
 // token held. The bound asserted is 8 bytes a token (4 are the ids).
@@ -79,7 +79,7 @@ func TestTSVMemory(t *testing.T) {
 	}
 	n, _ := strconv.Atoi(os.Getenv("ATTNZOO_CORPUS_PAIRS"))
 	if n == 0 {
-		t.Skip("set ATTNZOO_CORPUS_PAIRS (2000000 for README's figure)")
+		t.Skip("set ATTNZOO_CORPUS_PAIRS (2000000 for docs/tasks.md's figure)")
 	}
 	path := filepath.Join(t.TempDir(), "corpus.tsv")
 	tokens := writeCorpus(t, path, n)

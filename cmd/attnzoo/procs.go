@@ -12,10 +12,9 @@ import (
 // the matrix products run on OpenBLAS through cgo. A goroutine inside a cgo
 // call holds its P until the scheduler's monitor takes it away, and must
 // queue for one on return; with one P per worker, two BLAS-heavy workers
-// keep waiting on each other. Measured on 2 cores (`attnzoo bench
-// --parallel 2`, OpenBLAS): speed-up 1.62–1.65× with GOMAXPROCS 2,
-// 1.68–1.82× with 3 or 4 (five runs); the pure-Go build gains nothing (1.76–1.78× with
-// 2, 1.70–1.75× with 3), so it is left alone. A GOMAXPROCS the user set is
+// keep waiting on each other (`attnzoo bench --parallel 2` measures it:
+// bench/README.md, "Sweeps across cores"); the pure-Go build gains nothing
+// from the spare P, so it is left alone. A GOMAXPROCS the user set is
 // never changed, and at most one P beyond the CPUs is added. The setting is
 // process-wide and stays: the CLI runs one command per process. It returns
 // the GOMAXPROCS in force.
