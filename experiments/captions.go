@@ -20,7 +20,7 @@ import (
 // patches (the patches encoder), whole images (cnn) or precomputed
 // features.
 type captionCorpus struct {
-	ctx              context.Context // stops evaluate
+	ctx              context.Context // stops alignment
 	data             *captioning.Data
 	S, P             int    // regions and their size (cnn: grid cells, and the H·W·C pixels of an image)
 	rows, cols       int    // the regions' grid, for localisation and overlays
@@ -254,106 +254,96 @@ func (c *captionCorpus) scoringBatches(split string, size int) ([]*seq2seq.Batch
 
 func (c *captionCorpus) vocabs() ([]string, []string) { return nil, c.data.Vocab.Tokens() }
 
-// evaluate decodes a split's images and scores the captions: BLEU-1…4
-// against every reference (bleu = BLEU-4), exact match against any
-// reference, and attention localisation of the free-running output: for
-// the generated words that name an object with a gold box, loc_mass_free
-// (the share of attention inside the box) and loc_peak_free (the share of
-// words whose attention peak lies inside); loc_mass and loc_peak are on
-// the reference (align_captions.go).
-func (c *captionCorpus) evaluate(m *seq2seq.Model, split string, o evalOptions) (*evalResult, error) {
-	sp := c.split(split)
-	n, batch, keep, dir := min(o.N, len(sp)), o.Batch, o.Keep, o.Dir
-	res := &evalResult{metrics: map[string]float64{}}
-	stats := new(seq2seq.AttnStats)
-	var hyps [][]string
-	var refs [][][]string
-	exact, entropy, rows := 0, 0.0, 0
-	var locMass, locPeak float64
-	locN := 0
-	for i := 0; i < n; i += batch {
-		if err := c.ctx.Err(); err != nil {
-			return nil, err
-		}
-		items := sp[i:min(i+batch, n)]
-		b, err := c.batch(items, false)
-		if err != nil {
-			return nil, err
-		}
-		out, err := decodeBatch(m, b, o, stats)
-		if err != nil {
-			return nil, err
-		}
-		for k, h := range out {
-			it := items[k]
-			hyp := c.data.Vocab.Decode(h.Tokens)
-			hyps = append(hyps, hyp)
-			refs = append(refs, it.ex.Refs)
-			for _, r := range it.ex.Refs {
-				if equalTokens(hyp, r) {
-					exact++
-					break
-				}
-			}
-			tok := h.Align[:min(len(h.Align), len(h.Tokens))]
-			if len(tok) > 0 {
-				entropy += metrics.AttentionEntropy(tok) * float64(len(tok))
-				rows += len(tok)
-			}
-			if it.ex.Boxes != nil && c.rows*c.cols == c.S && c.rows > 0 {
-				boxes := make([][]metrics.Region, len(tok))
-				for t := range tok {
-					for _, bx := range it.ex.Boxes[hyp[t]] {
-						boxes[t] = append(boxes[t], metrics.Region(bx))
-					}
-				}
-				mass, peak, nw, err := metrics.Localization(tok, c.rows, c.cols, boxes)
-				if err != nil {
-					return nil, err
-				}
-				if nw > 0 {
-					locMass += mass * float64(nw)
-					locPeak += peak * float64(nw)
-					locN += nw
-				}
-			}
-			idx := i + k
-			if idx < keep {
-				e := Example{Index: idx, Ref: it.ex.Refs[0], Hyp: hyp, Weights: h.Align, Grid: [2]int{c.rows, c.cols}}
-				for s := 0; s < c.S; s++ {
-					e.Src = append(e.Src, fmt.Sprintf("r%d", s))
-				}
-				if it.ex.Raw != nil && dir != "" {
-					name := fmt.Sprintf("examples/%d.png", idx)
-					if err := saveImage(filepath.Join(dir, filepath.FromSlash(name)), it.ex); err != nil {
-						return nil, err
-					}
-					e.Image = name
-				}
-				res.examples = append(res.examples, e)
-			}
+// capScoring scores a captioning split: BLEU-1…4 against every reference
+// (bleu = BLEU-4), exact match against any reference, and attention
+// localisation of the free-running output: for the generated words that
+// name an object with a gold box, loc_mass_free (the share of attention
+// inside the box) and loc_peak_free (the share of words whose attention
+// peak lies inside); loc_mass and loc_peak are on the reference
+// (align_captions.go). A kept example's image is written under dir.
+type capScoring struct {
+	c   *captionCorpus
+	sp  []capItem
+	dir string
+
+	hyps             [][]string
+	refs             [][][]string
+	exact            int
+	locMass, locPeak float64
+	locN             int
+}
+
+func (c *captionCorpus) scoring(split, dir string) scoring {
+	return &capScoring{c: c, sp: c.split(split), dir: dir}
+}
+
+func (s *capScoring) len() int { return len(s.sp) }
+
+func (s *capScoring) batch(i, j int) (*seq2seq.Batch, error) { return s.c.batch(s.sp[i:j], false) }
+
+func (s *capScoring) add(idx int, h seq2seq.Hypothesis, keep bool) (*Example, error) {
+	c, it := s.c, s.sp[idx]
+	hyp := c.data.Vocab.Decode(h.Tokens)
+	s.hyps = append(s.hyps, hyp)
+	s.refs = append(s.refs, it.ex.Refs)
+	for _, r := range it.ex.Refs {
+		if equalTokens(hyp, r) {
+			s.exact++
+			break
 		}
 	}
+	tok := h.Align[:min(len(h.Align), len(h.Tokens))]
+	if it.ex.Boxes != nil && c.rows*c.cols == c.S && c.rows > 0 {
+		boxes := make([][]metrics.Region, len(tok))
+		for t := range tok {
+			for _, bx := range it.ex.Boxes[hyp[t]] {
+				boxes[t] = append(boxes[t], metrics.Region(bx))
+			}
+		}
+		mass, peak, nw, err := metrics.Localization(tok, c.rows, c.cols, boxes)
+		if err != nil {
+			return nil, err
+		}
+		if nw > 0 {
+			s.locMass += mass * float64(nw)
+			s.locPeak += peak * float64(nw)
+			s.locN += nw
+		}
+	}
+	if !keep {
+		return nil, nil
+	}
+	e := &Example{Index: idx, Ref: it.ex.Refs[0], Hyp: hyp, Weights: h.Align, Grid: [2]int{c.rows, c.cols}}
+	for r := 0; r < c.S; r++ {
+		e.Src = append(e.Src, fmt.Sprintf("r%d", r))
+	}
+	if it.ex.Raw != nil && s.dir != "" {
+		name := fmt.Sprintf("examples/%d.png", idx)
+		if err := saveImage(filepath.Join(s.dir, filepath.FromSlash(name)), it.ex); err != nil {
+			return nil, err
+		}
+		e.Image = name
+	}
+	return e, nil
+}
+
+func (s *capScoring) metrics(m map[string]float64) error {
 	for order := 1; order <= 4; order++ {
-		bl, err := metrics.CorpusBLEU(hyps, refs, metrics.BLEUOptions{MaxOrder: order})
+		bl, err := metrics.CorpusBLEU(s.hyps, s.refs, metrics.BLEUOptions{MaxOrder: order})
 		if err != nil {
-			return nil, err
+			return err
 		}
-		res.metrics[fmt.Sprintf("bleu%d", order)] = bl.BLEU
+		m[fmt.Sprintf("bleu%d", order)] = bl.BLEU
 		if order == 4 {
-			res.metrics["bleu"] = bl.BLEU
+			m["bleu"] = bl.BLEU
 		}
 	}
-	res.metrics["exact_match"] = float64(exact) / float64(max(len(hyps), 1))
-	if rows > 0 {
-		res.metrics["entropy"] = entropy / float64(rows)
+	m["exact_match"] = float64(s.exact) / float64(max(len(s.hyps), 1))
+	if s.locN > 0 {
+		m["loc_mass_free"] = s.locMass / float64(s.locN)
+		m["loc_peak_free"] = s.locPeak / float64(s.locN)
 	}
-	if locN > 0 {
-		res.metrics["loc_mass_free"] = locMass / float64(locN)
-		res.metrics["loc_peak_free"] = locPeak / float64(locN)
-	}
-	attnMetrics(res.metrics, stats)
-	return res, nil
+	return nil
 }
 
 func equalTokens(a, b []string) bool {

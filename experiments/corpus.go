@@ -21,7 +21,9 @@ type corpus interface {
 	trainBatch(idx []int) (*seq2seq.Batch, error)
 	// scoringBatches cuts a split into batches with targets, for perplexity.
 	scoringBatches(split string, size int) ([]*seq2seq.Batch, error)
-	evaluate(m *seq2seq.Model, split string, o evalOptions) (*evalResult, error)
+	// scoring scores a split's decoded examples (evaluate); a kept
+	// example's files go under the run folder dir.
+	scoring(split, dir string) scoring
 	vocabs() (src, tgt []string)
 	// alignment scores a split's attention under forced decoding of the
 	// reference (align.go), with its baselines; nil when the task has no
@@ -30,7 +32,7 @@ type corpus interface {
 }
 
 // corpusLoader builds a run's corpus from its task's data; it stops with
-// ctx's error when ctx is done, and so do the corpus's evaluations.
+// ctx's error when ctx is done, and so do the corpus's alignments.
 type corpusLoader func(ctx context.Context, task tasks.Named, r *Run) (corpus, error)
 
 // corpora are the loaders by the kind of task they read (tasks.Kind).
@@ -85,7 +87,7 @@ func loadCaptionCorpus(ctx context.Context, task tasks.Named, r *Run) (corpus, e
 
 // textCorpus is a translation task's data.
 type textCorpus struct {
-	ctx              context.Context // stops evaluate
+	ctx              context.Context // stops alignment
 	data             *tasks.Data
 	bleuTok          string      // [decode] bleu_tokenize
 	train, dev, test tasks.Pairs // read through: ids are made for each batch, so a corpus held as token ids is not copied
@@ -154,8 +156,8 @@ func (c *textCorpus) scoringBatches(split string, size int) ([]*seq2seq.Batch, e
 	return out, nil
 }
 
-func (c *textCorpus) evaluate(m *seq2seq.Model, split string, o evalOptions) (*evalResult, error) {
-	return evaluate(c.ctx, m, c.data, c.split(split), o, c.bleuTok)
+func (c *textCorpus) scoring(split, _ string) scoring {
+	return &textScoring{data: c.data, sp: c.split(split), bleuTok: c.bleuTok}
 }
 
 func (c *textCorpus) vocabs() ([]string, []string) {

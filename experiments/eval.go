@@ -52,31 +52,35 @@ type evalResult struct {
 	examples []Example
 }
 
-// evaluate decodes the first n examples of a split (greedy for beam 1) and
-// scores them: token accuracy, exact match, corpus BLEU-4 (0–100; see
-// runBLEU for bleuTok),
-// aer_free (the argmax of each output token's attention against the
-// reference's gold links, position by position, where the task has them:
-// the free-running alignment; aer itself is on the reference, align.go),
-// the mean attention entropy and, for
-// greedy decoding, the spread of attention's keys, queries and scores
-// (attnMetrics).
-func evaluate(ctx context.Context, m *seq2seq.Model, data *tasks.Data, sp tasks.Pairs, o evalOptions, bleuTok string) (*evalResult, error) {
-	n, batch, keep := min(o.N, sp.Len()), o.Batch, o.Keep
-	aligned := sp.Aligned()
-	var hyps, refs [][]string
-	var refsB [][][]string
-	var links, sure, poss [][]metrics.Link
-	entropy, rows := 0.0, 0
+// scoring is what an evaluation does with one kind of task's split: it
+// cuts the examples into batches to decode, and scores each decoded
+// hypothesis, adding it to its corpus-level metrics.
+type scoring interface {
+	len() int
+	// batch is examples i to j (not included), without targets.
+	batch(i, j int) (*seq2seq.Batch, error)
+	// add scores example i's hypothesis h; with keep, it returns the
+	// example for alignments.jsonl (else nil).
+	add(i int, h seq2seq.Hypothesis, keep bool) (*Example, error)
+	// metrics adds the corpus-level metrics to m.
+	metrics(m map[string]float64) error
+}
+
+// evaluate decodes the first o.N examples of a split, o.Batch at a time
+// (greedy for beam 1), and scores them: s's metrics, the mean attention
+// entropy of the output tokens and, for greedy decoding, the spread of
+// attention's keys, queries and scores (attnMetrics). It is the one
+// decode-and-score loop of every kind of task; it stops with ctx's error.
+func evaluate(ctx context.Context, m *seq2seq.Model, s scoring, o evalOptions) (*evalResult, error) {
+	n := min(o.N, s.len())
 	res := &evalResult{metrics: map[string]float64{}}
 	stats := new(seq2seq.AttnStats)
-	for i := 0; i < n; i += batch {
+	entropy, rows := 0.0, 0
+	for i := 0; i < n; i += o.Batch {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		j := min(i+batch, n)
-		src, _ := ids(sp, i, j, false)
-		b, err := seq2seq.NewBatch(src, nil)
+		b, err := s.batch(i, min(i+o.Batch, n))
 		if err != nil {
 			return nil, err
 		}
@@ -85,70 +89,110 @@ func evaluate(ctx context.Context, m *seq2seq.Model, data *tasks.Data, sp tasks.
 			return nil, err
 		}
 		for k, h := range out {
-			idx := i + k
-			ex := sp.Example(idx)
-			hyp := data.TgtVocab.Decode(h.Tokens)
-			tokRows := h.Align[:min(len(h.Align), len(h.Tokens))]
-			if len(tokRows) > 0 {
-				entropy += metrics.AttentionEntropy(tokRows) * float64(len(tokRows))
-				rows += len(tokRows)
+			if tok := h.Align[:min(len(h.Align), len(h.Tokens))]; len(tok) > 0 {
+				entropy += metrics.AttentionEntropy(tok) * float64(len(tok))
+				rows += len(tok)
 			}
-			w, err := toWords(data, ex, hyp, h.Align)
+			ex, err := s.add(i+k, h, i+k < o.Keep)
 			if err != nil {
-				return nil, fmt.Errorf("experiments: example %d: %w", idx, err)
+				return nil, err
 			}
-			hyps = append(hyps, w.hyp)
-			refs = append(refs, w.ref)
-			refsB = append(refsB, [][]string{w.ref})
-			l := metrics.ArgmaxLinks(w.align[:min(len(w.align), len(w.hyp))])
-			if aligned {
-				links = append(links, l)
-				sure = append(sure, ex.Sure)
-				p := ex.Possible
-				if p == nil {
-					p = ex.Sure
-				}
-				poss = append(poss, p)
-			}
-			if idx < keep {
-				e := Example{Index: idx, Src: w.src, Ref: w.ref, Hyp: w.hyp, Weights: w.align, Links: metrics.FormatPharaoh(l)}
-				if data.SrcScheme != subword.Words || data.TgtScheme != subword.Words {
-					e.SrcPieces, e.HypPieces = ex.Src, hyp
-				}
-				if aligned {
-					e.Sure = metrics.FormatPharaoh(ex.Sure)
-					if ex.Possible != nil {
-						e.Possible = metrics.FormatPharaoh(ex.Possible)
-					}
-				}
-				res.examples = append(res.examples, e)
+			if ex != nil {
+				res.examples = append(res.examples, *ex)
 			}
 		}
 	}
-	var err error
-	if res.metrics["token_acc"], err = metrics.TokenAccuracy(hyps, refs); err != nil {
+	if err := s.metrics(res.metrics); err != nil {
 		return nil, err
-	}
-	if res.metrics["exact_match"], err = metrics.ExactMatch(hyps, refs); err != nil {
-		return nil, err
-	}
-	bl, err := runBLEU(hyps, refsB, bleuTok)
-	if err != nil {
-		return nil, err
-	}
-	res.metrics["bleu"] = bl.BLEU
-	if aligned {
-		c, err := metrics.CorpusAER(links, sure, poss)
-		if err != nil {
-			return nil, err
-		}
-		res.metrics["aer_free"] = c.AER()
 	}
 	if rows > 0 {
 		res.metrics["entropy"] = entropy / float64(rows)
 	}
 	attnMetrics(res.metrics, stats)
 	return res, nil
+}
+
+// textScoring scores a translation split: token accuracy, exact match,
+// corpus BLEU-4 (0–100; see runBLEU for bleuTok) and, where the task has
+// gold links, aer_free (the argmax of each output token's attention
+// against them, position by position: the free-running alignment; aer
+// itself is on the reference, align.go). Subword pieces are scored as
+// words (toWords).
+type textScoring struct {
+	data    *tasks.Data
+	sp      tasks.Pairs
+	bleuTok string
+
+	hyps, refs        [][]string
+	refsB             [][][]string
+	links, sure, poss [][]metrics.Link
+}
+
+func (s *textScoring) len() int { return s.sp.Len() }
+
+func (s *textScoring) batch(i, j int) (*seq2seq.Batch, error) {
+	src, _ := ids(s.sp, i, j, false)
+	return seq2seq.NewBatch(src, nil)
+}
+
+func (s *textScoring) add(idx int, h seq2seq.Hypothesis, keep bool) (*Example, error) {
+	ex := s.sp.Example(idx)
+	hyp := s.data.TgtVocab.Decode(h.Tokens)
+	w, err := toWords(s.data, ex, hyp, h.Align)
+	if err != nil {
+		return nil, fmt.Errorf("experiments: example %d: %w", idx, err)
+	}
+	s.hyps = append(s.hyps, w.hyp)
+	s.refs = append(s.refs, w.ref)
+	s.refsB = append(s.refsB, [][]string{w.ref})
+	aligned := s.sp.Aligned()
+	l := metrics.ArgmaxLinks(w.align[:min(len(w.align), len(w.hyp))])
+	if aligned {
+		s.links = append(s.links, l)
+		s.sure = append(s.sure, ex.Sure)
+		p := ex.Possible
+		if p == nil {
+			p = ex.Sure
+		}
+		s.poss = append(s.poss, p)
+	}
+	if !keep {
+		return nil, nil
+	}
+	e := &Example{Index: idx, Src: w.src, Ref: w.ref, Hyp: w.hyp, Weights: w.align, Links: metrics.FormatPharaoh(l)}
+	if s.data.SrcScheme != subword.Words || s.data.TgtScheme != subword.Words {
+		e.SrcPieces, e.HypPieces = ex.Src, hyp
+	}
+	if aligned {
+		e.Sure = metrics.FormatPharaoh(ex.Sure)
+		if ex.Possible != nil {
+			e.Possible = metrics.FormatPharaoh(ex.Possible)
+		}
+	}
+	return e, nil
+}
+
+func (s *textScoring) metrics(m map[string]float64) error {
+	var err error
+	if m["token_acc"], err = metrics.TokenAccuracy(s.hyps, s.refs); err != nil {
+		return err
+	}
+	if m["exact_match"], err = metrics.ExactMatch(s.hyps, s.refs); err != nil {
+		return err
+	}
+	bl, err := runBLEU(s.hyps, s.refsB, s.bleuTok)
+	if err != nil {
+		return err
+	}
+	m["bleu"] = bl.BLEU
+	if s.sp.Aligned() {
+		c, err := metrics.CorpusAER(s.links, s.sure, s.poss)
+		if err != nil {
+			return err
+		}
+		m["aer_free"] = c.AER()
+	}
+	return nil
 }
 
 // runBLEU is a text run's "bleu". With tok "" ([decode] bleu_tokenize

@@ -369,7 +369,7 @@ func (x *execution) fail(step int, err error) {
 // checkpoint.
 func (x *execution) evalDev(ctx context.Context, step int) error {
 	r := x.r
-	ev, err := x.data.evaluate(x.model, "dev", x.evalOptions(r.Train.EvalSize, 1, 0))
+	ev, err := evaluate(ctx, x.model, x.data.scoring("dev", x.dir), x.evalOptions(r.Train.EvalSize, 1, 0))
 	if ctx.Err() != nil {
 		// cut off mid-evaluation: the last checkpoint stands, and
 		// --resume redoes these steps exactly
@@ -444,7 +444,7 @@ func (x *execution) finish(ctx context.Context, report func(Progress)) (*Final, 
 		x.model, x.evalCache = best, bestCache
 	}
 	t0 := time.Now()
-	ev, err := x.data.evaluate(x.model, "test", x.evalOptions(1<<30, 1, r.Decode.Examples))
+	ev, err := evaluate(ctx, x.model, x.data.scoring("test", x.dir), x.evalOptions(1<<30, 1, r.Decode.Examples))
 	testDecodeSeconds := time.Since(t0).Seconds()
 	if ctx.Err() != nil {
 		return nil, ErrInterrupted
@@ -511,7 +511,7 @@ func (x *execution) testScores(ctx context.Context, m map[string]float64) error 
 		m[k] = v
 	}
 	if r.Decode.Beam > 1 {
-		evb, err := x.data.evaluate(x.model, "test", x.evalOptions(1<<30, r.Decode.Beam, 0))
+		evb, err := evaluate(ctx, x.model, x.data.scoring("test", x.dir), x.evalOptions(1<<30, r.Decode.Beam, 0))
 		if ctx.Err() != nil {
 			return ErrInterrupted
 		}
