@@ -90,20 +90,7 @@ func Collect(dir string) (*Summary, error) {
 		}
 		return s.Runs[i].Run < s.Runs[j].Run
 	})
-	for _, base := range []string{"", "_beam"} {
-		for _, m := range metricOrder {
-			if mset[m+base] {
-				s.Metrics = append(s.Metrics, m+base)
-				delete(mset, m+base)
-			}
-		}
-	}
-	var rest []string
-	for m := range mset {
-		rest = append(rest, m)
-	}
-	sort.Strings(rest)
-	s.Metrics = append(s.Metrics, rest...)
+	s.Metrics = orderMetrics(mset)
 	if err := s.writeCSV(filepath.Join(dir, "summary.csv")); err != nil {
 		return nil, err
 	}
@@ -120,6 +107,26 @@ func Collect(dir string) (*Summary, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// orderMetrics orders the metric names in set: metricOrder's, then their
+// _beam forms, then the rest by name. It empties set.
+func orderMetrics(set map[string]bool) []string {
+	var out []string
+	for _, base := range []string{"", "_beam"} {
+		for _, m := range metricOrder {
+			if set[m+base] {
+				out = append(out, m+base)
+				delete(set, m+base)
+			}
+		}
+	}
+	var rest []string
+	for m := range set {
+		rest = append(rest, m)
+	}
+	sort.Strings(rest)
+	return append(out, rest...)
 }
 
 func fmtValue(v any) string {

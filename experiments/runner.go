@@ -72,30 +72,8 @@ func (e *Experiment) runWithReport(ctx context.Context, opt Options, hook func(P
 		return nil, err
 	}
 	fmt.Fprintf(log, "attnzoo: %s: %s → %s\n", e.File, plan, dir)
-	if !opt.Resume {
-		n := 0
-		for _, r := range mine {
-			if _, err := os.Stat(filepath.Join(runsDir, r.ID)); err == nil {
-				n++
-			}
-		}
-		if n > 0 {
-			return nil, fmt.Errorf("experiments: %s already holds %d of these runs: pass --resume to continue them, or choose another --out", dir, n)
-		}
-	}
-	// every kept run must be the run the file now gives: checked before
-	// anything is written, so a refused --resume changes nothing
-	var stale []string
-	for _, r := range mine {
-		if err := checkResumable(r, filepath.Join(runsDir, r.ID)); err != nil {
-			stale = append(stale, err.Error())
-		}
-	}
-	if len(stale) > 3 {
-		stale = append(stale[:3], fmt.Sprintf("(and %d more runs)", len(stale)-3))
-	}
-	if len(stale) > 0 {
-		return nil, fmt.Errorf("%s", strings.Join(stale, "\n"))
+	if err := checkKept(dir, mine, opt.Resume); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(runsDir, 0o755); err != nil {
 		return nil, err
@@ -105,6 +83,65 @@ func (e *Experiment) runWithReport(ctx context.Context, opt Options, hook func(P
 	}
 	removeStaleTemps(runsDir, mine)
 	prog := newProgress(log, opt.Terminal, mine)
+	res := e.executeAll(ctx, mine, runsDir, workers, prog, hook)
+	prog.finish()
+	if _, err := Collect(dir); err != nil {
+		return res, err
+	}
+	if ctx.Err() != nil {
+		return res, fmt.Errorf("experiments: interrupted; runs in progress saved a checkpoint: rerun with --resume")
+	}
+	if len(res.Failed) > 0 {
+		ids := make([]string, 0, len(res.Failed))
+		for id := range res.Failed {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		var msgs []string
+		for _, id := range ids {
+			msgs = append(msgs, res.Failed[id].Error())
+		}
+		return res, fmt.Errorf("experiments: %d of %d runs failed:\n  %s", len(ids), len(mine), strings.Join(msgs, "\n  "))
+	}
+	return res, nil
+}
+
+// checkKept refuses a results folder dir that already holds some of the
+// runs, unless resume; and with resume, one whose kept runs are not the
+// runs the file now gives. It is checked before anything is written, so a
+// refused --resume changes nothing.
+func checkKept(dir string, runs []*Run, resume bool) error {
+	runsDir := filepath.Join(dir, "runs")
+	if !resume {
+		n := 0
+		for _, r := range runs {
+			if _, err := os.Stat(filepath.Join(runsDir, r.ID)); err == nil {
+				n++
+			}
+		}
+		if n > 0 {
+			return fmt.Errorf("experiments: %s already holds %d of these runs: pass --resume to continue them, or choose another --out", dir, n)
+		}
+	}
+	var stale []string
+	for _, r := range runs {
+		if err := checkResumable(r, filepath.Join(runsDir, r.ID)); err != nil {
+			stale = append(stale, err.Error())
+		}
+	}
+	if len(stale) > 3 {
+		stale = append(stale[:3], fmt.Sprintf("(and %d more runs)", len(stale)-3))
+	}
+	if len(stale) > 0 {
+		return fmt.Errorf("%s", strings.Join(stale, "\n"))
+	}
+	return nil
+}
+
+// executeAll executes the runs on workers goroutines, each in its folder
+// under runsDir, reporting progress to prog (and hook); ctx done, it
+// starts no more.
+func (e *Experiment) executeAll(ctx context.Context, runs []*Run, runsDir string, workers int, prog *progress, hook func(Progress)) *Result {
 	res := &Result{Failed: map[string]error{}}
 	var mu sync.Mutex
 	jobs := make(chan *Run)
@@ -131,7 +168,7 @@ func (e *Experiment) runWithReport(ctx context.Context, opt Options, hook func(P
 		}()
 	}
 dispatch:
-	for _, r := range mine {
+	for _, r := range runs {
 		select {
 		case <-ctx.Done():
 			break dispatch
@@ -140,26 +177,7 @@ dispatch:
 	}
 	close(jobs)
 	wg.Wait()
-	prog.finish()
-	if _, err := Collect(dir); err != nil {
-		return res, err
-	}
-	if ctx.Err() != nil {
-		return res, fmt.Errorf("experiments: interrupted; runs in progress saved a checkpoint: rerun with --resume")
-	}
-	if len(res.Failed) > 0 {
-		ids := make([]string, 0, len(res.Failed))
-		for id := range res.Failed {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
-		var msgs []string
-		for _, id := range ids {
-			msgs = append(msgs, res.Failed[id].Error())
-		}
-		return res, fmt.Errorf("experiments: %d of %d runs failed:\n  %s", len(ids), len(mine), strings.Join(msgs, "\n  "))
-	}
-	return res, nil
+	return res
 }
 
 // progress prints per-run progress: log lines (not a terminal) or a block of
