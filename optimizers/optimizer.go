@@ -6,9 +6,6 @@
 package optimizers
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/attnzoo/attnzoo/internal/device"
 	"github.com/attnzoo/attnzoo/internal/gx"
 	"github.com/attnzoo/attnzoo/internal/registry"
@@ -84,13 +81,7 @@ func Register(name string, o Optimizer) {
 func Names() []string { return rules.Names() }
 
 // New returns the named optimizer.
-func New(name string) (Optimizer, error) {
-	o, ok := rules.Get(name)
-	if !ok {
-		return nil, fmt.Errorf("optimizers: unknown optimizer %q (have: %s)", name, strings.Join(Names(), ", "))
-	}
-	return o, nil
-}
+func New(name string) (Optimizer, error) { return rules.Lookup("optimizer", name) }
 
 // Loops is a rule's loop over one parameter's entries, written once as a
 // generic function and instantiated for each pairing of parameter and

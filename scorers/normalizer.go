@@ -1,9 +1,6 @@
 package scorers
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/attnzoo/attnzoo/internal/gx"
 	"github.com/attnzoo/attnzoo/internal/registry"
 )
@@ -12,7 +9,7 @@ import (
 // (mask [B, S], 1 = present). A masked key gets weight exactly 0.
 type Normalizer func(g *gx.Graph, scores, mask *gx.Node) *gx.Node
 
-var normalizers = registry.New[Normalizer]("scorers: normalizer")
+var normalizers = registry.New[Normalizer]("scorers")
 
 // RegisterNormalizer makes a normaliser available by name (the [model]
 // normalizer key). It panics if n is nil or the name is empty or taken.
@@ -37,10 +34,4 @@ func init() {
 func NormalizerNames() []string { return normalizers.Names() }
 
 // NewNormalizer returns the named normaliser.
-func NewNormalizer(name string) (Normalizer, error) {
-	n, ok := normalizers.Get(name)
-	if !ok {
-		return nil, fmt.Errorf("scorers: unknown normalizer %q (have: %s)", name, strings.Join(NormalizerNames(), ", "))
-	}
-	return n, nil
-}
+func NewNormalizer(name string) (Normalizer, error) { return normalizers.Lookup("normalizer", name) }

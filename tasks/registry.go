@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/attnzoo/attnzoo/internal/registry"
 	"github.com/attnzoo/attnzoo/source"
@@ -104,13 +103,7 @@ func InfoOf(name string) (Info, bool) {
 	return e.info, ok
 }
 
-func lookup(name string) (entry, error) {
-	e, ok := entries.Get(name)
-	if !ok {
-		return entry{}, fmt.Errorf("tasks: unknown task %q (have: %s)", name, strings.Join(Names(), ", "))
-	}
-	return e, nil
-}
+func lookup(name string) (entry, error) { return entries.Lookup("task", name) }
 
 // Build builds the task registered as name, of any kind, validating its
 // options as New does.

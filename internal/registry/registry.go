@@ -1,11 +1,15 @@
 // Package registry is the table of names behind every plug-in registry of
-// the project (cells, scorers, tasks, encoders, decoders): safe for
-// concurrent use, with database/sql's rule that registering an empty or
-// taken name is a programmer error that panics.
+// the project (scorers, normalisers, cells, tasks, encoders, decoders,
+// inits, optimizers, corpora, backends): safe for concurrent use, with
+// database/sql's rule that registering an empty or taken name is a
+// programmer error that panics, and an unknown name an error that lists
+// the known ones (Lookup).
 package registry
 
 import (
+	"fmt"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -40,6 +44,17 @@ func (r *Registry[T]) Get(name string) (T, bool) {
 	defer r.mu.RUnlock()
 	v, ok := r.m[name]
 	return v, ok
+}
+
+// Lookup returns the value registered under name, or an error that says
+// what is known: `tasks: unknown task "revrse" (have: copy, reverse)`,
+// what being "task" and the registry's package "tasks".
+func (r *Registry[T]) Lookup(what, name string) (T, error) {
+	v, ok := r.Get(name)
+	if !ok {
+		return v, fmt.Errorf("%s: unknown %s %q (have: %s)", r.pkg, what, name, strings.Join(r.Names(), ", "))
+	}
+	return v, nil
 }
 
 // Names returns the registered names, sorted.

@@ -18,6 +18,12 @@ func TestRegistry(t *testing.T) {
 	if _, ok := r.Get("c"); ok {
 		t.Error("Get(c) found an unregistered name")
 	}
+	if v, err := r.Lookup("number", "a"); err != nil || v != 1 {
+		t.Errorf("Lookup(a) = %d, %v; want 1, nil", v, err)
+	}
+	if _, err := r.Lookup("number", "c"); err == nil || err.Error() != `test: unknown number "c" (have: a, b)` {
+		t.Errorf("Lookup(c): %v, want test: unknown number \"c\" (have: a, b)", err)
+	}
 	for name, f := range map[string]func(){
 		"empty":     func() { r.Register("", 3) },
 		"duplicate": func() { r.Register("a", 3) },
