@@ -31,10 +31,7 @@ func init() {
 		if A == 0 {
 			A = c.Key
 		}
-		s.Wq = s.param("W_q", A, c.Query)
-		s.Wk = s.param("W_k", A, c.Key)
-		s.Wq.Glorot(c.Rand)
-		s.Wk.Glorot(c.Rand)
+		s.Wq, s.Wk = s.projections(A)
 		return s, nil
 	}, Setting{
 		Name: "attention", Usage: "multiplicative: the size A of W_q q and W_k k_i (0 = the key size Dk)", Int: true,

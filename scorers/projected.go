@@ -39,10 +39,7 @@ func init() {
 			return nil, fmt.Errorf("scorers: projected-dot: attention %d is not a multiple of heads %d (each head projects to attention/heads)", A, h)
 		}
 		s := &ProjectedDot{core: core{name: "projected-dot", cfg: c}, heads: h, scale: 1 / math.Sqrt(float64(A/h))}
-		s.Wq = s.param("W_q", A, c.Query)
-		s.Wk = s.param("W_k", A, c.Key)
-		s.Wq.Glorot(c.Rand)
-		s.Wk.Glorot(c.Rand)
+		s.Wq, s.Wk = s.projections(A)
 		return s, nil
 	}, Setting{
 		Name: "attention", Usage: "projected-dot: the size A of W_q q and W_k k_i, all heads together (0 = the key size Dk)", Int: true,

@@ -218,6 +218,15 @@ func (c *core) param(name string, shape ...int) *gx.Param {
 	return p
 }
 
+// projections adds W_q [A, Dq] and W_k [A, Dk], Glorot-initialised in
+// that order (multiplicative, projected-dot).
+func (c *core) projections(A int) (wq, wk *gx.Param) {
+	wq, wk = c.param("W_q", A, c.cfg.Query), c.param("W_k", A, c.cfg.Key)
+	wq.Glorot(c.cfg.Rand)
+	wk.Glorot(c.cfg.Rand)
+	return wq, wk
+}
+
 // needSame is the configuration check of the dot family.
 func needSame(name string, c Config) error {
 	if c.Query != c.Key {
