@@ -105,17 +105,103 @@ func DrawFiguresContext(ctx context.Context, dir string, p Plots) (*FigureSet, e
 	if e, err := loadSaved(filepath.Join(dir, "experiment.toml")); err == nil {
 		p = e.Plots
 	}
-	save := plots.SaveOptions{PDF: contains(p.Formats, "pdf")}
-	figDir := filepath.Join(dir, "figures")
+	d := &drawer{ctx: ctx, dir: dir, s: s, p: p, points: s.Points(),
+		opt: plots.SaveOptions{PDF: contains(p.Formats, "pdf")}, hm: plots.HeatmapOptions{Palette: paletteFor(p.Palette)}}
 	set := &FigureSet{}
-	hm := plots.HeatmapOptions{Palette: paletteFor(p.Palette)}
+	for _, section := range []func() (FigureSection, error){d.grids, d.curves, d.bars, d.perRun} {
+		sec, err := section()
+		if err != nil {
+			return nil, err
+		}
+		if len(sec.Figures) > 0 {
+			set.Sections = append(set.Sections, sec)
+		}
+	}
+	if err := writeReport(dir, s, set); err != nil {
+		return nil, err
+	}
+	return set, nil
+}
 
-	// 1. the scorer grid: the same test example under every scorer, per
-	// remaining sweep point, first seed (translation tasks).
-	var grid FigureSection
-	grid.Title = "The same test example under every scorer"
+// drawer draws a results folder's figures into its figures/ folder, a
+// section at a time.
+type drawer struct {
+	ctx    context.Context
+	dir    string
+	s      *Summary
+	p      Plots
+	points []*Point
+	opt    plots.SaveOptions
+	hm     plots.HeatmapOptions
+}
+
+// save writes fig as figures/base.* and adds it to sec.
+func (d *drawer) save(sec *FigureSection, base, caption string, fig *plots.Figure) error {
+	if _, err := saveFigure(d.ctx, filepath.Join(d.dir, "figures", base), fig, d.opt); err != nil {
+		return err
+	}
+	sec.Figures = append(sec.Figures, FigureFile{Base: base, Caption: caption})
+	return nil
+}
+
+// examples reads a run's saved test examples.
+func (d *drawer) examples(f *Final) ([]Example, error) {
+	return readExamples(filepath.Join(d.dir, "runs", f.Run))
+}
+
+// grids is the scorer grid: the same test example under every scorer, per
+// remaining sweep point, first seed (translation tasks).
+func (d *drawer) grids() (FigureSection, error) {
+	grid := FigureSection{Title: "The same test example under every scorer"}
+	groups, order := scorerGroups(d.s)
+	for _, key := range order {
+		var panels []plots.Alignment
+		for _, f := range groups[key] {
+			ex, err := d.examples(f)
+			if err != nil || d.p.Example >= len(ex) {
+				continue
+			}
+			title := fmtValue(f.Point["model.scorer"])
+			if title == "" {
+				title = f.Run
+			}
+			if ex[d.p.Example].Image != "" {
+				continue // captioning: overlays below
+			}
+			a, err := alignmentOf(ex[d.p.Example], title)
+			if err != nil {
+				return grid, err
+			}
+			panels = append(panels, a)
+		}
+		if len(panels) == 0 {
+			continue
+		}
+		name := key
+		if name == "" {
+			name = "all"
+		}
+		base := "grid_" + unsafeRe.ReplaceAllString(name, "-")
+		fig, err := plots.ScorerGrid(panels, plots.GridOptions{HeatmapOptions: d.hm})
+		if err != nil {
+			return grid, fmt.Errorf("experiments: %s: %w", base, err)
+		}
+		cap := fmt.Sprintf("Test example %d, first seed; rows: output tokens, columns: source tokens; outlined cells: gold alignment", d.p.Example)
+		if key != "" {
+			cap += " (" + strings.ReplaceAll(key, "_", ", ") + ")"
+		}
+		if err := d.save(&grid, base, cap, fig); err != nil {
+			return grid, err
+		}
+	}
+	return grid, nil
+}
+
+// scorerGroups groups the runs by their sweep point less the scorer, the
+// first seed of each scorer, groups in the order of their first run.
+func scorerGroups(s *Summary) (map[string][]*Final, []string) {
 	groups := map[string][]*Final{}
-	var gorder []string
+	var order []string
 	for _, f := range s.Runs {
 		var rest []string
 		for _, k := range s.Keys {
@@ -134,59 +220,17 @@ func DrawFiguresContext(ctx context.Context, dir string, p Plots) (*FigureSet, e
 			continue
 		}
 		if _, ok := groups[key]; !ok {
-			gorder = append(gorder, key)
+			order = append(order, key)
 		}
 		groups[key] = append(groups[key], f)
 	}
-	for _, key := range gorder {
-		var panels []plots.Alignment
-		for _, f := range groups[key] {
-			ex, err := readExamples(filepath.Join(dir, "runs", f.Run))
-			if err != nil || p.Example >= len(ex) {
-				continue
-			}
-			title := fmtValue(f.Point["model.scorer"])
-			if title == "" {
-				title = f.Run
-			}
-			if ex[p.Example].Image != "" {
-				continue // captioning: overlays below
-			}
-			a, err := alignmentOf(ex[p.Example], title)
-			if err != nil {
-				return nil, err
-			}
-			panels = append(panels, a)
-		}
-		if len(panels) == 0 {
-			continue
-		}
-		name := key
-		if name == "" {
-			name = "all"
-		}
-		base := "grid_" + unsafeRe.ReplaceAllString(name, "-")
-		fig, err := plots.ScorerGrid(panels, plots.GridOptions{HeatmapOptions: hm})
-		if err != nil {
-			return nil, fmt.Errorf("experiments: %s: %w", base, err)
-		}
-		if _, err := saveFigure(ctx, filepath.Join(figDir, base), fig, save); err != nil {
-			return nil, err
-		}
-		cap := fmt.Sprintf("Test example %d, first seed; rows: output tokens, columns: source tokens; outlined cells: gold alignment", p.Example)
-		if key != "" {
-			cap += " (" + strings.ReplaceAll(key, "_", ", ") + ")"
-		}
-		grid.Figures = append(grid.Figures, FigureFile{Base: base, Caption: cap})
-	}
-	if len(grid.Figures) > 0 {
-		set.Sections = append(set.Sections, grid)
-	}
+	return groups, order
+}
 
-	// 2. learning curves, mean and min–max band across seeds
-	points := s.Points()
+// curves are the learning curves, mean and min–max band across seeds.
+func (d *drawer) curves() (FigureSection, error) {
 	curves := FigureSection{Title: "Learning curves (mean across seeds, band: min–max)"}
-	if !s.seedsVary() {
+	if !d.s.seedsVary() {
 		curves.Title = "Learning curves (one seed per sweep point)"
 	}
 	for _, c := range []struct {
@@ -196,23 +240,10 @@ func DrawFiguresContext(ctx context.Context, dir string, p Plots) (*FigureSet, e
 		{"dev_exact_match", "dev exact match", false}, {"dev_bleu", "dev BLEU", false}, {"loss", "training loss", true},
 	} {
 		var series []plots.Series
-		for _, pt := range points {
+		for _, pt := range d.points {
 			sr := plots.Series{Label: pt.Label}
 			for _, f := range pt.Runs {
-				lines, err := ReadMetrics(filepath.Join(dir, "runs", f.Run))
-				if err != nil {
-					continue
-				}
-				var run plots.Run
-				for _, l := range lines {
-					v, ok := l[c.key]
-					if !ok || (c.log && v <= 0) {
-						continue
-					}
-					run.Steps = append(run.Steps, int(l["step"]))
-					run.Values = append(run.Values, v)
-				}
-				if len(run.Steps) > 0 {
+				if run, ok := d.curve(f, c.key, c.log); ok {
 					sr.Runs = append(sr.Runs, run)
 				}
 			}
@@ -225,30 +256,47 @@ func DrawFiguresContext(ctx context.Context, dir string, p Plots) (*FigureSet, e
 		}
 		fig, err := plots.LearningCurves(series, plots.CurveOptions{XLabel: "step", YLabel: c.label, LogY: c.log, Band: plots.MinMax, Align: plots.Interpolate})
 		if err != nil {
-			return nil, fmt.Errorf("experiments: curve %s: %w", c.key, err)
+			return curves, fmt.Errorf("experiments: curve %s: %w", c.key, err)
 		}
-		base := "curve_" + c.key
-		if _, err := saveFigure(ctx, filepath.Join(figDir, base), fig, save); err != nil {
-			return nil, err
+		if err := d.save(&curves, "curve_"+c.key, c.label+" against training step", fig); err != nil {
+			return curves, err
 		}
-		curves.Figures = append(curves.Figures, FigureFile{Base: base, Caption: c.label + " against training step"})
 	}
-	if len(curves.Figures) > 0 {
-		set.Sections = append(set.Sections, curves)
-	}
+	return curves, nil
+}
 
-	// 3. comparison bars for every final metric
+// curve is one run's metrics.jsonl values of key against the step (the
+// positive ones only, for a log scale); false when it has none.
+func (d *drawer) curve(f *Final, key string, log bool) (plots.Run, bool) {
+	var run plots.Run
+	lines, err := ReadMetrics(filepath.Join(d.dir, "runs", f.Run))
+	if err != nil {
+		return run, false
+	}
+	for _, l := range lines {
+		v, ok := l[key]
+		if !ok || (log && v <= 0) {
+			continue
+		}
+		run.Steps = append(run.Steps, int(l["step"]))
+		run.Values = append(run.Values, v)
+	}
+	return run, len(run.Steps) > 0
+}
+
+// bars are the comparison bars of every final metric.
+func (d *drawer) bars() (FigureSection, error) {
 	bars := FigureSection{Title: "Final test metrics (mean ± sd across seeds, dots: seeds; brackets: paired t-test by seed, Holm-corrected p: * < 0.05, ** < 0.01, *** < 0.001)"}
 	barOpt := plots.BarOptions{Spread: plots.SD, ShowSeeds: true}
-	if !s.seedsVary() { // one value a bar: no spread, no seeds to show, no tests
+	if !d.s.seedsVary() { // one value a bar: no spread, no seeds to show, no tests
 		bars.Title = "Final test metrics (one seed per sweep point: each bar is that run's value)"
 		barOpt = plots.BarOptions{Spread: plots.NoSpread}
 	}
-	comparisons := s.Comparisons()
-	for _, m := range s.Metrics {
+	comparisons := d.s.Comparisons()
+	for _, m := range d.s.Metrics {
 		var bs []plots.Bar
 		barOf := map[int]int{} // point index → bar index
-		for i, pt := range points {
+		for i, pt := range d.points {
 			b := plots.Bar{Label: pt.Label}
 			for _, f := range pt.Runs {
 				if v, ok := f.Metrics[m]; ok {
@@ -273,59 +321,47 @@ func DrawFiguresContext(ctx context.Context, dir string, p Plots) (*FigureSet, e
 		opt.YLabel, opt.Brackets = m, brackets
 		fig, err := plots.Bars(bs, opt)
 		if err != nil {
-			return nil, fmt.Errorf("experiments: bars %s: %w", m, err)
+			return bars, fmt.Errorf("experiments: bars %s: %w", m, err)
 		}
-		base := "bars_" + m
-		if _, err := saveFigure(ctx, filepath.Join(figDir, base), fig, save); err != nil {
-			return nil, err
+		if err := d.save(&bars, "bars_"+m, m, fig); err != nil {
+			return bars, err
 		}
-		bars.Figures = append(bars.Figures, FigureFile{Base: base, Caption: m})
 	}
-	if len(bars.Figures) > 0 {
-		set.Sections = append(set.Sections, bars)
-	}
+	return bars, nil
+}
 
-	// 4. one heatmap per run (its first saved example); for captioning, the
-	// image with one attention map per generated word
+// perRun is one heatmap per run (its first saved example); for captioning,
+// the image with one attention map per generated word.
+func (d *drawer) perRun() (FigureSection, error) {
 	per := FigureSection{Title: "Every run's alignment of the same test example"}
-	for _, f := range s.Runs {
-		ex, err := readExamples(filepath.Join(dir, "runs", f.Run))
-		if err != nil || p.Example >= len(ex) {
+	for _, f := range d.s.Runs {
+		ex, err := d.examples(f)
+		if err != nil || d.p.Example >= len(ex) {
 			continue
 		}
-		if x := ex[p.Example]; x.Image != "" {
-			fig, err := overlay(filepath.Join(dir, "runs", f.Run), x, f.Run)
+		if x := ex[d.p.Example]; x.Image != "" {
+			fig, err := overlay(filepath.Join(d.dir, "runs", f.Run), x, f.Run)
 			if err != nil {
-				return nil, fmt.Errorf("experiments: run %s: %w", f.Run, err)
+				return per, fmt.Errorf("experiments: run %s: %w", f.Run, err)
 			}
-			base := "overlay_" + f.Run
-			if _, err := saveFigure(ctx, filepath.Join(figDir, base), fig, save); err != nil {
-				return nil, err
+			if err := d.save(&per, "overlay_"+f.Run, f.Run+": "+strings.Join(x.Hyp, " "), fig); err != nil {
+				return per, err
 			}
-			per.Figures = append(per.Figures, FigureFile{Base: base, Caption: f.Run + ": " + strings.Join(x.Hyp, " ")})
 			continue
 		}
-		a, err := alignmentOf(ex[p.Example], f.Run)
+		a, err := alignmentOf(ex[d.p.Example], f.Run)
 		if err != nil {
-			return nil, err
+			return per, err
 		}
-		fig, err := plots.AlignmentHeatmap(a, hm)
+		fig, err := plots.AlignmentHeatmap(a, d.hm)
 		if err != nil {
-			return nil, fmt.Errorf("experiments: run %s: %w", f.Run, err)
+			return per, fmt.Errorf("experiments: run %s: %w", f.Run, err)
 		}
-		base := "align_" + f.Run
-		if _, err := saveFigure(ctx, filepath.Join(figDir, base), fig, save); err != nil {
-			return nil, err
+		if err := d.save(&per, "align_"+f.Run, f.Run, fig); err != nil {
+			return per, err
 		}
-		per.Figures = append(per.Figures, FigureFile{Base: base, Caption: f.Run})
 	}
-	if len(per.Figures) > 0 {
-		set.Sections = append(set.Sections, per)
-	}
-	if err := writeReport(dir, s, set); err != nil {
-		return nil, err
-	}
-	return set, nil
+	return per, nil
 }
 
 // overlay draws a captioning example: the image, then one attention map per
