@@ -156,22 +156,7 @@ src_tokenizer = "bpe"
 src_bpe_codes = "` + codes + `"
 tgt_tokenizer = "sentencepiece"
 tgt_spm_model = "` + model + `"
-[model]
-embed = 16
-hidden = 32
-attention = 16
-[train]
-steps = 20
-batch = 16
-eval_every = 20
-eval_size = 8
-[decode]
-examples = 1000
-[plots]
-formats = []
-[sweep]
-scorer = ["dot"]
-`
+` + subwordRun
 	out := t.TempDir()
 	res := runExp(t, writeExp(t, text), out, Options{Workers: 1})
 	m := res.Finished[0].Metrics
@@ -212,22 +197,7 @@ name = "test-pieces"
 train = 200
 dev = 8
 test = 16
-[model]
-embed = 16
-hidden = 32
-attention = 16
-[train]
-steps = 20
-batch = 16
-eval_every = 20
-eval_size = 8
-[decode]
-examples = 1000
-[plots]
-formats = []
-[sweep]
-scorer = ["dot"]
-`
+` + subwordRun
 	out = t.TempDir()
 	res = runExp(t, writeExp(t, text), out, Options{Workers: 1})
 	m = res.Finished[0].Metrics
@@ -291,3 +261,22 @@ func checkWordAER(t *testing.T, exs []Example, m map[string]float64) {
 		t.Errorf("run's aer_uniform %v, the words' uniform AER %v (%v)", m["aer_uniform"], u, err)
 	}
 }
+
+// subwordRun is the model, training and decoding of the subword runs:
+// 20 steps, every test example kept, one scorer.
+const subwordRun = `[model]
+embed = 16
+hidden = 32
+attention = 16
+[train]
+steps = 20
+batch = 16
+eval_every = 20
+eval_size = 8
+[decode]
+examples = 1000
+[plots]
+formats = []
+[sweep]
+scorer = ["dot"]
+`
