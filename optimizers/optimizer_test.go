@@ -9,6 +9,25 @@ import (
 	"github.com/attnzoo/attnzoo/internal/registry/registrytest"
 )
 
+func TestRegistry(t *testing.T) {
+	// the moments each rule's equations use: sgd none, rmsprop v, adam m
+	// and v; a name not registered counts both
+	for name, want := range map[string]int{"sgd": 0, "rmsprop": 1, "adam": 2, "adamw": 2} {
+		if got := MomentsOf(name); got != want {
+			t.Errorf("MomentsOf(%s) = %d, want %d", name, got, want)
+		}
+	}
+	_, err := New("adamw")
+	if err == nil || !strings.Contains(err.Error(), `unknown optimizer "adamw" (have: adam, rmsprop, sgd`) {
+		t.Errorf("New(adamw) = %v, want an error listing the optimizers", err)
+	}
+	registrytest.Panics(t, map[string]func(){
+		"nil":       func() { Register("nil", nil) },
+		"empty":     func() { Register("", SGD{}) },
+		"duplicate": func() { Register("sgd", SGD{}) },
+	})
+}
+
 // One step of each rule from θ = 1 with g = 0.5, lr 0.1 and no clipping,
 // worked by hand (ε = 1e-8 where it shows):
 //
@@ -57,23 +76,4 @@ func TestHandWorked(t *testing.T) {
 			}
 		}
 	}
-}
-
-func TestRegistry(t *testing.T) {
-	// the moments each rule's equations use: sgd none, rmsprop v, adam m
-	// and v; a name not registered counts both
-	for name, want := range map[string]int{"sgd": 0, "rmsprop": 1, "adam": 2, "adamw": 2} {
-		if got := MomentsOf(name); got != want {
-			t.Errorf("MomentsOf(%s) = %d, want %d", name, got, want)
-		}
-	}
-	_, err := New("adamw")
-	if err == nil || !strings.Contains(err.Error(), `unknown optimizer "adamw" (have: adam, rmsprop, sgd`) {
-		t.Errorf("New(adamw) = %v, want an error listing the optimizers", err)
-	}
-	registrytest.Panics(t, map[string]func(){
-		"nil":       func() { Register("nil", nil) },
-		"empty":     func() { Register("", SGD{}) },
-		"duplicate": func() { Register("sgd", SGD{}) },
-	})
 }
