@@ -6,15 +6,17 @@
 package optimizers
 
 import (
-	"github.com/attnzoo/attnzoo/internal/device"
-	"github.com/attnzoo/attnzoo/internal/gx"
+	"fmt"
+
+	"github.com/attnzoo/attnzoo/internal/backend"
 	"github.com/attnzoo/attnzoo/internal/registry"
 )
 
 // Optimizer is an update rule.
 type Optimizer interface {
-	// Step moves every parameter against its gradient, in place.
-	Step(u Update, ps []Slot)
+	// Step moves every parameter against its gradient, in place, through
+	// the backend that holds them: one definition for the cpu and a device.
+	Step(u Update, be backend.Backend, ps []Slot) error
 }
 
 // Update is one step's settings, the same for every parameter.
@@ -24,28 +26,16 @@ type Update struct {
 	T     int     // the step's number, from 1
 }
 
-// Slot is one parameter of an update: its values, its gradient, and two
-// moment buffers of its size that the rule keeps across steps as it likes
-// (zeros at the first step; checkpoints save them as "optimizer.m.NAME"
-// and "optimizer.v.NAME").
+// Slot is one parameter of an update, as buffers of the backend that holds
+// it: its N values, its gradient, and two moment buffers of its size that
+// the rule keeps across steps as it likes (zeros at the first step;
+// checkpoints save them as "optimizer.m.NAME" and "optimizer.v.NAME"). On
+// the host the parameter and gradient are float32 or float64 and the
+// moments float64; on a device all are float32.
 type Slot struct {
-	P    *gx.Param
-	G    gx.Vec
-	M, V []float64
-}
-
-// DeviceOptimizer is implemented by rules that update parameters held on a
-// device (seq2seq's Model.UseDevice): the same rule, in float32 on the
-// device's buffers, one parameter a call. Training on a device with a rule
-// that lacks it is an error.
-type DeviceOptimizer interface {
-	StepDevice(u Update, res *gx.Resident, s DeviceSlot) error
-}
-
-// DeviceSlot is a Slot on a device.
-type DeviceSlot struct {
-	P       *gx.Param
-	G, M, V device.Buffer
+	Name       string
+	N          int
+	P, G, M, V backend.Buf
 }
 
 // Momenter is implemented by rules that say how many of a slot's two moment
@@ -83,9 +73,20 @@ func Names() []string { return rules.Names() }
 // New returns the named optimizer.
 func New(name string) (Optimizer, error) { return rules.Lookup("optimizer", name) }
 
-// Loops is a rule's loop over one parameter's entries, written once as a
-// generic function and instantiated for each pairing of parameter and
-// gradient dtypes: sgd[float32, float32], sgd[float32, float64], ….
+// each runs f on every slot, naming the parameter in an error.
+func each(ps []Slot, f func(s Slot) error) error {
+	for _, s := range ps {
+		if err := f(s); err != nil {
+			return fmt.Errorf("optimizers: updating %s: %w", s.Name, err)
+		}
+	}
+	return nil
+}
+
+// Loops is a rule written as a loop over a parameter's entries on the host
+// (a rule the backend has no method for), instantiated for each pairing of
+// parameter and gradient dtypes: sign[float32, float32], …. It runs on host
+// backends only (Buf.F32/F64); on a device it is an error.
 type Loops struct {
 	F32F32 func(u Update, p, g []float32, m, v []float64)
 	F32F64 func(u Update, p []float32, g, m, v []float64)
@@ -97,22 +98,22 @@ type Loops struct {
 type Float interface{ ~float32 | ~float64 }
 
 // Step runs, for each slot, the loop of its dtypes.
-func (l Loops) Step(u Update, ps []Slot) {
-	for _, s := range ps {
-		l.slot(u, s)
-	}
-}
-
-func (l Loops) slot(u Update, s Slot) {
-	p32, p64 := s.P.Data32(), s.P.Data64()
-	switch {
-	case p32 != nil && s.G.F32 != nil:
-		l.F32F32(u, p32, s.G.F32, s.M, s.V)
-	case p32 != nil:
-		l.F32F64(u, p32, s.G.F64, s.M, s.V)
-	case s.G.F32 != nil:
-		l.F64F32(u, p64, s.G.F32, s.M, s.V)
-	default:
-		l.F64F64(u, p64, s.G.F64, s.M, s.V)
-	}
+func (l Loops) Step(u Update, ps []Slot) error {
+	return each(ps, func(s Slot) error {
+		if s.P.Mem != nil {
+			return fmt.Errorf("a rule written as host loops cannot update parameters on a device")
+		}
+		p32, p64, g32, g64 := s.P.F32[:min(len(s.P.F32), s.N)], s.P.F64[:min(len(s.P.F64), s.N)], s.G.F32, s.G.F64
+		switch {
+		case p32 != nil && g32 != nil:
+			l.F32F32(u, p32, g32, s.M.F64, s.V.F64)
+		case p32 != nil:
+			l.F32F64(u, p32, g64, s.M.F64, s.V.F64)
+		case g32 != nil:
+			l.F64F32(u, p64, g32, s.M.F64, s.V.F64)
+		default:
+			l.F64F64(u, p64, g64, s.M.F64, s.V.F64)
+		}
+		return nil
+	})
 }

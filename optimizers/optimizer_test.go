@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/attnzoo/attnzoo/internal/backend"
+	"github.com/attnzoo/attnzoo/internal/backend/cpu"
+	"github.com/attnzoo/attnzoo/internal/device/devicetest"
 	"github.com/attnzoo/attnzoo/internal/gx"
 	"github.com/attnzoo/attnzoo/internal/registry/registrytest"
 )
@@ -56,24 +59,55 @@ func TestHandWorked(t *testing.T) {
 			for _, half := range []bool{false, true} {
 				p := gx.NewParam("p", dt, 1)
 				p.SetAt(0, 1)
-				g := gx.Vec{F64: []float64{0.5}}
+				g := backend.Buf{F64: []float64{0.5}}
 				if dt == gx.Float32 {
-					g = gx.Vec{F32: []float32{0.5}}
+					g = backend.Buf{F32: []float32{0.5}}
 				}
 				u, want, v := Update{Scale: 1, LR: 0.1, T: 1}, tc.want, tc.v
 				if half {
 					u.Scale, want, v = 0.5, tc.wantHalf, tc.v/4
 				}
-				s := Slot{P: p, G: g, M: []float64{0}, V: []float64{0}}
-				o.Step(u, []Slot{s})
+				s := Slot{Name: "p", N: 1, P: backend.Buf{F32: p.Data32(), F64: p.Data64()}, G: g,
+					M: backend.Buf{F64: []float64{0}}, V: backend.Buf{F64: []float64{0}}}
+				if err := o.Step(u, cpu.New(), []Slot{s}); err != nil {
+					t.Fatal(err)
+				}
 				tol := 1e-12
 				if dt == gx.Float32 {
 					tol = 1e-7
 				}
-				if math.Abs(p.At(0)-want) > tol || math.Abs(s.V[0]-v) > 1e-12 {
-					t.Errorf("%s %v scale %g: θ = %.10g, v = %g; want %.10g, %g", tc.name, dt, u.Scale, p.At(0), s.V[0], want, v)
+				if math.Abs(p.At(0)-want) > tol || math.Abs(s.V.F64[0]-v) > 1e-12 {
+					t.Errorf("%s %v scale %g: θ = %.10g, v = %g; want %.10g, %g", tc.name, dt, u.Scale, p.At(0), s.V.F64[0], want, v)
 				}
 			}
 		}
+		// the same rule on the OpenCL backend: float32 buffers on the device
+		t.Run(tc.name+"/opencl", func(t *testing.T) {
+			d := devicetest.OpenCL(t)
+			be := d.Backend()
+			buf := func(x float32) backend.Buf {
+				b, err := d.Alloc(1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { d.Free(b) })
+				if err := d.Write(b, []float32{x}); err != nil {
+					t.Fatal(err)
+				}
+				return backend.Buf{Mem: b}
+			}
+			s := Slot{Name: "p", N: 1, P: buf(1), G: buf(0.5), M: buf(0), V: buf(0)}
+			if err := o.Step(Update{Scale: 1, LR: 0.1, T: 1}, be, []Slot{s}); err != nil {
+				t.Fatal(err)
+			}
+			got := make([]float32, 1)
+			if err := d.Read(got, s.P.Mem); err != nil {
+				t.Fatal(err)
+			}
+			// float32 throughout: ε = 1e-8 is below rmsprop's rounding of 0.05
+			if math.Abs(float64(got[0])-tc.want) > 1e-6 {
+				t.Errorf("θ = %.10g on the device, want %.10g", got[0], tc.want)
+			}
+		})
 	}
 }

@@ -117,34 +117,25 @@ type deviceMoments struct {
 // float32 on the device (the moments too).
 func (o *Optimizer) updateDevice(res *gx.Resident, ps []*gx.Param, grads []device.Buffer) error {
 	d := res.Device()
-	rule, ok := o.rule.(optimizers.DeviceOptimizer)
+	b, ok := d.(interface{ Backend() backend.Backend })
 	if !ok {
-		return fmt.Errorf("seq2seq: optimizer %s has no device update (optimizers.DeviceOptimizer): train on the cpu", o.Name)
+		return fmt.Errorf("seq2seq: device %s is not a backend", d.Name())
 	}
 	if o.dev == nil || o.dev.res != res {
 		if err := o.toDevice(res, ps); err != nil {
 			return err
 		}
 	}
-	ns := make([]int, len(ps))
+	slots := make([]optimizers.Slot, len(ps))
 	for i, p := range ps {
-		ns[i] = p.Size()
-	}
-	ss, err := res.SumSquares(grads, ns)
-	if err != nil {
-		return fmt.Errorf("seq2seq: gradient norm on %s: %w", d.Name(), err)
-	}
-	var total float64
-	for _, x := range ss {
-		total += x
-	}
-	u := o.next(total)
-	for i, p := range ps {
-		if err := rule.StepDevice(u, res, optimizers.DeviceSlot{P: p, G: grads[i], M: o.dev.m[i], V: o.dev.v[i]}); err != nil {
-			return fmt.Errorf("seq2seq: updating %s on %s: %w", p.Name, d.Name(), err)
+		pb, err := res.Buffer(p)
+		if err != nil {
+			return err
 		}
+		slots[i] = optimizers.Slot{Name: p.Name, N: p.Size(), P: backend.Buf{Mem: pb}, G: backend.Buf{Mem: grads[i]},
+			M: backend.Buf{Mem: o.dev.m[i]}, V: backend.Buf{Mem: o.dev.v[i]}}
 	}
-	return nil
+	return o.step(b.Backend(), slots)
 }
 
 // toDevice moves the moments to res's device (zeros where there are none

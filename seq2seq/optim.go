@@ -2,6 +2,8 @@ package seq2seq
 
 import (
 	"fmt"
+	"github.com/attnzoo/attnzoo/internal/backend"
+	"github.com/attnzoo/attnzoo/internal/backend/cpu"
 	"math"
 
 	"github.com/attnzoo/attnzoo/internal/gx"
@@ -64,13 +66,17 @@ func (o *Optimizer) Update(ps []*gx.Param, grads [][]float64) {
 	for i, g := range grads {
 		vs[i] = gx.Vec{F64: g}
 	}
-	o.update(ps, vs)
+	o.update(nil, ps, vs)
 }
 
 // update is Update on gradients in the model's own dtype, read in place
-// from the training graph. Every entry is computed in float64 exactly as
-// Update computes it, so both give the same parameters.
-func (o *Optimizer) update(ps []*gx.Param, grads []gx.Vec) {
+// from the training graph, through host backend be (nil: the cpu's). Every
+// entry is computed in float64 exactly as Update computes it, so both give
+// the same parameters.
+func (o *Optimizer) update(be backend.Backend, ps []*gx.Param, grads []gx.Vec) error {
+	if be == nil {
+		be = cpu.New() // its updates keep nothing
+	}
 	if o.m == nil {
 		o.m = make([][]float64, len(ps))
 		o.v = make([][]float64, len(ps))
@@ -79,29 +85,33 @@ func (o *Optimizer) update(ps []*gx.Param, grads []gx.Vec) {
 			o.v[i] = make([]float64, p.Size())
 		}
 	}
-	// each gradient's squares summed on its own (side by side on threads),
-	// then the sums added in order: the same bits on any number of threads
-	if cap(o.ss) < len(grads) {
-		o.ss = make([]float64, len(grads))
-	}
-	sums, total := o.ss[:len(grads)], 0
-	for _, g := range grads {
-		total += len(g.F32) + len(g.F64)
-	}
-	gx.Parallel(len(grads), total/max(len(grads), 1), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			sums[i] = sumSquares(grads[i].F32) + sumSquares(grads[i].F64)
-		}
-	})
-	var ss float64
-	for _, s := range sums {
-		ss += s
-	}
 	slots := make([]optimizers.Slot, len(ps))
 	for i, p := range ps {
-		slots[i] = optimizers.Slot{P: p, G: grads[i], M: o.m[i], V: o.v[i]}
+		slots[i] = optimizers.Slot{Name: p.Name, N: p.Size(), P: backend.Buf{F32: p.Data32(), F64: p.Data64()},
+			G: backend.Buf{F32: grads[i].F32, F64: grads[i].F64}, M: backend.Buf{F64: o.m[i]}, V: backend.Buf{F64: o.v[i]}}
 	}
-	o.rule.Step(o.next(ss), slots)
+	return o.step(be, slots)
+}
+
+// step clips the slots' gradients to the global norm, decays the rate and
+// runs the rule, all on backend be: the host's or a device's, the same
+// code.
+func (o *Optimizer) step(be backend.Backend, slots []optimizers.Slot) error {
+	if cap(o.ss) < len(slots) {
+		o.ss = make([]float64, len(slots))
+	}
+	gs, ns, sums := make([]backend.Buf, len(slots)), make([]int, len(slots)), o.ss[:len(slots)]
+	for i, s := range slots {
+		gs[i], ns[i] = s.G, s.N
+	}
+	if err := be.SumSquares(gs, ns, sums); err != nil {
+		return fmt.Errorf("seq2seq: gradient norm on %s: %w", be.Name(), err)
+	}
+	var ss float64
+	for _, s := range sums { // in order: the same bits on any number of threads
+		ss += s
+	}
+	return o.rule.Step(o.next(ss), be, slots)
 }
 
 // next starts an update from the gradients' summed squares ss: it records
@@ -116,14 +126,6 @@ func (o *Optimizer) next(ss float64) optimizers.Update {
 	lr := o.Rate()
 	o.t++
 	return optimizers.Update{Scale: scale, LR: lr, T: o.t}
-}
-
-func sumSquares[T optimizers.Float](g []T) float64 {
-	var ss float64
-	for _, x := range g {
-		ss += float64(x) * float64(x)
-	}
-	return ss
 }
 
 // OptimizerState is what an optimizer carries between steps, for

@@ -410,7 +410,9 @@ func (t *Trainer) Step(b *Batch) (float64, error) {
 	if math.IsNaN(loss) || math.IsInf(loss, 0) {
 		return loss, fmt.Errorf("seq2seq: loss is %v at step %d", loss, t.Steps+1)
 	}
-	t.Opt.update(t.Model.params, grads)
+	if err := t.Opt.update(t.Model.host, t.Model.params, grads); err != nil {
+		return loss, err
+	}
 	t.Steps++
 	return loss, nil
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/attnzoo/attnzoo/internal/backend"
 	"github.com/attnzoo/attnzoo/internal/gx"
 	"github.com/attnzoo/attnzoo/optimizers"
 	"github.com/attnzoo/attnzoo/scorers"
@@ -41,11 +42,11 @@ var signDescent = &testSign{}
 var signLoops = optimizers.Loops{F32F32: sign[float32, float32], F32F64: sign[float32, float64],
 	F64F32: sign[float64, float32], F64F64: sign[float64, float64]}
 
-func (o *testSign) Step(u optimizers.Update, ps []optimizers.Slot) {
+func (o *testSign) Step(u optimizers.Update, _ backend.Backend, ps []optimizers.Slot) error {
 	o.mu.Lock()
 	o.updates = append(o.updates, u)
 	o.mu.Unlock()
-	signLoops.Step(u, ps)
+	return signLoops.Step(u, ps)
 }
 
 func sign[P, G optimizers.Float](u optimizers.Update, p []P, g []G, _, _ []float64) {

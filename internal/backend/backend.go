@@ -60,6 +60,7 @@ type Backend interface {
 	Elementwise
 	Gemm
 	Attention
+	Optim
 }
 
 // Core is a backend's identity and memory.

@@ -1,0 +1,57 @@
+package device
+
+import (
+	"fmt"
+
+	"github.com/attnzoo/attnzoo/internal/backend"
+)
+
+// The optimizers' updates (kernels/optim.cl), float32 on the device.
+
+// SumSquares sums each buffer's squares on the device (one work-group a
+// buffer) into a buffer of len(xs) values, read back in one transfer.
+func (b clBackend) SumSquares(xs []backend.Buf, ns []int, out []float64) error {
+	o := b.o
+	sums, err := o.Alloc(len(xs))
+	if err != nil {
+		return err
+	}
+	defer o.Free(sums)
+	for i, x := range xs {
+		if err := mems("SumSquares", x); err != nil {
+			return err
+		}
+		if err := o.KernelRows("sum_squares", 1, sums, i, x.Mem, ns[i]); err != nil {
+			return err
+		}
+	}
+	h := make([]float32, len(xs))
+	if err := o.Read(h, sums); err != nil {
+		return err
+	}
+	for i, v := range h {
+		out[i] = float64(v)
+	}
+	return nil
+}
+
+// update runs an optimizer kernel on p: (θ, args…, n).
+func (b clBackend) update(kernel string, p backend.Buf, n int, args ...any) error {
+	if p.Mem == nil {
+		return fmt.Errorf("device: opencl: %s: the parameter is a host buffer", kernel)
+	}
+	return b.o.Kernel(kernel, n, append(append([]any{p.Mem}, args...), n)...)
+}
+
+func (b clBackend) SGD(p, g backend.Buf, n int, scale, lr float64) error {
+	return b.update("sgd_update", p, n, g.Mem, float32(scale), float32(lr))
+}
+
+func (b clBackend) RMSProp(p, g, v backend.Buf, n int, c backend.RMSPropConsts) error {
+	return b.update("rmsprop_update", p, n, g.Mem, v.Mem, float32(c.Scale), float32(c.LR), float32(c.Rho), float32(c.Eps))
+}
+
+func (b clBackend) Adam(p, g, m, v backend.Buf, n int, c backend.AdamConsts) error {
+	return b.update("adam_update", p, n, g.Mem, m.Mem, v.Mem, float32(c.Scale), float32(c.B1), float32(c.B2),
+		float32(c.Step), float32(c.SqrtC2), float32(c.Eps))
+}
