@@ -16,69 +16,72 @@ import (
 	"github.com/attnzoo/attnzoo/tasks/captioning"
 )
 
-// captionCorpus is a captioning task's data as the encoder reads it: image
-// patches (the patches encoder), whole images (cnn) or precomputed
-// features.
+// captionCorpus is a captioning task's data as the encoder reads it: what
+// the encoder prepared of each image or set of features
+// (seq2seq.EncoderInfo.Prepare).
 type captionCorpus struct {
 	ctx              context.Context // stops alignment
 	data             *captioning.Data
-	S, P             int    // regions and their size (cnn: grid cells, and the H·W·C pixels of an image)
-	rows, cols       int    // the regions' grid, for localisation and overlays
-	cnn              bool   // regions hold whole images, for NewImageBatch
-	img              [3]int // C, H, W of the images (cnn)
+	shape            source.Shape // the sources' size
+	S                int          // the positions attended over: regions, or a grid's cells
+	rows, cols       int          // the regions' grid, for localisation and overlays
 	train, dev, test []capItem
 }
 
 type capItem struct {
-	regions []float32 // or pixels, for cnn
+	regions []float32 // what the encoder prepared of the source
 	tgt     []int
 	ex      *captioning.Example
 }
 
+// sourceOf is an example's source as an encoder prepares it, its shape,
+// and what its captions share (one prepared copy per image).
+func sourceOf(ex *captioning.Example) (item source.Item, shape source.Shape, kind source.Kind, key any) {
+	if ex.Features != nil {
+		return source.Item{Features: ex.Features}, source.Shape{S: len(ex.Features), D: len(ex.Features[0])}, source.Features, &ex.Features[0][0]
+	}
+	if ex.Image == nil {
+		return source.Item{}, source.Shape{}, "", nil
+	}
+	im := ex.Image
+	return source.Item{Image: im}, source.Shape{C: im.C, H: im.H, W: im.W}, source.Images, im
+}
+
 func newCaptionCorpus(ctx context.Context, d *captioning.Data, r *Run) (*captionCorpus, error) {
 	c := &captionCorpus{ctx: ctx, data: d}
-	cache := map[*captioning.Image][]float32{}
-	flats := map[*float32][]float32{} // by an image's first feature value: its captions share one copy
-	regions := func(ex *captioning.Example) ([]float32, error) {
-		if ex.Features != nil {
-			if r.Model.Encoder != "features" {
-				return nil, fmt.Errorf("task %s gives precomputed features: use encoder \"features\"", r.TaskID)
-			}
-			c.S, c.P = len(ex.Features), len(ex.Features[0])
-			c.rows, c.cols = ex.Grid[0], ex.Grid[1]
-			if v, ok := flats[&ex.Features[0][0]]; ok {
-				return v, nil
-			}
-			flat := make([]float32, 0, len(ex.Features)*len(ex.Features[0]))
-			for _, f := range ex.Features {
-				flat = append(flat, f...)
-			}
-			flats[&ex.Features[0][0]] = flat
-			return flat, nil
-		}
-		im := ex.Image
-		if im == nil {
+	info, ok := seq2seq.EncoderInfoOf(r.Model.Encoder)
+	if !ok || info.Reads == source.Tokens {
+		return nil, regionEncoderError(r.Model.Encoder)
+	}
+	prepared := map[any][]float32{} // by image: its captions share one copy
+	var cfg seq2seq.Config          // the run's, with what the sources imply (EncoderInfo.Shape)
+	prepare := func(ex *captioning.Example) ([]float32, error) {
+		item, sh, kind, key := sourceOf(ex)
+		if key == nil {
 			return nil, fmt.Errorf("example %s has neither an image nor features", ex.ID)
 		}
-		if r.Model.Encoder != "cnn" && r.Model.Encoder != "patches" {
-			return nil, fmt.Errorf("task %s gives images: use encoder \"cnn\" or \"patches\"", r.TaskID)
+		if kind != info.Reads {
+			return nil, fmt.Errorf("task %s gives %s: use encoder %s", r.TaskID, kind, quoteAll(seq2seq.EncodersReading(kind)))
 		}
-		rows, cols, P, err := imageRegions(r.Model, im.C, im.H, im.W)
+		if sh != c.shape {
+			shaped, grid, err := info.Shape(r.Model.Config, sh)
+			if err != nil {
+				return nil, err
+			}
+			cfg, c.shape, c.S = shaped, sh, shaped.Regions
+			c.rows, c.cols = grid[0], grid[1]
+			if grid == [2]int{} {
+				c.rows, c.cols = ex.Grid[0], ex.Grid[1]
+			}
+		}
+		if v, ok := prepared[key]; ok {
+			return v, nil
+		}
+		v, err := info.Prepare(cfg, item)
 		if err != nil {
 			return nil, err
 		}
-		c.rows, c.cols, c.S, c.P = rows, cols, rows*cols, P
-		if v, ok := cache[im]; ok {
-			return v, nil
-		}
-		var v []float32
-		if r.Model.Encoder == "cnn" {
-			c.cnn, c.img = true, [3]int{im.C, im.H, im.W}
-			v = channelsLast(im)
-		} else {
-			v = patchify(im, r.Model.Patch)
-		}
-		cache[im] = v
+		prepared[key] = v
 		return v, nil
 	}
 	for _, sp := range []struct {
@@ -90,7 +93,7 @@ func newCaptionCorpus(ctx context.Context, d *captioning.Data, r *Run) (*caption
 				return nil, ctx.Err()
 			}
 			ex := &sp.in[i]
-			rg, err := regions(ex)
+			rg, err := prepare(ex)
 			if err != nil {
 				return nil, err
 			}
@@ -103,85 +106,37 @@ func newCaptionCorpus(ctx context.Context, d *captioning.Data, r *Run) (*caption
 	return c, nil
 }
 
-// patchify cuts a C×H×W image into non-overlapping p×p patches, row-major
-// over the grid; each patch is flattened channel, then row, then column.
-func patchify(im *captioning.Image, p int) []float32 {
-	rows, cols := im.H/p, im.W/p
-	out := make([]float32, 0, rows*cols*im.C*p*p)
-	for r := 0; r < rows; r++ {
-		for c := 0; c < cols; c++ {
-			for ch := 0; ch < im.C; ch++ {
-				for y := r * p; y < (r+1)*p; y++ {
-					for x := c * p; x < (c+1)*p; x++ {
-						out = append(out, im.At(ch, y, x))
-					}
-				}
-			}
-		}
+// quoteAll quotes names and joins them with "or".
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
 	}
-	return out
+	return strings.Join(q, " or ")
 }
 
-// channelsLast lays a C×H×W image out as the cnn encoder reads it:
-// positions row-major, channels last (value (y·W + x)·C + ch).
-func channelsLast(im *captioning.Image) []float32 {
-	out := make([]float32, 0, im.C*im.H*im.W)
-	for y := 0; y < im.H; y++ {
-		for x := 0; x < im.W; x++ {
-			for ch := 0; ch < im.C; ch++ {
-				out = append(out, im.At(ch, y, x))
-			}
-		}
-	}
-	return out
-}
-
-// imageRegions is the grid an image encoder makes of C×H×W images and the
-// size of what it reads per region: the cnn's grid (cell (r, c) stands for
-// the pixels a patch of side H/rows would cover) reading the whole image,
-// or the patches' grid reading C·p·p values.
-func imageRegions(m Model, C, H, W int) (rows, cols, size int, err error) {
-	if m.Encoder == "cnn" {
-		rows, cols, err := seq2seq.CNNGrid(H, W, seq2seq.CNNHalvings(len(m.Conv), m.ConvStride))
-		if err != nil {
-			layers := fmt.Sprintf("conv %v", m.Conv)
-			if len(m.ConvStride) > 0 {
-				layers += fmt.Sprintf(", conv_stride %v", m.ConvStride)
-			}
-			return 0, 0, 0, fmt.Errorf("[model] %s on the task's %d×%d images: %w", layers, H, W, err)
-		}
-		return rows, cols, C * H * W, nil
-	}
-	p := m.Patch
-	if p <= 0 || H%p != 0 || W%p != 0 {
-		return 0, 0, 0, fmt.Errorf("[model] patch %d does not divide the %d×%d images", p, H, W)
-	}
-	return H / p, W / p, C * p * p, nil
+// regionEncoderError says that a captioning task needs an encoder of
+// images or features.
+func regionEncoderError(encoder string) error {
+	return fmt.Errorf("encoder %q reads token sequences; a captioning task needs one that reads images or features (%s)", encoder, strings.Join(append(seq2seq.EncodersReading(source.Images), seq2seq.EncodersReading(source.Features)...), ", "))
 }
 
 // regionGeometry fills in a region encoder's regions from a task's Size,
 // as the captioning corpus does from its examples (configure): nothing for
 // an encoder of tokens.
-func regionGeometry(cfg *seq2seq.Config, m Model, d tasks.Size) error {
-	if !seq2seq.IsRegionEncoder(cfg.Encoder) {
+func regionGeometry(cfg *seq2seq.Config, d tasks.Size) error {
+	info, ok := seq2seq.EncoderInfoOf(cfg.Encoder)
+	if !ok || info.Reads == source.Tokens {
 		return nil
 	}
-	switch {
-	case d.S > 0 && cfg.Encoder == "features":
-		cfg.Regions, cfg.RegionSize = d.S, d.D
-	case d.C > 0 && (cfg.Encoder == "cnn" || cfg.Encoder == "patches"):
-		rows, cols, size, err := imageRegions(m, d.C, d.H, d.W)
-		if err != nil {
-			return err
-		}
-		cfg.Regions, cfg.RegionSize = rows*cols, size
-		if cfg.Encoder == "cnn" {
-			cfg.RegionSize = 0
-			cfg.ImageC, cfg.ImageH, cfg.ImageW = d.C, d.H, d.W
-		}
-	default:
+	if !(info.Reads == source.Features && d.S > 0 || info.Reads == source.Images && d.C > 0) {
 		return fmt.Errorf("the task's sizes do not fit encoder %q", cfg.Encoder)
 	}
+	c, _, err := info.Shape(*cfg, d.Shape)
+	if err != nil {
+		return err
+	}
+	*cfg = c
 	cfg.MaxSrcLen, cfg.SrcVocab = cfg.Regions, 1
 	return nil
 }
@@ -191,14 +146,16 @@ func (c *captionCorpus) split(name string) []capItem {
 }
 
 func (c *captionCorpus) configure(cfg *seq2seq.Config) error {
-	if !seq2seq.IsRegionEncoder(cfg.Encoder) {
-		return fmt.Errorf("encoder %q reads token sequences; a captioning task needs one that reads images or features (%s)", cfg.Encoder, strings.Join(append(seq2seq.EncodersReading(source.Images), seq2seq.EncodersReading(source.Features)...), ", "))
+	info, ok := seq2seq.EncoderInfoOf(cfg.Encoder)
+	if !ok || info.Reads == source.Tokens {
+		return regionEncoderError(cfg.Encoder)
 	}
-	cfg.TgtVocab, cfg.Regions, cfg.RegionSize, cfg.MaxSrcLen, cfg.SrcVocab = c.data.Vocab.Len(), c.S, c.P, c.S, 1
-	if c.cnn { // the grid and its vectors' size follow from the image and the layers
-		cfg.RegionSize = 0
-		cfg.ImageC, cfg.ImageH, cfg.ImageW = c.img[0], c.img[1], c.img[2]
+	shaped, _, err := info.Shape(*cfg, c.shape)
+	if err != nil {
+		return err
 	}
+	*cfg = shaped
+	cfg.TgtVocab, cfg.MaxSrcLen, cfg.SrcVocab = c.data.Vocab.Len(), c.S, 1
 	return nil
 }
 
@@ -225,10 +182,7 @@ func (c *captionCorpus) batch(items []capItem, withTgt bool) (*seq2seq.Batch, er
 			tgt[i] = it.tgt
 		}
 	}
-	if c.cnn {
-		return seq2seq.NewImageBatch(rg, c.S, c.P, tgt)
-	}
-	return seq2seq.NewRegionBatch(rg, c.S, c.P, tgt)
+	return seq2seq.NewValueBatch(rg, c.S, tgt)
 }
 
 func (c *captionCorpus) trainBatch(idx []int) (*seq2seq.Batch, error) {

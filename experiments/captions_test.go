@@ -266,7 +266,7 @@ test = 4
 	if err != nil || !strings.Contains(string(ck), `"cnn.3.W"`) {
 		t.Errorf("checkpoint without the conv layers (%v)", err)
 	}
-	if _, st, err := readState(run); err != nil || fmt.Sprint(st.Model.Config.ConvStride) != "[2 2 1 2]" {
+	if _, st, err := readState(run); err != nil || fmt.Sprint(st.Model.Config.IntsSetting("conv_stride")) != "[2 2 1 2]" {
 		t.Errorf("checkpoint without the strides (%v)", err)
 	}
 	if !drawsOverlay(t, filepath.Join(out, "cnn")) {
@@ -291,16 +291,16 @@ func TestCnnGrid(t *testing.T) {
 	corpus := func(m Model) (*captionCorpus, error) {
 		return newCaptionCorpus(context.Background(), data, &Run{TaskID: "shapes", Model: m})
 	}
-	cnn, err := corpus(Model{Config: seq2seq.Config{Encoder: "cnn", Conv: []int{4, 8, 8}}})
+	cnn, err := corpus(encModel("cnn", "conv", []int{4, 8, 8}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	patches, err := corpus(Model{Config: seq2seq.Config{Encoder: "patches"}, Patch: 32 / 4}) // G = 4
+	patches, err := corpus(encModel("patches", "patch", []int{32 / 4})) // G = 4
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cnn.rows != 4 || cnn.cols != 4 || cnn.S != 16 || cnn.P != 3*32*32 {
-		t.Errorf("cnn corpus: %d×%d grid, %d regions, %d pixel values", cnn.rows, cnn.cols, cnn.S, cnn.P)
+	if P := len(cnn.train[0].regions); cnn.rows != 4 || cnn.cols != 4 || cnn.S != 16 || P != 3*32*32 {
+		t.Errorf("cnn corpus: %d×%d grid, %d regions, %d pixel values", cnn.rows, cnn.cols, cnn.S, P)
 	}
 	if cnn.rows != patches.rows || cnn.cols != patches.cols || cnn.S != patches.S {
 		t.Errorf("cnn grid %d×%d (%d), patches %d×%d (%d)", cnn.rows, cnn.cols, cnn.S, patches.rows, patches.cols, patches.S)
@@ -321,22 +321,22 @@ func TestCnnGrid(t *testing.T) {
 		t.Errorf("configured %+v", cfg)
 	}
 	// conv_stride [2, 1, 2]: two halvings, so cells of 4 px, as patches of 4
-	fine, err := corpus(Model{Config: seq2seq.Config{Encoder: "cnn", Conv: []int{4, 8, 8}, ConvStride: []int{2, 1, 2}}})
+	fine, err := corpus(encModel("cnn", "conv", []int{4, 8, 8}, "conv_stride", []int{2, 1, 2}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p4, err := corpus(Model{Config: seq2seq.Config{Encoder: "patches"}, Patch: 4})
+	p4, err := corpus(encModel("patches", "patch", []int{4}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fine.rows != 8 || fine.cols != 8 || fine.S != 64 || fine.rows != p4.rows || fine.S != p4.S {
 		t.Errorf("conv_stride [2 1 2]: %d×%d grid (%d), want 8×8 as patches of 4 (%d×%d)", fine.rows, fine.cols, fine.S, p4.rows, p4.cols)
 	}
-	_, err = corpus(Model{Config: seq2seq.Config{Encoder: "cnn", Conv: []int{4, 4, 4, 4, 4, 4, 4}, ConvStride: []int{2, 2, 2, 2, 2, 1, 2}}})
+	_, err = corpus(encModel("cnn", "conv", []int{4, 4, 4, 4, 4, 4, 4}, "conv_stride", []int{2, 2, 2, 2, 2, 1, 2}))
 	if err == nil || !strings.Contains(err.Error(), "conv_stride [2 2 2 2 2 1 2]") || !strings.Contains(err.Error(), "multiples of 64") {
 		t.Errorf("6 stride-2 layers of 7 on 32×32 images: %v", err)
 	}
-	_, err = corpus(Model{Config: seq2seq.Config{Encoder: "cnn", Conv: []int{4, 4, 4, 4, 4, 4}}})
+	_, err = corpus(encModel("cnn", "conv", []int{4, 4, 4, 4, 4, 4}))
 	if err == nil || !strings.Contains(err.Error(), "[model] conv") || !strings.Contains(err.Error(), "multiples of 64") || !strings.Contains(err.Error(), "32×32") {
 		t.Errorf("6 layers on 32×32 images: %v", err)
 	}
@@ -368,7 +368,17 @@ func TestFeaturesSharedPerImage(t *testing.T) {
 	if &c.train[2].regions[0] != &c.test[0].regions[0] || &c.train[0].regions[0] == &c.train[2].regions[0] {
 		t.Errorf("images a and b: copies shared wrongly")
 	}
-	if want := []float32{10, 11, 12, 13, 14, 15}; !slices.Equal(c.test[0].regions, want) || c.S != 2 || c.P != 3 {
-		t.Errorf("image b: %v, S %d, P %d; want %v, 2, 3", c.test[0].regions, c.S, c.P, want)
+	if want := []float32{10, 11, 12, 13, 14, 15}; !slices.Equal(c.test[0].regions, want) || c.S != 2 || c.shape.D != 3 {
+		t.Errorf("image b: %v, S %d, P %d; want %v, 2, 3", c.test[0].regions, c.S, c.shape.D, want)
 	}
+}
+
+// encModel is a [model] of the named encoder with its settings given as
+// name, value pairs (whole numbers).
+func encModel(encoder string, settings ...any) Model {
+	m := Model{Config: seq2seq.Config{Encoder: encoder, EncoderSettings: map[string][]float64{}}}
+	for i := 0; i < len(settings); i += 2 {
+		m.EncoderSettings[settings[i].(string)] = seq2seq.Ints(settings[i+1].([]int)...)
+	}
+	return m
 }

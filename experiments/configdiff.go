@@ -25,7 +25,7 @@ func (r *Run) runConfig() ([]byte, runConfigTOML, error) {
 		cfgTask[k] = v
 	}
 	var buf bytes.Buffer
-	if err := toml.NewEncoder(&buf).Encode(runConfigTOML{Run: r.ID, Seed: r.Seed, Dtype: r.Dtype, Task: cfgTask, Model: r.Model, Train: r.Train, Decode: r.Decode, Eval: r.Eval, ScorerSettings: r.Model.ScorerSettings}); err != nil {
+	if err := toml.NewEncoder(&buf).Encode(runConfigTOML{Run: r.ID, Seed: r.Seed, Dtype: r.Dtype, Task: cfgTask, Model: r.Model, Train: r.Train, Decode: r.Decode, Eval: r.Eval, ScorerSettings: r.Model.ScorerSettings, EncoderSettings: encoderSettingsTOML(r.Model.Config)}); err != nil {
 		return nil, runConfigTOML{}, err
 	}
 	var back runConfigTOML
@@ -33,6 +33,58 @@ func (r *Run) runConfig() ([]byte, runConfigTOML, error) {
 		return nil, runConfigTOML{}, err
 	}
 	return buf.Bytes(), back, nil
+}
+
+// encoderSettingsTOML is the encoder's settings as an experiment file
+// writes them.
+func encoderSettingsTOML(c seq2seq.Config) map[string]any {
+	if len(c.EncoderSettings) == 0 {
+		return nil
+	}
+	out := map[string]any{}
+	for _, s := range seq2seq.EncoderSettingsOf(c.Encoder) {
+		v, ok := c.EncoderSettings[s.Name]
+		if !ok {
+			continue
+		}
+		vals := make([]any, len(v))
+		for i, x := range v {
+			vals[i] = x
+			if s.Int {
+				vals[i] = int64(x)
+			}
+		}
+		if s.List {
+			out[s.Name] = vals
+		} else if len(vals) == 1 {
+			out[s.Name] = vals[0]
+		}
+	}
+	return out
+}
+
+// legacyEncoderSettings reads, from a config.toml written before encoders
+// declared their settings, those of the run's encoder that it kept among
+// its [model] keys (patch, conv, conv_stride, conv_kernel).
+func legacyEncoderSettings(path string, old *runConfigTOML) error {
+	if old.EncoderSettings != nil {
+		return nil
+	}
+	var raw struct {
+		Model map[string]any `toml:"model"`
+	}
+	if _, err := toml.DecodeFile(path, &raw); err != nil {
+		return err
+	}
+	for _, s := range seq2seq.EncoderSettingsOf(old.Model.Encoder) {
+		if v, ok := raw.Model[s.Name]; ok {
+			if old.EncoderSettings == nil {
+				old.EncoderSettings = map[string]any{}
+			}
+			old.EncoderSettings[s.Name] = v
+		}
+	}
+	return nil
 }
 
 // checkResumable refuses to keep or continue a run folder (a finished run
@@ -51,6 +103,9 @@ func checkResumable(r *Run, dir string) error {
 	if _, err := toml.DecodeFile(path, &old); errors.Is(err, os.ErrNotExist) {
 		return nil
 	} else if err != nil {
+		return fmt.Errorf("experiments: %s: %w", path, err)
+	}
+	if err := legacyEncoderSettings(path, &old); err != nil {
 		return fmt.Errorf("experiments: %s: %w", path, err)
 	}
 	_, now, err := r.runConfig()

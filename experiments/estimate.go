@@ -8,6 +8,7 @@ import (
 	"github.com/attnzoo/attnzoo/optimizers"
 	"github.com/attnzoo/attnzoo/scorers"
 	"github.com/attnzoo/attnzoo/seq2seq"
+	"github.com/attnzoo/attnzoo/source"
 	"github.com/attnzoo/attnzoo/tasks"
 )
 
@@ -62,9 +63,7 @@ type estimateInput struct {
 	Scorer, Init, Optimizer  string // Scorer canonical
 	Beta                     bool
 	Embed, Hidden, Attention float64
-	Patch                    float64
-	Conv, ConvStride         []int
-	ConvKernel               float64
+	EncoderSettings          map[string][]float64 // the encoder's own (seq2seq.Config.EncoderSettings)
 	Batch, Beam              float64
 	DecodeLen                float64 // [decode] max_len; 0 = twice the longest source + 10
 	Data                     tasks.Size
@@ -211,50 +210,24 @@ func formulaEstimate(in estimateInput) Estimate {
 		}
 	}
 
-	// The encoder: parameters P, activations per training graph encAct.
+	// The encoder: parameters P, activations per training graph encAct
+	// (seq2seq.EncoderInfo.Cost), and without a final state the decoder's
+	// initial memory from the mean annotation (an LSTM's).
 	var P, encAct, S float64
-	dirs, h := 1.0, H
-	switch in.Encoder {
-	case "rnn", "birnn":
-		if in.Encoder == "birnn" {
-			dirs, h = 2, H/2
+	info, _ := seq2seq.EncoderInfoOf(in.Encoder)
+	if info.Cost != nil {
+		enc := seq2seq.Config{Encoder: in.Encoder, EncoderSettings: in.EncoderSettings}
+		c := info.Cost(enc, seq2seq.CostSizes{Batch: B, Embed: E, Hidden: H, Gates: g, MaxSrc: float64(d.MaxSrc), SrcVocab: Vs,
+			Shape: d.Shape, CellParams: func(in, h float64) float64 { return cellParams(g, in, h) }})
+		P, encAct, S = c.Params, c.Activations, c.S
+		if c.LargestName != "" {
+			largest(c.LargestName, c.Largest)
 		}
-		S = float64(d.MaxSrc)
-		P += Vs*E + dirs*cellParams(g, E, h)
-		largest("[model] embed × the source vocabulary (the source embedding)", Vs*E)
-		encAct = S * B * (dirs*(3*g+6)*h + E)
-	default: // region encoders: patches, cnn, features
-		C, Hp, Wp := float64(d.C), float64(d.H), float64(d.W)
-		var rs float64
-		switch in.Encoder {
-		case "features":
-			S, rs = float64(d.S), float64(d.D)
-			encAct = B * S * rs
-		case "patches":
-			p := max(in.Patch, 1)
-			S, rs = math.Floor(Hp/p)*math.Floor(Wp/p), p*p*C
-			encAct = 2 * B * S * rs
-		case "cnn":
-			cin, side, sideW := C, Hp, Wp
-			encAct = B * Hp * Wp * C
-			for l, out := range in.Conv {
-				k, stride := in.ConvKernel, 2.0
-				if l < len(in.ConvStride) && in.ConvStride[l] == 1 {
-					k, stride = 3, 1
-				}
-				side, sideW = math.Floor(side/stride), math.Floor(sideW/stride)
-				cols := B * side * sideW * k * k * cin
-				largest("the cnn encoder's im2col buffer ([train] batch × image × conv_kernel²)", cols)
-				P += float64(out)*k*k*cin + float64(out)
-				encAct += cols + 3*B*side*sideW*float64(out)
-				cin = float64(out)
-			}
-			S, rs = side*sideW, cin
-		}
-		P += H*rs + H
-		if in.Init != "zero" && g == 4 {
-			P += H*H + H
-		}
+	} else if S = float64(d.MaxSrc); info.Reads != source.Tokens {
+		S = float64(d.S)
+	}
+	if !info.Final && in.Init != "zero" && g == 4 {
+		P += H*H + H
 	}
 	encAct += 3 * B * S * H // annotations: the stack, the concatenation, the pool
 	largest("the annotations ([train] batch × source length × [model] hidden)", B*S*H)

@@ -39,10 +39,11 @@ func TestEstimateParams(t *testing.T) {
 		switch c.enc {
 		case "patches": // 16×16 RGB in 4×4 patches: 16 regions of 48 values
 			cfg.Regions, cfg.RegionSize = 16, 48
-			in.Patch, in.Data.C, in.Data.H, in.Data.W = 4, 3, 16, 16
+			in.EncoderSettings, in.Data.C, in.Data.H, in.Data.W = map[string][]float64{"patch": {4}}, 3, 16, 16
 		case "cnn": // 16×16 RGB, conv [5, 8] strides [2, 1]: an 8×8 grid of 8
-			cfg.Conv, cfg.ConvStride, cfg.ImageC, cfg.ImageH, cfg.ImageW = []int{5, 8}, []int{2, 1}, 3, 16, 16
-			in.Conv, in.ConvStride, in.ConvKernel = cfg.Conv, cfg.ConvStride, float64(seq2seq.DefaultConvKernel)
+			cfg.EncoderSettings = map[string][]float64{"conv": {5, 8}, "conv_stride": {2, 1}} // conv_kernel: the default
+			cfg.ImageC, cfg.ImageH, cfg.ImageW = 3, 16, 16
+			in.EncoderSettings = cfg.EncoderSettings
 			in.Data.C, in.Data.H, in.Data.W = 3, 16, 16
 		}
 		if c.scorer == "location" && seq2seq.IsRegionEncoder(c.enc) {

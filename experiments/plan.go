@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/attnzoo/attnzoo/seq2seq"
 	"github.com/attnzoo/attnzoo/tasks"
 	"github.com/attnzoo/attnzoo/tasks/captioning"
 )
@@ -120,8 +121,7 @@ func (e *Experiment) runInput(r *Run) estimateInput {
 	in := estimateInput{
 		Bytes: 4, Cell: m.Cell, Encoder: m.Encoder, Decoder: m.Decoder, Scorer: canonicalScorer(m.Scorer),
 		Init: m.Init, Optimizer: r.Train.Optimizer, Beta: m.Beta,
-		Embed: float64(m.Embed), Hidden: float64(m.Hidden), Attention: float64(m.Attention), Patch: float64(m.Patch),
-		Conv: m.Conv, ConvStride: m.ConvStride, ConvKernel: float64(m.ConvKernel),
+		Embed: float64(m.Embed), Hidden: float64(m.Hidden), Attention: float64(m.Attention), EncoderSettings: m.EncoderSettings,
 		Batch: float64(r.Train.Batch), Beam: float64(r.Decode.Beam), DecodeLen: float64(r.Decode.MaxLen),
 	}
 	if r.Dtype == "float64" {
@@ -134,7 +134,7 @@ func (e *Experiment) runInput(r *Run) estimateInput {
 	if in.DataKnown {
 		cfg := m.Config
 		cfg.Dtype, cfg.Seed, cfg.Lambda = r.Dtype, uint64(r.Seed), r.Train.Lambda
-		if err := regionGeometry(&cfg, m, in.Data); err == nil {
+		if err := regionGeometry(&cfg, in.Data); err == nil {
 			in.Model, in.Bucket = &cfg, r.Train.Bucket
 		}
 	}
@@ -152,8 +152,9 @@ type lever struct {
 	reset      func(r *Run) (any, bool) // sets the default; false if it was already the default
 }
 
-// levers are the keys an estimate grows with.
-func levers() []lever {
+// levers are the keys run r's estimate grows with: its encoder's
+// one-number settings among them.
+func levers(r *Run) []lever {
 	d := Defaults()
 	intKey := func(table, key string, field func(r *Run) *int, def int) lever {
 		return lever{table: table, key: key, reset: func(r *Run) (any, bool) {
@@ -165,22 +166,35 @@ func levers() []lever {
 			return def, true
 		}}
 	}
-	return []lever{
+	out := []lever{
 		intKey("train", "batch", func(r *Run) *int { return &r.Train.Batch }, d.Train.Batch),
 		intKey("model", "hidden", func(r *Run) *int { return &r.Model.Hidden }, d.Model.Hidden),
 		intKey("model", "attention", func(r *Run) *int { return &r.Model.Attention }, d.Model.Attention),
 		intKey("model", "embed", func(r *Run) *int { return &r.Model.Embed }, d.Model.Embed),
 		intKey("decode", "beam", func(r *Run) *int { return &r.Decode.Beam }, d.Decode.Beam),
 		intKey("decode", "max_len", func(r *Run) *int { return &r.Decode.MaxLen }, d.Decode.MaxLen),
-		intKey("model", "patch", func(r *Run) *int { return &r.Model.Patch }, d.Model.Patch),
-		{table: "", key: "dtype", reset: func(r *Run) (any, bool) {
-			if r.Dtype == d.Dtype {
+	}
+	for _, st := range seq2seq.EncoderSettingsOf(r.Model.Encoder) {
+		if st.List || st.Default == nil {
+			continue
+		}
+		out = append(out, lever{table: "model", key: st.Name, reset: func(r *Run) (any, bool) {
+			if slices.Equal(r.Model.Setting(st.Name), st.Default) {
 				return nil, false
 			}
-			r.Dtype = d.Dtype
-			return d.Dtype, true
-		}},
+			m := maps.Clone(r.Model.EncoderSettings) // the runs share theirs
+			m[st.Name] = slices.Clone(st.Default)
+			r.Model.EncoderSettings = m
+			return st.Default[0], true
+		}})
 	}
+	return append(out, lever{table: "", key: "dtype", reset: func(r *Run) (any, bool) {
+		if r.Dtype == d.Dtype {
+			return nil, false
+		}
+		r.Dtype = d.Dtype
+		return d.Dtype, true
+	}})
 }
 
 // driver is a key and what the estimate would be with its default.
@@ -196,7 +210,7 @@ type driver struct {
 func (e *Experiment) drivers(r *Run, of func(Estimate) float64) []driver {
 	base := of(e.runEstimate(r))
 	var out []driver
-	for _, l := range levers() {
+	for _, l := range levers(r) {
 		c := *r
 		before := fieldValue(r, l.table, l.key)
 		def, changed := l.reset(&c)
@@ -249,10 +263,11 @@ func fieldValue(r *Run, table, key string) any {
 		return r.Decode.Beam
 	case "decode.max_len":
 		return r.Decode.MaxLen
-	case "model.patch":
-		return r.Model.Patch
 	case ".dtype":
 		return r.Dtype
+	}
+	if v := r.Model.Setting(key); table == "model" && len(v) == 1 {
+		return v[0]
 	}
 	return nil
 }

@@ -109,6 +109,10 @@ type runConfigTOML struct {
 	Eval   Eval           `toml:"eval"`
 	// ScorerSettings are Model.Settings (the scorers' own [model] keys).
 	ScorerSettings map[string]float64 `toml:"scorer_settings,omitempty"`
+	// EncoderSettings are Model.EncoderSettings (the encoder's own [model]
+	// keys), as an experiment file writes them: whole numbers as integers,
+	// one-number settings as numbers.
+	EncoderSettings map[string]any `toml:"encoder_settings,omitempty"`
 }
 
 func writeJSON(path string, v any) error {

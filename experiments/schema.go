@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -49,13 +50,14 @@ type Experiment struct {
 }
 
 // Model is the [model] table: the model's configuration, one struct with
-// package seq2seq's (its toml tags are the keys), and what only experiment
-// files have. The scorers' own settings (scorers.AllSettings) are keys here
-// too, held in Config.ScorerSettings: a run's scorer reads its own and
-// ignores the others' (a sweep over scorers shares one table).
+// package seq2seq's (its toml tags are the keys). The scorers' own settings
+// (scorers.AllSettings) are keys here too, held in Config.ScorerSettings: a
+// run's scorer reads its own and ignores the others' (a sweep over scorers
+// shares one table). So are the encoders' (seq2seq.EncoderSettingsOf),
+// held in Config.EncoderSettings: each run keeps those its encoder
+// declares (Runs), and one no run's encoder declares is an error.
 type Model struct {
 	seq2seq.Config
-	Patch int `toml:"patch"` // patches encoder: the patch side in pixels
 }
 
 // Train is the [train] table.
@@ -148,7 +150,7 @@ func Defaults() Experiment {
 	return Experiment{
 		Seeds: []int64{1}, Dtype: "float32", Device: "cpu",
 		Model: Model{Config: seq2seq.Config{Cell: "gru", Encoder: "birnn", Decoder: "bahdanau", Scorer: "dot", Normalizer: "softmax",
-			Init: "final", Embed: 32, Hidden: 64, Attention: 64}, Patch: 8},
+			Init: "final", Embed: 32, Hidden: 64, Attention: 64}},
 		Train:  Train{Steps: 2000, Batch: 64, Optimizer: "adam", LR: 1e-3, Clip: 5, LRDecay: 1, EvalEvery: 200, EvalSize: 500},
 		Decode: Decode{Beam: 1, Alpha: 1, Examples: 20},
 		Plots:  Plots{Formats: []string{"png", "svg"}, Palette: "gray"},
@@ -278,7 +280,7 @@ func syntaxError(file string, data []byte, pe toml.ParseError) error {
 }
 
 // tableKeys returns the keys a table takes, sorted: its struct's toml tags,
-// and for [model] every scorer's own settings.
+// and for [model] every scorer's and every encoder's own settings.
 func tableKeys(table string) []string {
 	var v any
 	switch table {
@@ -308,6 +310,13 @@ func tableKeys(table string) []string {
 				keys = append(keys, st.Name)
 			}
 		}
+		for _, n := range seq2seq.EncoderNames() {
+			for _, st := range seq2seq.EncoderSettingsOf(n) {
+				if !slices.Contains(keys, st.Name) {
+					keys = append(keys, st.Name)
+				}
+			}
+		}
 	}
 	sort.Strings(keys)
 	return keys
@@ -328,20 +337,36 @@ func structKeys(v any) []string {
 	return keys
 }
 
-// decodeSettings reads the scorers' settings among the [model] keys the
-// struct does not hold; any other undecoded key is an error.
+// decodeSettings reads the scorers' and the encoders' settings among the
+// [model] keys the struct does not hold; any other undecoded key is an
+// error.
 func (e *Experiment) decodeSettings(data []byte, md toml.MetaData) error {
 	var raw struct {
 		Model map[string]any `toml:"model"`
 	}
 	for _, k := range md.Undecoded() {
-		if len(k) != 2 || k[0] != "model" || !scorers.IsSetting(k[1]) {
+		if len(k) > 2 && k[0] == "model" && md.Type(k[:2]...) == "Array" {
+			continue // a list's entries: the list is read with its key
+		}
+		encSetting, isEnc := seq2seq.EncoderSetting(k[len(k)-1])
+		if len(k) != 2 || k[0] != "model" || !scorers.IsSetting(k[1]) && !isEnc {
 			return e.unknownKey(k)
 		}
 		if raw.Model == nil {
 			if _, err := toml.Decode(string(data), &raw); err != nil {
 				return e.unknownKey(k)
 			}
+		}
+		if isEnc {
+			v, err := settingValue(encSetting, raw.Model[k[1]])
+			if err != nil {
+				return e.errf("model", k[1], "%v", err)
+			}
+			if e.Model.EncoderSettings == nil {
+				e.Model.EncoderSettings = map[string][]float64{}
+			}
+			e.Model.EncoderSettings[k[1]] = v
+			continue
 		}
 		x, ok := number(raw.Model[k[1]])
 		if !ok {
@@ -353,6 +378,31 @@ func (e *Experiment) decodeSettings(data []byte, md toml.MetaData) error {
 		e.Model.ScorerSettings[k[1]] = x
 	}
 	return nil
+}
+
+// settingValue reads an encoder setting's TOML value: a number, or for a
+// list setting a list of numbers.
+func settingValue(s seq2seq.Setting, v any) ([]float64, error) {
+	if !s.List {
+		x, ok := number(v)
+		if !ok {
+			return nil, fmt.Errorf("want a number, got %v", v)
+		}
+		return []float64{x}, nil
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("want a list of numbers, e.g. [32, 64], got %v", v)
+	}
+	out := make([]float64, len(list))
+	for i, y := range list {
+		x, ok := number(y)
+		if !ok {
+			return nil, fmt.Errorf("want a list of numbers, got %v", v)
+		}
+		out[i] = x
+	}
+	return out, nil
 }
 
 // number reads a TOML number.
@@ -452,19 +502,8 @@ func (e *Experiment) validate(ctx context.Context) error {
 	if err := e.validateSettings(e.Model, e.Train, e.Decode, ""); err != nil {
 		return err
 	}
-	if e.Model.Conv != nil && !e.usesConvEncoder() {
-		return e.errf("model", "conv", "only the cnn encoder has conv layers, and no run uses it (encoder is %q)", e.Model.Encoder)
-	}
-	if e.Model.ConvStride != nil && !e.usesConvEncoder() {
-		return e.errf("model", "conv_stride", "only the cnn encoder has conv layers, and no run uses it (encoder is %q)", e.Model.Encoder)
-	}
-	if e.Model.ConvKernel != 0 && !e.usesConvEncoder() {
-		return e.errf("model", "conv_kernel", "only the cnn encoder has conv layers, and no run uses it (encoder is %q)", e.Model.Encoder)
-	}
-	for _, k := range []string{"conv_kernel", "model.conv_kernel"} {
-		if _, ok := e.Sweep[k]; ok && !e.usesConvEncoder() {
-			return e.errf("sweep", quoteIfDotted(k), "only the cnn encoder has conv layers, and no run uses it (encoder is %q): the runs would be identical", e.Model.Encoder)
-		}
+	if err := e.checkEncoderSettingsUsed(); err != nil {
+		return err
 	}
 	if e.Report.Success != "" {
 		if _, _, _, err := parseSuccess(e.Report.Success); err != nil {
@@ -660,7 +699,7 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 			return errf(p.table, p.key, "must be > 0, got %d", p.v)
 		}
 	}
-	mc := m.Config // the checks package seq2seq makes of a model before any data
+	mc := m.Config.OwnSettings() // the checks package seq2seq makes of a model before any data
 	mc.Lambda = t.Lambda
 	if err := mc.CheckModel(); err != nil {
 		var fe *seq2seq.FieldError
@@ -668,13 +707,10 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 			return errf("model", "encoder", "%v", err)
 		}
 		table := "model"
-		if !slices.Contains(structKeys(Model{}), fe.Key) {
+		if _, enc := seq2seq.EncoderSetting(fe.Key); !enc && !slices.Contains(structKeys(Model{}), fe.Key) {
 			table = "train" // lambda
 		}
 		return errf(table, fe.Key, "%s", fe.Msg)
-	}
-	if m.Encoder == "patches" && m.Patch <= 0 {
-		return errf("model", "patch", "must be > 0, got %d", m.Patch)
 	}
 	if t.Select != "" && !oneOf(t.Select, selectMetrics) {
 		return errf("train", "select", "unknown dev metric %q (have: %s)", t.Select, strings.Join(selectMetrics, ", "))
@@ -712,43 +748,49 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 	return nil
 }
 
-// convEncoder reports whether the named encoder reads the conv fields
-// (seq2seq.EncoderInfo.Conv: the cnn encoder).
-func convEncoder(name string) bool {
-	info, _ := seq2seq.EncoderInfoOf(name)
-	return info.Conv
-}
-
-// usesConvEncoder reports whether some run of the experiment uses an
-// encoder with conv layers: the file's own, or one listed by a sweep of the
-// encoder.
-func (e *Experiment) usesConvEncoder() bool {
-	if convEncoder(e.Model.Encoder) {
-		return true
-	}
+// checkEncoderSettingsUsed refuses an encoder setting, given in [model] or
+// swept, that no run's encoder declares: the file's encoder, or one a
+// sweep over encoders lists.
+func (e *Experiment) checkEncoderSettingsUsed() error {
+	encs := []string{e.Model.Encoder}
 	for k, v := range e.Sweep {
 		if k != "encoder" && k != "model.encoder" {
 			continue
 		}
-		if list, ok := v.([]any); ok && slices.ContainsFunc(list, func(x any) bool { s, _ := x.(string); return convEncoder(s) }) {
-			return true
+		list, _ := v.([]any)
+		for _, x := range list {
+			if s, ok := x.(string); ok {
+				encs = append(encs, s)
+			}
 		}
 	}
-	return false
-}
-
-// resolveConv gives a cnn run the default layers when the file names none,
-// and drops conv from a run of another encoder (a sweep over encoders).
-// conv_stride stays as given (validateSettings checked it against the
-// layers): none means every layer stride 2.
-func (m *Model) resolveConv() {
-	switch {
-	case !convEncoder(m.Encoder):
-		m.Conv, m.ConvStride, m.ConvKernel = nil, nil, 0
-	case m.Conv == nil:
-		m.Conv = seq2seq.DefaultConv()
+	used := func(name string) error {
+		has := seq2seq.EncodersWithSetting(name)
+		if slices.ContainsFunc(encs, func(n string) bool { return slices.Contains(has, n) }) {
+			return nil
+		}
+		who := "the " + has[0] + " encoder has"
+		if len(has) > 1 {
+			who = "the " + strings.Join(has, " and ") + " encoders have"
+		}
+		return fmt.Errorf("only %s %s, and no run uses it (encoder is %q)", who, name, e.Model.Encoder)
 	}
-	if convEncoder(m.Encoder) && m.ConvKernel == 0 {
-		m.ConvKernel = seq2seq.DefaultConvKernel // recorded in config.toml and the checkpoint
+	for _, k := range slices.Sorted(maps.Keys(e.Model.EncoderSettings)) {
+		if st, _ := seq2seq.EncoderSetting(k); st.Lenient {
+			continue
+		}
+		if err := used(k); err != nil {
+			return e.errf("model", k, "%v", err)
+		}
 	}
+	for _, k := range slices.Sorted(maps.Keys(e.Sweep)) {
+		name := strings.TrimPrefix(k, "model.")
+		if st, ok := seq2seq.EncoderSetting(name); !ok || st.Lenient || strings.Contains(name, ".") {
+			continue
+		}
+		if err := used(name); err != nil {
+			return e.errf("sweep", quoteIfDotted(k), "%v: the runs would be identical", err)
+		}
+	}
+	return nil
 }

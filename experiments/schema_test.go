@@ -222,13 +222,13 @@ func TestCnnConvDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := runs[0].Model.Conv; fmt.Sprint(got) != "[32 64 64]" {
+	if got := runs[0].Model.EncoderSettings["conv"]; fmt.Sprint(got) != "[32 64 64]" {
 		t.Errorf("default conv %v", got)
 	}
-	if got := runs[0].Model.ConvKernel; got != 4 {
-		t.Errorf("default conv_kernel %d, want 4 (recorded, not 0)", got)
+	if got := runs[0].Model.EncoderSettings["conv_kernel"]; fmt.Sprint(got) != "[4]" {
+		t.Errorf("default conv_kernel %v, want [4] (recorded, not left out)", got)
 	}
-	if got := runs[0].Model.ConvStride; got != nil {
+	if got, ok := runs[0].Model.EncoderSettings["conv_stride"]; ok {
 		t.Errorf("default conv_stride %v, want none (every layer stride 2)", got)
 	}
 	e, err = Parse([]byte(shapesHead+"encoder = \"cnn\"\nconv_stride = [2, 2, 1]\n"), "x.toml")
@@ -238,7 +238,7 @@ func TestCnnConvDefault(t *testing.T) {
 	if runs, err = e.Runs(); err != nil {
 		t.Fatal(err)
 	}
-	if got := fmt.Sprint(runs[0].Model.Conv, runs[0].Model.ConvStride); got != "[32 64 64] [2 2 1]" {
+	if got := fmt.Sprint(runs[0].Model.EncoderSettings["conv"], runs[0].Model.EncoderSettings["conv_stride"]); got != "[32 64 64] [2 2 1]" {
 		t.Errorf("conv_stride on the default conv: conv, conv_stride %s, want [32 64 64] [2 2 1]", got)
 	}
 	e, err = Parse([]byte(shapesHead+"encoder = \"patches\"\nconv = [8, 16]\nconv_stride = [2, 1]\n[sweep]\nencoder = [\"patches\", \"cnn\"]\n"), "x.toml")
@@ -254,13 +254,13 @@ func TestCnnConvDefault(t *testing.T) {
 		if r.Model.Encoder == "cnn" {
 			want = "[8 16]"
 		}
-		if got := fmt.Sprint(r.Model.Conv); got != want {
+		if got := fmt.Sprint(r.Model.EncoderSettings["conv"]); got != want {
 			t.Errorf("%s: conv %s, want %s", r.ID, got, want)
 		}
 		if want == "[8 16]" {
 			want = "[2 1]"
 		}
-		if got := fmt.Sprint(r.Model.ConvStride); got != want {
+		if got := fmt.Sprint(r.Model.EncoderSettings["conv_stride"]); got != want {
 			t.Errorf("%s: conv_stride %s, want %s", r.ID, got, want)
 		}
 	}

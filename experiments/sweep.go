@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/attnzoo/attnzoo/scorers"
+	"github.com/attnzoo/attnzoo/seq2seq"
 	"github.com/attnzoo/attnzoo/tasks"
 )
 
@@ -183,7 +184,7 @@ func (e *Experiment) Runs() ([]*Run, error) {
 				}
 				taskChanged = taskChanged || strings.HasPrefix(a.Key, "task.")
 			}
-			r.Model.resolveConv()
+			r.Model.Config = r.Model.Config.OwnSettings().WithSettingDefaults()
 			where := r.PointID()
 			if taskChanged && !e.skipTask {
 				if err := newTaskCheck(taskName, r.Task); err != nil {
@@ -249,6 +250,22 @@ func (e *Experiment) apply(r *Run, a Assignment) error {
 		}
 		settings[parts[1]] = x
 		r.Model.ScorerSettings = settings
+		return nil
+	}
+	if st, ok := seq2seq.EncoderSetting(parts[1]); ok && parts[0] == "model" {
+		if st.List {
+			return e.errf("sweep", quoteIfDotted(a.Key), "cannot be swept (it is not a single value)")
+		}
+		x, ok := number(a.Value)
+		if !ok {
+			return e.errf("sweep", quoteIfDotted(a.Key), "want number values, got %v (%T)", a.Value, a.Value)
+		}
+		settings := maps.Clone(r.Model.EncoderSettings) // the runs share the file's map
+		if settings == nil {
+			settings = map[string][]float64{}
+		}
+		settings[parts[1]] = []float64{x}
+		r.Model.EncoderSettings = settings
 		return nil
 	}
 	var target reflect.Value

@@ -2,20 +2,19 @@ package seq2seq
 
 import "fmt"
 
-// Batch is B source sequences padded to S tokens and, for training, their
-// targets: TgtIn = <s> y_1 … y_n and TgtOut = y_1 … y_n </s>, padded to T.
+// Batch is B sources, each attended over at S positions, and for training
+// their targets: TgtIn = <s> y_1 … y_n and TgtOut = y_1 … y_n </s>, padded
+// to T. The sources are token ids (Src, NewBatch) for an encoder of
+// tokens, or what an encoder of images or features prepared of each
+// (Values, NewValueBatch: EncoderInfo.Prepare), which the encoder alone
+// reads.
 type Batch struct {
-	Src           [][]int
+	Src           [][]int     // token ids padded to S; nil for prepared sources
+	Values        [][]float32 // prepared sources, one row each; nil for tokens
 	TgtIn, TgtOut [][]int
 	srcLen        []int
-
-	// Region sources (NewRegionBatch): B rows of S × RegionSize values.
-	Regions    [][]float32
-	RegionSize int
-	tgtLen     []int // n + 1 (the </s>)
-
-	// Image sources (NewImageBatch): B rows of H·W·C pixels (cnn encoder).
-	Pixels [][]float32
+	tgtLen        []int // n + 1 (the </s>)
+	s             int   // S
 }
 
 // NewBatch pads token-id sequences into a batch. tgt may be nil (decoding).
@@ -24,25 +23,55 @@ func NewBatch(src, tgt [][]int) (*Batch, error) {
 	if len(src) == 0 {
 		return nil, fmt.Errorf("seq2seq: empty batch")
 	}
-	if tgt != nil && len(tgt) != len(src) {
-		return nil, fmt.Errorf("seq2seq: %d sources but %d targets", len(src), len(tgt))
-	}
 	b := &Batch{srcLen: make([]int, len(src))}
-	S := 0
 	for i, s := range src {
 		if len(s) == 0 {
 			return nil, fmt.Errorf("seq2seq: source %d is empty", i)
 		}
 		b.srcLen[i] = len(s)
-		S = max(S, len(s))
+		b.s = max(b.s, len(s))
+	}
+	if err := b.setTargets(tgt); err != nil {
+		return nil, err
 	}
 	b.Src = make([][]int, len(src))
 	for i, s := range src {
-		b.Src[i] = make([]int, S)
+		b.Src[i] = make([]int, b.s)
 		copy(b.Src[i], s)
 	}
+	return b, nil
+}
+
+// NewValueBatch makes a batch of B sources that an encoder prepared
+// (EncoderInfo.Prepare: a row of values each, which it alone reads), each
+// attended over at all of its S positions (regions, or a grid's cells),
+// with their targets (nil for decoding). The encoder's CheckBatch checks
+// the rows' length.
+func NewValueBatch(values [][]float32, S int, tgt [][]int) (*Batch, error) {
+	if len(values) == 0 {
+		return nil, fmt.Errorf("seq2seq: empty batch")
+	}
+	if S <= 0 {
+		return nil, fmt.Errorf("seq2seq: sources of %d positions", S)
+	}
+	b := &Batch{Values: values, srcLen: make([]int, len(values)), s: S}
+	for i := range b.srcLen {
+		b.srcLen[i] = S
+	}
+	if err := b.setTargets(tgt); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// setTargets sets the targets of a batch whose sources are set (tgt nil:
+// none, for decoding).
+func (b *Batch) setTargets(tgt [][]int) error {
 	if tgt == nil {
-		return b, nil
+		return nil
+	}
+	if len(tgt) != len(b.srcLen) {
+		return fmt.Errorf("seq2seq: %d sources but %d targets", len(b.srcLen), len(tgt))
 	}
 	T := 0
 	b.tgtLen = make([]int, len(tgt))
@@ -60,14 +89,14 @@ func NewBatch(src, tgt [][]int) (*Batch, error) {
 		out[len(t)] = EosID
 		b.TgtIn[i], b.TgtOut[i] = in, out
 	}
-	return b, nil
+	return nil
 }
 
 // Size is B.
-func (b *Batch) Size() int { return len(b.Src) }
+func (b *Batch) Size() int { return len(b.srcLen) }
 
 // SrcLen is S, the padded source length.
-func (b *Batch) SrcLen() int { return len(b.Src[0]) }
+func (b *Batch) SrcLen() int { return b.s }
 
 // TgtLen is T, the padded target length (with </s>).
 func (b *Batch) TgtLen() int {
@@ -90,15 +119,16 @@ func (b *Batch) Tokens() int {
 }
 
 // PadTo pads a token batch to at least S source and T target positions
-// (with </s>), and a region or image batch's targets to T. The padding is
-// masked like any other (the lengths stay), so the loss and its gradients
-// are the unpadded batch's; batches padded to a few lengths share compiled
-// graphs (GraphCache keys on the shape).
+// (with </s>), and a batch of prepared sources' targets to T. The padding
+// is masked like any other (the lengths stay), so the loss and its
+// gradients are the unpadded batch's; batches padded to a few lengths
+// share compiled graphs (GraphCache keys on the shape).
 func (b *Batch) PadTo(S, T int) {
-	if b.Regions == nil && b.Pixels == nil {
+	if b.Src != nil {
 		for i, s := range b.Src {
 			b.Src[i] = padRow(s, S)
 		}
+		b.s = len(b.Src[0])
 	}
 	for i := range b.TgtIn {
 		b.TgtIn[i], b.TgtOut[i] = padRow(b.TgtIn[i], T), padRow(b.TgtOut[i], T)

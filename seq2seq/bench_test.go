@@ -80,7 +80,7 @@ func BenchmarkBeam5(b *testing.B) {
 // doubly stochastic penalty, captions of 12 words (13 steps with </s>).
 func BenchmarkCNNStep(b *testing.B) {
 	cfg := Config{Cell: "lstm", Encoder: "cnn", Decoder: "bahdanau", Scorer: "concat", TgtVocab: 40, Embed: 64, Hidden: 128, Attention: 128,
-		Conv: DefaultConv(), ImageC: 3, ImageH: 64, ImageW: 64, Beta: true, Lambda: 1.0 / 64, Dtype: "float32", Seed: 1}
+		EncoderSettings: map[string][]float64{"conv": Ints(DefaultConv()...)}, ImageC: 3, ImageH: 64, ImageW: 64, Beta: true, Lambda: 1.0 / 64, Dtype: "float32", Seed: 1}
 	m, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)

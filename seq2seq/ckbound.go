@@ -23,9 +23,14 @@ func checkHeld(c Config, held int) error {
 			return fmt.Errorf("the configuration asks for %s = %.3g values in one parameter, and the checkpoint holds %d in all", p.what, p.n, held)
 		}
 	}
-	for l, ch := range c.Conv {
-		if float64(ch) > float64(held) {
-			return fmt.Errorf("the configuration asks for %d channels in conv layer %d, and the checkpoint holds %d values in all", ch, l+1, held)
+	for _, s := range EncoderSettingsOf(c.Encoder) {
+		if !s.Size {
+			continue
+		}
+		for l, ch := range c.Setting(s.Name) {
+			if ch > float64(held) {
+				return fmt.Errorf("the configuration asks for %s = %g in entry %d of its encoder setting %s, and the checkpoint holds %d values in all", s.Name, ch, l+1, s.Name, held)
+			}
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package seq2seq
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -43,7 +44,7 @@ func imageBatch(rng *rand.Rand, B, H, W, C, S, tgtLen, vocab int) *Batch {
 // tinyCNN: 8×8 images, two layers → a 2×2 grid of 4-vectors.
 func tinyCNN(cell, decoder, scorer string) Config {
 	return Config{Cell: cell, Encoder: "cnn", Decoder: decoder, Scorer: scorer, TgtVocab: 10, Embed: 3, Hidden: 4, Attention: 3,
-		Conv: []int{3, 4}, ImageC: 3, ImageH: 8, ImageW: 8, Beta: true, Lambda: 0.5, Dtype: "float64", Seed: 3}
+		EncoderSettings: map[string][]float64{"conv": Ints(3, 4)}, ImageC: 3, ImageH: 8, ImageW: 8, Beta: true, Lambda: 0.5, Dtype: "float64", Seed: 3}
 }
 
 // TestCnnGradients: the conv layers, the region projection, the gate and
@@ -51,16 +52,16 @@ func tinyCNN(cell, decoder, scorer string) Config {
 // differences (every entry of every parameter, float64).
 func TestCnnGradients(t *testing.T) {
 	zero := tinyCNN("lstm", "bahdanau", "dot")
-	zero.Init = "zero"  // no init layers: everything reaches the decoder by attention
-	zero.ConvKernel = 2 // non-overlapping windows, padding 0
+	zero.Init = "zero"                                // no init layers: everything reaches the decoder by attention
+	zero = withSetting(zero, "conv_kernel", []int{2}) // non-overlapping windows, padding 0
 	// a stride-1 3×3 layer after a stride-2 one: 8×8 → 4×4 → 4×4, 16 cells
 	fine := tinyCNN("gru", "bahdanau", "concat")
-	fine.ConvStride = []int{2, 1}
+	fine = withSetting(fine, "conv_stride", []int{2, 1})
 	fine.Lambda = 1.0 / 16 // λ ≈ 1/regions: the penalty, summed over 16 cells, keeps the cost (and the differences' rounding) small
 	for _, cfg := range []Config{tinyCNN("lstm", "bahdanau", "concat"), tinyCNN("gru", "luong", "general"), zero, fine} {
 		name := cfg.Cell + "/" + cfg.Decoder + "/" + cfg.Scorer
-		if cfg.ConvStride != nil {
-			name += fmt.Sprintf("/stride%v", cfg.ConvStride)
+		if cfg.IntsSetting("conv_stride") != nil {
+			name += fmt.Sprintf("/stride%v", cfg.IntsSetting("conv_stride"))
 		}
 		t.Run(name, func(t *testing.T) {
 			m, err := New(cfg)
@@ -68,7 +69,7 @@ func TestCnnGradients(t *testing.T) {
 				t.Fatal(err)
 			}
 			S := 4 // 2×2 cells
-			if cfg.ConvStride != nil {
+			if cfg.IntsSetting("conv_stride") != nil {
 				S = 16 // 4×4
 			}
 			if m.Cfg.Regions != S {
@@ -86,7 +87,7 @@ func TestCnnGradients(t *testing.T) {
 				}
 			}
 			k0, k1 := cfg.convKernel(), cfg.convKernel() // the stride-2 kernel
-			if cfg.ConvStride != nil {
+			if cfg.IntsSetting("conv_stride") != nil {
 				k1 = 3 // the stride-1 layer's
 			}
 			if want := 3*k0*k0*3 + 3 + 4*k1*k1*3 + 4; len(conv) != want {
@@ -106,7 +107,7 @@ func TestCnnGradients(t *testing.T) {
 // layers; impossible sizes are errors that name the sizes.
 func TestCnnConfig(t *testing.T) {
 	c := Config{Cell: "gru", Encoder: "cnn", Decoder: "bahdanau", Scorer: "dot", TgtVocab: 10, Embed: 8, Hidden: 16,
-		Conv: DefaultConv(), ImageC: 3, ImageH: 64, ImageW: 64}
+		EncoderSettings: map[string][]float64{"conv": Ints(DefaultConv()...)}, ImageC: 3, ImageH: 64, ImageW: 64}
 	r, err := c.Resolve()
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +117,7 @@ func TestCnnConfig(t *testing.T) {
 	}
 	c = r
 	if c.Regions != 64 || c.RegionSize != 64 {
-		t.Errorf("64×64 image, conv %v: %d regions of %d, want 64 of 64", c.Conv, c.Regions, c.RegionSize)
+		t.Errorf("64×64 image, conv %v: %d regions of %d, want 64 of 64", c.IntsSetting("conv"), c.Regions, c.RegionSize)
 	}
 	m, err := New(c)
 	if err != nil {
@@ -136,7 +137,7 @@ func TestCnnConfig(t *testing.T) {
 	}
 	// conv_kernel 2: non-overlapping 2×2 windows, 2·2·C_in columns, the same grid.
 	k2 := c
-	k2.ConvKernel = 2
+	k2 = withSetting(k2, "conv_kernel", []int{2})
 	k2, err = k2.Resolve()
 	if err != nil || k2.Regions != 64 {
 		t.Fatalf("conv_kernel 2: %v, %d regions", err, k2.Regions)
@@ -145,12 +146,12 @@ func TestCnnConfig(t *testing.T) {
 	// conv_stride [2, 2, 1]: two halvings, a 16×16 grid; the stride-1
 	// layer's W is [64, 3·3·64].
 	s1 := c
-	s1.ConvStride = []int{2, 2, 1}
+	s1 = withSetting(s1, "conv_stride", []int{2, 2, 1})
 	s1, err = s1.Resolve()
 	if err != nil || s1.Regions != 16*16 || s1.RegionSize != 64 {
 		t.Fatalf("conv_stride [2 2 1]: %v, %d regions of %d, want 256 of 64", err, s1.Regions, s1.RegionSize)
 	}
-	if got := fmt.Sprint(s1.ConvStride, s1.ConvKernel); got != "[2 2 1] 4" {
+	if got := fmt.Sprint(s1.IntsSetting("conv_stride"), s1.IntSetting("conv_kernel")); got != "[2 2 1] 4" {
 		t.Errorf("conv_stride [2 2 1]: recorded conv_stride and kernel %s", got)
 	}
 	// checkpoints record the strides; a model without them saves as before
@@ -184,7 +185,8 @@ func TestCnnConfig(t *testing.T) {
 	}
 	// every layer stride 1: the grid is the image (n = 0 halvings)
 	all1 := c
-	all1.Conv, all1.ConvStride, all1.ImageH, all1.ImageW = []int{4, 6}, []int{1, 1}, 5, 7
+	all1 = withSetting(withSetting(all1, "conv", []int{4, 6}), "conv_stride", []int{1, 1})
+	all1.ImageH, all1.ImageW = 5, 7
 	all1, err = all1.Resolve()
 	if err != nil || all1.Regions != 35 || all1.RegionSize != 6 {
 		t.Errorf("conv_stride [1 1] on 5×7: %v, %d regions of %d, want 35 of 6", err, all1.Regions, all1.RegionSize)
@@ -213,26 +215,30 @@ func TestCnnConfig(t *testing.T) {
 		edit func(*Config)
 		want []string
 	}{
-		{"stride [2 2 1] odd size", func(c *Config) { c.ConvStride, c.ImageH, c.ImageW = []int{2, 2, 1}, 62, 62 }, []string{"2 stride-2 layers", "multiples of 4", "62×62", "nearest: 60 or 64"}},
-		{"short stride", func(c *Config) { c.ConvStride = []int{2, 1} }, []string{"conv_stride", "2 strides for the 3 layers of conv"}},
-		{"long stride", func(c *Config) { c.ConvStride = []int{2, 1, 1, 1} }, []string{"conv_stride", "4 strides for the 3 layers of conv"}},
-		{"stride 3", func(c *Config) { c.ConvStride = []int{2, 3, 1} }, []string{"conv_stride", "layer 2 has stride 3", "1", "2"}},
-		{"stride 0", func(c *Config) { c.ConvStride = []int{0, 2, 2} }, []string{"conv_stride", "layer 1 has stride 0"}},
+		{"stride [2 2 1] odd size", func(c *Config) { *c = withSetting(*c, "conv_stride", []int{2, 2, 1}); c.ImageH, c.ImageW = 62, 62 }, []string{"2 stride-2 layers", "multiples of 4", "62×62", "nearest: 60 or 64"}},
+		{"short stride", func(c *Config) { *c = withSetting(*c, "conv_stride", []int{2, 1}) }, []string{"conv_stride", "2 strides for the 3 layers of conv"}},
+		{"long stride", func(c *Config) { *c = withSetting(*c, "conv_stride", []int{2, 1, 1, 1}) }, []string{"conv_stride", "4 strides for the 3 layers of conv"}},
+		{"stride 3", func(c *Config) { *c = withSetting(*c, "conv_stride", []int{2, 3, 1}) }, []string{"conv_stride", "layer 2 has stride 3", "1", "2"}},
+		{"stride 0", func(c *Config) { *c = withSetting(*c, "conv_stride", []int{0, 2, 2}) }, []string{"conv_stride", "layer 1 has stride 0"}},
 		{"stride on patches", func(c *Config) {
-			c.Encoder, c.Regions, c.RegionSize, c.Conv, c.ConvStride = "patches", 4, 4, nil, []int{2}
+			*c = withSetting(withSetting(*c, "conv", nil), "conv_stride", []int{2})
+			c.Encoder, c.Regions, c.RegionSize = "patches", 4, 4
 		}, []string{"conv", "only the cnn encoder"}},
 		{"odd size", func(c *Config) { c.ImageH, c.ImageW = 60, 60 }, []string{"multiples of 8", "60×60", "56 or 64"}},
 		{"too small", func(c *Config) { c.ImageH, c.ImageW = 4, 4 }, []string{"multiples of 8", "4×4"}},
-		{"no layers", func(c *Config) { c.Conv = nil }, []string{"conv", "at least one layer"}},
-		{"zero channels", func(c *Config) { c.Conv = []int{8, 0} }, []string{"conv", "layer 2", "0 output channels"}},
+		{"no layers", func(c *Config) { *c = withSetting(*c, "conv", []int{}) }, []string{"conv", "at least one layer"}},
+		{"zero channels", func(c *Config) { *c = withSetting(*c, "conv", []int{8, 0}) }, []string{"conv", "layer 2", "0 output channels"}},
 		{"no image", func(c *Config) { c.ImageC = 0 }, []string{"image", "0×64×64"}},
 		{"conv on patches", func(c *Config) { c.Encoder, c.Regions, c.RegionSize = "patches", 4, 4 }, []string{"conv", "only the cnn encoder", "patches"}},
-		{"odd kernel", func(c *Config) { c.ConvKernel = 3 }, []string{"conv_kernel", "even", "got 3"}},
-		{"kernel on patches", func(c *Config) { c.Encoder, c.Regions, c.RegionSize, c.Conv, c.ConvKernel = "patches", 4, 4, nil, 2 }, []string{"conv", "only the cnn encoder"}},
+		{"odd kernel", func(c *Config) { *c = withSetting(*c, "conv_kernel", []int{3}) }, []string{"conv_kernel", "even", "got 3"}},
+		{"kernel on patches", func(c *Config) {
+			*c = withSetting(withSetting(*c, "conv", nil), "conv_kernel", []int{2})
+			c.Encoder, c.Regions, c.RegionSize = "patches", 4, 4
+		}, []string{"conv", "only the cnn encoder"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := c
-			d.Conv = slices.Clone(c.Conv)
+			d.EncoderSettings = maps.Clone(c.EncoderSettings)
 			tc.edit(&d)
 			err := d.Validate()
 			if err == nil {
@@ -271,7 +277,7 @@ func TestCnnBatchErrors(t *testing.T) {
 func TestCnnCheckpoint(t *testing.T) {
 	cfg := tinyCNN("lstm", "bahdanau", "concat")
 	cfg.Dtype, cfg.Hidden, cfg.Embed, cfg.Attention = "float32", 16, 8, 8
-	cfg.Conv, cfg.ConvStride = []int{3, 4, 4}, []int{2, 1, 2} // 8×8 → 4×4 → 4×4 → 2×2: 4 cells
+	cfg = withSetting(withSetting(cfg, "conv", []int{3, 4, 4}), "conv_stride", []int{2, 1, 2}) // 8×8 → 4×4 → 4×4 → 2×2: 4 cells
 	m, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -300,7 +306,7 @@ func TestCnnCheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(ck.Config.Conv, cfg.Conv) || !slices.Equal(ck.Config.ConvStride, cfg.ConvStride) || ck.Config.ImageH != 8 || ck.Config.Regions != 4 {
+	if !slices.Equal(ck.Config.IntsSetting("conv"), cfg.IntsSetting("conv")) || !slices.Equal(ck.Config.IntsSetting("conv_stride"), cfg.IntsSetting("conv_stride")) || ck.Config.ImageH != 8 || ck.Config.Regions != 4 {
 		t.Errorf("checkpoint config %+v", ck.Config)
 	}
 	test := imageBatch(rand.New(rand.NewPCG(6, 6)), 5, 8, 8, 3, 4, 0, 10)
@@ -347,4 +353,21 @@ func checkParamShapes(t *testing.T, cfg Config, label string, want map[string][]
 		}
 	}
 	return m
+}
+
+// withSetting returns c with its encoder setting name set to v (nil: left
+// out, so the default holds), in a map of its own: configurations copied
+// from c keep theirs.
+func withSetting(c Config, name string, v []int) Config {
+	m := maps.Clone(c.EncoderSettings)
+	if m == nil {
+		m = map[string][]float64{}
+	}
+	if v == nil {
+		delete(m, name)
+	} else {
+		m[name] = Ints(v...)
+	}
+	c.EncoderSettings = m
+	return c
 }

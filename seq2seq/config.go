@@ -30,8 +30,9 @@ type Config struct {
 	Dropout    float64 `json:"dropout" toml:"dropout"`
 	Dtype      string  `json:"dtype" toml:"-"` // float32 | float64
 
-	// Region encoders (patches, features): S regions of RegionSize values.
-	// The cnn encoder derives both from its image and layers (Resolve).
+	// Region encoders: S regions of RegionSize values, as the encoder's
+	// Shape gives them from the task's sources (the cnn derives both from
+	// its image and layers: Resolve).
 	Regions    int     `json:"regions,omitempty" toml:"-"`
 	RegionSize int     `json:"region_size,omitempty" toml:"-"`
 	Beta       bool    `json:"beta,omitempty" toml:"beta"` // Show, Attend and Tell's gating scalar on the context
@@ -43,14 +44,16 @@ type Config struct {
 	// setting "attention" unless this names it.
 	ScorerSettings map[string]float64 `json:"scorer_settings,omitempty" toml:"-"`
 
-	// The cnn encoder (cnn.go): output channels and stride (1 or 2) per
-	// layer, and the image's channels, height and width.
-	Conv       []int `json:"conv,omitempty" toml:"conv"`               // nil: DefaultConv
-	ConvStride []int `json:"conv_stride,omitempty" toml:"conv_stride"` // one per layer; empty = every layer stride 2
-	ConvKernel int   `json:"conv_kernel,omitempty" toml:"conv_kernel"` // the stride-2 kernel, even; 0 = DefaultConvKernel
-	ImageC     int   `json:"image_c,omitempty" toml:"-"`
-	ImageH     int   `json:"image_h,omitempty" toml:"-"`
-	ImageW     int   `json:"image_w,omitempty" toml:"-"`
+	// EncoderSettings are the encoder's own settings (EncoderInfo.Settings,
+	// read with Setting), by name: a one-number setting is one entry.
+	// Resolve records the defaults of those left out.
+	EncoderSettings map[string][]float64 `json:"encoder_settings,omitempty" toml:"-"`
+
+	// The images' channels, height and width, for an encoder that reads
+	// whole images (the cnn: EncoderInfo.Shape sets them from the task's).
+	ImageC int `json:"image_c,omitempty" toml:"-"`
+	ImageH int `json:"image_h,omitempty" toml:"-"`
+	ImageW int `json:"image_w,omitempty" toml:"-"`
 }
 
 // FieldError is a configuration error about one field, named by its key.
@@ -67,7 +70,7 @@ func fieldErr(key, format string, a ...any) error {
 
 // CheckModel checks what of the configuration needs no data (no
 // vocabulary, no image size): the encoder's own check (EncoderInfo.Check,
-// as birnn's even hidden size), dropout and lambda. Errors are
+// as birnn's even hidden size), its settings, dropout and lambda. Errors are
 // *FieldError. Resolve runs it; an experiment file runs it on every sweep
 // point before any data is loaded.
 func (c Config) CheckModel() error {
@@ -79,6 +82,9 @@ func (c Config) CheckModel() error {
 		if err := enc.Check(c); err != nil {
 			return err
 		}
+	}
+	if err := c.checkSettings(); err != nil {
+		return err
 	}
 	if !(c.Dropout >= 0 && c.Dropout < 1) {
 		return fieldErr("dropout", "must be in [0, 1), got %g", c.Dropout)
@@ -103,7 +109,7 @@ func (c Config) filled() Config {
 	if c.Attention == 0 {
 		c.Attention = c.Hidden
 	}
-	return c
+	return c.WithSettingDefaults()
 }
 
 func oneOf(key, v string, allowed []string) error {
@@ -123,10 +129,11 @@ func (c Config) Validate() error {
 }
 
 // Resolve checks every field and returns the configuration with the
-// defaults filled in and what the encoder implies derived: a region
-// encoder's source vocabulary (1: no tokens), longest source (its regions)
-// and initial state (the mean annotation: it has no final state), and the
-// cnn encoder's grid of regions. The model records the result.
+// defaults filled in (the encoder's settings' too) and what the encoder
+// implies derived: a region encoder's source vocabulary (1: no tokens),
+// longest source (its regions) and initial state (the mean annotation: it
+// has no final state), and what its Resolve derives (the cnn encoder's
+// grid of regions). The model records the result.
 func (c Config) Resolve() (Config, error) {
 	c = c.filled()
 	if err := oneOf("cell", c.Cell, cells.Names()); err != nil {
@@ -136,9 +143,6 @@ func (c Config) Resolve() (Config, error) {
 		return c, err
 	}
 	enc, _ := encoderInfo(c.Encoder)
-	if !enc.Conv && (len(c.Conv) > 0 || len(c.ConvStride) > 0 || c.ConvKernel != 0) {
-		return c, fmt.Errorf("seq2seq: conv: only the cnn encoder has conv layers, encoder is %q", c.Encoder)
-	}
 	if err := c.CheckModel(); err != nil {
 		return c, err
 	}

@@ -31,9 +31,25 @@ func init() {
 				}
 				return nil
 			},
-			New: func(b *Builder) (Encoder, error) { return newTokenEncoder(b, bi) },
+			Cost: func(c Config, s CostSizes) Cost { return tokenCost(s, bi) },
+			New:  func(b *Builder) (Encoder, error) { return newTokenEncoder(b, bi) },
 		})
 	}
+}
+
+// tokenCost: the source embedding [V_s, E] and the cells, and per
+// training graph each direction's gates and states at every position.
+func tokenCost(s CostSizes, bi bool) Cost {
+	dirs, h := 1.0, s.Hidden
+	if bi {
+		dirs, h = 2, s.Hidden/2
+	}
+	var c Cost
+	c.S = s.MaxSrc
+	c.Params += s.SrcVocab*s.Embed + dirs*s.CellParams(s.Embed, h)
+	c.largest("[model] embed × the source vocabulary (the source embedding)", s.SrcVocab*s.Embed)
+	c.Activations = c.S * s.Batch * (dirs*(3*s.Gates+6)*h + s.Embed)
+	return c
 }
 
 func newTokenEncoder(b *Builder, bi bool) (Encoder, error) {

@@ -14,34 +14,26 @@ import (
 //
 // `patches`, `features` and `cnn` share this graph; they differ in how r_i
 // is made: non-overlapping image patches flattened, or rows of an .npy
-// feature array, both by the caller; or a convolutional stack trained with
-// the model (cnn.go). Every region is present (mask all ones), and the decoder
-// starts from the mean annotation (Xu et al. §3.1.2):
+// feature array, both prepared by the encoder from the task's sources
+// (EncoderInfo.Prepare); or a convolutional stack trained with the model
+// (cnn.go) over the image the encoder laid out. Every region is present
+// (mask all ones), and the decoder starts from the mean annotation (Xu et
+// al. §3.1.2):
 // h_0 = tanh(W_init mean(a) + b_init), and c_0 = tanh(W_initc mean(a) + b_initc)
 // for an LSTM — or, with init "zero", from zeros.
 //
 // EncodersReading(source.Images) and EncodersReading(source.Features) list them.
 
 // NewRegionBatch makes a batch of B sources of S regions of size P each
-// (regions[i] holds S·P values, region-major) with their targets (nil for
-// decoding).
+// (regions[i] holds S·P values, region-major, as the patches and features
+// encoders prepare them) with their targets (nil for decoding).
 func NewRegionBatch(regions [][]float32, S, P int, tgt [][]int) (*Batch, error) {
-	if len(regions) == 0 {
-		return nil, fmt.Errorf("seq2seq: empty batch")
-	}
-	src := make([][]int, len(regions))
 	for i, r := range regions {
 		if len(r) != S*P {
 			return nil, fmt.Errorf("seq2seq: source %d has %d region values, want %d regions × %d", i, len(r), S, P)
 		}
-		src[i] = make([]int, S) // placeholders: the regions are the source
 	}
-	b, err := NewBatch(src, tgt)
-	if err != nil {
-		return nil, err
-	}
-	b.Regions, b.RegionSize = regions, P
-	return b, nil
+	return NewValueBatch(regions, S, tgt)
 }
 
 // gate applies Show, Attend and Tell's gating scalar (§4.2.1):

@@ -26,7 +26,8 @@ func TestGreedyScoreIsNLL(t *testing.T) {
 				case "birnn":
 					cfg.Regions, cfg.RegionSize = 0, 0
 				case "cnn": // 8×8×2 images → a 2×2 grid: 4 regions of 6
-					cfg.Conv, cfg.ImageC, cfg.ImageH, cfg.ImageW = []int{5, 6}, 2, 8, 8
+					cfg = withSetting(cfg, "conv", []int{5, 6})
+					cfg.ImageC, cfg.ImageH, cfg.ImageW = 2, 8, 8
 				}
 				m, err := New(cfg)
 				if err != nil {
@@ -50,9 +51,9 @@ func TestGreedyScoreIsNLL(t *testing.T) {
 					var one *Batch
 					switch enc {
 					case "patches":
-						one, _ = NewRegionBatch(b.Regions[i:i+1], 4, 6, [][]int{h.Tokens})
+						one, _ = NewRegionBatch(b.Values[i:i+1], 4, 6, [][]int{h.Tokens})
 					case "cnn":
-						one, _ = NewImageBatch(b.Pixels[i:i+1], 4, 8*8*2, [][]int{h.Tokens})
+						one, _ = NewImageBatch(b.Values[i:i+1], 4, 8*8*2, [][]int{h.Tokens})
 					default:
 						one, _ = NewBatch([][]int{b.Src[i][:b.SrcLens()[i]]}, [][]int{h.Tokens})
 					}

@@ -151,7 +151,7 @@ func TestRegionsInputShared(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(3, 3))
 	long := regionBatch(rng, 5, 9, 12) // captions of 1, 2, 3 tokens: 4 steps with </s>
-	short, err := NewRegionBatch(long.Regions[:5], 9, 12, [][]int{{4}, {5}, {6}, {7}, {8}})
+	short, err := NewRegionBatch(long.Values[:5], 9, 12, [][]int{{4}, {5}, {6}, {7}, {8}})
 	if err != nil {
 		t.Fatal(err)
 	}

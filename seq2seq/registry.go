@@ -46,16 +46,33 @@ type EncoderInfo struct {
 	// "mean"), and an LSTM decoder's memory from a learned layer of it,
 	// as in Show, Attend and Tell (Xu et al. 2015, §3.1.2).
 	Final bool
-	// Conv reports whether the encoder reads Config's conv fields; for
-	// any other encoder they are an error.
-	Conv bool
-	// Check, when not nil, checks the encoder's own fields that need no
-	// data, returning a *FieldError (birnn: an even hidden size).
+	// Settings are the encoder's own settings (Setting): [model] keys of
+	// an experiment file, read with Config.Setting.
+	Settings []Setting
+	// Check, when not nil, checks the encoder's own fields and settings
+	// that need no data, returning a *FieldError (birnn: an even hidden
+	// size; cnn: one stride per layer).
 	Check func(c Config) error
 	// Resolve, when not nil, checks the encoder's fields of a filled-in
 	// configuration and returns it with what they imply (the cnn grid's
 	// Regions and RegionSize).
 	Resolve func(c Config) (Config, error)
+	// Shape, for an encoder that does not read tokens, returns c with
+	// what the task's sources imply filled in (Regions, RegionSize, and
+	// what else the encoder reads: the cnn's image size), and the grid of
+	// rows × cols its regions form over an image (0, 0 when it cannot
+	// tell). An error says which setting does not fit the sources.
+	Shape func(c Config, s source.Shape) (Config, [2]int, error)
+	// Prepare, for an encoder that does not read tokens, makes what it
+	// reads of one source (a row of Batch.Values) from the task's: image
+	// patches, the image laid out for the conv layers, the features
+	// flattened. c is the configuration Shape gave.
+	Prepare func(c Config, src source.Item) ([]float32, error)
+	// Cost, when not nil, is the encoder's part of a run's memory by
+	// formula (CostSizes); without one the estimate counts the encoder's
+	// parameters and activations as none, attending over MaxSrc positions
+	// (an encoder of tokens) or Regions.
+	Cost func(c Config, s CostSizes) Cost
 	// New makes the encoder's parameters through b.
 	New func(b *Builder) (Encoder, error)
 }
@@ -63,10 +80,19 @@ type EncoderInfo struct {
 var encoders = registry.New[EncoderInfo]("seq2seq: encoders")
 
 // RegisterEncoder makes an encoder available by name. It panics if the name
-// is empty or taken, or info has no New or Reads (programmer errors).
+// is empty or taken, info has no New or Reads, or an encoder of images or
+// features has no Shape or Prepare (programmer errors).
 func RegisterEncoder(name string, info EncoderInfo) {
 	if info.New == nil || info.Reads == "" {
 		panic("seq2seq: RegisterEncoder " + name + ": no New or Reads")
+	}
+	if info.Reads != source.Tokens && (info.Shape == nil || info.Prepare == nil) {
+		panic("seq2seq: RegisterEncoder " + name + ": an encoder of " + string(info.Reads) + " needs Shape and Prepare")
+	}
+	for _, s := range info.Settings {
+		if s.Name == "" || (!s.List && len(s.Default) > 1) {
+			panic("seq2seq: RegisterEncoder " + name + ": a setting without a name, or a one-number setting with a list default")
+		}
 	}
 	encoders.Register(name, info)
 }

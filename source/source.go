@@ -23,3 +23,18 @@ type Image struct {
 
 // At returns channel c at row y, column x.
 func (im *Image) At(c, y, x int) float32 { return im.Pix[(c*im.H+y)*im.W+x] }
+
+// Shape is the size of a task's sources that are not tokens, known before
+// they are loaded: images of C×H×W values, or S regions of D feature
+// values each.
+type Shape struct {
+	C, H, W int
+	S, D    int
+}
+
+// Item is one source that is not tokens: an image, or S region feature
+// vectors (Features[s] holds D values).
+type Item struct {
+	Image    *Image
+	Features [][]float32
+}

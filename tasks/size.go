@@ -1,6 +1,10 @@
 package tasks
 
-import "context"
+import (
+	"context"
+
+	"github.com/attnzoo/attnzoo/source"
+)
 
 // Size is how large a task's data will be, known from its options before
 // Load generates or reads anything: what a memory estimate needs. Fields a
@@ -14,8 +18,7 @@ type Size struct {
 
 	// Captioning: images of C×H×W values, or precomputed features of S
 	// regions × D values; Captions per training image.
-	C, H, W  int
-	S, D     int
+	source.Shape
 	Captions int
 
 	// DataBytes is what the loaded data holds in memory, where the task

@@ -24,12 +24,15 @@ type listing struct {
 	Normalizers []string     `json:"normalizers"`
 	Cells       []string     `json:"cells"`
 	Encoders    []string     `json:"encoders"`
-	Decoders    []string     `json:"decoders"`
-	Tasks       []string     `json:"tasks"`
-	Inits       []string     `json:"inits"`
-	Optimizers  []string     `json:"optimizers"`
-	Corpora     []string     `json:"corpora"` // the kinds of task runs train on
-	Devices     []string     `json:"devices"`
+	// EncoderSettings are each encoder's own settings ([model] keys), by
+	// encoder; an encoder without any is left out.
+	EncoderSettings map[string][]encoderSetting `json:"encoder_settings"`
+	Decoders        []string                    `json:"decoders"`
+	Tasks           []string                    `json:"tasks"`
+	Inits           []string                    `json:"inits"`
+	Optimizers      []string                    `json:"optimizers"`
+	Corpora         []string                    `json:"corpora"` // the kinds of task runs train on
+	Devices         []string                    `json:"devices"`
 }
 
 type scorerInfo struct {
@@ -48,6 +51,26 @@ type settingInfo struct {
 	Usage   string  `json:"usage"`
 }
 
+// encoderSetting is one of an encoder's settings (seq2seq.Setting).
+type encoderSetting struct {
+	Name    string    `json:"name"`
+	List    bool      `json:"list"`              // a list of numbers
+	Default []float64 `json:"default,omitempty"` // none: a list left empty
+	Usage   string    `json:"usage"`
+}
+
+// describe writes a setting as `attnzoo list` shows it: "patch = 8",
+// "conv = [32 64 64]", or the name alone when it has no default.
+func (s encoderSetting) describe() string {
+	switch {
+	case s.Default == nil:
+		return s.Name
+	case s.List:
+		return fmt.Sprintf("%s = %g", s.Name, s.Default)
+	}
+	return fmt.Sprintf("%s = %g", s.Name, s.Default[0])
+}
+
 func buildListing() listing {
 	l := listing{
 		Normalizers: scorers.NormalizerNames(),
@@ -59,6 +82,12 @@ func buildListing() listing {
 		Optimizers:  optimizers.Names(),
 		Corpora:     experiments.Corpora(),
 		Devices:     device.Kinds(),
+	}
+	l.EncoderSettings = map[string][]encoderSetting{}
+	for _, n := range l.Encoders {
+		for _, s := range seq2seq.EncoderSettingsOf(n) {
+			l.EncoderSettings[n] = append(l.EncoderSettings[n], encoderSetting{s.Name, s.List, s.Default, s.Usage})
+		}
 	}
 	aliases := map[string][]string{}
 	for a, n := range scorers.Aliases() {
@@ -112,11 +141,22 @@ func cmdList(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		fmt.Fprintf(stdout, "  %-11s %s%s\n", s.Name, s.Formula, al)
 	}
+	encoders := make([]string, len(l.Encoders))
+	for i, n := range l.Encoders {
+		encoders[i] = n
+		var own []string
+		for _, s := range l.EncoderSettings[n] {
+			own = append(own, s.describe())
+		}
+		if len(own) > 0 {
+			encoders[i] += " [settings: " + strings.Join(own, ", ") + "]"
+		}
+	}
 	for _, sec := range []struct {
 		name  string
 		items []string
 	}{
-		{"normalizers", l.Normalizers}, {"cells", l.Cells}, {"encoders", l.Encoders},
+		{"normalizers", l.Normalizers}, {"cells", l.Cells}, {"encoders", encoders},
 		{"decoders", l.Decoders}, {"tasks", l.Tasks}, {"inits", l.Inits}, {"optimizers", l.Optimizers},
 		{"corpora", l.Corpora}, {"devices", l.Devices},
 	} {

@@ -269,7 +269,7 @@ func (t *featuresTask) Size() tasks.Size {
 	if err != nil || len(h.shape) != 3 {
 		return tasks.Size{}
 	}
-	s := tasks.Size{S: h.shape[1], D: h.shape[2]}
+	s := tasks.Size{Shape: source.Shape{S: h.shape[1], D: h.shape[2]}}
 	counts := map[string]int{}
 	caps, toks := 0, 0
 	for _, e := range c.entries {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/attnzoo/attnzoo/source"
 	"github.com/attnzoo/attnzoo/tasks"
 )
 
@@ -270,7 +271,7 @@ func TestFeaturesSize(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := task.(tasks.Sizer).Size()
-		want := tasks.Size{Train: 2, Dev: 1, Test: 1, MaxTgt: 4, MeanTgt: 3.2, TgtVocab: tc.vocab, S: 6, D: 3, Captions: 2}
+		want := tasks.Size{Train: 2, Dev: 1, Test: 1, MaxTgt: 4, MeanTgt: 3.2, TgtVocab: tc.vocab, Shape: source.Shape{S: 6, D: 3}, Captions: 2}
 		if got != want {
 			t.Errorf("min_count %d: Size %+v, want %+v", tc.minCount, got, want)
 		}

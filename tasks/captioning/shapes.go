@@ -219,7 +219,7 @@ func (t *shapesTask) LoadContext(ctx context.Context, seed int64) (*Data, error)
 func (t *shapesTask) Size() tasks.Size {
 	maxCap := 4 + 9*t.maxObj
 	return tasks.Size{Train: t.train, Dev: t.dev, Test: t.test, MaxTgt: maxCap,
-		MeanTgt: float64(maxCap+4) / 2, TgtVocab: 40, C: 3, H: t.size, W: t.size, Captions: t.perImage}
+		MeanTgt: float64(maxCap+4) / 2, TgtVocab: 40, Shape: source.Shape{C: 3, H: t.size, W: t.size}, Captions: t.perImage}
 }
 
 var _ tasks.Sizer = (*shapesTask)(nil)
