@@ -128,7 +128,7 @@ func checkResumable(r *Run, dir string) error {
 // configurations, as "train.steps: 5 → 50", sorted by key: struct fields
 // by their toml names (an embedded struct's fields in its parent's
 // table), map entries by their keys, a missing one shown as "(unset)".
-// The scorers' settings are [model] keys, named so.
+// The scorers' and the encoder's settings are [model] keys, named so.
 func configDiff(a, b runConfigTOML) []string {
 	var out []string
 	diffValue("toml", "", reflect.ValueOf(a), reflect.ValueOf(b), &out)
@@ -162,7 +162,7 @@ func diffValue(tag, key string, a, b reflect.Value, out *[]string) {
 				continue
 			case name == "" || name == "-" || !f.IsExported():
 				continue
-			case tag == "toml" && name == "scorer_settings":
+			case tag == "toml" && (name == "scorer_settings" || name == "encoder_settings"):
 				name = "model"
 			}
 			diffValue(tag, join(key, name), a.Field(i), b.Field(i), out)
