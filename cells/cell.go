@@ -70,6 +70,25 @@ func Register(name string, f Factory) {
 	factories.Register(name, f)
 }
 
+// Gater is implemented by cells that compute their gates as the rows of
+// one matrix per input (every cell of this package): Gates is how many
+// (rnn 1, gru 3, lstm 4). A memory estimate reads it (GatesOf).
+type Gater interface{ Gates() int }
+
+// GatesOf returns the named cell's gates, from a one-unit cell of it;
+// false for an unknown cell or one that is no Gater.
+func GatesOf(name string) (int, bool) {
+	c, err := New(name, Config{Inputs: []int{1}, Hidden: 1})
+	if err != nil {
+		return 0, false
+	}
+	g, ok := c.(Gater)
+	if !ok {
+		return 0, false
+	}
+	return g.Gates(), true
+}
+
 // Names returns the registered cell names, sorted.
 func Names() []string { return factories.Names() }
 

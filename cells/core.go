@@ -40,6 +40,7 @@ func newCore(name string, c Config, gates int) core {
 
 func (c *core) Name() string        { return c.name }
 func (c *core) Hidden() int         { return c.cfg.Hidden }
+func (c *core) Gates() int          { return c.gates }
 func (c *core) Params() []*gx.Param { return c.params }
 
 func (c *core) param(name string, shape ...int) *gx.Param {

@@ -104,3 +104,17 @@ func TestParams(t *testing.T) {
 		}
 	}
 }
+
+// TestGatesOf: each shipped cell's gates, as its equations have them (rnn
+// h' = tanh(·): 1; gru z, r and the candidate: 3; lstm i, f, o and the
+// candidate: 4); an unknown cell tells none.
+func TestGatesOf(t *testing.T) {
+	for name, want := range map[string]int{"rnn": 1, "gru": 3, "lstm": 4} {
+		if g, ok := cells.GatesOf(name); !ok || g != want {
+			t.Errorf("GatesOf(%q) = %d, %v; want %d", name, g, ok, want)
+		}
+	}
+	if _, ok := cells.GatesOf("no-such-cell"); ok {
+		t.Error("GatesOf an unknown cell told its gates")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/attnzoo/attnzoo/cells"
 	"github.com/attnzoo/attnzoo/optimizers"
 	"github.com/attnzoo/attnzoo/scorers"
 	"github.com/attnzoo/attnzoo/seq2seq"
@@ -76,13 +77,11 @@ type estimateInput struct {
 	Bucket int
 }
 
-// gates is a cell's gate count; an unknown cell counts as the largest.
+// gates is a cell's gate count (cells.GatesOf); a cell that does not tell
+// counts as the largest, an LSTM's 4.
 func gates(cell string) float64 {
-	switch cell {
-	case "rnn":
-		return 1
-	case "gru":
-		return 3
+	if g, ok := cells.GatesOf(cell); ok {
+		return float64(g)
 	}
 	return 4
 }

@@ -149,8 +149,7 @@ type Output struct {
 func Defaults() Experiment {
 	return Experiment{
 		Seeds: []int64{1}, Dtype: "float32", Device: "cpu",
-		Model: Model{Config: seq2seq.Config{Cell: "gru", Encoder: "birnn", Decoder: "bahdanau", Scorer: "dot", Normalizer: "softmax",
-			Init: "final", Embed: 32, Hidden: 64, Attention: 64}},
+		Model:  Model{Config: seq2seq.DefaultConfig()},
 		Train:  Train{Steps: 2000, Batch: 64, Optimizer: "adam", LR: 1e-3, Clip: 5, LRDecay: 1, EvalEvery: 200, EvalSize: 500},
 		Decode: Decode{Beam: 1, Alpha: 1, Examples: 20},
 		Plots:  Plots{Formats: []string{"png", "svg"}, Palette: "gray"},

@@ -56,6 +56,15 @@ type Config struct {
 	ImageW int `json:"image_w,omitempty" toml:"-"`
 }
 
+// DefaultConfig is the model an experiment file's [model] table starts
+// from, before its keys: a GRU birnn encoder, the Bahdanau decoder and the
+// dot scorer with softmax, the decoder starting from the encoder's final
+// state, at a small size.
+func DefaultConfig() Config {
+	return Config{Cell: "gru", Encoder: "birnn", Decoder: "bahdanau", Scorer: "dot", Normalizer: "softmax",
+		Init: "final", Embed: 32, Hidden: 64, Attention: 64}
+}
+
 // FieldError is a configuration error about one field, named by its key.
 type FieldError struct {
 	Key string // e.g. "hidden", "conv_stride", "lambda"
