@@ -61,6 +61,7 @@ type Backend interface {
 	Gemm
 	Attention
 	Optim
+	Rows
 }
 
 // Core is a backend's identity and memory.

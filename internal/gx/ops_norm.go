@@ -2,7 +2,6 @@ package gx
 
 import (
 	"fmt"
-	"math"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -36,61 +35,9 @@ func (op *l2NormOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return sameShape("L2Normalize", in)
 }
 
-func l2norm[T float](x, out []T, D int, eps T, sqrt func(T) T) {
-	for r := 0; r < len(x)/D; r++ {
-		row := x[r*D : (r+1)*D]
-		var ss T
-		for _, v := range row {
-			ss += v * v
-		}
-		n := sqrt(ss)
-		if n < eps {
-			n = eps
-		}
-		for d, v := range row {
-			out[r*D+d] = v / n
-		}
-	}
-}
-
-func l2grad[T float](x, g, out []T, D int, eps T, sqrt func(T) T) {
-	for r := 0; r < len(x)/D; r++ {
-		row, gr := x[r*D:(r+1)*D], g[r*D:(r+1)*D]
-		var ss, yg T
-		for d, v := range row {
-			ss += v * v
-			yg += v * gr[d]
-		}
-		n := sqrt(ss)
-		if n < eps {
-			for d := range row {
-				out[r*D+d] = gr[d] / eps
-			}
-			continue
-		}
-		yg /= n
-		for d, v := range row {
-			out[r*D+d] = (gr[d] - v/n*yg) / n
-		}
-	}
-}
-
-func sqrt64(x float64) float64 { return math.Sqrt(x) }
-func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(x))) }
-
-func (op *l2NormOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	out := o.allocDirty(o.sh[0]...)
-	D := last(o.sh[0])
-	if o.f64 != nil {
-		l2norm(o.f64[0], out.Float64s(), D, op.eps, sqrt64)
-	} else {
-		l2norm(o.f32[0], out.Float32s(), D, float32(op.eps), sqrt32)
-	}
-	return out, nil
+func (op *l2NormOp) forward(c *call) error {
+	D := last(c.sh[0])
+	return c.be.L2Norm(c.out, c.in[0], op.eps, c.n(0)/D, D)
 }
 
 func (op *l2NormOp) DiffWRT(int) []bool { return []bool{true} }
@@ -105,19 +52,9 @@ func (op *l2GradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return sameShape("L2Grad", in)
 }
 
-func (op *l2GradOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	out := o.allocDirty(o.sh[0]...)
-	D := last(o.sh[0])
-	if o.f64 != nil {
-		l2grad(o.f64[0], o.f64[1], out.Float64s(), D, op.eps, sqrt64)
-	} else {
-		l2grad(o.f32[0], o.f32[1], out.Float32s(), D, float32(op.eps), sqrt32)
-	}
-	return out, nil
+func (op *l2GradOp) forward(c *call) error {
+	D := last(c.sh[0])
+	return c.be.L2Grad(c.out, c.in[0], c.in[1], op.eps, c.n(0)/D, D)
 }
 
 // ScaleBy multiplies x by a learned scalar γ held in a one-element tensor:
@@ -170,25 +107,7 @@ func (op *scaleByOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return s[0].Clone(), nil
 }
 
-func scale[T float](x, out []T, c T) {
-	for i, v := range x {
-		out[i] = c * v
-	}
-}
-
-func (op *scaleByOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	out := o.allocDirty(o.sh[0]...)
-	if o.f64 != nil {
-		scale(o.f64[0], out.Float64s(), o.f64[1][0])
-	} else {
-		scale(o.f32[0], out.Float32s(), o.f32[1][0])
-	}
-	return out, nil
-}
+func (op *scaleByOp) forward(c *call) error { return c.be.ScaleBy(c.out, c.in[0], c.in[1], c.n(0)) }
 
 func (op *scaleByOp) DiffWRT(int) []bool { return []bool{true, true} }
 
@@ -211,32 +130,7 @@ func (op *dotAllOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.ScalarShape(), nil
 }
 
-func dotAll[T float](a, b []T) T {
-	var s T
-	for i, v := range a {
-		s += v * b[i]
-	}
-	return s
-}
-
-func (op *dotAllOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	if o.f64 != nil {
-		s := dotAll(o.f64[0], o.f64[1])
-		if op.vec {
-			return tensor.New(tensor.WithShape(1), tensor.WithBacking([]float64{s})), nil
-		}
-		return G.NewF64(s), nil
-	}
-	s := dotAll(o.f32[0], o.f32[1])
-	if op.vec {
-		return tensor.New(tensor.WithShape(1), tensor.WithBacking([]float32{s})), nil
-	}
-	return G.NewF32(s), nil
-}
+func (op *dotAllOp) forward(c *call) error { return c.be.Dot(c.out, c.in[0], c.in[1], c.n(0)) }
 
 func (op *dotAllOp) DiffWRT(int) []bool { return []bool{true, true} }
 

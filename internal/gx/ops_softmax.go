@@ -2,8 +2,6 @@ package gx
 
 import (
 	"fmt"
-	"github.com/attnzoo/attnzoo/internal/gx/kern"
-	"math"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -47,58 +45,9 @@ func (op *maskedSoftmaxOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return sameShape("MaskedSoftmax", in)
 }
 
-// maskedSoftmax normalises each row of s over its unmasked keys: the
-// exponentials are taken in one pass over the row (exps), masked keys get
-// −∞, whose exponential is 0.
-func maskedSoftmax[T float](s, m, out []T, S int) {
-	negInf := T(math.Inf(-1))
-	for r := 0; r < len(s)/S; r++ {
-		row, mr, or := s[r*S:(r+1)*S], m[r*S:(r+1)*S], out[r*S:(r+1)*S]
-		max, any := T(0), false
-		for i, v := range row {
-			if mr[i] > 0.5 && (!any || v > max) {
-				max, any = v, true
-			}
-		}
-		if !any {
-			clear(or) // all masked: zeros
-			continue
-		}
-		for i, v := range row {
-			if mr[i] > 0.5 {
-				or[i] = v - max
-			} else {
-				or[i] = negInf
-			}
-		}
-		kern.Exps(or, or)
-		var sum T
-		for i := range or {
-			if mr[i] > 0.5 {
-				sum += or[i]
-			} else {
-				or[i] = 0 // exactly, whatever e^−∞ gave
-			}
-		}
-		for i := range or {
-			or[i] /= sum
-		}
-	}
-}
-
-func (op *maskedSoftmaxOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	out := o.allocDirty(o.sh[0]...)
-	S := last(o.sh[0])
-	if o.f64 != nil {
-		maskedSoftmax(o.f64[0], o.f64[1], out.Float64s(), S)
-	} else {
-		maskedSoftmax(o.f32[0], o.f32[1], out.Float32s(), S)
-	}
-	return out, nil
+// forward: the masked softmax of each row of the last dimension.
+func (op *maskedSoftmaxOp) forward(c *call) error {
+	return c.be.MaskedSoftmax(c.out, c.in[0], c.in[1], lead(c.sh[0]), last(c.sh[0]))
 }
 
 func (op *maskedSoftmaxOp) DiffWRT(int) []bool { return []bool{true, false} }
@@ -113,32 +62,9 @@ func (op *softmaxGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return sameShape("SoftmaxGrad", in)
 }
 
-func softmaxGrad[T float](w, g, out []T, S int) {
-	for r := 0; r < len(w)/S; r++ {
-		wr, gr, or := w[r*S:(r+1)*S], g[r*S:(r+1)*S], out[r*S:(r+1)*S]
-		var dot T
-		for i, v := range wr {
-			dot += v * gr[i]
-		}
-		for i, v := range wr {
-			or[i] = v * (gr[i] - dot)
-		}
-	}
-}
-
-func (op *softmaxGradOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	out := o.allocDirty(o.sh[0]...)
-	S := last(o.sh[0])
-	if o.f64 != nil {
-		softmaxGrad(o.f64[0], o.f64[1], out.Float64s(), S)
-	} else {
-		softmaxGrad(o.f32[0], o.f32[1], out.Float32s(), S)
-	}
-	return out, nil
+// forward: ∂s_i = w_i (g_i − Σ_j w_j g_j) per row.
+func (op *softmaxGradOp) forward(c *call) error {
+	return c.be.SoftmaxGrad(c.out, c.in[0], c.in[1], lead(c.sh[0]), last(c.sh[0]))
 }
 
 // MaskFill returns s where mask is 1 and the constant fill where it is 0;
@@ -165,28 +91,8 @@ func (op *maskFillOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return sameShape("MaskFill", in)
 }
 
-func maskFill[T float](s, m, out []T, fill T) {
-	for i, v := range s {
-		if m[i] > 0.5 {
-			out[i] = v
-		} else {
-			out[i] = fill
-		}
-	}
-}
-
-func (op *maskFillOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	out := o.allocDirty(o.sh[0]...)
-	if o.f64 != nil {
-		maskFill(o.f64[0], o.f64[1], out.Float64s(), op.fill)
-	} else {
-		maskFill(o.f32[0], o.f32[1], out.Float32s(), float32(op.fill))
-	}
-	return out, nil
+func (op *maskFillOp) forward(c *call) error {
+	return c.be.MaskFill(c.out, c.in[0], c.in[1], op.fill, c.n(0))
 }
 
 func (op *maskFillOp) DiffWRT(int) []bool { return []bool{true, false} }

@@ -2,8 +2,6 @@ package gx
 
 import (
 	"fmt"
-	"github.com/attnzoo/attnzoo/internal/gx/kern"
-	"math"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -19,13 +17,11 @@ import (
 // ∂z_b = g · c · m_b · (softmax(z_b) − onehot(y_b)).
 type softmaxXentOp struct {
 	base
-	c   float64
-	tmp scratch
+	c float64
 }
 type softmaxXentGradOp struct {
 	base
-	c   float64
-	tmp scratch
+	c float64
 }
 
 // SoftmaxXent returns the scalar c·Σ_b m_b·(−log softmax(z_b)[y_b]).
@@ -44,58 +40,22 @@ func (op *softmaxXentOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.ScalarShape(), nil
 }
 
-// logSumExp returns a row's maximum and log Σ_i e^{z_i}, with the row's
-// own maximum subtracted first; the exponentials e^{z_i − max} are left in
-// tmp (len(z) entries): float32 takes them in one vectorised pass (exp32)
-// and sums them in float64, float64 calls math.Exp.
-func logSumExp[T float](z, tmp []T) (max T, lse, sum float64) {
-	max = z[0]
-	for _, v := range z {
-		if v > max {
-			max = v
-		}
-	}
-	tmp = tmp[:len(z)]
-	for i, v := range z {
-		tmp[i] = v - max
-	}
-	kern.Exps(tmp, tmp)
-	for _, e := range tmp {
-		sum += float64(e)
-	}
-	return max, float64(max) + math.Log(sum), sum
-}
-
-func xent[T float](z, y, m []T, V int, tmp []T) (float64, error) {
-	var total float64
-	for b := range y {
-		if m[b] == 0 {
-			continue
-		}
-		i := int(y[b])
-		if i < 0 || i >= V {
-			return 0, fmt.Errorf("gx: SoftmaxXent: target %v of row %d not in [0, %d)", y[b], b, V)
-		}
-		row := z[b*V : (b+1)*V]
-		_, lse, _ := logSumExp(row, tmp)
-		total += float64(m[b]) * (lse - float64(row[i]))
-	}
-	return total, nil
-}
-
-func (op *softmaxXentOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
+// forward: the loss through each row's (a working buffer), an error
+// naming the target and its row for one out of [0, V) on the host.
+func (op *softmaxXentOp) forward(c *call) error {
+	B, V := c.sh[0][0], c.sh[0][1]
+	loss, err := c.temp(B)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	V := o.sh[0][1]
-	if o.f64 != nil {
-		s, err := xent(o.f64[0], o.f64[1], o.f64[2], V, op.tmp.Get64(V))
-		return G.NewF64(op.c * s), err
+	if err := c.be.SoftmaxXent(c.out, loss, c.in[0], c.in[1], c.in[2], op.c, B, V); err != nil {
+		return fmt.Errorf("gx: SoftmaxXent: %w", err)
 	}
-	s, err := xent(o.f32[0], o.f32[1], o.f32[2], V, op.tmp.Get32(V))
-	return G.NewF32(float32(op.c * s)), err
+	return nil
 }
+
+// workspace: the rows' losses.
+func (op *softmaxXentOp) workspace(in []tensor.Shape) []int { return []int{in[0][0]} }
 
 func (op *softmaxXentOp) DiffWRT(int) []bool { return []bool{true, false, false} }
 
@@ -112,52 +72,13 @@ func (op *softmaxXentGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) 
 	return s[0].Clone(), nil
 }
 
-// xentGrad writes c·m_b·(softmax(z_b) − onehot(y_b)) per row; float64 as
-// e^{z − lse}, float32 as e^{z − max} / Σ from logSumExp's pass.
-func xentGrad[T float](z, y, m, out []T, V int, scale T, tmp []T) {
-	for b := range y {
-		or := out[b*V : (b+1)*V]
-		if m[b] == 0 {
-			clear(or)
-			continue
-		}
-		row := z[b*V : (b+1)*V]
-		_, lse, sum := logSumExp(row, tmp)
-		k := scale * m[b]
-		if _, ok := any(row).([]float32); ok {
-			for i, e := range tmp[:V] {
-				or[i] = k * T(float64(e)/sum)
-			}
-		} else {
-			for i, v := range row {
-				or[i] = k * T(math.Exp(float64(v)-lse))
-			}
-		}
-		or[int(y[b])] -= k
-	}
-}
-
-func (op *softmaxXentGradOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	out := o.allocDirty(o.sh[0]...)
-	V := o.sh[0][1]
-	if o.f64 != nil {
-		xentGrad(o.f64[0], o.f64[1], o.f64[2], out.Float64s(), V, op.c*o.f64[3][0], op.tmp.Get64(V))
-	} else {
-		xentGrad(o.f32[0], o.f32[1], o.f32[2], out.Float32s(), V, float32(op.c)*o.f32[3][0], op.tmp.Get32(V))
-	}
-	return out, nil
+func (op *softmaxXentGradOp) forward(c *call) error {
+	return c.be.SoftmaxXentGrad(c.out, c.in[0], c.in[1], c.in[2], c.in[3], op.c, c.sh[0][0], c.sh[0][1])
 }
 
 // LogSoftmax returns log softmax(z) along the last axis of z [B,V], each
 // row with its own maximum. Forward only (decoding): it has no gradient.
-type logSoftmaxOp struct {
-	base
-	tmp scratch
-}
+type logSoftmaxOp struct{ base }
 
 // LogSoftmax returns row-wise log-probabilities of logits [B,V].
 func (g *Graph) LogSoftmax(z *Node) *Node {
@@ -168,29 +89,8 @@ func (op *logSoftmaxOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return sameShape("LogSoftmax", in)
 }
 
-func logSoftmax[T float](z, out []T, V int, tmp []T) {
-	for b := 0; b < len(z)/V; b++ {
-		row := z[b*V : (b+1)*V]
-		_, lse, _ := logSumExp(row, tmp)
-		for i, v := range row {
-			out[b*V+i] = T(float64(v) - lse)
-		}
-	}
-}
-
-func (op *logSoftmaxOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	out := o.allocDirty(o.sh[0]...)
-	V := o.sh[0][1]
-	if o.f64 != nil {
-		logSoftmax(o.f64[0], out.Float64s(), V, op.tmp.Get64(V))
-	} else {
-		logSoftmax(o.f32[0], out.Float32s(), V, op.tmp.Get32(V))
-	}
-	return out, nil
+func (op *logSoftmaxOp) forward(c *call) error {
+	return c.be.LogSoftmax(c.out, c.in[0], lead(c.sh[0]), last(c.sh[0]))
 }
 
 // ArgmaxLast returns, for every row of x [N,V], the index of its largest
@@ -214,30 +114,6 @@ func (op *argmaxOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{s[0][0]}, nil
 }
 
-func argmaxRows[T float](x, out []T, V int) {
-	for r := range out {
-		row := x[r*V : (r+1)*V]
-		best := 0
-		for i, v := range row {
-			if v > row[best] {
-				best = i
-			}
-		}
-		out[r] = T(best)
-	}
-}
-
-func (op *argmaxOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	N, V := o.sh[0][0], o.sh[0][1]
-	out := o.allocDirty(N)
-	if o.f64 != nil {
-		argmaxRows(o.f64[0], out.Float64s(), V)
-	} else {
-		argmaxRows(o.f32[0], out.Float32s(), V)
-	}
-	return out, nil
+func (op *argmaxOp) forward(c *call) error {
+	return c.be.Argmax(c.out, c.in[0], c.sh[0][0], c.sh[0][1])
 }

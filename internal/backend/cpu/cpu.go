@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/attnzoo/attnzoo/internal/backend"
+	"github.com/attnzoo/attnzoo/internal/gx/kern"
 )
 
 // CPU is the cpu backend. It keeps the weights its products read prepared
@@ -17,6 +18,7 @@ type CPU struct {
 	runs   uint64 // NewRun calls: the prepared weights' generation
 	packs  map[packKey]*transposed
 	bpacks map[bKey]*bPacked
+	exps   kern.Scratch // a row's exponentials (rows.go)
 }
 
 // New returns a cpu backend with nothing prepared.

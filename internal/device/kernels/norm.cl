@@ -1,5 +1,5 @@
 // L2 normalisation, a learned scale and a full dot product
-// (internal/gx/device_norm.go; ops_norm.go has the equations). Rows of D
+// (internal/device/backend_rows.go; internal/backend/rows.go has the equations). Rows of D
 // values, one work-group per row (red_sum from _reduce.cl).
 
 // y = x / max(‖x‖, ε) per row.

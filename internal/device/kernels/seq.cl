@@ -10,7 +10,7 @@ __kernel void copy2d(__global float *dst, const int dOff, const int dLd, __globa
 	dst[dOff + r * dLd + c] = src[sOff + r * sLd + c];
 }
 
-// A token id as the host ops read it (ops_seq.go, ops_xent.go): x
+// A token id as the host reads it (internal/backend/cpu: gather.go, rows.go): x
 // truncated toward zero, or −1 when that is not in [0, V) (NaN too).
 // Comparing x before converting keeps the conversion defined.
 int token_id(float x, int V) { return (x > -1.0f && x < (float)V) ? (int)x : -1; }

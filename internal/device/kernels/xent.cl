@@ -1,9 +1,9 @@
-// Cross-entropy, log-softmax and argmax by rows (internal/gx/device_xent.go),
+// Cross-entropy, log-softmax and argmax by rows (internal/device/backend_rows.go),
 // one work-group per row as in softmax.cl (red_max and red_sum from
 // _reduce.cl, token_id from seq.cl, which sort before this file).
 
 // A row's maximum *mx of its n values z, and Σ_i e^{z_i − mx} (the host's
-// logSumExp: lse = mx + log of the sum).
+// logSumExp, internal/backend/cpu/rows.go: lse = mx + log of the sum).
 float row_expsum(__local float *red, __global const float *z, const int n, float *mx) {
 	int l = get_local_id(0);
 	float m = -INFINITY;

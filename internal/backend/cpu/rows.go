@@ -1,0 +1,363 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/attnzoo/attnzoo/internal/backend"
+	"github.com/attnzoo/attnzoo/internal/gx/kern"
+)
+
+// The Rows family: float32 rows take their exponentials in one vectorised
+// pass (kern.Exps) into the backend's own scratch and sum them in float64;
+// float64 rows call math.Exp where the loss's gradient needs e^(z − lse).
+
+func (*CPU) MaskedSoftmax(y, x, mask backend.Buf, rows, cols int) error {
+	n := rows * cols
+	is32, err := check("MaskedSoftmax", n, y, x, mask)
+	if is32 {
+		maskedSoftmax(x.F32[:n], mask.F32[:n], y.F32[:n], cols)
+	} else if err == nil {
+		maskedSoftmax(x.F64[:n], mask.F64[:n], y.F64[:n], cols)
+	}
+	return err
+}
+
+// maskedSoftmax normalises each row of s over its unmasked keys: the
+// exponentials are taken in one pass over the row (exps), masked keys get
+// −∞, whose exponential is 0.
+func maskedSoftmax[T kern.Float](s, m, out []T, S int) {
+	negInf := T(math.Inf(-1))
+	for r := 0; r < len(s)/S; r++ {
+		row, mr, or := s[r*S:(r+1)*S], m[r*S:(r+1)*S], out[r*S:(r+1)*S]
+		max, any := T(0), false
+		for i, v := range row {
+			if mr[i] > 0.5 && (!any || v > max) {
+				max, any = v, true
+			}
+		}
+		if !any {
+			clear(or) // all masked: zeros
+			continue
+		}
+		for i, v := range row {
+			if mr[i] > 0.5 {
+				or[i] = v - max
+			} else {
+				or[i] = negInf
+			}
+		}
+		kern.Exps(or, or)
+		var sum T
+		for i := range or {
+			if mr[i] > 0.5 {
+				sum += or[i]
+			} else {
+				or[i] = 0 // exactly, whatever e^−∞ gave
+			}
+		}
+		for i := range or {
+			or[i] /= sum
+		}
+	}
+}
+
+func (*CPU) SoftmaxGrad(dx, y, g backend.Buf, rows, cols int) error {
+	n := rows * cols
+	is32, err := check("SoftmaxGrad", n, dx, y, g)
+	if is32 {
+		softmaxGrad(y.F32[:n], g.F32[:n], dx.F32[:n], cols)
+	} else if err == nil {
+		softmaxGrad(y.F64[:n], g.F64[:n], dx.F64[:n], cols)
+	}
+	return err
+}
+
+func softmaxGrad[T kern.Float](w, g, out []T, S int) {
+	for r := 0; r < len(w)/S; r++ {
+		wr, gr, or := w[r*S:(r+1)*S], g[r*S:(r+1)*S], out[r*S:(r+1)*S]
+		var dot T
+		for i, v := range wr {
+			dot += v * gr[i]
+		}
+		for i, v := range wr {
+			or[i] = v * (gr[i] - dot)
+		}
+	}
+}
+
+func (*CPU) MaskFill(y, x, mask backend.Buf, v float64, n int) error {
+	is32, err := check("MaskFill", n, y, x, mask)
+	if is32 {
+		maskFill(x.F32[:n], mask.F32[:n], y.F32[:n], float32(v))
+	} else if err == nil {
+		maskFill(x.F64[:n], mask.F64[:n], y.F64[:n], v)
+	}
+	return err
+}
+
+func maskFill[T kern.Float](s, m, out []T, fill T) {
+	for i, v := range s {
+		if m[i] > 0.5 {
+			out[i] = v
+		} else {
+			out[i] = fill
+		}
+	}
+}
+
+// logSumExp returns a row's maximum and log Σ_i e^{z_i}, with the row's
+// own maximum subtracted first; the exponentials e^{z_i − max} are left in
+// tmp (len(z) entries): float32 takes them in one vectorised pass and sums
+// them in float64, float64 likewise through kern.Exps.
+func logSumExp[T kern.Float](z, tmp []T) (max T, lse, sum float64) {
+	max = z[0]
+	for _, v := range z {
+		if v > max {
+			max = v
+		}
+	}
+	tmp = tmp[:len(z)]
+	for i, v := range z {
+		tmp[i] = v - max
+	}
+	kern.Exps(tmp, tmp)
+	for _, e := range tmp {
+		sum += float64(e)
+	}
+	return max, float64(max) + math.Log(sum), sum
+}
+
+func (c *CPU) LogSoftmax(y, z backend.Buf, rows, cols int) error {
+	n := rows * cols
+	is32, err := check("LogSoftmax", n, y, z)
+	if is32 {
+		logSoftmax(z.F32[:n], y.F32[:n], cols, c.exps.Get32(cols))
+	} else if err == nil {
+		logSoftmax(z.F64[:n], y.F64[:n], cols, c.exps.Get64(cols))
+	}
+	return err
+}
+
+func logSoftmax[T kern.Float](z, out []T, V int, tmp []T) {
+	for b := 0; b < len(z)/V; b++ {
+		row := z[b*V : (b+1)*V]
+		_, lse, _ := logSumExp(row, tmp)
+		for i, v := range row {
+			out[b*V+i] = T(float64(v) - lse)
+		}
+	}
+}
+
+// SoftmaxXent sums the rows' losses in float64 and rounds c·Σ once.
+func (c *CPU) SoftmaxXent(out, loss, z, t, m backend.Buf, scale float64, rows, cols int) error {
+	is32, err := check("SoftmaxXent", rows*cols, z)
+	if err == nil {
+		_, err = check("SoftmaxXent", rows, z, t, m, loss)
+	}
+	if err == nil {
+		_, err = check("SoftmaxXent", 1, z, out)
+	}
+	if err != nil {
+		return err
+	}
+	if is32 {
+		return xent(z.F32, t.F32[:rows], m.F32, loss.F32, out.F32, cols, scale, c.exps.Get32(cols))
+	}
+	return xent(z.F64, t.F64[:rows], m.F64, loss.F64, out.F64, cols, scale, c.exps.Get64(cols))
+}
+
+func xent[T kern.Float](z, y, m, loss, out []T, V int, scale float64, tmp []T) error {
+	var total float64
+	for b := range y {
+		if m[b] == 0 {
+			loss[b] = 0
+			continue
+		}
+		i := int(y[b])
+		if i < 0 || i >= V {
+			return fmt.Errorf("target %v of row %d not in [0, %d)", y[b], b, V)
+		}
+		row := z[b*V : (b+1)*V]
+		_, lse, _ := logSumExp(row, tmp)
+		l := float64(m[b]) * (lse - float64(row[i]))
+		loss[b] = T(l)
+		total += l
+	}
+	out[0] = T(scale * total)
+	return nil
+}
+
+func (c *CPU) SoftmaxXentGrad(dz, z, t, m, g backend.Buf, scale float64, rows, cols int) error {
+	n := rows * cols
+	is32, err := check("SoftmaxXentGrad", n, dz, z)
+	if err == nil {
+		_, err = check("SoftmaxXentGrad", rows, z, t, m)
+	}
+	if err == nil {
+		_, err = check("SoftmaxXentGrad", 1, z, g)
+	}
+	if err != nil {
+		return err
+	}
+	if is32 {
+		xentGrad(z.F32[:n], t.F32[:rows], m.F32, dz.F32[:n], cols, float32(scale)*g.F32[0], c.exps.Get32(cols))
+	} else {
+		xentGrad(z.F64[:n], t.F64[:rows], m.F64, dz.F64[:n], cols, scale*g.F64[0], c.exps.Get64(cols))
+	}
+	return nil
+}
+
+// xentGrad writes c·m_b·(softmax(z_b) − onehot(y_b)) per row; float64 as
+// e^{z − lse}, float32 as e^{z − max} / Σ from logSumExp's pass.
+func xentGrad[T kern.Float](z, y, m, out []T, V int, scale T, tmp []T) {
+	for b := range y {
+		or := out[b*V : (b+1)*V]
+		if m[b] == 0 {
+			clear(or)
+			continue
+		}
+		row := z[b*V : (b+1)*V]
+		_, lse, sum := logSumExp(row, tmp)
+		k := scale * m[b]
+		if _, ok := any(row).([]float32); ok {
+			for i, e := range tmp[:V] {
+				or[i] = k * T(float64(e)/sum)
+			}
+		} else {
+			for i, v := range row {
+				or[i] = k * T(math.Exp(float64(v)-lse))
+			}
+		}
+		or[int(y[b])] -= k
+	}
+}
+
+func (*CPU) Argmax(out, x backend.Buf, rows, cols int) error {
+	is32, err := check("Argmax", rows*cols, x)
+	if err == nil {
+		_, err = check("Argmax", rows, x, out)
+	}
+	if is32 && err == nil {
+		argmaxRows(x.F32, out.F32[:rows], cols)
+	} else if err == nil {
+		argmaxRows(x.F64, out.F64[:rows], cols)
+	}
+	return err
+}
+
+func argmaxRows[T kern.Float](x, out []T, V int) {
+	for r := range out {
+		row := x[r*V : (r+1)*V]
+		best := 0
+		for i, v := range row {
+			if v > row[best] {
+				best = i
+			}
+		}
+		out[r] = T(best)
+	}
+}
+
+func (*CPU) L2Norm(y, x backend.Buf, eps float64, rows, cols int) error {
+	n := rows * cols
+	is32, err := check("L2Norm", n, y, x)
+	if is32 {
+		l2norm(x.F32[:n], y.F32[:n], cols, float32(eps), sqrt32)
+	} else if err == nil {
+		l2norm(x.F64[:n], y.F64[:n], cols, eps, math.Sqrt)
+	}
+	return err
+}
+
+func (*CPU) L2Grad(dx, x, g backend.Buf, eps float64, rows, cols int) error {
+	n := rows * cols
+	is32, err := check("L2Grad", n, dx, x, g)
+	if is32 {
+		l2grad(x.F32[:n], g.F32[:n], dx.F32[:n], cols, float32(eps), sqrt32)
+	} else if err == nil {
+		l2grad(x.F64[:n], g.F64[:n], dx.F64[:n], cols, eps, math.Sqrt)
+	}
+	return err
+}
+
+func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(x))) }
+
+func l2norm[T kern.Float](x, out []T, D int, eps T, sqrt func(T) T) {
+	for r := 0; r < len(x)/D; r++ {
+		row := x[r*D : (r+1)*D]
+		var ss T
+		for _, v := range row {
+			ss += v * v
+		}
+		n := sqrt(ss)
+		if n < eps {
+			n = eps
+		}
+		for d, v := range row {
+			out[r*D+d] = v / n
+		}
+	}
+}
+
+func l2grad[T kern.Float](x, g, out []T, D int, eps T, sqrt func(T) T) {
+	for r := 0; r < len(x)/D; r++ {
+		row, gr := x[r*D:(r+1)*D], g[r*D:(r+1)*D]
+		var ss, yg T
+		for d, v := range row {
+			ss += v * v
+			yg += v * gr[d]
+		}
+		n := sqrt(ss)
+		if n < eps {
+			for d := range row {
+				out[r*D+d] = gr[d] / eps
+			}
+			continue
+		}
+		yg /= n
+		for d, v := range row {
+			out[r*D+d] = (gr[d] - v/n*yg) / n
+		}
+	}
+}
+
+func (*CPU) ScaleBy(y, x, gamma backend.Buf, n int) error {
+	is32, err := check("ScaleBy", n, y, x)
+	if err == nil {
+		_, err = check("ScaleBy", 1, y, gamma)
+	}
+	if is32 && err == nil {
+		scaleBy(x.F32[:n], y.F32[:n], gamma.F32[0])
+	} else if err == nil {
+		scaleBy(x.F64[:n], y.F64[:n], gamma.F64[0])
+	}
+	return err
+}
+
+func scaleBy[T kern.Float](x, out []T, c T) {
+	for i, v := range x {
+		out[i] = c * v
+	}
+}
+
+func (*CPU) Dot(out, a, b backend.Buf, n int) error {
+	is32, err := check("Dot", n, a, b)
+	if err == nil {
+		_, err = check("Dot", 1, a, out)
+	}
+	if is32 && err == nil {
+		out.F32[0] = dot(a.F32[:n], b.F32[:n])
+	} else if err == nil {
+		out.F64[0] = dot(a.F64[:n], b.F64[:n])
+	}
+	return err
+}
+
+func dot[T kern.Float](a, b []T) T {
+	var s T
+	for i, v := range a {
+		s += v * b[i]
+	}
+	return s
+}

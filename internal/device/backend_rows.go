@@ -1,0 +1,88 @@
+package device
+
+import "github.com/attnzoo/attnzoo/internal/backend"
+
+// The Rows family (backend/rows.go has the equations): one work-group per
+// row (kernels/softmax.cl, xent.cl, norm.cl), each row's maximum and sums
+// from work-group reductions.
+//
+// Target ids are read as the host reads them (truncated: kernels/seq.cl,
+// token_id). A target out of [0, V) in a row of nonzero weight makes the
+// loss NaN, which the trainer refuses (the host backend returns an error;
+// backend_gather.go says why none arrives from seq2seq).
+
+func (b clBackend) MaskedSoftmax(y, x, mask backend.Buf, rows, cols int) error {
+	return b.o.MaskedSoftmax(y.Mem, x.Mem, mask.Mem, rows, cols)
+}
+
+func (b clBackend) SoftmaxGrad(dx, y, g backend.Buf, rows, cols int) error {
+	return b.o.SoftmaxGrad(dx.Mem, y.Mem, g.Mem, rows, cols)
+}
+
+func (b clBackend) MaskFill(y, x, mask backend.Buf, v float64, n int) error {
+	if err := mems("MaskFill", y, x, mask); err != nil {
+		return err
+	}
+	return b.o.Kernel("mask_fill", n, y.Mem, x.Mem, mask.Mem, float32(v), n)
+}
+
+func (b clBackend) LogSoftmax(y, z backend.Buf, rows, cols int) error {
+	if err := mems("LogSoftmax", y, z); err != nil {
+		return err
+	}
+	return b.o.KernelRows("log_softmax_rows", rows, y.Mem, z.Mem, rows, cols)
+}
+
+// SoftmaxXent: each row's loss, then their sum scaled, by one work-group.
+func (b clBackend) SoftmaxXent(out, loss, z, t, m backend.Buf, c float64, rows, cols int) error {
+	if err := mems("SoftmaxXent", out, loss, z, t, m); err != nil {
+		return err
+	}
+	if err := b.o.KernelRows("xent_rows", rows, loss.Mem, z.Mem, t.Mem, m.Mem, rows, cols); err != nil {
+		return err
+	}
+	return b.o.KernelRows("sum_scaled", 1, out.Mem, loss.Mem, float32(c), rows)
+}
+
+func (b clBackend) SoftmaxXentGrad(dz, z, t, m, g backend.Buf, c float64, rows, cols int) error {
+	if err := mems("SoftmaxXentGrad", dz, z, t, m, g); err != nil {
+		return err
+	}
+	return b.o.KernelRows("xent_grad", rows, dz.Mem, z.Mem, t.Mem, m.Mem, g.Mem, float32(c), rows, cols)
+}
+
+func (b clBackend) Argmax(out, x backend.Buf, rows, cols int) error {
+	if err := mems("Argmax", out, x); err != nil {
+		return err
+	}
+	return b.o.KernelRows("argmax_rows", rows, out.Mem, x.Mem, rows, cols)
+}
+
+func (b clBackend) L2Norm(y, x backend.Buf, eps float64, rows, cols int) error {
+	if err := mems("L2Norm", y, x); err != nil {
+		return err
+	}
+	return b.o.KernelRows("l2_norm", rows, y.Mem, x.Mem, float32(eps), rows, cols)
+}
+
+func (b clBackend) L2Grad(dx, x, g backend.Buf, eps float64, rows, cols int) error {
+	if err := mems("L2Grad", dx, x, g); err != nil {
+		return err
+	}
+	return b.o.KernelRows("l2_grad", rows, dx.Mem, x.Mem, g.Mem, float32(eps), rows, cols)
+}
+
+func (b clBackend) ScaleBy(y, x, gamma backend.Buf, n int) error {
+	if err := mems("ScaleBy", y, x, gamma); err != nil {
+		return err
+	}
+	return b.o.Kernel("scale_by", n, y.Mem, x.Mem, gamma.Mem, n)
+}
+
+// Dot: one work-group's sum.
+func (b clBackend) Dot(out, x, y backend.Buf, n int) error {
+	if err := mems("Dot", out, x, y); err != nil {
+		return err
+	}
+	return b.o.KernelRows("dot_all", 1, out.Mem, x.Mem, y.Mem, n)
+}
