@@ -62,6 +62,8 @@ type Backend interface {
 	Attention
 	Optim
 	Rows
+	Copy
+	Gather
 }
 
 // Core is a backend's identity and memory.

@@ -55,21 +55,15 @@ func (op *stackRowsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{len(s) * s[0][0], s[0][1]}, nil
 }
 
-func (op *stackRowsOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	B, H, T := o.sh[0][0], o.sh[0][1], len(vs)
-	out := o.allocDirty(T*B, H)
-	for t := 0; t < T; t++ {
-		if o.f64 != nil {
-			copy(out.Float64s()[t*B*H:(t+1)*B*H], o.f64[t])
-		} else {
-			copy(out.Float32s()[t*B*H:(t+1)*B*H], o.f32[t])
+// forward: the T blocks of B·H values one after another.
+func (op *stackRowsOp) forward(c *call) error {
+	n := c.n(0)
+	for t, x := range c.in {
+		if err := c.be.Copy2D(c.out, t*n, n, x, 0, n, 1, n); err != nil {
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
 
 func (op *stackRowsOp) DiffWRT(n int) []bool {
@@ -104,19 +98,9 @@ func (op *rowsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{op.hi - op.lo, s[0][1]}, nil
 }
 
-func (op *rowsOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	H := o.sh[0][1]
-	out := o.allocDirty(op.hi-op.lo, H)
-	if o.f64 != nil {
-		copy(out.Float64s(), o.f64[0][op.lo*H:op.hi*H])
-	} else {
-		copy(out.Float32s(), o.f32[0][op.lo*H:op.hi*H])
-	}
-	return out, nil
+func (op *rowsOp) forward(c *call) error {
+	H := c.sh[0][1]
+	return c.be.Copy2D(c.out, 0, 0, c.in[0], op.lo*H, 0, 1, (op.hi-op.lo)*H)
 }
 
 func (op *rowsOp) DiffWRT(int) []bool { return []bool{true} }
@@ -135,17 +119,10 @@ func (op *padRowsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{op.n, s[0][1]}, nil
 }
 
-func (op *padRowsOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
+func (op *padRowsOp) forward(c *call) error {
+	H := c.sh[0][1]
+	if err := c.be.Fill(c.out, 0, op.n*H); err != nil {
+		return err
 	}
-	H := o.sh[0][1]
-	out := o.alloc(op.n, H)
-	if o.f64 != nil {
-		copy(out.Float64s()[op.lo*H:], o.f64[0])
-	} else {
-		copy(out.Float32s()[op.lo*H:], o.f32[0])
-	}
-	return out, nil
+	return c.be.Copy2D(c.out, op.lo*H, 0, c.in[0], 0, 0, 1, c.n(0))
 }

@@ -2,7 +2,6 @@ package gx
 
 import (
 	"fmt"
-	"github.com/attnzoo/attnzoo/internal/gx/kern"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -45,30 +44,13 @@ func (op *embedOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{s[1][0], s[0][1]}, nil
 }
 
-func embed[T float](E, ids, out []T, V, D int) error {
-	for n, x := range ids {
-		i := int(x)
-		if i < 0 || i >= V || T(i) != x {
-			return fmt.Errorf("gx: Embed: id %v at %d is not in [0, %d)", x, n, V)
-		}
-		copy(out[n*D:(n+1)*D], E[i*D:(i+1)*D])
+// forward: an id that is not a whole number in [0, V) is an error on
+// the host (naming the id and its position), a row of NaN on a device.
+func (op *embedOp) forward(c *call) error {
+	if err := c.be.Embed(c.out, c.in[0], c.in[1], c.sh[0][0], c.sh[0][1], c.sh[1][0]); err != nil {
+		return fmt.Errorf("gx: Embed: %w", err)
 	}
 	return nil
-}
-
-func (op *embedOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	V, D, N := o.sh[0][0], o.sh[0][1], o.sh[1][0]
-	out := o.allocDirty(N, D)
-	if o.f64 != nil {
-		err = embed(o.f64[0], o.f64[1], out.Float64s(), V, D)
-	} else {
-		err = embed(o.f32[0], o.f32[1], out.Float32s(), V, D)
-	}
-	return out, err
 }
 
 func (op *embedOp) DiffWRT(int) []bool { return []bool{true, false} }
@@ -87,27 +69,19 @@ func (op *embedGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{op.V, s[0][1]}, nil
 }
 
-func embedGrad[T float](g, ids, out []T, D int) {
-	for n, x := range ids {
-		i := int(x)
-		kern.Axpy(1, g[n*D:(n+1)*D], out[i*D:(i+1)*D])
+// forward: dE from g [N,D], through a working buffer of 2N values (the
+// device's lists of each id's positions).
+func (op *embedGradOp) forward(c *call) error {
+	N, D := c.sh[0][0], c.sh[0][1]
+	link, err := c.temp(2 * N)
+	if err != nil {
+		return err
 	}
+	return c.be.EmbedGrad(c.out, c.in[0], c.in[1], link, op.V, D, N)
 }
 
-func (op *embedGradOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	D := o.sh[0][1]
-	out := o.alloc(op.V, D)
-	if o.f64 != nil {
-		embedGrad(o.f64[0], o.f64[1], out.Float64s(), D)
-	} else {
-		embedGrad(o.f32[0], o.f32[1], out.Float32s(), D)
-	}
-	return out, nil
-}
+// workspace: EmbedGrad's link.
+func (op *embedGradOp) workspace(in []tensor.Shape) []int { return []int{2 * in[0][0]} }
 
 type stackOp struct{ base }
 type takeStepOp struct {
@@ -150,23 +124,15 @@ func (op *stackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{s[0][0], len(s), s[0][1]}, nil
 }
 
-func (op *stackOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	B, H, S := o.sh[0][0], o.sh[0][1], len(vs)
-	out := o.allocDirty(B, S, H)
-	for t := 0; t < S; t++ {
-		for b := 0; b < B; b++ {
-			if o.f64 != nil {
-				copy(out.Float64s()[(b*S+t)*H:(b*S+t+1)*H], o.f64[t][b*H:(b+1)*H])
-			} else {
-				copy(out.Float32s()[(b*S+t)*H:(b*S+t+1)*H], o.f32[t][b*H:(b+1)*H])
-			}
+// forward: x_t as column block t of every row b.
+func (op *stackOp) forward(c *call) error {
+	B, H, S := c.sh[0][0], c.sh[0][1], len(c.in)
+	for t, x := range c.in {
+		if err := c.be.Copy2D(c.out, t*H, S*H, x, 0, H, B, H); err != nil {
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
 
 func (op *stackOp) DiffWRT(n int) []bool {
@@ -200,21 +166,9 @@ func (op *takeStepOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{s[0][0], s[0][2]}, nil
 }
 
-func (op *takeStepOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	B, S, H := o.sh[0][0], o.sh[0][1], o.sh[0][2]
-	out := o.allocDirty(B, H)
-	for b := 0; b < B; b++ {
-		if o.f64 != nil {
-			copy(out.Float64s()[b*H:(b+1)*H], o.f64[0][(b*S+op.t)*H:(b*S+op.t+1)*H])
-		} else {
-			copy(out.Float32s()[b*H:(b+1)*H], o.f32[0][(b*S+op.t)*H:(b*S+op.t+1)*H])
-		}
-	}
-	return out, nil
+func (op *takeStepOp) forward(c *call) error {
+	B, S, H := c.sh[0][0], c.sh[0][1], c.sh[0][2]
+	return c.be.Copy2D(c.out, 0, H, c.in[0], op.t*H, S*H, B, H)
 }
 
 func (op *takeStepOp) DiffWRT(int) []bool { return []bool{true} }
@@ -240,21 +194,12 @@ func (op *putStepOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{s[0][0], op.S, s[0][1]}, nil
 }
 
-func (op *putStepOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
+func (op *putStepOp) forward(c *call) error {
+	B, H := c.sh[0][0], c.sh[0][1]
+	if err := c.be.Fill(c.out, 0, B*op.S*H); err != nil {
+		return err
 	}
-	B, H := o.sh[0][0], o.sh[0][1]
-	out := o.alloc(B, op.S, H)
-	for b := 0; b < B; b++ {
-		if o.f64 != nil {
-			copy(out.Float64s()[(b*op.S+op.t)*H:], o.f64[0][b*H:(b+1)*H])
-		} else {
-			copy(out.Float32s()[(b*op.S+op.t)*H:], o.f32[0][b*H:(b+1)*H])
-		}
-	}
-	return out, nil
+	return c.be.Copy2D(c.out, op.t*H, op.S*H, c.in[0], 0, H, B, H)
 }
 
 type concatLastOp struct{ base }
@@ -296,29 +241,13 @@ func (op *concatLastOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return out, nil
 }
 
-func concatLast[T float](a, b, out []T, H1, H2 int) {
-	H := H1 + H2
-	for r := 0; r < len(a)/H1; r++ {
-		copy(out[r*H:r*H+H1], a[r*H1:(r+1)*H1])
-		copy(out[r*H+H1:(r+1)*H], b[r*H2:(r+1)*H2])
+func (op *concatLastOp) forward(c *call) error {
+	H1, H2 := last(c.sh[0]), last(c.sh[1])
+	N := c.n(0) / H1
+	if err := c.be.Copy2D(c.out, 0, H1+H2, c.in[0], 0, H1, N, H1); err != nil {
+		return err
 	}
-}
-
-func (op *concatLastOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	H1, H2 := last(o.sh[0]), last(o.sh[1])
-	shape := o.sh[0].Clone()
-	shape[len(shape)-1] = H1 + H2
-	out := o.allocDirty(shape...)
-	if o.f64 != nil {
-		concatLast(o.f64[0], o.f64[1], out.Float64s(), H1, H2)
-	} else {
-		concatLast(o.f32[0], o.f32[1], out.Float32s(), H1, H2)
-	}
-	return out, nil
+	return c.be.Copy2D(c.out, H1, H1+H2, c.in[1], 0, H2, N, H2)
 }
 
 func (op *concatLastOp) DiffWRT(int) []bool { return []bool{true, true} }
@@ -346,6 +275,8 @@ func (op *sliceLastOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return out, nil
 }
 
+// sliceLast copies columns [lo, hi) of every row of x [..,H] (the host's
+// GRUSequenceStates until its family moves onto the backend).
 func sliceLast[T float](x, out []T, H, lo, hi int) {
 	W := hi - lo
 	for r := 0; r < len(x)/H; r++ {
@@ -353,21 +284,9 @@ func sliceLast[T float](x, out []T, H, lo, hi int) {
 	}
 }
 
-func (op *sliceLastOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	H := last(o.sh[0])
-	shape := o.sh[0].Clone()
-	shape[len(shape)-1] = op.hi - op.lo
-	out := o.allocDirty(shape...)
-	if o.f64 != nil {
-		sliceLast(o.f64[0], out.Float64s(), H, op.lo, op.hi)
-	} else {
-		sliceLast(o.f32[0], out.Float32s(), H, op.lo, op.hi)
-	}
-	return out, nil
+func (op *sliceLastOp) forward(c *call) error {
+	H, W := last(c.sh[0]), op.hi-op.lo
+	return c.be.Copy2D(c.out, 0, W, c.in[0], op.lo, H, c.n(0)/H, W)
 }
 
 func (op *sliceLastOp) DiffWRT(int) []bool { return []bool{true} }
@@ -394,25 +313,11 @@ func (op *padLastOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return out, nil
 }
 
-func padLast[T float](g, out []T, W, lo, H int) {
-	for r := 0; r < len(g)/W; r++ {
-		copy(out[r*H+lo:r*H+lo+W], g[r*W:(r+1)*W])
+func (op *padLastOp) forward(c *call) error {
+	W := last(c.sh[0])
+	N := c.n(0) / W
+	if err := c.be.Fill(c.out, 0, N*op.H); err != nil {
+		return err
 	}
-}
-
-func (op *padLastOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	W := last(o.sh[0])
-	shape := o.sh[0].Clone()
-	shape[len(shape)-1] = op.H
-	out := o.alloc(shape...)
-	if o.f64 != nil {
-		padLast(o.f64[0], out.Float64s(), W, op.lo, op.H)
-	} else {
-		padLast(o.f32[0], out.Float32s(), W, op.lo, op.H)
-	}
-	return out, nil
+	return c.be.Copy2D(c.out, op.lo, op.H, c.in[0], 0, W, N, W)
 }

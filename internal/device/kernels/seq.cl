@@ -1,4 +1,5 @@
-// Sequence plumbing and row sums (internal/gx/device_seq.go).
+// Sequence plumbing and row sums (internal/device/backend_copy.go,
+// backend_gather.go; internal/gx/device_seq.go).
 
 // A block copy: rows × cols values, row r of the source at sOff + r·sLd,
 // of the destination at dOff + r·dLd.
@@ -16,8 +17,8 @@ __kernel void copy2d(__global float *dst, const int dOff, const int dLd, __globa
 int token_id(float x, int V) { return (x > -1.0f && x < (float)V) ? (int)x : -1; }
 
 // Embed: out[n, :] = E[ids[n], :]. An id that is not a whole number in
-// [0, V) gives a row of NaN (the host op's error; device_seq.go says why
-// none arrives from seq2seq).
+// [0, V) gives a row of NaN (the host's error; internal/device/
+// backend_gather.go says why none arrives from seq2seq).
 __kernel void embed(__global float *out, __global const float *E, __global const float *ids, const int V, const int D,
 	const int N) {
 	int i = get_global_id(0);
@@ -75,26 +76,44 @@ __kernel void add_bias(__global float *out, __global const float *x, __global co
 	out[i] = x[i] + b[i % cols];
 }
 
-// Im2Col: out[b, r, c] = x[b, src[r], c], 0 where src[r] < 0 (outside the
-// image); src holds whole numbers.
-__kernel void im2col(__global float *out, __global const float *x, __global const float *src, const int R, const int L,
-	const int C, const int n) {
+// The position row r = (o, ky, kx) of an image's im2col reads, −1 outside
+// the image (backend.ConvGeom: an H×W grid, a K×K kernel, stride S, pad P,
+// Wo output columns).
+int conv_src(const int r, const int H, const int W, const int K, const int S, const int P, const int Wo) {
+	int kx = r % K, ky = r / K % K, o = r / (K * K);
+	int y = o / Wo * S - P + ky, x = o % Wo * S - P + kx;
+	return (y < 0 || y >= H || x < 0 || x >= W) ? -1 : y * W + x;
+}
+
+// Im2Col: out[b, r, c] = x[b, conv_src(r), c], 0 outside the image; R rows
+// an image.
+__kernel void im2col(__global float *out, __global const float *x, const int H, const int W, const int K, const int S,
+	const int P, const int Wo, const int R, const int C, const int n) {
 	int j = get_global_id(0);
 	if (j >= n) return;
 	int c = j % C, br = j / C, r = br % R, b = br / R;
-	int i = (int)src[r];
-	out[j] = i < 0 ? 0.0f : x[((size_t)b * L + i) * C + c];
+	int i = conv_src(r, H, W, K, S, P, Wo);
+	out[j] = i < 0 ? 0.0f : x[((size_t)b * H * W + i) * C + c];
 }
 
-// Col2Im: out[b, i, c] = Σ_{r: src[r] = i} g[b, r, c], the rows r of
-// position i listed (ascending, the host's order) in rows[off[i] ..
-// off[i+1]).
-__kernel void col2im(__global float *out, __global const float *g, __global const float *off, __global const float *rows,
-	const int R, const int L, const int C, const int n) {
+// Col2Im: out[b, i, c] = Σ_{r: conv_src(r) = i} g[b, r, c], in ascending r
+// (the host's order): the windows (oy, ox) that read position (y, x) at
+// (ky, kx) = (y + P − oy·S, x + P − ox·S) ascend as ky and kx descend.
+__kernel void col2im(__global float *out, __global const float *g, const int H, const int W, const int K, const int S,
+	const int P, const int Ho, const int Wo, const int C, const int n) {
 	int j = get_global_id(0);
 	if (j >= n) return;
-	int c = j % C, bi = j / C, i = bi % L, b = bi / L;
+	int c = j % C, bi = j / C, i = bi % (H * W), b = bi / (H * W);
+	int y = i / W, x = i % W, R = Ho * Wo * K * K;
 	float acc = 0.0f;
-	for (int k = (int)off[i]; k < (int)off[i + 1]; k++) acc += g[((size_t)b * R + (int)rows[k]) * C + c];
+	for (int ky = K - 1; ky >= 0; ky--) {
+		int ty = y + P - ky;
+		if (ty < 0 || ty % S != 0 || ty / S >= Ho) continue;
+		for (int kx = K - 1; kx >= 0; kx--) {
+			int tx = x + P - kx;
+			if (tx < 0 || tx % S != 0 || tx / S >= Wo) continue;
+			acc += g[((size_t)b * R + ((ty / S * Wo + tx / S) * K + ky) * K + kx) * C + c];
+		}
+	}
 	out[j] = acc;
 }

@@ -1,0 +1,36 @@
+package cpu
+
+import (
+	"fmt"
+
+	"github.com/attnzoo/attnzoo/internal/backend"
+)
+
+func (*CPU) Copy2D(dst backend.Buf, dOff, dLd int, src backend.Buf, sOff, sLd, rows, cols int) error {
+	if rows*cols == 0 {
+		return nil
+	}
+	is32, err := check("Copy2D", 0, dst, src)
+	if err != nil {
+		return err
+	}
+	if rows == 1 {
+		dLd, sLd = cols, cols
+	}
+	if dOff < 0 || sOff < 0 || dLd < cols || sLd < cols || dOff+(rows-1)*dLd+cols > dst.Len() || sOff+(rows-1)*sLd+cols > src.Len() {
+		return fmt.Errorf("backend: cpu: Copy2D: %d×%d block from %d (ld %d) of %d values to %d (ld %d) of %d",
+			rows, cols, sOff, sLd, src.Len(), dOff, dLd, dst.Len())
+	}
+	if is32 {
+		copy2D(dst.F32, dOff, dLd, src.F32, sOff, sLd, rows, cols)
+	} else {
+		copy2D(dst.F64, dOff, dLd, src.F64, sOff, sLd, rows, cols)
+	}
+	return nil
+}
+
+func copy2D[T float32 | float64](dst []T, dOff, dLd int, src []T, sOff, sLd, rows, cols int) {
+	for r := range rows {
+		copy(dst[dOff+r*dLd:dOff+r*dLd+cols], src[sOff+r*sLd:sOff+r*sLd+cols])
+	}
+}

@@ -1,0 +1,65 @@
+package device
+
+import "github.com/attnzoo/attnzoo/internal/backend"
+
+// The Gather family (backend/gather.go has the equations; kernels/seq.cl).
+//
+// EmbedGrad adds no two rows at once into one place: embed_links lists, for
+// each id, its positions in ascending order (link[n]: the next position
+// with the same id) and marks its first one; embed_grad then sums each
+// list from its first position, into a zero-filled dE: the host's sums in
+// the host's order, bit for bit, in O(N² + N·D + V·D) work.
+//
+// Token ids are read as the host reads them (kernels/seq.cl, token_id).
+// The host's Embed fails on an id that is not a whole number in [0, V);
+// the device gives that row NaN instead of an error, which would cost a
+// read back (a wait for the device) per Embed and run. No such id reaches
+// it from seq2seq: Model.checkBatch checks every source id up to its
+// length (the rest is PadID) and every target id before a run, TgtIn is
+// built from those ids and BosID/PadID (below tgt_vocab by Config's
+// check), and decoding feeds back ids it chose among [0, V) (ArgmaxLast,
+// the beam). A NaN that does arrive spreads to the loss, which the trainer
+// refuses (Trainer.Step).
+//
+// Im2Col and Col2Im compute the positions from the geometry (conv_src);
+// Col2Im visits the rows that read a position in ascending order, the
+// host's order of addition.
+
+func (b clBackend) Embed(out, E, ids backend.Buf, V, D, N int) error {
+	if err := mems("Embed", out, E, ids); err != nil {
+		return err
+	}
+	return b.o.Kernel("embed", N*D, out.Mem, E.Mem, ids.Mem, V, D, N)
+}
+
+func (b clBackend) EmbedGrad(dE, g, ids, link backend.Buf, V, D, N int) error {
+	if err := mems("EmbedGrad", dE, g, ids, link); err != nil {
+		return err
+	}
+	if err := b.Fill(dE, 0, V*D); err != nil {
+		return err
+	}
+	if err := b.o.Kernel("embed_links", N, link.Mem, ids.Mem, V, N); err != nil {
+		return err
+	}
+	return b.o.Kernel("embed_grad", N*D, dE.Mem, g.Mem, link.Mem, D, N)
+}
+
+func (b clBackend) Im2Col(out, x backend.Buf, geo backend.ConvGeom, B, C int) error {
+	if err := mems("Im2Col", out, x); err != nil {
+		return err
+	}
+	ho, wo := geo.Out()
+	R := ho * wo * geo.K * geo.K
+	n := B * R * C
+	return b.o.Kernel("im2col", n, out.Mem, x.Mem, geo.H, geo.W, geo.K, geo.Stride, geo.Pad, wo, R, C, n)
+}
+
+func (b clBackend) Col2Im(out, g backend.Buf, geo backend.ConvGeom, B, C int) error {
+	if err := mems("Col2Im", out, g); err != nil {
+		return err
+	}
+	ho, wo := geo.Out()
+	n := B * geo.H * geo.W * C
+	return b.o.Kernel("col2im", n, out.Mem, g.Mem, geo.H, geo.W, geo.K, geo.Stride, geo.Pad, ho, wo, C, n)
+}
