@@ -468,6 +468,34 @@ var nameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 func oneOf(v string, allowed []string) bool { return slices.Contains(allowed, v) }
 
 func (e *Experiment) validate(ctx context.Context) error {
+	if err := e.validateTop(); err != nil {
+		return err
+	}
+	if err := e.validateTask(ctx); err != nil {
+		return err
+	}
+	if err := e.validateSettings(e.Model, e.Train, e.Decode, ""); err != nil {
+		return err
+	}
+	if err := e.checkEncoderSettingsUsed(); err != nil {
+		return err
+	}
+	if err := e.validateReport(); err != nil {
+		return err
+	}
+	if err := e.validateOutput(); err != nil {
+		return err
+	}
+	runs, err := e.Runs()
+	if err != nil {
+		return err
+	}
+	return e.checkBounds(runs)
+}
+
+// validateTop checks the file's top-level keys: name, seeds, dtype and
+// device.
+func (e *Experiment) validateTop() error {
 	if e.Name == "" {
 		return &Error{File: e.File, Key: "name", Msg: "missing: every experiment needs a name (its results folder)"}
 	}
@@ -495,15 +523,11 @@ func (e *Experiment) validate(ctx context.Context) error {
 	} else if spec.OpenCL() && e.Dtype != "float32" {
 		return e.errf("", "dtype", "%q on device %q: OpenCL devices train float32 models only", e.Dtype, e.Device)
 	}
-	if err := e.validateTask(ctx); err != nil {
-		return err
-	}
-	if err := e.validateSettings(e.Model, e.Train, e.Decode, ""); err != nil {
-		return err
-	}
-	if err := e.checkEncoderSettingsUsed(); err != nil {
-		return err
-	}
+	return nil
+}
+
+// validateReport checks the [report], [eval] and [plots] tables.
+func (e *Experiment) validateReport() error {
 	if e.Report.Success != "" {
 		if _, _, _, err := parseSuccess(e.Report.Success); err != nil {
 			return e.errf("report", "success", "%v", err)
@@ -540,14 +564,7 @@ func (e *Experiment) validate(ctx context.Context) error {
 	if e.Plots.Example < 0 || e.Plots.Example >= e.Decode.Examples {
 		return e.errf("plots", "example", "must be in [0, [decode] examples = %d), got %d: the figures show one of the saved test examples", e.Decode.Examples, e.Plots.Example)
 	}
-	if err := e.validateOutput(); err != nil {
-		return err
-	}
-	runs, err := e.Runs()
-	if err != nil {
-		return err
-	}
-	return e.checkBounds(runs)
+	return nil
 }
 
 func (e *Experiment) validateTask(ctx context.Context) error {
@@ -627,6 +644,10 @@ func (e *Experiment) taskError(task string, err error) error {
 	return &Error{File: e.File, Key: "[task]", Msg: msg}
 }
 
+// settingErrf makes the error of a setting: the table, the key and what
+// is wrong with its value.
+type settingErrf func(table, key, format string, args ...any) error
+
 // validateSettings checks the model, train and decode settings; where names
 // the sweep point for a swept value ("" for the file's own).
 func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) error {
@@ -637,6 +658,18 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 		}
 		return err
 	}
+	if err := e.checkNames(m, t, d, errf); err != nil {
+		return err
+	}
+	if err := checkSizes(m, t, d, errf); err != nil {
+		return err
+	}
+	return checkTraining(t, d, errf)
+}
+
+// checkNames checks that every component the settings name is registered,
+// and that the encoder reads what the task gives.
+func (e *Experiment) checkNames(m Model, t Train, d Decode, errf settingErrf) error {
 	taskName, _ := e.Task["name"].(string)
 	input := source.Tokens
 	if info, ok := tasks.InfoOf(taskName); ok {
@@ -676,6 +709,13 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 		sort.Strings(al)
 		return errf("model", "scorer", "unknown %q (have: %s; aliases: %s)", m.Scorer, strings.Join(scorers.Names(), ", "), strings.Join(al, ", "))
 	}
+	return nil
+}
+
+// checkSizes checks the scorer's own settings, the sizes and counts that
+// must be positive, and what package seq2seq checks of a model before any
+// data.
+func checkSizes(m Model, t Train, d Decode, errf settingErrf) error {
 	for k, v := range m.ScorerSettings {
 		for _, st := range scorers.AllSettings() {
 			if st.Name == k {
@@ -711,6 +751,11 @@ func (e *Experiment) validateSettings(m Model, t Train, d Decode, where string) 
 		}
 		return errf(table, fe.Key, "%s", fe.Msg)
 	}
+	return nil
+}
+
+// checkTraining checks the training and decoding settings' values.
+func checkTraining(t Train, d Decode, errf settingErrf) error {
 	if t.Select != "" && !oneOf(t.Select, selectMetrics) {
 		return errf("train", "select", "unknown dev metric %q (have: %s)", t.Select, strings.Join(selectMetrics, ", "))
 	}
