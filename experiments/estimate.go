@@ -200,40 +200,13 @@ func formulaEstimate(in estimateInput) Estimate {
 	B := in.Batch
 	d := in.Data
 	Vt := float64(d.TgtVocab) + 4
-	Vs := float64(d.SrcVocab) + 4
 	T := float64(d.MaxTgt) + 1
 	var est Estimate
-	largest := func(name string, values float64) {
-		if values > est.Largest {
-			est.Largest, est.LargestName = values, name
-		}
-	}
-
-	// The encoder: parameters P, activations per training graph encAct
-	// (seq2seq.EncoderInfo.Cost), and without a final state the decoder's
-	// initial memory from the mean annotation (an LSTM's).
-	var P, encAct, S float64
-	info, _ := seq2seq.EncoderInfoOf(in.Encoder)
-	if info.Cost != nil {
-		enc := seq2seq.Config{Encoder: in.Encoder, EncoderSettings: in.EncoderSettings}
-		c := info.Cost(enc, seq2seq.CostSizes{Batch: B, Embed: E, Hidden: H, Gates: g, MaxSrc: float64(d.MaxSrc), SrcVocab: Vs,
-			Shape: d.Shape, CellParams: func(in, h float64) float64 { return cellParams(g, in, h) }})
-		P, encAct, S = c.Params, c.Activations, c.S
-		if c.LargestName != "" {
-			largest(c.LargestName, c.Largest)
-		}
-	} else if S = float64(d.MaxSrc); info.Reads != source.Tokens {
-		S = float64(d.S)
-	}
-	if !info.Final && in.Init != "zero" && g == 4 {
-		P += H*H + H
-	}
-	encAct += 3 * B * S * H // annotations: the stack, the concatenation, the pool
-	largest("the annotations ([train] batch × source length × [model] hidden)", B*S*H)
+	P, encAct, S := est.encoderCost(in)
 
 	// The decoder, the scorer and the output layers.
 	P += Vt*E + cellParams(g, E+H, H)
-	largest("the training graph's logits ([train] batch × target length × the target vocabulary)", B*T*Vt)
+	est.note("the training graph's logits ([train] batch × target length × the target vocabulary)", B*T*Vt)
 	P += 2*H*H + H + Vt*H + Vt
 	if in.Init != "zero" {
 		P += H*H + H
@@ -241,34 +214,10 @@ func formulaEstimate(in estimateInput) Estimate {
 	if in.Beta {
 		P += H + 1
 	}
-	var keySide, perPos float64 // key-side tensor; per source position and decoder step
-	perPos = 3
-	switch in.Scorer {
-	case "general":
-		P += H * H
-		keySide = B * S * H
-	case "concat":
-		P += 2*A*H + 2*A
-		keySide = B * S * A
-		perPos += 2 * A
-		largest("the concat scorer's tanh(W_q q + W_k k) ([train] batch × source length × [model] attention)", B*S*A)
-		largest("the concat scorer's W_q and W_k ([model] attention × [model] hidden)", A*H)
-	case "multiplicative", "projected-dot":
-		P += 2 * A * H
-		keySide = B * S * A
-		largest("the "+in.Scorer+" scorer's W_q and W_k ([model] attention × [model] hidden)", A*H)
-	case "location":
-		P += S * H
-	case "cosine", "learned-scaled-dot":
-		P++
-	case "dot", "scaled-dot":
-	default: // a scorer this estimate does not know: count it as concat
-		P += 2*A*H + 2*A
-		keySide = B * S * A
-		perPos += 2 * A
-	}
-	largest("the decoder's recurrent weights ([model] hidden²)", g*H*(E+2*H))
-	largest("the output layer ([model] hidden × the target vocabulary)", Vt*H)
+	sp, keySide, perPos := est.scorerCost(in, S)
+	P += sp
+	est.note("the decoder's recurrent weights ([model] hidden²)", g*H*(E+2*H))
+	est.note("the output layer ([model] hidden × the target vocabulary)", Vt*H)
 	decStep := B * ((3*g+8)*H + E + S*perPos)
 	act := encAct + keySide + T*decStep + B*T*(3*H+3*Vt)
 	est.Params = P
@@ -298,27 +247,96 @@ func formulaEstimate(in estimateInput) Estimate {
 	R := B * max(in.Beam, 1)
 	step := (3*g+8)*H + E + 2*Vt + S*perPos
 	est.Decoding = b * (encAct + keySide + L*B*step + R*step + R/B*keySide)
-	largest("the greedy decoding graph's logits ([train] batch × [decode] max_len × the target vocabulary)", L*B*Vt)
-	largest("the beam's logits ([train] batch × [decode] beam × the target vocabulary)", R*Vt)
-
-	// The data set.
+	est.note("the greedy decoding graph's logits ([train] batch × [decode] max_len × the target vocabulary)", L*B*Vt)
+	est.note("the beam's logits ([train] batch × [decode] beam × the target vocabulary)", R*Vt)
 	if in.DataKnown {
-		n := d.Examples()
-		if d.C > 0 { // images: the normalised copy, the encoder's copy, the RGBA original
-			est.Data = n*(2*4*float64(d.C)*float64(d.H)*float64(d.W)+4*float64(d.H)*float64(d.W)+600) +
-				float64(d.Train)*float64(max(d.Captions, 1))*(250+72*d.MeanTgt)
-			largest("the data set's images ([task] train × image size²)", n*float64(d.C)*float64(d.H)*float64(d.W))
-		} else if d.S > 0 {
-			est.Data = n * 4 * float64(d.S) * float64(d.D) * 2
-		} else if d.DataBytes > 0 { // the task knows what it holds (tsv: token ids)
-			est.Data = float64(d.DataBytes)
-		} else {
-			est.Data = n * (250 + 72*(d.MeanSrc+d.MeanTgt))
-			largest("the data set's token lists ([task] split sizes × sequence length)", n*(d.MeanSrc+d.MeanTgt))
-		}
+		est.Data = est.dataCost(d)
 	}
 	est.Total = gcHeadroom * (est.Weights + est.Activations + est.Decoding + est.Data)
 	return est
+}
+
+// note records values as the largest tensor when it is larger than the
+// largest so far (the first of equals stays).
+func (est *Estimate) note(name string, values float64) {
+	if values > est.Largest {
+		est.Largest, est.LargestName = values, name
+	}
+}
+
+// encoderCost is the encoder's part: its parameters (seq2seq.EncoderInfo.Cost,
+// and without a final state the decoder's initial memory from the mean
+// annotation, an LSTM's), its activations per training graph and the
+// number of source positions S.
+func (est *Estimate) encoderCost(in estimateInput) (P, encAct, S float64) {
+	g, H, B, d := gates(in.Cell), in.Hidden, in.Batch, in.Data
+	info, _ := seq2seq.EncoderInfoOf(in.Encoder)
+	if info.Cost != nil {
+		enc := seq2seq.Config{Encoder: in.Encoder, EncoderSettings: in.EncoderSettings}
+		c := info.Cost(enc, seq2seq.CostSizes{Batch: B, Embed: in.Embed, Hidden: H, Gates: g, MaxSrc: float64(d.MaxSrc), SrcVocab: float64(d.SrcVocab) + 4,
+			Shape: d.Shape, CellParams: func(in, h float64) float64 { return cellParams(g, in, h) }})
+		P, encAct, S = c.Params, c.Activations, c.S
+		if c.LargestName != "" {
+			est.note(c.LargestName, c.Largest)
+		}
+	} else if S = float64(d.MaxSrc); info.Reads != source.Tokens {
+		S = float64(d.S)
+	}
+	if !info.Final && in.Init != "zero" && g == 4 {
+		P += H*H + H
+	}
+	encAct += 3 * B * S * H // annotations: the stack, the concatenation, the pool
+	est.note("the annotations ([train] batch × source length × [model] hidden)", B*S*H)
+	return P, encAct, S
+}
+
+// scorerCost is the scorer's parameters, its key-side tensor and what it
+// holds per source position and decoder step, for S source positions.
+func (est *Estimate) scorerCost(in estimateInput, S float64) (P, keySide, perPos float64) {
+	H, A, B := in.Hidden, in.Attention, in.Batch
+	perPos = 3
+	switch in.Scorer {
+	case "general":
+		P = H * H
+		keySide = B * S * H
+	case "concat":
+		P = 2*A*H + 2*A
+		keySide = B * S * A
+		perPos += 2 * A
+		est.note("the concat scorer's tanh(W_q q + W_k k) ([train] batch × source length × [model] attention)", B*S*A)
+		est.note("the concat scorer's W_q and W_k ([model] attention × [model] hidden)", A*H)
+	case "multiplicative", "projected-dot":
+		P = 2 * A * H
+		keySide = B * S * A
+		est.note("the "+in.Scorer+" scorer's W_q and W_k ([model] attention × [model] hidden)", A*H)
+	case "location":
+		P = S * H
+	case "cosine", "learned-scaled-dot":
+		P = 1
+	case "dot", "scaled-dot":
+	default: // a scorer this estimate does not know: count it as concat
+		P = 2*A*H + 2*A
+		keySide = B * S * A
+		perPos += 2 * A
+	}
+	return P, keySide, perPos
+}
+
+// dataCost is what the data set holds.
+func (est *Estimate) dataCost(d tasks.Size) float64 {
+	n := d.Examples()
+	switch {
+	case d.C > 0: // images: the normalised copy, the encoder's copy, the RGBA original
+		est.note("the data set's images ([task] train × image size²)", n*float64(d.C)*float64(d.H)*float64(d.W))
+		return n*(2*4*float64(d.C)*float64(d.H)*float64(d.W)+4*float64(d.H)*float64(d.W)+600) +
+			float64(d.Train)*float64(max(d.Captions, 1))*(250+72*d.MeanTgt)
+	case d.S > 0:
+		return n * 4 * float64(d.S) * float64(d.D) * 2
+	case d.DataBytes > 0: // the task knows what it holds (tsv: token ids)
+		return float64(d.DataBytes)
+	}
+	est.note("the data set's token lists ([task] split sizes × sequence length)", n*(d.MeanSrc+d.MeanTgt))
+	return n * (250 + 72*(d.MeanSrc+d.MeanTgt))
 }
 
 // gcHeadroom: Go's collector (GOGC=100) lets the heap grow to twice the
