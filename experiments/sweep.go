@@ -278,43 +278,53 @@ func (e *Experiment) apply(r *Run, a Assignment) error {
 		target = reflect.ValueOf(&r.Decode).Elem()
 	}
 	if fv, ok := fieldByTag(target, parts[1]); ok {
-		bad := func(want string) error {
-			return e.errf("sweep", quoteIfDotted(a.Key), "want %s values, got %v (%T)", want, a.Value, a.Value)
-		}
-		switch fv.Kind() {
-		case reflect.String:
-			s, ok := a.Value.(string)
-			if !ok {
-				return bad("string")
-			}
-			fv.SetString(s)
-		case reflect.Int:
-			n, ok := a.Value.(int64)
-			if !ok {
-				return bad("integer")
-			}
-			fv.SetInt(n)
-		case reflect.Bool:
-			b, ok := a.Value.(bool)
-			if !ok {
-				return bad("boolean")
-			}
-			fv.SetBool(b)
-		case reflect.Float64:
-			switch x := a.Value.(type) {
-			case float64:
-				fv.SetFloat(x)
-			case int64:
-				fv.SetFloat(float64(x))
-			default:
-				return bad("number")
-			}
-		default:
+		if want, ok := setValue(fv, a.Value); !ok && want == "" {
 			return e.errf("sweep", quoteIfDotted(a.Key), "cannot be swept (it is not a single value)")
+		} else if !ok {
+			return e.errf("sweep", quoteIfDotted(a.Key), "want %s values, got %v (%T)", want, a.Value, a.Value)
 		}
 		return nil
 	}
 	return e.errf("sweep", quoteIfDotted(a.Key), "unknown key")
+}
+
+// setValue sets the field fv to the TOML value v. When v is not of the
+// field's kind it reports false and the kind of value wanted ("string",
+// "integer", "boolean", "number"), or "" for a field that is not a single
+// value.
+func setValue(fv reflect.Value, v any) (want string, ok bool) {
+	switch fv.Kind() {
+	case reflect.String:
+		s, ok := v.(string)
+		if !ok {
+			return "string", false
+		}
+		fv.SetString(s)
+	case reflect.Int:
+		n, ok := v.(int64)
+		if !ok {
+			return "integer", false
+		}
+		fv.SetInt(n)
+	case reflect.Bool:
+		b, ok := v.(bool)
+		if !ok {
+			return "boolean", false
+		}
+		fv.SetBool(b)
+	case reflect.Float64:
+		switch x := v.(type) {
+		case float64:
+			fv.SetFloat(x)
+		case int64:
+			fv.SetFloat(float64(x))
+		default:
+			return "number", false
+		}
+	default:
+		return "", false
+	}
+	return "", true
 }
 
 // fieldByTag finds the field of struct v whose toml tag is key, in v or in
