@@ -24,7 +24,11 @@ type Optimizer struct {
 	rule       optimizers.Optimizer
 	t          int
 	m, v       [][]float64
-	ss         []float64      // each gradient's sum of squares, at the last update
+	ss         []float64     // each gradient's sum of squares, at the last update
+	gs         []backend.Buf // the gradients, for SumSquares (reused)
+	ns         []int         // their sizes
+	slots      []optimizers.Slot
+	cpu        *cpu.CPU       // the host backend when the model names none
 	LastNorm   float64        // the global gradient norm before clipping, at the last update
 	dev        *deviceMoments // the moments on a device (device.go); then m, v are stale
 }
@@ -75,7 +79,10 @@ func (o *Optimizer) Update(ps []*gx.Param, grads [][]float64) {
 // the same parameters.
 func (o *Optimizer) update(be backend.Backend, ps []*gx.Param, grads []gx.Vec) error {
 	if be == nil {
-		be = cpu.New() // its updates keep nothing
+		if o.cpu == nil {
+			o.cpu = cpu.New() // its updates keep nothing
+		}
+		be = o.cpu
 	}
 	if o.m == nil {
 		o.m = make([][]float64, len(ps))
@@ -85,7 +92,10 @@ func (o *Optimizer) update(be backend.Backend, ps []*gx.Param, grads []gx.Vec) e
 			o.v[i] = make([]float64, p.Size())
 		}
 	}
-	slots := make([]optimizers.Slot, len(ps))
+	if len(o.slots) != len(ps) {
+		o.slots = make([]optimizers.Slot, len(ps))
+	}
+	slots := o.slots
 	for i, p := range ps {
 		slots[i] = optimizers.Slot{Name: p.Name, N: p.Size(), P: backend.Buf{F32: p.Data32(), F64: p.Data64()},
 			G: backend.Buf{F32: grads[i].F32, F64: grads[i].F64}, M: backend.Buf{F64: o.m[i]}, V: backend.Buf{F64: o.v[i]}}
@@ -97,10 +107,10 @@ func (o *Optimizer) update(be backend.Backend, ps []*gx.Param, grads []gx.Vec) e
 // runs the rule, all on backend be: the host's or a device's, the same
 // code.
 func (o *Optimizer) step(be backend.Backend, slots []optimizers.Slot) error {
-	if cap(o.ss) < len(slots) {
-		o.ss = make([]float64, len(slots))
+	if len(o.ss) != len(slots) {
+		o.ss, o.gs, o.ns = make([]float64, len(slots)), make([]backend.Buf, len(slots)), make([]int, len(slots))
 	}
-	gs, ns, sums := make([]backend.Buf, len(slots)), make([]int, len(slots)), o.ss[:len(slots)]
+	gs, ns, sums := o.gs, o.ns, o.ss
 	for i, s := range slots {
 		gs[i], ns[i] = s.G, s.N
 	}

@@ -1,6 +1,8 @@
 package gx
 
 import (
+	"slices"
+
 	"fmt"
 
 	"github.com/attnzoo/attnzoo/internal/backend"
@@ -166,16 +168,24 @@ func (o *base) hostCall(vs []G.Value) (*call, *operands, error) {
 }
 
 // outShape is the output's shape: the buffer's the machine gave the op, or
-// the op's InferShape of its operands' shapes.
+// the op's InferShape of its operands' shapes (kept for the next call with
+// the same shapes: a deferred product runs outside the plan at every step).
 func (o *base) outShape(ops *operands) (tensor.Shape, error) {
 	if o.buf != nil && o.buf.Dtype() == ops.dt {
 		return o.buf.Shape(), nil
 	}
+	if o.inferred != nil && slices.EqualFunc(o.inferredFor, ops.sh, tensor.Shape.Eq) {
+		return o.inferred, nil
+	}
 	ds := make([]G.DimSizer, len(ops.sh))
+	o.inferredFor = o.inferredFor[:0]
 	for i, s := range ops.sh {
 		ds[i] = s
+		o.inferredFor = append(o.inferredFor, s.Clone())
 	}
-	return o.self.InferShape(ds...)
+	sh, err := o.self.InferShape(ds...)
+	o.inferred = sh
+	return sh, err
 }
 
 // accumulating is the ability of an op written against a backend to add

@@ -36,6 +36,9 @@ type base struct {
 
 	self forwarder // the op itself, for Do (set when applied: setGraph)
 	c    call      // Do's call, reused
+
+	inferred    tensor.Shape   // outShape's last answer
+	inferredFor []tensor.Shape // for these operand shapes
 }
 
 // salted is implemented by our ops (through base): the graph sets its salt

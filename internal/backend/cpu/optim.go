@@ -39,50 +39,35 @@ func sumSquares[T kern.Float](g []T) float64 {
 	return ss
 }
 
-// update checks an update's buffers (a parameter and a gradient of either
-// dtype, the moments float64) and runs loop for their dtypes.
-func update(name string, n int, p, g backend.Buf, ms []backend.Buf, l loops) error {
+// checkUpdate checks an update's buffers: a parameter and a gradient of
+// either dtype, the moments float64, each of at least n values.
+func checkUpdate(name string, n int, p, g backend.Buf, ms ...backend.Buf) error {
 	if p.Mem != nil || g.Mem != nil || p.Len() < n || g.Len() < n {
 		return fmt.Errorf("backend: cpu: %s: parameter and gradient must hold ≥ %d host values (have %d, %d)", name, n, p.Len(), g.Len())
 	}
-	var m, v []float64
 	for i, x := range ms {
 		if len(x.F64) < n {
 			return fmt.Errorf("backend: cpu: %s: moment %d must hold ≥ %d float64 values", name, i, n)
 		}
-		if i == 0 {
-			m = x.F64[:n]
-		} else {
-			v = x.F64[:n]
-		}
-	}
-	switch {
-	case p.F32 != nil && g.F32 != nil:
-		l.f32f32(p.F32[:n], g.F32[:n], m, v)
-	case p.F32 != nil:
-		l.f32f64(p.F32[:n], g.F64[:n], m, v)
-	case g.F32 != nil:
-		l.f64f32(p.F64[:n], g.F32[:n], m, v)
-	default:
-		l.f64f64(p.F64[:n], g.F64[:n], m, v)
 	}
 	return nil
 }
 
-// loops is an update's loop for each pairing of parameter and gradient dtypes.
-type loops struct {
-	f32f32 func(p, g []float32, m, v []float64)
-	f32f64 func(p []float32, g, m, v []float64)
-	f64f32 func(p []float64, g []float32, m, v []float64)
-	f64f64 func(p, g, m, v []float64)
-}
-
 func (*CPU) SGD(p, g backend.Buf, n int, scale, lr float64) error {
-	return update("SGD", n, p, g, nil, loops{
-		func(p, g []float32, _, _ []float64) { sgd(p, g, scale, lr) },
-		func(p []float32, g, _, _ []float64) { sgd(p, g, scale, lr) },
-		func(p []float64, g []float32, _, _ []float64) { sgd(p, g, scale, lr) },
-		func(p, g, _, _ []float64) { sgd(p, g, scale, lr) }})
+	if err := checkUpdate("SGD", n, p, g); err != nil {
+		return err
+	}
+	switch {
+	case p.F32 != nil && g.F32 != nil:
+		sgd(p.F32[:n], g.F32[:n], scale, lr)
+	case p.F32 != nil:
+		sgd(p.F32[:n], g.F64[:n], scale, lr)
+	case g.F32 != nil:
+		sgd(p.F64[:n], g.F32[:n], scale, lr)
+	default:
+		sgd(p.F64[:n], g.F64[:n], scale, lr)
+	}
+	return nil
 }
 
 func sgd[P, G kern.Float](p []P, g []G, scale, lr float64) {
@@ -92,11 +77,21 @@ func sgd[P, G kern.Float](p []P, g []G, scale, lr float64) {
 }
 
 func (*CPU) RMSProp(p, g, v backend.Buf, n int, c backend.RMSPropConsts) error {
-	return update("RMSProp", n, p, g, []backend.Buf{v}, loops{
-		func(p, g []float32, v, _ []float64) { rmsprop(p, g, v, c) },
-		func(p []float32, g, v, _ []float64) { rmsprop(p, g, v, c) },
-		func(p []float64, g []float32, v, _ []float64) { rmsprop(p, g, v, c) },
-		func(p, g, v, _ []float64) { rmsprop(p, g, v, c) }})
+	if err := checkUpdate("RMSProp", n, p, g, v); err != nil {
+		return err
+	}
+	V := v.F64[:n]
+	switch {
+	case p.F32 != nil && g.F32 != nil:
+		rmsprop(p.F32[:n], g.F32[:n], V, c)
+	case p.F32 != nil:
+		rmsprop(p.F32[:n], g.F64[:n], V, c)
+	case g.F32 != nil:
+		rmsprop(p.F64[:n], g.F32[:n], V, c)
+	default:
+		rmsprop(p.F64[:n], g.F64[:n], V, c)
+	}
+	return nil
 }
 
 func rmsprop[P, G kern.Float](p []P, g []G, v []float64, c backend.RMSPropConsts) {
@@ -108,11 +103,21 @@ func rmsprop[P, G kern.Float](p []P, g []G, v []float64, c backend.RMSPropConsts
 }
 
 func (*CPU) Adam(p, g, m, v backend.Buf, n int, c backend.AdamConsts) error {
-	return update("Adam", n, p, g, []backend.Buf{m, v}, loops{
-		func(p, g []float32, m, v []float64) { kern.Adam32(p, g, m, v, c) },
-		func(p []float32, g, m, v []float64) { adam(p, g, m, v, c) },
-		func(p []float64, g []float32, m, v []float64) { adam(p, g, m, v, c) },
-		func(p, g, m, v []float64) { adam(p, g, m, v, c) }})
+	if err := checkUpdate("Adam", n, p, g, m, v); err != nil {
+		return err
+	}
+	M, V := m.F64[:n], v.F64[:n]
+	switch {
+	case p.F32 != nil && g.F32 != nil:
+		kern.Adam32(p.F32[:n], g.F32[:n], M, V, c)
+	case p.F32 != nil:
+		adam(p.F32[:n], g.F64[:n], M, V, c)
+	case g.F32 != nil:
+		adam(p.F64[:n], g.F32[:n], M, V, c)
+	default:
+		adam(p.F64[:n], g.F64[:n], M, V, c)
+	}
+	return nil
 }
 
 // adam is kern.Adam32's arithmetic for the other dtypes: one square root
