@@ -295,31 +295,14 @@ func (est *Estimate) encoderCost(in estimateInput) (P, encAct, S float64) {
 func (est *Estimate) scorerCost(in estimateInput, S float64) (P, keySide, perPos float64) {
 	H, A, B := in.Hidden, in.Attention, in.Batch
 	perPos = 3
-	switch in.Scorer {
-	case "general":
-		P = H * H
-		keySide = B * S * H
-	case "concat":
-		P = 2*A*H + 2*A
-		keySide = B * S * A
-		perPos += 2 * A
-		est.note("the concat scorer's tanh(W_q q + W_k k) ([train] batch × source length × [model] attention)", B*S*A)
-		est.note("the concat scorer's W_q and W_k ([model] attention × [model] hidden)", A*H)
-	case "multiplicative", "projected-dot":
-		P = 2 * A * H
-		keySide = B * S * A
-		est.note("the "+in.Scorer+" scorer's W_q and W_k ([model] attention × [model] hidden)", A*H)
-	case "location":
-		P = S * H
-	case "cosine", "learned-scaled-dot":
-		P = 1
-	case "dot", "scaled-dot":
-	default: // a scorer this estimate does not know: count it as concat
-		P = 2*A*H + 2*A
-		keySide = B * S * A
-		perPos += 2 * A
+	c, ok := scorers.CostOf(in.Scorer, scorers.CostSizes{Batch: B, Hidden: H, Attention: A, S: S})
+	if !ok { // a scorer that does not tell (scorers.Coster): count it as concat
+		return 2*A*H + 2*A, B * S * A, perPos + 2*A
 	}
-	return P, keySide, perPos
+	for _, t := range c.Tensors {
+		est.note(t.Name, t.Values)
+	}
+	return c.Params, c.KeySide, perPos + c.PerPos
 }
 
 // dataCost is what the data set holds.

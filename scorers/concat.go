@@ -71,3 +71,13 @@ func (s *Concat) ScoreProjected(g *gx.Graph, q, wk *gx.Node) *gx.Node {
 	u := g.Linear(q, g.Bind(s.Wq), 0) // [B,A]
 	return g.Additive(wk, u, g.Bind(s.B), g.Bind(s.V))
 }
+
+// Cost: W_q, W_k [A, H], b and v [A]; the projected keys [B, S, A]; per
+// position and step the sum and its tanh (2A).
+func (Concat) Cost(s CostSizes) Cost {
+	A, H, B, S := s.Attention, s.Hidden, s.Batch, s.S
+	return Cost{Params: 2*A*H + 2*A, KeySide: B * S * A, PerPos: 2 * A, Tensors: []Tensor{
+		{"the concat scorer's tanh(W_q q + W_k k) ([train] batch × source length × [model] attention)", B * S * A},
+		{"the concat scorer's W_q and W_k ([model] attention × [model] hidden)", A * H},
+	}}
+}

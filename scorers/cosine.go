@@ -78,3 +78,6 @@ func (s *Cosine) ScoreProjected(g *gx.Graph, q, unit *gx.Node) *gx.Node {
 	}
 	return g.ScaleBy(g.BMV(unit, qn, 1), g.Bind(s.Gamma))
 }
+
+// Cost: the sharpness, one value.
+func (Cosine) Cost(CostSizes) Cost { return Cost{Params: 1} }

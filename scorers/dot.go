@@ -29,3 +29,6 @@ func (d *Dot) ScoreProjected(g *gx.Graph, q, keys *gx.Node) *gx.Node {
 	}
 	return g.BMV(keys, q, 1) // [B,S]
 }
+
+// Cost: none of its own.
+func (Dot) Cost(CostSizes) Cost { return Cost{} }

@@ -40,3 +40,8 @@ func (s *General) ScoreProjected(g *gx.Graph, q, wk *gx.Node) *gx.Node {
 	}
 	return g.BMV(wk, q, 1) // [B,S]
 }
+
+// Cost: W [H, H], and the keys projected through it [B, S, H].
+func (General) Cost(s CostSizes) Cost {
+	return Cost{Params: s.Hidden * s.Hidden, KeySide: s.Batch * s.S * s.Hidden}
+}

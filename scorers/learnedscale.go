@@ -53,3 +53,6 @@ func (s *LearnedScaledDot) ScoreProjected(g *gx.Graph, q, keys *gx.Node) *gx.Nod
 	}
 	return g.ScaleBy(g.BMV(keys, q, 1), g.Bind(s.Scale))
 }
+
+// Cost: the scale, one value.
+func (LearnedScaledDot) Cost(CostSizes) Cost { return Cost{Params: 1} }

@@ -71,3 +71,6 @@ func (s *Location) ScoreProjected(g *gx.Graph, q, keys *gx.Node) *gx.Node {
 	}
 	return g.Linear(q, g.Bind(s.W), keys.Shape()[1]) // [B,S]
 }
+
+// Cost: W [S, H].
+func (Location) Cost(s CostSizes) Cost { return Cost{Params: s.S * s.Hidden} }

@@ -65,3 +65,13 @@ func (s *Multiplicative) ScoreProjected(g *gx.Graph, q, wk *gx.Node) *gx.Node {
 	}
 	return g.BMV(wk, g.Linear(q, g.Bind(s.Wq), 0), 1) // [B,S]
 }
+
+// Cost: W_q, W_k [A, H]; the projected keys [B, S, A].
+func (Multiplicative) Cost(s CostSizes) Cost { return projectionsCost("multiplicative", s) }
+
+// projectionsCost is the memory of a scorer of W_q and W_k [A, H].
+func projectionsCost(name string, s CostSizes) Cost {
+	A, H := s.Attention, s.Hidden
+	return Cost{Params: 2 * A * H, KeySide: s.Batch * s.S * A,
+		Tensors: []Tensor{{"the " + name + " scorer's W_q and W_k ([model] attention × [model] hidden)", A * H}}}
+}

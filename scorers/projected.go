@@ -77,3 +77,6 @@ func (s *ProjectedDot) ScoreProjected(g *gx.Graph, q, wk *gx.Node) *gx.Node {
 	}
 	return g.BMVHeads(wk, g.Linear(q, g.Bind(s.Wq), 0), s.heads, s.scale)
 }
+
+// Cost: W_q, W_k [A, H]; the projected keys [B, S, A].
+func (ProjectedDot) Cost(s CostSizes) Cost { return projectionsCost("projected-dot", s) }

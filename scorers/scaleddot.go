@@ -41,3 +41,6 @@ func (d *ScaledDot) ScoreProjected(g *gx.Graph, q, keys *gx.Node) *gx.Node {
 	}
 	return g.BMV(keys, q, d.scale) // [B,S]
 }
+
+// Cost: none of its own.
+func (ScaledDot) Cost(CostSizes) Cost { return Cost{} }
