@@ -290,7 +290,7 @@ func (est *Estimate) encoderCost(in estimateInput) (P, encAct, S float64) {
 	return P, encAct, S
 }
 
-// scorerCost is the scorer's parameters, its key-side tensor and what it
+// scorerCost is the scorer's parameters (scorers.Coster), its key-side tensor and what it
 // holds per source position and decoder step, for S source positions.
 func (est *Estimate) scorerCost(in estimateInput, S float64) (P, keySide, perPos float64) {
 	H, A, B := in.Hidden, in.Attention, in.Batch
