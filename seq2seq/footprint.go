@@ -76,7 +76,7 @@ func PlanFootprint(cfg Config, B, S, T, maxLen, beam int) (Footprint, error) {
 	}
 	// each weight a product reads is packed once per arena for X·Wᵀ and
 	// once for G·W (training's backward pass): at most both orientations of
-	// every matrix (gx's packedB, float32 products only)
+	// every matrix (the cpu backend's PackedB, float32 products only)
 	if bytes == 4 {
 		for _, p := range m.params {
 			if s := p.Shape(); len(s) == 2 {

@@ -64,6 +64,7 @@ type Backend interface {
 	Rows
 	Copy
 	Gather
+	GRU
 }
 
 // Core is a backend's identity and memory.

@@ -2,7 +2,7 @@ package gx
 
 import (
 	"fmt"
-	"github.com/attnzoo/attnzoo/internal/gx/kern"
+	"github.com/attnzoo/attnzoo/internal/backend"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -94,48 +94,27 @@ func (op *gruGatesOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{B, 4 * H}, nil
 }
 
-// gruGates computes the gates of B rows; xs are the k input projections.
-func gruGates[T float](xs [][]T, hh, b, bhn, out []T, B, H int) {
-	b, bhn = b[:3*H], bhn[:H]
-	if !kern.Splits(B, 4*H) { // no closure to allocate
-		gruGatesRows(xs, hh, b, bhn, out, H, 0, B)
-		return
-	}
-	kern.Parallel(B, 4*H, func(r0, r1 int) { gruGatesRows(xs, hh, b, bhn, out, H, r0, r1) })
-}
-
-func gruGatesRows[T float](xs [][]T, hh, b, bhn, out []T, H, r0, r1 int) {
-	for r := r0; r < r1; r++ {
-		h := hh[r*3*H : (r+1)*3*H]
-		o := out[r*4*H : (r+1)*4*H]
-		kern.Add2(b[:2*H], h[:2*H], o[:2*H]) // r and z: b + hh; n: b
-		copy(o[2*H:3*H], b[2*H:])
-		for _, x := range xs {
-			kern.Axpy(1, x[r*3*H:(r+1)*3*H], o[:3*H])
-		}
-		kern.Sigmoids(o[:2*H], o[:2*H])
-		rg, n, hn := o[:H], o[2*H:3*H], o[3*H:4*H]
-		kern.GRUN(h[2*H:3*H], bhn, rg, hn, n) // hn = hh_n + b_hn; n += r ⊙ hn
-		kern.Tanhs(n, n)
-	}
-}
-
-func (op *gruGatesOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
+// forward: the gates from the input projections c.in[:k], hh and the
+// biases; a device sums the projections first, into a working buffer.
+func (op *gruGatesOp) forward(c *call) error {
 	k := op.k
-	B, H := o.sh[k][0], o.sh[k][1]/3
-	out := o.allocDirty(B, 4*H)
-	if o.f64 != nil {
-		f := o.f64
-		gruGates(f[:k], f[k], f[k+1], f[k+2], out.Float64s(), B, H)
-	} else {
-		f := o.f32
-		gruGates(f[:k], f[k], f[k+1], f[k+2], out.Float32s(), B, H)
+	B, H := c.sh[k][0], c.sh[k][1]/3
+	var tmp backend.Buf
+	if k > 1 {
+		var err error
+		if tmp, err = c.temp(B * 3 * H); err != nil {
+			return err
+		}
 	}
-	return out, nil
+	return c.be.GRUGates(c.out, c.in[:k], c.in[k], c.in[k+1], c.in[k+2], tmp, B, H)
+}
+
+// workspace: the sum of the input projections, where there are several.
+func (op *gruGatesOp) workspace(in []tensor.Shape) []int {
+	if op.k < 2 {
+		return nil
+	}
+	return []int{in[op.k][0] * in[op.k][1]}
 }
 
 func (op *gruGatesOp) DiffWRT(n int) []bool {
@@ -191,46 +170,15 @@ func (op *gruGatesDHOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return sameAsFirst("GRUGatesDH", in, func(H int) int { return 3 * H })
 }
 
-// gruGatesBack writes [δr | δz | δn] (dh false) or [δr | δz | g_hn + δn⊙r]
-// (dh true) for gates and their gradient, both [B,4H].
-func gruGatesBack[T float](gates, g, out []T, B, H int, dh bool) {
-	if !kern.Splits(B, 4*H) {
-		gruGatesBackRows(gates, g, out, H, dh, 0, B)
-		return
-	}
-	kern.Parallel(B, 4*H, func(r0, r1 int) { gruGatesBackRows(gates, g, out, H, dh, r0, r1) })
+// forward: [δr | δz | δn] from the gates and their gradient.
+func (op *gruGatesDXOp) forward(c *call) error {
+	return c.be.GRUGatesBack(c.out, c.in[0], c.in[1], c.sh[0][0], c.sh[0][1]/4, false)
 }
 
-func gruGatesBackRows[T float](gates, g, out []T, H int, dh bool, r0, r1 int) {
-	for row := r0; row < r1; row++ {
-		x := gates[row*4*H : (row+1)*4*H]
-		d := g[row*4*H : (row+1)*4*H]
-		o := out[row*3*H : (row+1)*3*H]
-		if x32, ok := any(x).([]float32); ok {
-			kern.GRUGatesBackRow32(x32, any(d).([]float32), any(o).([]float32), H, dh)
-		} else {
-			kern.GRUGatesBackRow(x, d, o, H, 0, dh)
-		}
-	}
+// forward: [δr | δz | g_hn + δn ⊙ r] from the gates and their gradient.
+func (op *gruGatesDHOp) forward(c *call) error {
+	return c.be.GRUGatesBack(c.out, c.in[0], c.in[1], c.sh[0][0], c.sh[0][1]/4, true)
 }
-
-func gatesBackDo(op *base, vs []G.Value, dh bool) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	B, H := o.sh[0][0], o.sh[0][1]/4
-	out := o.allocDirty(B, 3*H)
-	if o.f64 != nil {
-		gruGatesBack(o.f64[0], o.f64[1], out.Float64s(), B, H, dh)
-	} else {
-		gruGatesBack(o.f32[0], o.f32[1], out.Float32s(), B, H, dh)
-	}
-	return out, nil
-}
-
-func (op *gruGatesDXOp) Do(vs ...G.Value) (G.Value, error) { return gatesBackDo(&op.base, vs, false) }
-func (op *gruGatesDHOp) Do(vs ...G.Value) (G.Value, error) { return gatesBackDo(&op.base, vs, true) }
 
 func (op *sumColsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	s, err := shapes(in)
@@ -243,25 +191,9 @@ func (op *sumColsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{op.hi - op.lo}, nil
 }
 
-func sumCols[T float](x, out []T, W, lo, hi int) {
-	for r := 0; r+W <= len(x); r += W {
-		kern.Axpy(1, x[r+lo:r+hi], out)
-	}
-}
-
-func (op *sumColsOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	W := o.sh[0][1]
-	out := o.alloc(op.hi - op.lo)
-	if o.f64 != nil {
-		sumCols(o.f64[0], out.Float64s(), W, op.lo, op.hi)
-	} else {
-		sumCols(o.f32[0], out.Float32s(), W, op.lo, op.hi)
-	}
-	return out, nil
+// forward: out[c] = Σ_r x[r, lo+c].
+func (op *sumColsOp) forward(c *call) error {
+	return c.be.ColSums(c.out, 0, c.in[0], op.lo, c.sh[0][1], c.sh[0][0], op.hi-op.lo)
 }
 
 func (op *gruBlendOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
@@ -275,26 +207,9 @@ func (op *gruBlendOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return s[1].Clone(), nil
 }
 
-func gruBlend[T float](gates, h, out []T, B, H int) {
-	for row := 0; row < B; row++ {
-		x := gates[row*4*H : (row+1)*4*H]
-		kern.Blend(x[2*H:3*H], x[H:2*H], h[row*H:(row+1)*H], out[row*H:(row+1)*H])
-	}
-}
-
-func (op *gruBlendOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	B, H := o.sh[1][0], o.sh[1][1]
-	out := o.allocDirty(B, H)
-	if o.f64 != nil {
-		gruBlend(o.f64[0], o.f64[1], out.Float64s(), B, H)
-	} else {
-		gruBlend(o.f32[0], o.f32[1], out.Float32s(), B, H)
-	}
-	return out, nil
+// forward: h' = n + z ⊙ (h − n).
+func (op *gruBlendOp) forward(c *call) error {
+	return c.be.GRUBlend(c.out, c.in[0], c.in[1], c.sh[1][0], c.sh[1][1])
 }
 
 func (op *gruBlendOp) DiffWRT(int) []bool { return []bool{true, true} }
@@ -316,34 +231,9 @@ func (op *gruBlendDGOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return s[0].Clone(), nil
 }
 
-func gruBlendDG[T float](gates, h, g, out []T, B, H int) {
-	for row := 0; row < B; row++ {
-		x := gates[row*4*H : (row+1)*4*H]
-		o := out[row*4*H : (row+1)*4*H]
-		z, n := x[H:2*H], x[2*H:3*H]
-		hr, gr := h[row*H:(row+1)*H], g[row*H:(row+1)*H]
-		clear(o[:H])
-		clear(o[3*H:])
-		for i := 0; i < H; i++ {
-			o[H+i] = gr[i] * (hr[i] - n[i])
-			o[2*H+i] = gr[i] * (1 - z[i])
-		}
-	}
-}
-
-func (op *gruBlendDGOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	B, H := o.sh[1][0], o.sh[1][1]
-	out := o.allocDirty(B, 4*H)
-	if o.f64 != nil {
-		gruBlendDG(o.f64[0], o.f64[1], o.f64[2], out.Float64s(), B, H)
-	} else {
-		gruBlendDG(o.f32[0], o.f32[1], o.f32[2], out.Float32s(), B, H)
-	}
-	return out, nil
+// forward: ∂gates = [0 | g ⊙ (h − n) | g ⊙ (1 − z) | 0].
+func (op *gruBlendDGOp) forward(c *call) error {
+	return c.be.GRUBlendDG(c.out, c.in[0], c.in[1], c.in[2], c.sh[1][0], c.sh[1][1])
 }
 
 func (op *gruBlendDHOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
@@ -354,27 +244,7 @@ func (op *gruBlendDHOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return s[1].Clone(), nil
 }
 
-func gruBlendDH[T float](gates, g, out []T, B, H int) {
-	for row := 0; row < B; row++ {
-		z := gates[row*4*H+H : row*4*H+2*H]
-		gr, o := g[row*H:(row+1)*H], out[row*H:(row+1)*H]
-		for i := range o {
-			o[i] = gr[i] * z[i]
-		}
-	}
-}
-
-func (op *gruBlendDHOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	B, H := o.sh[1][0], o.sh[1][1]
-	out := o.allocDirty(B, H)
-	if o.f64 != nil {
-		gruBlendDH(o.f64[0], o.f64[1], out.Float64s(), B, H)
-	} else {
-		gruBlendDH(o.f32[0], o.f32[1], out.Float32s(), B, H)
-	}
-	return out, nil
+// forward: ∂h = g ⊙ z.
+func (op *gruBlendDHOp) forward(c *call) error {
+	return c.be.GRUBlendDH(c.out, c.in[0], c.in[1], c.sh[1][0], c.sh[1][1])
 }

@@ -2,8 +2,7 @@ package gx
 
 import (
 	"fmt"
-	"github.com/attnzoo/attnzoo/internal/backend/cpu"
-	"github.com/attnzoo/attnzoo/internal/gx/kern"
+	"github.com/attnzoo/attnzoo/internal/backend"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -35,10 +34,9 @@ type gruSeqOp struct {
 	base
 	k       int // number of inputs
 	reverse bool
-	uInput  bool // U is an input of the graph: packed once per run
-	// working buffers, from the arena (runState.temp) in this order:
-	// Σ_j x_j W_jᵀ + b [S·B, 3H], U h_prev [B, 3H], and for the pure-Go
-	// product Uᵀ
+	uInput  bool // U is an input of the graph: a weight the backend may prepare once per run
+	// working buffers (call.temp) in this order: Σ_j x_j W_jᵀ [S·B, 3H],
+	// U h_prev [B, 3H], and where U is not an input Uᵀ [H, 3H]
 }
 
 // gruSeqStatesOp: (packed, x_j…, W_j…, U, b, b_hn, h0, keep) → h [B,S,H].
@@ -53,7 +51,7 @@ type gruSeqBackOp struct {
 	k       int
 	reverse bool
 	uInput  bool
-	// working buffers, from the arena (runState.temp) in this order: the
+	// working buffers (call.temp) in this order: the
 	// pre-activation gradients of the input projections [S·B, 3H] and of
 	// the recurrent projection [S·B, 3H], the state each position started
 	// from [S·B, H], ∂h flowing back to the previous position [B, H], ∂h_prev
@@ -66,23 +64,6 @@ type unflatOp struct {
 	base
 	off   int
 	shape tensor.Shape
-}
-
-// scratch is an op's working buffer, kept across runs (kern.Scratch).
-type scratch = kern.Scratch
-
-func getScratch[T float](s *scratch, n int) []T {
-	var z T
-	if _, ok := any(z).(float32); ok {
-		return any(s.Get32(n)).([]T)
-	}
-	return any(s.Get64(n)).([]T)
-}
-
-// gemm is cpu.GemmSlices, for the products not yet written against a
-// backend.
-func gemm[T float](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
-	cpu.GemmSlices(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // GRUSequence returns the states [B,S,H] of a GRU run over x_j [S·B, In_j]
@@ -122,19 +103,10 @@ func (op *gruSeqStatesOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{s[0][0], s[0][1], s[0][2] / 5}, nil
 }
 
-func (op *gruSeqStatesOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	B, S, H := o.sh[0][0], o.sh[0][1], o.sh[0][2]/5
-	out := o.allocDirty(B, S, H)
-	if o.f64 != nil {
-		sliceLast(o.f64[0], out.Float64s(), 5*H, 0, H)
-	} else {
-		sliceLast(o.f32[0], out.Float32s(), 5*H, 0, H)
-	}
-	return out, nil
+// forward: h[b,p] = packed[b,p,:H].
+func (op *gruSeqStatesOp) forward(c *call) error {
+	B, S, H := c.sh[0][0], c.sh[0][1], c.sh[0][2]/5
+	return c.be.Copy2D(c.out, 0, H, c.in[0], 0, 5*H, B*S, H)
 }
 
 // DiffWRT: every input of the sequence but keep; not the packed tensor.
@@ -173,113 +145,46 @@ func (op *gruSeqOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{B, S, 5 * H}, nil
 }
 
-// position returns the position of step t.
-func position(t, S int, reverse bool) int {
-	if reverse {
-		return S - 1 - t
-	}
-	return t
-}
-
-func gruSeqFwd[T float](op *gruSeqOp, f [][]T, out []T, B, S, H int) {
+// forward: xw = Σ_j x_j W_jᵀ (one product per input, the second on with
+// β = 1), then the recurrence (GRUSeq) from h0.
+func (op *gruSeqOp) forward(c *call) error {
 	k := op.k
-	U, b, bhn, h0, keep := f[2*k], f[2*k+1], f[2*k+2], f[2*k+3], f[2*k+4]
-	xw := getScratch[T](op.run.temp(), S*B*3*H)
-	hh := getScratch[T](op.run.temp(), B*3*H)
+	B, H, S := c.sh[2*k+3][0], c.sh[2*k+3][1], c.sh[2*k+4][1]
+	xw, err := c.temp(S * B * 3 * H)
+	if err != nil {
+		return err
+	}
+	hh, err := c.temp(B * 3 * H)
+	if err != nil {
+		return err
+	}
+	var ut backend.Buf
+	if !op.uInput {
+		if ut, err = c.temp(3 * H * H); err != nil {
+			return err
+		}
+	}
 	for j := 0; j < k; j++ {
-		In := len(f[k+j]) / (3 * H)
-		beta := T(1)
+		In, beta := c.sh[j][1], 1.0
 		if j == 0 {
 			beta = 0
 		}
-		gemm(false, true, S*B, 3*H, In, 1, f[j], In, f[k+j], In, beta, xw, 3*H)
-	}
-	W := 5 * H
-	// U h_prev at every position: on U packed once per run, or on the
-	// pure-Go product from Uᵀ made once
-	var ut []float32
-	var pu *kern.PackedB
-	if u32, ok := any(U).([]float32); ok && op.uInput && op.run != nil && usePacked() {
-		pu = op.run.packedB(u32, true, H, 3*H, H)
-	} else if ok && kern.OwnSgemm() {
-		ut = op.run.temp().Get32(3 * H * H)
-		for j := 0; j < 3*H; j++ {
-			for l, v := range u32[j*H : (j+1)*H] {
-				ut[l*3*H+j] = v
-			}
+		if err := c.be.Gemm(S*B, 3*H, In, 1, mat(c.in[j], In), backend.Mat{Buf: c.in[k+j], Ld: In, T: true}, beta, mat(xw, 3*H)); err != nil {
+			return err
 		}
 	}
-	prev, ld := h0, H // h_prev as a [B,H] matrix with leading dimension ld
-	// the rows of position p0 from h_prev = prev0 (leading dimension ld0):
-	// one closure for the whole sequence
-	var p0, ld0 int
-	var prev0 []T
-	rows := func(r0, r1 int) {
-		for r := r0; r < r1; r++ {
-			o := out[(r*S+p0)*W : (r*S+p0+1)*W]
-			x := xw[(p0*B+r)*3*H : (p0*B+r+1)*3*H]
-			h := hh[r*3*H : (r+1)*3*H]
-			hp := prev0[r*ld0 : r*ld0+H]
-			gates := o[H:]
-			kern.Add3(x[:2*H], b[:2*H], h[:2*H], gates[:2*H]) // r, z pre-activations
-			kern.Sigmoids(gates[:2*H], gates[:2*H])
-			rg, n, hn := gates[:H], gates[2*H:3*H], gates[3*H:4*H]
-			kern.Add2(x[2*H:3*H], b[2*H:3*H], n)
-			kern.GRUN(h[2*H:3*H], bhn, rg, hn, n) // hn = hh_n + b_hn; n = x_n + b_n + r ⊙ hn
-			kern.Tanhs(n, n)
-			kern.BlendCarry(keep[r*S+p0], n, gates[H:2*H], hp, o[:H])
-		}
-	}
-	for t := 0; t < S; t++ {
-		p := position(t, S, op.reverse)
-		if pu != nil {
-			kern.GemmPacked(B, any(prev).([]float32), ld, pu, any(hh).([]float32), 3*H, false)
-		} else if ut != nil {
-			kern.Sgemm(false, false, B, 3*H, H, any(prev).([]float32), ld, ut, 3*H, 0, any(hh).([]float32), 3*H, nil)
-		} else {
-			gemm(false, true, B, 3*H, H, 1, prev, ld, U, H, 0, hh, 3*H)
-		}
-		p0, prev0, ld0 = p, prev, ld
-		byRows(B, W, rows)
-		prev, ld = out[p*W:], S*W
-	}
-}
-
-// byRows runs rows over [0, n) rows of `per` values each: split over
-// threads where the work is large (kern.Parallel), else on the caller's
-// goroutine. Each row is computed as alone: the same bits either way.
-func byRows(n, per int, rows func(r0, r1 int)) {
-	if kern.Splits(n, per) {
-		kern.Parallel(n, per, rows)
-		return
-	}
-	rows(0, n)
-}
-
-func (op *gruSeqOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	k := op.k
-	B, H, S := o.sh[2*k+3][0], o.sh[2*k+3][1], o.sh[2*k+4][1]
-	out := o.allocDirty(B, S, 5*H)
-	if o.f64 != nil {
-		gruSeqFwd(op, o.f64, out.Float64s(), B, S, H)
-	} else {
-		gruSeqFwd(op, o.f32, out.Float32s(), B, S, H)
-	}
-	return out, nil
+	u := backend.Mat{Buf: c.in[2*k], Ld: H, Const: op.uInput}
+	return c.be.GRUSeq(c.out, xw, u, c.in[2*k+1], c.in[2*k+2], c.in[2*k+3], c.in[2*k+4], B, S, H, op.reverse, hh, ut)
 }
 
 // workspace is what the op takes of the arena's working buffers, in values,
-// in the order gruSeqFwd takes them, from its inputs' shapes.
+// in the order forward takes them, from its inputs' shapes.
 func (op *gruSeqOp) workspace(in []tensor.Shape) []int {
 	k := op.k
 	B, H, S := in[2*k+3][0], in[2*k+3][1], in[2*k+4][1]
 	w := []int{S * B * 3 * H, B * 3 * H}
-	if !usePacked() || !op.uInput {
-		w = append(w, 3*H*H) // Uᵀ, for the pure-Go product
+	if !op.uInput {
+		w = append(w, 3*H*H) // Uᵀ, for a backend that transposes U (not a weight)
 	}
 	return w
 }
@@ -335,110 +240,67 @@ func (op *gruSeqBackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{n}, nil
 }
 
-func gruSeqBack[T float](op *gruSeqBackOp, f [][]T, out []T, B, S, H int) {
+// forward: the recurrence back (GRUSeqBack), then the flat output
+// [∂x_j… | ∂W_j… | ∂U | ∂b | ∂b_hn | ∂h0]: products, column sums and ∂h0
+// the gradient carried back to the start.
+func (op *gruSeqBackOp) forward(c *call) error {
 	k := op.k
-	fwd, gr := f[0], f[1]
-	xs, ws := f[2:2+k], f[2+k:2+2*k]
-	U, h0, keep := f[2+2*k], f[3+2*k], f[4+2*k]
-	W := 5 * H
-	dxi := getScratch[T](op.run.temp(), S*B*3*H)
-	dhh := getScratch[T](op.run.temp(), S*B*3*H)
-	hprev := getScratch[T](op.run.temp(), S*B*H)
-	carry := getScratch[T](op.run.temp(), B*H)
-	dhp := getScratch[T](op.run.temp(), B*H)
-	clear(carry)
-	var pu *kern.PackedB // U packed once per run
-	if u32, ok := any(U).([]float32); ok && op.uInput && op.run != nil && usePacked() {
-		pu = op.run.packedB(u32, false, 3*H, H, H)
-	}
-	// the rows of step t0 (position p0): one closure for the whole sequence
-	var t0, p0 int
-	rows := func(r0, r1 int) {
-		t, p := t0, p0
-		for r := r0; r < r1; r++ {
-			x := fwd[(r*S+p)*W : (r*S+p+1)*W]
-			gh := gr[(r*S+p)*H : (r*S+p+1)*H]
-			var hp []T
-			if t == 0 {
-				hp = h0[r*H : (r+1)*H]
-			} else {
-				q := position(t-1, S, op.reverse)
-				hp = fwd[(r*S+q)*W : (r*S+q)*W+H]
-			}
-			copy(hprev[(p*B+r)*H:(p*B+r+1)*H], hp)
-			c := carry[r*H : (r+1)*H]
-			di := dxi[(p*B+r)*3*H : (p*B+r+1)*3*H]
-			dh := dhh[(p*B+r)*3*H : (p*B+r+1)*3*H]
-			if x32, ok := any(x).([]float32); ok {
-				kern.GRUSeqBackRow32(float32(keep[r*S+p]), any(gh).([]float32), any(c).([]float32), x32[H:],
-					any(hp).([]float32), any(di).([]float32), any(dh).([]float32), H)
-			} else {
-				kern.GRUSeqBackRow(keep[r*S+p], gh, c, x[H:], hp, di, dh, H, 0)
-			}
+	B, S, H := c.sh[0][0], c.sh[0][1], c.sh[0][2]/5
+	var w [5]backend.Buf
+	for i, n := range gruSeqBackWork(B, S, H) {
+		var err error
+		if w[i], err = c.temp(n); err != nil {
+			return err
 		}
 	}
-	for t := S - 1; t >= 0; t-- {
-		p := position(t, S, op.reverse)
-		t0, p0 = t, p
-		byRows(B, W, rows)
-		// ∂h_prev += ∂hh · U
-		if pu != nil {
-			kern.GemmPacked(B, any(dhh[p*B*3*H:(p+1)*B*3*H]).([]float32), 3*H, pu, any(dhp).([]float32), H, false)
-		} else {
-			gemm(false, false, B, H, 3*H, 1, dhh[p*B*3*H:(p+1)*B*3*H], 3*H, U, H, 0, dhp, H)
-		}
-		kern.Axpy(1, dhp, carry)
+	dxi, dhh, hprev, carry, dhp := w[0], w[1], w[2], w[3], w[4]
+	xs, ws := c.in[2:2+k], c.in[2+k:2+2*k]
+	U, h0, keep := c.in[2+2*k], c.in[3+2*k], c.in[4+2*k]
+	u := backend.Mat{Buf: U, Ld: H, Const: op.uInput}
+	if err := c.be.GRUSeqBack(dxi, dhh, hprev, carry, c.in[0], c.in[1], u, h0, keep, B, S, H, op.reverse, dhp); err != nil {
+		return err
 	}
-	// the flat output: x_j, W_j, U, b, b_hn, h0
+	at := func(off, ld int) backend.Mat { return backend.Mat{Buf: c.out, Off: off, Ld: ld} }
 	off := 0
 	for j := 0; j < k; j++ { // ∂x_j = ∂xi · W_j
-		In := len(ws[j]) / (3 * H)
-		gemm(false, false, S*B, In, 3*H, 1, dxi, 3*H, ws[j], In, 0, out[off:off+S*B*In], In)
+		In := c.sh[2+j][1]
+		if err := c.be.Gemm(S*B, In, 3*H, 1, mat(dxi, 3*H), mat(ws[j], In), 0, at(off, In)); err != nil {
+			return err
+		}
 		off += S * B * In
 	}
 	for j := 0; j < k; j++ { // ∂W_j = ∂xiᵀ x_j
-		In := len(ws[j]) / (3 * H)
-		gemm(true, false, 3*H, In, S*B, 1, dxi, 3*H, xs[j], In, 0, out[off:off+3*H*In], In)
+		In := c.sh[2+j][1]
+		if err := c.be.Gemm(3*H, In, S*B, 1, backend.Mat{Buf: dxi, Ld: 3 * H, T: true}, mat(xs[j], In), 0, at(off, In)); err != nil {
+			return err
+		}
 		off += 3 * H * In
 	}
-	gemm(true, false, 3*H, H, S*B, 1, dhh, 3*H, hprev, H, 0, out[off:off+3*H*H], H) // ∂U = ∂hhᵀ h_prev
+	if err := c.be.Gemm(3*H, H, S*B, 1, backend.Mat{Buf: dhh, Ld: 3 * H, T: true}, mat(hprev, H), 0, at(off, H)); err != nil { // ∂U = ∂hhᵀ h_prev
+		return err
+	}
 	off += 3 * H * H
-	db, dbhn := out[off:off+3*H], out[off+3*H:off+4*H]
-	clear(db)
-	clear(dbhn)
-	for r := 0; r < S*B; r++ {
-		kern.Axpy(1, dxi[r*3*H:(r+1)*3*H], db)
-		kern.Axpy(1, dhh[r*3*H+2*H:(r+1)*3*H], dbhn)
+	if err := c.be.ColSums(c.out, off, dxi, 0, 3*H, S*B, 3*H); err != nil { // ∂b
+		return err
+	}
+	if err := c.be.ColSums(c.out, off+3*H, dhh, 2*H, 3*H, S*B, H); err != nil { // ∂b_hn
+		return err
 	}
 	off += 4 * H
-	copy(out[off:off+B*H], carry) // ∂h0
-}
-
-func (op *gruSeqBackOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	B, S, H := o.sh[0][0], o.sh[0][1], o.sh[0][2]/5
-	n := 0
-	for _, x := range o.sh[2 : 2+2*op.k+1] {
-		n += x.TotalSize()
-	}
-	n += 4*H + B*H
-	out := o.allocDirty(n)
-	if o.f64 != nil {
-		gruSeqBack(op, o.f64, out.Float64s(), B, S, H)
-	} else {
-		gruSeqBack(op, o.f32, out.Float32s(), B, S, H)
-	}
-	return out, nil
+	return c.be.Copy2D(c.out, off, B*H, carry, 0, B*H, 1, B*H) // ∂h0
 }
 
 // workspace is what the op takes of the arena's working buffers, in values,
-// in the order gruSeqBack takes them.
+// in the order forward takes them.
 func (op *gruSeqBackOp) workspace(in []tensor.Shape) []int {
-	B, S, H := in[0][0], in[0][1], in[0][2]/5
-	return []int{S * B * 3 * H, S * B * 3 * H, S * B * H, B * H, B * H}
+	w := gruSeqBackWork(in[0][0], in[0][1], in[0][2]/5)
+	return w[:]
+}
+
+// gruSeqBackWork: ∂xi [S·B, 3H], ∂hh [S·B, 3H], h_prev [S·B, H], the carry
+// [B, H], ∂hh·U [B, H].
+func gruSeqBackWork(B, S, H int) [5]int {
+	return [5]int{S * B * 3 * H, S * B * 3 * H, S * B * H, B * H, B * H}
 }
 
 func (op *unflatOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
@@ -452,17 +314,8 @@ func (op *unflatOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return op.shape.Clone(), nil
 }
 
-func (op *unflatOp) Do(vs ...G.Value) (G.Value, error) {
-	o, err := op.getOperands(vs)
-	if err != nil {
-		return nil, err
-	}
-	out := o.allocDirty(op.shape...)
+// forward: out = flat[off : off+size].
+func (op *unflatOp) forward(c *call) error {
 	n := op.shape.TotalSize()
-	if o.f64 != nil {
-		copy(out.Float64s(), o.f64[0][op.off:op.off+n])
-	} else {
-		copy(out.Float32s(), o.f32[0][op.off:op.off+n])
-	}
-	return out, nil
+	return c.be.Copy2D(c.out, 0, n, c.in[0], op.off, n, 1, n)
 }

@@ -17,6 +17,9 @@ type gruSeqCase struct {
 	ins     []int
 	params  []*gx.Param // x_j, W_j, U, b, b_hn, h0
 	keep    []float64
+	// computedU makes U a value the graph computes (U + 0), not an input:
+	// not a weight a backend may prepare once per run
+	computedU bool
 }
 
 func newGRUSeqCase(rng *rand.Rand, B, S, H int, ins []int) *gruSeqCase {
@@ -53,6 +56,9 @@ func (c *gruSeqCase) build(g *gx.Graph, fused, reverse bool) *gx.Node {
 	xs, ws := n[:k], n[k:2*k]
 	U, b, bhn, h0 := n[2*k], n[2*k+1], n[2*k+2], n[2*k+3]
 	keep := g.Const("seq.keep", c.keep, c.B, c.S)
+	if c.computedU {
+		U = g.Sum(U, g.Const("seq.U0", make([]float64, 3*c.H*c.H), 3*c.H, c.H))
+	}
 	if fused {
 		return g.GRUSequence(xs, ws, U, b, bhn, h0, keep, reverse)
 	}
@@ -99,7 +105,9 @@ func TestGRUSequenceGradients(t *testing.T) {
 // TestGRUSequenceMatchesSteps compares GRUSequence with the step-by-step
 // composition at B = 16, S = 7, H = 20: the states and the gradient of a
 // random projection of them with respect to every input, to 1e-12 in
-// float64, and the float32 op against the float64 composition to 2e-5.
+// float64, and the float32 op against the float64 composition to 2e-5;
+// with U an input (a weight the backend packs once per run) and with U
+// computed in the graph (transposed at every run).
 func TestGRUSequenceMatchesSteps(t *testing.T) {
 	for _, reverse := range []bool{false, true} {
 		t.Run(fmt.Sprint("reverse=", reverse), func(t *testing.T) {
@@ -164,14 +172,60 @@ func TestGRUSequenceMatchesSteps(t *testing.T) {
 				}
 			}
 			ref, refG := run(gx.Float64, false)
-			for _, dc := range []struct {
-				dt  any
-				tol float64
-			}{{gx.Float64, 1e-12}, {gx.Float32, 2e-5}} {
-				out, grads := run(dc.dt, true)
-				cmp(fmt.Sprint(dc.dt, " states"), out, ref, dc.tol)
-				for i, p := range c.params {
-					cmp(fmt.Sprint(dc.dt, " ∂", p.Name), grads[i], refG[i], dc.tol)
+			for _, computedU := range []bool{false, true} {
+				c.computedU = computedU
+				for _, dc := range []struct {
+					dt  any
+					tol float64
+				}{{gx.Float64, 1e-12}, {gx.Float32, 2e-5}} {
+					out, grads := run(dc.dt, true)
+					what := fmt.Sprint(dc.dt, " computedU=", computedU)
+					cmp(what+" states", out, ref, dc.tol)
+					for i, p := range c.params {
+						cmp(fmt.Sprint(what, " ∂", p.Name), grads[i], refG[i], dc.tol)
+					}
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkGRUSequence runs a float32 GRUSequence and its gradient with
+// respect to every input on the host machine, at the quickstart encoder's
+// shapes (B = 32, S = 8, H = 32, one input of 16) and at a paper's
+// (B = 64, S = 30, H = 256, one input of 256).
+func BenchmarkGRUSequence(b *testing.B) {
+	for _, sz := range []struct{ B, S, H, In int }{{32, 8, 32, 16}, {64, 30, 256, 256}} {
+		b.Run(fmt.Sprintf("B=%d,S=%d,H=%d", sz.B, sz.S, sz.H), func(b *testing.B) {
+			c := newGRUSeqCase(rand.New(rand.NewPCG(1, 2)), sz.B, sz.S, sz.H, []int{sz.In})
+			g := gx.NewGraph(gx.Float32)
+			var ps []*gx.Param
+			for _, p := range c.params {
+				q := gx.NewParam(p.Name, gx.Float32, p.Shape()...)
+				q.Set(p.Float64s())
+				ps = append(ps, q)
+			}
+			c.params = ps
+			wrt := make([]*gx.Node, len(ps))
+			for i, p := range ps {
+				wrt[i] = g.Bind(p)
+			}
+			proj := make([]float64, sz.B*sz.S*sz.H)
+			for i := range proj {
+				proj[i] = float64(i%7) - 3
+			}
+			h := c.build(g, true, false)
+			for _, n := range g.Grad(g.DotAll(h, g.Const("proj", proj, sz.B, sz.S, sz.H)), wrt...) {
+				g.Watch(n)
+			}
+			m, err := g.Machine()
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := m.Run(); err != nil {
+					b.Fatal(err)
 				}
 			}
 		})

@@ -23,14 +23,8 @@ func (r *runState) a() *Arena {
 // temp returns the next working buffer of the op that runs (Arena.temp).
 func (r *runState) temp() *kern.Scratch { return r.a().temp() }
 
-// usePacked reports whether a product on a weight packed once per run runs
-// on kern.GemmPacked, whatever its rows: wherever it has its AVX-512 kernel.
-func usePacked() bool { return kern.PackedFast }
-
-// packedB is the arena's cpu backend's cpu.PackedB.
-func (r *runState) packedB(b []float32, tB bool, k, n, ldb int) *kern.PackedB {
-	return r.a().cpu().PackedB(b, tB, k, n, ldb)
-}
+// scratch is an op's working buffer, kept across runs (kern.Scratch).
+type scratch = kern.Scratch
 
 // PackedBytes is what an arena holds for a float32 weight op(B) [k, n]
 // packed for the products (kern.PackB).

@@ -1,5 +1,6 @@
-// The GRU ops (internal/gx/device_gru.go; ops_gru.go and ops_gruseq.go
-// have the equations). Gates are laid out [r | z | n | hn] per row.
+// The GRU family (internal/device/backend_gru.go; internal/backend/gru.go
+// and internal/gx's ops_gru.go and ops_gruseq.go have the equations).
+// Gates are laid out [r | z | n | hn] per row.
 
 float sigm(float x) { return 1.0f / (1.0f + exp(-x)); }
 

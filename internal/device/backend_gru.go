@@ -1,0 +1,137 @@
+package device
+
+import (
+	"fmt"
+
+	"github.com/attnzoo/attnzoo/internal/backend"
+)
+
+// The GRU family on kernels/gru.cl: the step's maps one work-item per
+// (row, unit) or per value; GRUGates sums the input projections into tmp
+// first; the sequence is a loop of an SGEMM (CLBlast) and the step kernel
+// per position.
+
+func (b clBackend) GRUGates(gates backend.Buf, xs []backend.Buf, hh, bias, bhn, tmp backend.Buf, B, H int) error {
+	if len(xs) == 0 {
+		return fmt.Errorf("device: opencl: GRUGates: no input projections")
+	}
+	if err := mems("GRUGates", gates, hh, bias, bhn); err != nil {
+		return err
+	}
+	for _, x := range xs {
+		if err := mems("GRUGates", x); err != nil {
+			return err
+		}
+	}
+	x := xs[0]
+	if len(xs) > 1 {
+		if err := mems("GRUGates", tmp); err != nil {
+			return err
+		}
+		if err := b.o.Add(tmp.Mem, xs[0].Mem, xs[1].Mem, B*3*H); err != nil {
+			return err
+		}
+		for _, y := range xs[2:] {
+			if err := b.o.Kernel("add_into", B*3*H, tmp.Mem, y.Mem, B*3*H); err != nil {
+				return err
+			}
+		}
+		x = tmp
+	}
+	return b.o.Kernel("gru_gates", B*H, gates.Mem, x.Mem, hh.Mem, bias.Mem, bhn.Mem, B, H)
+}
+
+func (b clBackend) GRUGatesBack(out, gates, g backend.Buf, B, H int, dh bool) error {
+	if err := mems("GRUGatesBack", out, gates, g); err != nil {
+		return err
+	}
+	d := 0
+	if dh {
+		d = 1
+	}
+	return b.o.Kernel("gru_gates_back", B*H, out.Mem, gates.Mem, g.Mem, B, H, d)
+}
+
+func (b clBackend) GRUBlend(out, gates, h backend.Buf, B, H int) error {
+	if err := mems("GRUBlend", out, gates, h); err != nil {
+		return err
+	}
+	return b.o.Kernel("gru_blend", B*H, out.Mem, gates.Mem, h.Mem, B, H)
+}
+
+func (b clBackend) GRUBlendDG(out, gates, h, g backend.Buf, B, H int) error {
+	if err := mems("GRUBlendDG", out, gates, h, g); err != nil {
+		return err
+	}
+	return b.o.Kernel("gru_blend_dg", B*4*H, out.Mem, gates.Mem, h.Mem, g.Mem, B, H)
+}
+
+func (b clBackend) GRUBlendDH(out, gates, g backend.Buf, B, H int) error {
+	if err := mems("GRUBlendDH", out, gates, g); err != nil {
+		return err
+	}
+	return b.o.Kernel("gru_blend_dh", B*H, out.Mem, gates.Mem, g.Mem, B, H)
+}
+
+func (b clBackend) ColSums(y backend.Buf, yOff int, x backend.Buf, xOff, ld, rows, cols int) error {
+	if err := mems("ColSums", y, x); err != nil {
+		return err
+	}
+	return b.o.Kernel("sum_rows_at", cols, y.Mem, yOff, x.Mem, xOff, ld, rows, cols)
+}
+
+// GRUSeq: per position hh = U h_prev (an SGEMM reading h_prev in place:
+// h0, then the previous position's states in out) and the step kernel.
+func (b clBackend) GRUSeq(out, xw backend.Buf, u backend.Mat, bias, bhn, h0, keep backend.Buf, B, S, H int, reverse bool, hh, _ backend.Buf) error {
+	if err := mems("GRUSeq", out, xw, u.Buf, bias, bhn, h0, keep, hh); err != nil {
+		return err
+	}
+	W := 5 * H
+	prev, pOff, pLd := h0.Mem, 0, H
+	for t := 0; t < S; t++ {
+		p := position(t, S, reverse)
+		if err := b.o.SgemmAt(false, true, B, 3*H, H, 1, prev, pOff, pLd, u.Buf.Mem, u.Off, u.Ld, 0, hh.Mem, 0, 3*H); err != nil {
+			return err
+		}
+		if err := b.o.Kernel("gru_seq_step", B*H, out.Mem, xw.Mem, hh.Mem, bias.Mem, bhn.Mem, prev, pOff, pLd, keep.Mem, B, S, H, p); err != nil {
+			return err
+		}
+		prev, pOff, pLd = out.Mem, p*W, S*W
+	}
+	return nil
+}
+
+// GRUSeqBack: per position, last first, the step kernel, dhp = ∂hh·U and
+// carry += dhp.
+func (b clBackend) GRUSeqBack(dxi, dhh, hprev, carry backend.Buf, fwd, gr backend.Buf, u backend.Mat, h0, keep backend.Buf, B, S, H int, reverse bool, dhp backend.Buf) error {
+	if err := mems("GRUSeqBack", dxi, dhh, hprev, carry, fwd, gr, u.Buf, h0, keep, dhp); err != nil {
+		return err
+	}
+	if err := b.o.Kernel("fill", B*H, carry.Mem, float32(0), B*H); err != nil {
+		return err
+	}
+	for t := S - 1; t >= 0; t-- {
+		p, q := position(t, S, reverse), -1
+		if t > 0 {
+			q = position(t-1, S, reverse)
+		}
+		if err := b.o.Kernel("gru_seq_back_step", B*H, fwd.Mem, gr.Mem, carry.Mem, h0.Mem, hprev.Mem, dxi.Mem, dhh.Mem, keep.Mem, B, S, H, p, q); err != nil {
+			return err
+		}
+		if err := b.o.SgemmAt(false, false, B, H, 3*H, 1, dhh.Mem, p*B*3*H, 3*H, u.Buf.Mem, u.Off, u.Ld, 0, dhp.Mem, 0, H); err != nil {
+			return err
+		}
+		if err := b.o.Kernel("add_into", B*H, carry.Mem, dhp.Mem, B*H); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// position returns the position of step t.
+func position(t, S int, reverse bool) int {
+	if reverse {
+		return S - 1 - t
+	}
+	return t
+}
