@@ -80,29 +80,6 @@ type step struct {
 	fuseArg  int  // for add: which operand (0 or 1) it is
 }
 
-// accumulator is the ability of an op to add its result into a buffer of
-// the same shape: dst += op(args). It reports false (and does nothing)
-// where it cannot, and the machine then runs the op and the sum apart.
-type accumulator interface {
-	accumulate(args []G.Value, dst *tensor.Dense) (bool, error)
-}
-
-// accumulates reports whether op can add its result into a buffer: an op
-// of the old kind (accumulator) or written against a backend (accumulating).
-func accumulates(op G.Op) bool {
-	_, old := op.(accumulator)
-	_, acc := op.(accumulating)
-	return old || acc
-}
-
-// accumulate is dst += op(args) for either kind.
-func accumulate(op G.Op, args []G.Value, dst *tensor.Dense) (bool, error) {
-	if a, ok := op.(accumulating); ok {
-		return a.accumulateDo(args, dst)
-	}
-	return op.(accumulator).accumulate(args, dst)
-}
-
 // Machine compiles the graph into an arena of its own. Close it when done.
 // It refuses a graph in which two nodes share a hash (ErrHashCollision).
 func (g *Graph) Machine() (*Machine, error) {
@@ -202,7 +179,7 @@ func (g *Graph) compile() (*Machine, error) {
 		ownAdd[s.out] = true
 		for j, a := range s.args {
 			p, ok := stepOf[a]
-			if ok && accumulates(m.steps[p].op) && uses[a] == 1 && !watched[a] && s.args[0] != s.args[1] {
+			if _, acc := m.steps[p].op.(accumulating); ok && acc && uses[a] == 1 && !watched[a] && s.args[0] != s.args[1] {
 				s.fuse, s.fuseArg = p, j
 				m.steps[p].deferred = true
 				break
@@ -399,7 +376,7 @@ func (m *Machine) addFused(s *step) (G.Value, error) {
 		}
 	}
 	if dst != nil {
-		done, err := accumulate(p.op, p.argv, dst)
+		done, err := p.op.(accumulating).accumulateDo(p.argv, dst)
 		if err != nil {
 			return nil, fmt.Errorf("gx: node %s (%v): %w", p.node.Name(), p.op, err)
 		}

@@ -14,9 +14,10 @@ import (
 
 // A machine on a device (MachineOn) runs the same compiled steps as the
 // host machine, but every node's value lives in a buffer of the device
-// (internal/device): an op that has the deviceOp ability computes there
-// through the device's kernels, gorgonia's Add of two same-shape tensors
-// runs as the device's Add, and any other op runs its Do on the host, its
+// (internal/device): an op of ours runs its forward there on the device's
+// backend (the same forward the host machine runs on the cpu's),
+// gorgonia's Add of two same-shape tensors runs as the backend's Add, and
+// any other op of gorgonia's runs its Do on the host, its
 // operands read back from the device and its result written to it (a host
 // op). Values move lazily: a node computed on the host and read by a host
 // op, or an input read only by host ops, never crosses. The host ops of a
@@ -33,14 +34,6 @@ import (
 // whose buffers they then use. A watched node is read back only when its
 // value is asked for (Graph.View, Value), and Buffer gives a node's
 // device buffer itself. Device graphs are float32.
-
-// deviceOp is the ability of an op to compute on a device's buffers.
-type deviceOp interface {
-	// onDevice returns the op's computation on d for operands of the given
-	// shapes and output shape, or nil when d lacks a kernel it needs; the
-	// machine then runs the op's Do on the host.
-	onDevice(d device.Kernels, in []tensor.Shape, out tensor.Shape) deviceFn
-}
 
 // deviceFn computes an op's output buffer from its operands' buffers.
 type deviceFn func(out device.Buffer, args []device.Buffer) error
@@ -70,21 +63,6 @@ type devRun struct {
 	allocs     []device.Buffer // the values' buffers, each once (values share them: plan)
 	allocBytes int64           // the computed values' buffers
 	planBytes  int64           // the same at offsets (DeviceBytes)
-}
-
-// tracked is a device with the engine's kernels whose Allocs (the ops'
-// scratch buffers) the machine frees when it closes.
-type tracked struct {
-	kernelRunner
-	owned *[]device.Buffer
-}
-
-func (t tracked) Alloc(n int) (device.Buffer, error) {
-	b, err := t.kernelRunner.Alloc(n)
-	if err == nil {
-		*t.owned = append(*t.owned, b)
-	}
-	return b, err
 }
 
 // MachineOn compiles the graph to run on device d. The graph must be
@@ -143,10 +121,6 @@ func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 	if b, ok := d.(interface{ Backend() backend.Backend }); ok {
 		be = b.Backend()
 	}
-	opDev := d // what the ops see: their scratch allocations are tracked
-	if k := runner(d); k != nil {
-		opDev = tracked{k, &r.owned}
-	}
 	for k := range m.steps {
 		s := &m.steps[k]
 		in := make([]tensor.Shape, len(s.args))
@@ -159,12 +133,12 @@ func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 			if be != nil {
 				r.fns[k] = r.onBackend(op, be, in, r.shapes[s.out])
 			}
-		case deviceOp:
-			r.fns[k] = op.onDevice(opDev, in, r.shapes[s.out])
 		default:
-			if s.add && in[0].Eq(in[1]) && in[0].Eq(r.shapes[s.out]) {
+			if s.add && be != nil && in[0].Eq(in[1]) && in[0].Eq(r.shapes[s.out]) {
 				n := max(1, in[0].TotalSize())
-				r.fns[k] = func(out device.Buffer, args []device.Buffer) error { return d.Add(out, args[0], args[1], n) }
+				r.fns[k] = func(out device.Buffer, args []device.Buffer) error {
+					return be.Add(backend.Buf{Mem: out}, backend.Buf{Mem: args[0]}, backend.Buf{Mem: args[1]}, n)
+				}
 			}
 		}
 		if r.fns[k] == nil {

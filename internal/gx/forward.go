@@ -218,3 +218,6 @@ func (o *base) accumulateDo(vs []G.Value, dst *tensor.Dense) (bool, error) {
 
 // mat is a row-major matrix at the start of b, ld values a row.
 func mat(b backend.Buf, ld int) backend.Mat { return backend.Mat{Buf: b, Ld: ld} }
+
+// size is the number of values of a shape (1 for a scalar).
+func size(s tensor.Shape) int { return max(1, s.TotalSize()) }
