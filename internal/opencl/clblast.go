@@ -1,6 +1,17 @@
 package opencl
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
+
+// clblastMu serialises every CLBlast call in the process: Debian's CLBlast
+// 1.5.3 keeps its compiled kernels in a cache that is not safe for threads
+// (CLBlast issue #486, fixed in 1.6.1), and two workers' first products on
+// their own contexts crashed in it (SIGSEGV or std::bad_alloc inside
+// CLBlastSgemm, TestSigkillResumeOpenCL under load). A call only queues its
+// work (once compiled), so the lock is held for microseconds.
+var clblastMu sync.Mutex
 
 // CLBlast's layout and transpose enums (clblast_c.h).
 const (
@@ -36,6 +47,8 @@ func (c *Context) Sgemm(transA, transB bool, m, n, k int, alpha float32, a *Buff
 	if err := usable(a, b, cb); err != nil {
 		return fmt.Errorf("opencl: Sgemm: %w", err)
 	}
+	clblastMu.Lock()
+	defer clblastMu.Unlock()
 	code := bl.Sgemm(clblastRowMajor, transpose(transA), transpose(transB), uintptr(m), uintptr(n), uintptr(k), alpha,
 		a.mem, uintptr(aOff), uintptr(lda), b.mem, uintptr(bOff), uintptr(ldb), beta,
 		cb.mem, uintptr(cOff), uintptr(ldc), &c.queue, nil)
@@ -61,6 +74,8 @@ func (c *Context) SgemmStridedBatched(transA, transB bool, m, n, k int, alpha fl
 	if err := usable(a, b, cb); err != nil {
 		return fmt.Errorf("opencl: SgemmStridedBatched: %w", err)
 	}
+	clblastMu.Lock()
+	defer clblastMu.Unlock()
 	code := bl.SgemmStridedBatched(clblastRowMajor, transpose(transA), transpose(transB), uintptr(m), uintptr(n), uintptr(k), alpha,
 		a.mem, uintptr(aOff), uintptr(lda), uintptr(aStride), b.mem, uintptr(bOff), uintptr(ldb), uintptr(bStride), beta,
 		cb.mem, uintptr(cOff), uintptr(ldc), uintptr(cStride), uintptr(batch), &c.queue, nil)
