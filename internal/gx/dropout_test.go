@@ -4,7 +4,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/attnzoo/attnzoo/internal/device/devicetest"
 	"github.com/attnzoo/attnzoo/internal/gx"
 )
 
@@ -25,20 +24,8 @@ func TestDropout(t *testing.T) {
 		y := g.Watch(g.Dropout(x, p))
 		dx := g.Watch(g.Grad(g.DotAll(y, r), x)[0])
 		g.SetSeed(seed)
-		var m *gx.Machine
+		gx.RunOnce(t, g, device)
 		var err error
-		if device {
-			m, err = g.MachineOn(devicetest.OpenCL(t))
-		} else {
-			m, err = g.Machine()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer m.Close()
-		if err := m.Run(); err != nil {
-			t.Fatal(err)
-		}
 		mask, err = g.Value(y)
 		if err != nil {
 			t.Fatal(err)

@@ -208,13 +208,7 @@ func (op *sumOp) forward(c *call) error {
 	return nil
 }
 
-func (op *sumOp) DiffWRT(n int) []bool {
-	d := make([]bool, n)
-	for i := range d {
-		d[i] = true
-	}
-	return d
-}
+func (op *sumOp) DiffWRT(n int) []bool { return diffAll(n) }
 
 func (op *sumOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	out := make(G.Nodes, len(in))

@@ -132,16 +132,7 @@ func BenchmarkMachineOverhead(b *testing.B) {
 		y = g.Tanh(y)
 	}
 	g.Watch(y)
-	m, err := g.Machine()
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := m.Run(); err != nil {
-			b.Fatal(err)
-		}
-	}
+	BenchRuns(b, g)
 }
 
 // The machine recognises gorgonia's Add and constants by type: an Add of

@@ -40,6 +40,43 @@ func (op *squareOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	return G.Nodes{two}, err
 }
 
+// RunOnce compiles g on the host machine, or on the OpenCL device (the
+// test skipped without one), runs it once and closes the machine when the
+// test ends: for tests in this package and in gx_test.
+func RunOnce(t testing.TB, g *Graph, device bool) *Machine {
+	t.Helper()
+	var m *Machine
+	var err error
+	if device {
+		m, err = g.MachineOn(devicetest.OpenCL(t))
+	} else {
+		m, err = g.Machine()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	if err := m.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// BenchRuns compiles g and times its runs on the host machine.
+func BenchRuns(b *testing.B, g *Graph) {
+	m, err := g.Machine()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := m.Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // TestOpFromTestFile: cost = Σ r ⊙ x² for x = [1, −2, 3], r = [0.5, 1, 2] is
 // 0.5·1 + 1·4 + 2·9 = 22.5, and ∂cost/∂x = 2·r ⊙ x = [1, −4, 12]: exact in
 // float64 and float32 on the host, and on the OpenCL device.
@@ -52,20 +89,7 @@ func TestOpFromTestFile(t *testing.T) {
 		dx := g.Grad(cost, x)
 		g.Watch(cost)
 		g.Watch(dx[0])
-		var m *Machine
-		var err error
-		if device {
-			m, err = g.MachineOn(devicetest.OpenCL(t))
-		} else {
-			m, err = g.Machine()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer m.Close()
-		if err := m.Run(); err != nil {
-			t.Fatal(err)
-		}
+		m := RunOnce(t, g, device)
 		if slices.Contains(m.HostOps(), "TestSquare") {
 			t.Errorf("the op ran on the host, not on the device: host ops %v", m.HostOps())
 		}

@@ -196,6 +196,34 @@ func (o *base) applyOp(op G.Op, nodes ...*Node) (*Node, error) {
 	return G.ApplyOp(op, nodes...)
 }
 
+// diffAll is the DiffWRT of an op differentiable in each of its n inputs.
+func diffAll(n int) []bool {
+	d := make([]bool, n)
+	for i := range d {
+		d[i] = true
+	}
+	return d
+}
+
+// shapeOf is the InferShape of an op whose output has input i's shape.
+func shapeOf(in []G.DimSizer, i int) (tensor.Shape, error) {
+	s, err := shapes(in)
+	if err != nil {
+		return nil, err
+	}
+	return s[i].Clone(), nil
+}
+
+// lastOf is the InferShape of an op whose output is a vector of input 0's
+// last dimension.
+func lastOf(in []G.DimSizer) (tensor.Shape, error) {
+	s, err := shapes(in)
+	if err != nil {
+		return nil, err
+	}
+	return tensor.Shape{last(s[0])}, nil
+}
+
 // lead is the product of all but the last dimension.
 func lead(s tensor.Shape) int {
 	n := 1

@@ -84,13 +84,7 @@ func (op *additiveOutOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	return G.Nodes{nil, dv, delta, du, dc}, err
 }
 
-func (op *additiveDeltaOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
-	return s[0].Clone(), nil
-}
+func (op *additiveDeltaOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return shapeOf(in, 0) }
 
 // forward: δ[n,a] = g[n] v[a] (1 − T[n,a]²).
 func (op *additiveDeltaOp) forward(c *call) error {
@@ -115,13 +109,7 @@ func (op *addTanhOp) forward(c *call) error {
 }
 
 // projLastVOp: X [N..., A], g [N...] → Xᵀ g [A].
-func (op *projLastVOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
-	return tensor.Shape{last(s[0])}, nil
-}
+func (op *projLastVOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return lastOf(in) }
 
 // forward: out[a] = Σ_n X[n,a]·g[n], Xᵀg for X [N,A].
 func (op *projLastVOp) forward(c *call) error {

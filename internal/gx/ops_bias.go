@@ -41,13 +41,7 @@ func (op *addBiasOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	return G.Nodes{grad, db}, err
 }
 
-func (op *sumRowsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
-	return tensor.Shape{last(s[0])}, nil
-}
+func (op *sumRowsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return lastOf(in) }
 
 // forward: out = Σ_r g[r,:].
 func (op *sumRowsOp) forward(c *call) error {

@@ -117,13 +117,7 @@ func (op *gruGatesOp) workspace(in []tensor.Shape) []int {
 	return []int{in[op.k][0] * in[op.k][1]}
 }
 
-func (op *gruGatesOp) DiffWRT(n int) []bool {
-	d := make([]bool, n)
-	for i := range d {
-		d[i] = true
-	}
-	return d
-}
+func (op *gruGatesOp) DiffWRT(n int) []bool { return diffAll(n) }
 
 func (op *gruGatesOp) SymDiff(_ G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	dx, err := op.applyOp(&gruGatesDXOp{base{name: "GRUGatesDX", in: []int{2, 2}, out: 2}}, out, grad)
@@ -223,26 +217,14 @@ func (op *gruBlendOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	return G.Nodes{dg, dh}, err
 }
 
-func (op *gruBlendDGOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
-	return s[0].Clone(), nil
-}
+func (op *gruBlendDGOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return shapeOf(in, 0) }
 
 // forward: ∂gates = [0 | g ⊙ (h − n) | g ⊙ (1 − z) | 0].
 func (op *gruBlendDGOp) forward(c *call) error {
 	return c.be.GRUBlendDG(c.out, c.in[0], c.in[1], c.in[2], c.sh[1][0], c.sh[1][1])
 }
 
-func (op *gruBlendDHOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
-	return s[1].Clone(), nil
-}
+func (op *gruBlendDHOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return shapeOf(in, 1) }
 
 // forward: ∂h = g ⊙ z.
 func (op *gruBlendDHOp) forward(c *call) error {

@@ -218,16 +218,7 @@ func BenchmarkGRUSequence(b *testing.B) {
 			for _, n := range g.Grad(g.DotAll(h, g.Const("proj", proj, sz.B, sz.S, sz.H)), wrt...) {
 				g.Watch(n)
 			}
-			m, err := g.Machine()
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := m.Run(); err != nil {
-					b.Fatal(err)
-				}
-			}
+			gx.BenchRuns(b, g)
 		})
 	}
 }

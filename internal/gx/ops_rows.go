@@ -66,13 +66,7 @@ func (op *stackRowsOp) forward(c *call) error {
 	return nil
 }
 
-func (op *stackRowsOp) DiffWRT(n int) []bool {
-	d := make([]bool, n)
-	for i := range d {
-		d[i] = true
-	}
-	return d
-}
+func (op *stackRowsOp) DiffWRT(n int) []bool { return diffAll(n) }
 
 func (op *stackRowsOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	B := in[0].Shape()[0]

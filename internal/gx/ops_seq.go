@@ -135,13 +135,7 @@ func (op *stackOp) forward(c *call) error {
 	return nil
 }
 
-func (op *stackOp) DiffWRT(n int) []bool {
-	d := make([]bool, n)
-	for i := range d {
-		d[i] = true
-	}
-	return d
-}
+func (op *stackOp) DiffWRT(n int) []bool { return diffAll(n) }
 
 func (op *stackOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	out := make(G.Nodes, len(in))

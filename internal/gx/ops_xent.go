@@ -65,11 +65,7 @@ func (op *softmaxXentOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 }
 
 func (op *softmaxXentGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
-	return s[0].Clone(), nil
+	return shapeOf(in, 0)
 }
 
 func (op *softmaxXentGradOp) forward(c *call) error {
