@@ -174,7 +174,7 @@ func newTSV(opts Options) (Task, error) {
 		}
 	}
 	if t.align != "" {
-		if err := isFile(t.align); err != nil {
+		if err := CheckFile(t.align); err != nil {
 			return nil, fmt.Errorf("tasks: tsv: test_align: %w", err)
 		}
 	}
@@ -210,12 +210,12 @@ func (r *optionReader) splitKey(key string, def float64) splitKey {
 // layout tells whether a split's path is a TSV file (false) or the prefix
 // of a pair of plain-text files (true), or why it is neither.
 func (t *tsvTask) layout(path string) (pair bool, err error) {
-	err = isFile(path)
+	err = CheckFile(path)
 	if err == nil || !errors.Is(err, fs.ErrNotExist) || t.srcLang == "" {
 		return false, err
 	}
 	a, b := path+"."+t.srcLang, path+"."+t.tgtLang
-	ea, eb := isFile(a), isFile(b)
+	ea, eb := CheckFile(a), CheckFile(b)
 	switch {
 	case ea == nil && eb == nil:
 		return true, nil
@@ -227,8 +227,9 @@ func (t *tsvTask) layout(path string) (pair bool, err error) {
 	return false, fmt.Errorf("%w (%s is there: a pair needs both files)", eb, a)
 }
 
-// isFile is nil if path is a file, else why not.
-func isFile(path string) error {
+// CheckFile is nil if path is a file, else why not: it is missing or a
+// directory. Tasks check the files their options name with it.
+func CheckFile(path string) error {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return err

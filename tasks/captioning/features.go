@@ -42,27 +42,18 @@ func init() { Register("features", source.Features, newFeatures) }
 // array once, row by row, keeping only the rows of images in a split;
 // a value that is NaN or infinite is an error naming the row.
 type featuresTask struct {
-	npy, captions, format, ids string
-	grid                       [2]int // {-1, -1}: √S when S is a square
-	splits                     splitOptions
-	maxLen, minCount, maxVoc   int
+	npy string
+	captionKeys
+	ids  string
+	grid [2]int // {-1, -1}: √S when S is a square
 }
 
 func newFeatures(opts tasks.Options) (Task, error) {
 	r := readOptions("features", opts)
-	t := &featuresTask{
-		npy:      r.RequiredString("npy"),
-		captions: r.RequiredString("captions"),
-		format:   r.String("format", "auto"),
-		ids:      r.String("ids", ""),
-		grid:     r.IntPair("grid", [2]int{-1, -1}),
-		maxLen:   r.Int("max_len", 0),
-		minCount: r.Int("min_count", 1),
-		maxVoc:   r.Int("max_vocab", 0),
-	}
-	var explicit [2]bool
-	t.splits, explicit = readSplitOptions(r)
-	checkCommon(r, t.format, t.maxLen, t.minCount, t.maxVoc)
+	t := &featuresTask{npy: r.RequiredString("npy")}
+	t.captionKeys = readCaptionKeys("features", r)
+	t.ids = r.String("ids", "")
+	t.grid = r.IntPair("grid", [2]int{-1, -1})
 	if r.Has("grid") {
 		r.Check(t.grid[0] >= 0 && t.grid[1] >= 0 && (t.grid[0] == 0) == (t.grid[1] == 0),
 			"grid: must be >= 0 (0: unknown), both or neither 0, got %v", t.grid)
@@ -70,19 +61,15 @@ func newFeatures(opts tasks.Options) (Task, error) {
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
-	if err := checkFile(t.npy); err != nil {
+	if err := tasks.CheckFile(t.npy); err != nil {
 		return nil, fmt.Errorf("captioning: features: npy: %w", err)
 	}
 	if t.ids != "" {
-		if err := checkFile(t.ids); err != nil {
+		if err := tasks.CheckFile(t.ids); err != nil {
 			return nil, fmt.Errorf("captioning: features: ids: %w", err)
 		}
 	}
-	var err error
-	if t.format, err = resolveFormat("features", t.captions, t.format); err != nil {
-		return nil, err
-	}
-	if err := checkSplitOptions("features", t.format, t.splits, explicit); err != nil {
+	if err := t.resolve(); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -98,9 +85,9 @@ func (t *featuresTask) Load(seed int64) (*Data, error) {
 
 // LoadContext is Load, stopping early when ctx is done.
 func (t *featuresTask) LoadContext(ctx context.Context, seed int64) (*Data, error) {
-	c, err := readCorpus(t.captions, t.format)
+	c, err := t.readCorpus()
 	if err != nil {
-		return nil, fmt.Errorf("captioning: features: %w", err)
+		return nil, err
 	}
 	rows, order := len(c.entries), "images in "+t.captions
 	if t.ids != "" {
@@ -164,19 +151,7 @@ func (t *featuresTask) LoadContext(ctx context.Context, seed int64) (*Data, erro
 		return nil, fmt.Errorf("captioning: features: %w", err)
 	}
 	if t.ids != "" {
-		left := 0
-		for i, p := range parts {
-			var kept []*entry
-			for _, e := range p {
-				if e.row >= 0 {
-					kept = append(kept, e)
-				} else {
-					left++
-				}
-			}
-			parts[i] = kept
-		}
-		if left > 0 {
+		if left := keepEntries(&parts, func(e *entry) bool { return e.row >= 0 }); left > 0 {
 			notes = append(notes, fmt.Sprintf("%s: %d captioned images have no id in %s, left out", t.captions, left, t.ids))
 		}
 	}
@@ -208,17 +183,9 @@ func (t *featuresTask) LoadContext(ctx context.Context, seed int64) (*Data, erro
 		}
 		feats[e] = regions
 	}
-	d := &Data{S: s, D: dim, Notes: notes}
-	d.Notes = append(d.Notes, buildSplits(d, parts, t.maxLen, func(e *entry) Example {
+	return t.data(ctx, &Data{S: s, D: dim, Notes: notes}, parts, func(e *entry) Example {
 		return Example{ID: e.name, Features: feats[e], Grid: grid}
-	})...)
-	if len(d.Train) == 0 {
-		return nil, fmt.Errorf("captioning: features: %s: no training examples", t.captions)
-	}
-	if err := finish(ctx, d, t.minCount, t.maxVoc); err != nil {
-		return nil, err
-	}
-	return d, nil
+	})
 }
 
 // matchIDs sets each entry's row from the ids file (-1 for an image with

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/attnzoo/attnzoo/source"
@@ -48,11 +47,7 @@ const featureKarpathy = `{"images": [
 
 func loadFeatures(t *testing.T, opts tasks.Options) (*Data, error) {
 	t.Helper()
-	task, err := New("features", opts)
-	if err != nil {
-		return nil, err
-	}
-	return task.Load(1)
+	return loadTask("features", opts)
 }
 
 // checkRows checks that every example of d carries the row its image has
@@ -175,11 +170,7 @@ func TestFeaturesErrors(t *testing.T) {
 		f64Bytes(0, 0, 0, 0, 0, math.NaN(), 0, 0))))
 	ids := writeFile(t, filepath.Join(root, "ids.txt"), "a.jpg\nb.jpg\ne.jpg\n")
 	twice := writeFile(t, filepath.Join(root, "twice.txt"), "a.jpg\nb.jpg\na.jpg\n")
-	tests := []struct {
-		name string
-		opts tasks.Options
-		want string
-	}{
+	tests := []errCase{
 		{"wrong N", tasks.Options{"npy": five, "captions": caps},
 			fmt.Sprintf("captioning: features: %s has 5 rows (shape (5, 4, 3)) but there are 4 images in %s: row i must be the i-th of them", five, caps)},
 		{"2-D", tasks.Options{"npy": flat, "captions": caps},
@@ -209,25 +200,14 @@ func TestFeaturesErrors(t *testing.T) {
 		{"N against ids", tasks.Options{"npy": good, "captions": caps, "ids": writeFile(t, filepath.Join(root, "ids3.txt"), "a.jpg\nb.jpg\nc.jpg\n")},
 			fmt.Sprintf("captioning: features: %s has 4 rows (shape (4, 4, 3)) but there are 3 ids in %s", good, filepath.Join(root, "ids3.txt"))},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := loadFeatures(t, tt.opts)
-			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
-				t.Errorf("got  %v\nwant %s", err, tt.want)
-			}
-		})
-	}
+	checkErrs(t, tests, loadErr("features"))
 }
 
 func TestFeaturesOptionErrors(t *testing.T) {
 	root := t.TempDir()
 	caps := writeFile(t, filepath.Join(root, "caps.txt"), featureCaptions)
 	npy := writeFeatures(t, filepath.Join(root, "feats.npy"), 4, 4, 3)
-	tests := []struct {
-		name string
-		opts tasks.Options
-		want string
-	}{
+	tests := []errCase{
 		{"missing npy", tasks.Options{"captions": caps}, `captioning: features: missing required key "npy"`},
 		{"no such npy", tasks.Options{"npy": npy + "x", "captions": caps}, "captioning: features: npy: stat " + npy + "x: no such file or directory"},
 		{"no such ids", tasks.Options{"npy": npy, "captions": caps, "ids": "nope.txt"}, "captioning: features: ids: stat nope.txt: no such file or directory"},
@@ -237,14 +217,7 @@ func TestFeaturesOptionErrors(t *testing.T) {
 		{"min_count", tasks.Options{"npy": npy, "captions": caps, "min_count": 0}, "captioning: features: min_count: must be >= 1, got 0"},
 		{"max_len", tasks.Options{"npy": npy, "captions": caps, "max_len": -1}, "captioning: features: max_len: must be >= 0 (0: no limit), got -1"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := New("features", tt.opts)
-			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
-				t.Errorf("got  %v\nwant %s", err, tt.want)
-			}
-		})
-	}
+	checkErrs(t, tests, newErr("features"))
 	// grid = 0 means unknown.
 	d, err := loadFeatures(t, tasks.Options{"npy": npy, "captions": caps, "grid": 0})
 	if err != nil || d.Train[0].Grid != [2]int{} {

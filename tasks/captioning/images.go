@@ -48,30 +48,19 @@ func init() { Register("images", source.Images, newImages) }
 // with an error naming the image file and the captions-file line that
 // refers to it; nothing is ever dropped silently.
 type imagesTask struct {
-	dir, captions, format string
-	size                  int
-	crop, skipBad         bool
-	splits                splitOptions
-	maxLen, minCount      int
-	maxVoc                int
+	dir string
+	captionKeys
+	size          int
+	crop, skipBad bool
 }
 
 func newImages(opts tasks.Options) (Task, error) {
 	r := readOptions("images", opts)
-	t := &imagesTask{
-		dir:      r.RequiredString("dir"),
-		captions: r.RequiredString("captions"),
-		format:   r.String("format", "auto"),
-		size:     r.Int("size", 64),
-		crop:     r.Bool("crop", true),
-		skipBad:  r.Bool("skip_bad", false),
-		maxLen:   r.Int("max_len", 0),
-		minCount: r.Int("min_count", 1),
-		maxVoc:   r.Int("max_vocab", 0),
-	}
-	var explicit [2]bool
-	t.splits, explicit = readSplitOptions(r)
-	checkCommon(r, t.format, t.maxLen, t.minCount, t.maxVoc)
+	t := &imagesTask{dir: r.RequiredString("dir")}
+	t.captionKeys = readCaptionKeys("images", r)
+	t.size = r.Int("size", 64)
+	t.crop = r.Bool("crop", true)
+	t.skipBad = r.Bool("skip_bad", false)
 	r.Check(t.size >= 1 && t.size <= 4096, "size: must be in [1, 4096], got %d", t.size)
 	if err := r.Err(); err != nil {
 		return nil, err
@@ -81,35 +70,10 @@ func newImages(opts tasks.Options) (Task, error) {
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("captioning: images: dir: %s is not a directory", t.dir)
 	}
-	var err error
-	if t.format, err = resolveFormat("images", t.captions, t.format); err != nil {
-		return nil, err
-	}
-	if err := checkSplitOptions("images", t.format, t.splits, explicit); err != nil {
+	if err := t.resolve(); err != nil {
 		return nil, err
 	}
 	return t, nil
-}
-
-// checkCommon checks the keys the images and features tasks share.
-func checkCommon(r *optionReader, format string, maxLen, minCount, maxVoc int) {
-	r.Check(format == "auto" || format == formatFlickr || format == formatKarpathy,
-		`format: must be "auto", "flickr" or "karpathy", got %q`, format)
-	r.Check(maxLen >= 0, "max_len: must be >= 0 (0: no limit), got %d", maxLen)
-	r.Check(minCount >= 1, "min_count: must be >= 1, got %d", minCount)
-	r.Check(maxVoc >= 0, "max_vocab: must be >= 0 (0: no limit), got %d", maxVoc)
-}
-
-// resolveFormat checks the captions file and resolves format "auto".
-func resolveFormat(task, captions, format string) (string, error) {
-	if err := checkFile(captions); err != nil {
-		return "", fmt.Errorf("captioning: %s: captions: %w", task, err)
-	}
-	f, err := detectFormat(captions, format)
-	if err != nil {
-		return "", fmt.Errorf("captioning: %s: captions: %w", task, err)
-	}
-	return f, nil
 }
 
 func (t *imagesTask) Name() string { return "images" }
@@ -121,9 +85,9 @@ func (t *imagesTask) Load(seed int64) (*Data, error) {
 
 // LoadContext is Load, stopping early when ctx is done.
 func (t *imagesTask) LoadContext(ctx context.Context, seed int64) (*Data, error) {
-	c, err := readCorpus(t.captions, t.format)
+	c, err := t.readCorpus()
 	if err != nil {
-		return nil, fmt.Errorf("captioning: images: %w", err)
+		return nil, err
 	}
 	parts, notes, err := split(c, t.splits, seed)
 	if err != nil {
@@ -186,29 +150,16 @@ func (t *imagesTask) LoadContext(ctx context.Context, seed int64) (*Data, error)
 		for _, i := range bad {
 			skip[all[i]] = true
 		}
-		for s, p := range parts {
-			var kept []*entry
-			for _, e := range p {
-				if !skip[e] {
-					kept = append(kept, e)
-				}
-			}
-			parts[s] = kept
-		}
+		keepEntries(&parts, func(e *entry) bool { return !skip[e] })
 	}
 	byEntry := make(map[*entry]loaded, len(all))
 	for i, e := range all {
 		byEntry[e] = res[i]
 	}
-	d := &Data{C: 3, H: t.size, W: t.size, Notes: notes}
-	d.Notes = append(d.Notes, buildSplits(d, parts, t.maxLen, func(e *entry) Example {
+	return t.data(ctx, &Data{C: 3, H: t.size, W: t.size, Notes: notes}, parts, func(e *entry) Example {
 		l := byEntry[e]
 		return Example{ID: e.name, Image: l.img, Raw: l.raw}
-	})...)
-	if len(d.Train) == 0 {
-		return nil, fmt.Errorf("captioning: images: %s: no training examples", t.captions)
-	}
-	return d, finish(ctx, d, t.minCount, t.maxVoc)
+	})
 }
 
 // read reads one image; errors name the image file and the captions line.

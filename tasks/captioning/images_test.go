@@ -112,11 +112,52 @@ func fixture(t *testing.T) (dir, flickr, karpathy string) {
 
 func loadImages(t *testing.T, opts tasks.Options) (*Data, error) {
 	t.Helper()
-	task, err := New("images", opts)
+	return loadTask("images", opts)
+}
+
+// loadTask builds the task named name from opts and loads it with seed 1.
+func loadTask(name string, opts tasks.Options) (*Data, error) {
+	task, err := New(name, opts)
 	if err != nil {
 		return nil, err
 	}
 	return task.Load(1)
+}
+
+// errCase is a task's options and the start of the error they must give.
+type errCase struct {
+	name string
+	opts tasks.Options
+	want string
+}
+
+// checkErrs wants each case's options to make f fail with an error that
+// starts with the case's want.
+func checkErrs(t *testing.T, cases []errCase, f func(tasks.Options) error) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := f(tt.opts); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("got  %v\nwant %s...", err, tt.want)
+			}
+		})
+	}
+}
+
+// newErr is the error of New(name, opts).
+func newErr(name string) func(tasks.Options) error {
+	return func(opts tasks.Options) error {
+		_, err := New(name, opts)
+		return err
+	}
+}
+
+// loadErr is the error of New(name, opts) or of loading the task.
+func loadErr(name string) func(tasks.Options) error {
+	return func(opts tasks.Options) error {
+		_, err := loadTask(name, opts)
+		return err
+	}
 }
 
 // byID indexes examples by image.
@@ -294,11 +335,7 @@ func TestImagesErrors(t *testing.T) {
 	badJSON := writeFile(t, filepath.Join(root, "bad.json"), "{\"images\": [\n  {\"filename\": \"red.png\", \"split\": \"train\",\n   \"sentences\": [{\"tokens\": [\"a\"]}]},\n  {\"filename\": \"gray.jpg\", \"split\": \"dev\", \"sentences\": [{\"tokens\": [\"a\"]}]}\n]}\n")
 	syntax := writeFile(t, filepath.Join(root, "syntax.json"), "{\"images\": [\n  {\"filename\": \"red.png\",,}\n]}\n")
 	noSentence := writeFile(t, filepath.Join(root, "nosent.json"), "{\"images\": [\n{\"filename\": \"red.png\", \"split\": \"train\", \"sentences\": [{\"tokens\": []}]}]}")
-	tests := []struct {
-		name string
-		opts tasks.Options
-		want string
-	}{
+	tests := []errCase{
 		{"corrupt image", tasks.Options{"dir": dir, "captions": withCorrupt},
 			fmt.Sprintf("captioning: images: %s:9: %s: cannot decode image: image: unknown format", withCorrupt, corrupt)},
 		{"truncated JPEG", tasks.Options{"dir": dir, "captions": withTruncated},
@@ -318,14 +355,7 @@ func TestImagesErrors(t *testing.T) {
 		{"empty sentence", tasks.Options{"dir": dir, "captions": noSentence},
 			fmt.Sprintf("captioning: images: %s:2: images[0]: red.png: sentences[0]: empty caption", noSentence)},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := loadImages(t, tt.opts)
-			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
-				t.Errorf("got  %v\nwant %s...", err, tt.want)
-			}
-		})
-	}
+	checkErrs(t, tests, loadErr("images"))
 
 	// skip_bad skips both bad images and says so; nothing else is lost.
 	both := writeFile(t, filepath.Join(root, "both.txt"), flickrTokens+"corrupt.jpg#0\tA broken image .\nnowhere.png#0\tA lost image .\n")
@@ -345,11 +375,7 @@ func TestImagesErrors(t *testing.T) {
 
 func TestImagesOptionErrors(t *testing.T) {
 	dir, flickr, karpathy := fixture(t)
-	tests := []struct {
-		name string
-		opts tasks.Options
-		want string
-	}{
+	tests := []errCase{
 		{"missing keys", tasks.Options{}, "captioning: images: missing required key \"dir\"\ncaptioning: images: missing required key \"captions\""},
 		{"empty dir", tasks.Options{"dir": "", "captions": flickr}, `captioning: images: dir: must not be empty`},
 		{"no such dir", tasks.Options{"dir": dir + "/nope", "captions": flickr}, "captioning: images: dir: stat " + dir + "/nope: no such file or directory"},
@@ -369,14 +395,7 @@ func TestImagesOptionErrors(t *testing.T) {
 			"captioning: images: dev_list: stat " + dir + "/dev.txt: no such file or directory"},
 		{"unknown key", tasks.Options{"dir": dir, "captions": flickr, "sise": 3}, `captioning: images: unknown key "sise" (have: `},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := New("images", tt.opts)
-			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
-				t.Errorf("got  %v\nwant %s", err, tt.want)
-			}
-		})
-	}
+	checkErrs(t, tests, newErr("images"))
 }
 
 func TestDetectFormat(t *testing.T) {

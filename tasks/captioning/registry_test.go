@@ -59,11 +59,7 @@ func TestKeys(t *testing.T) {
 func sorted(s []string) []string { slices.Sort(s); return s }
 
 func TestShapesOptionErrors(t *testing.T) {
-	tests := []struct {
-		name string
-		opts tasks.Options
-		want string
-	}{
+	tests := []errCase{
 		{"unknown key", tasks.Options{"sise": 64},
 			`captioning: shapes: unknown key "sise" (have: captions_per_image, dev, max_objects, min_objects, noise, size, test, train, unseen)`},
 		{"string for integer", tasks.Options{"size": "64"}, `captioning: shapes: size: want an integer, got string "64"`},

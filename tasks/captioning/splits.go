@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/attnzoo/attnzoo/tasks"
 )
 
 // splitOptions say how to split a corpus whose file gives no splits.
@@ -43,7 +45,7 @@ func checkSplitOptions(task, format string, s splitOptions, explicit [2]bool) er
 		}
 		if format == formatKarpathy {
 			errs = append(errs, fmt.Errorf("captioning: %s: %s: the Karpathy JSON gives the splits; split lists are for the flickr format", task, k))
-		} else if err := checkFile(s.lists[i]); err != nil {
+		} else if err := tasks.CheckFile(s.lists[i]); err != nil {
 			errs = append(errs, fmt.Errorf("captioning: %s: %s: %w", task, k, err))
 		}
 	}
@@ -58,18 +60,6 @@ func checkSplitOptions(task, format string, s splitOptions, explicit [2]bool) er
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// checkFile reports a path that is missing or a directory.
-func checkFile(path string) error {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	if fi.IsDir() {
-		return fmt.Errorf("%s is a directory, not a file", path)
-	}
-	return nil
 }
 
 // split cuts the entries into train, dev and test:
