@@ -9,6 +9,24 @@ import (
 	"github.com/attnzoo/attnzoo/internal/gx"
 )
 
+// runValues runs g and returns the values of nodes (watched nodes and
+// gradients).
+func runValues(t *testing.T, g *gx.Graph, nodes ...*gx.Node) [][]float64 {
+	t.Helper()
+	if err := g.Run(); err != nil {
+		t.Fatal(err)
+	}
+	vals := make([][]float64, len(nodes))
+	for i, n := range nodes {
+		v, err := g.Value(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vals[i] = v
+	}
+	return vals
+}
+
 // gruComposed is the GRU step of cells.GRU written with one node per
 // operation: the unfused composition GRUGates and GRUBlend replace.
 func gruComposed(g *gx.Graph, xs []*gx.Node, hh, b, bhn, h *gx.Node, H int) *gx.Node {
@@ -60,19 +78,8 @@ func TestGRUFusedMatchesComposition(t *testing.T) {
 		for i, k := range names {
 			wrt[i] = n[k]
 		}
-		gn := g.Grad(g.DotAll(h, n["proj"]), wrt...)
-		if err := g.Run(); err != nil {
-			t.Fatal(err)
-		}
-		out, _ = g.Value(h)
-		for _, x := range gn {
-			v, err := g.Value(x)
-			if err != nil {
-				t.Fatal(err)
-			}
-			grads = append(grads, v)
-		}
-		return out, grads
+		vals := runValues(t, g, append([]*gx.Node{h}, g.Grad(g.DotAll(h, n["proj"]), wrt...)...)...)
+		return vals[0], vals[1:]
 	}
 	cmp := func(what string, a, b []float64, tol float64) {
 		t.Helper()

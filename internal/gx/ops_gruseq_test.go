@@ -143,20 +143,8 @@ func TestGRUSequenceMatchesSteps(t *testing.T) {
 				for i, p := range ps {
 					wrt[i] = g.Bind(p)
 				}
-				gn := g.Grad(g.DotAll(h, g.Const("proj", proj, 16, 7, 20)), wrt...)
-				if err := g.Run(); err != nil {
-					t.Fatal(err)
-				}
-				out, _ := g.Value(h)
-				var grads [][]float64
-				for _, n := range gn {
-					v, err := g.Value(n)
-					if err != nil {
-						t.Fatal(err)
-					}
-					grads = append(grads, v)
-				}
-				return out, grads
+				vals := runValues(t, g, append([]*gx.Node{h}, g.Grad(g.DotAll(h, g.Const("proj", proj, 16, 7, 20)), wrt...)...)...)
+				return vals[0], vals[1:]
 			}
 			cmp := func(what string, a, b []float64, tol float64) {
 				t.Helper()
