@@ -135,28 +135,18 @@ func (*CPU) Bmv(y, X, v backend.Buf, B, S, D, h int, c float64) error {
 	switch {
 	case err != nil:
 		return err
-	case h > 1 && is32:
-		bmvHeads(X.F32, v.F32, y.F32, B, S, D, h, float32(c))
-	case h > 1:
-		bmvHeads(X.F64, v.F64, y.F64, B, S, D, h, c)
 	case is32:
-		bmv(X.F32, v.F32, y.F32, B, S, D, float32(c))
+		bmv(X.F32, v.F32, y.F32, B, S, D, h, float32(c))
 	default:
-		bmv(X.F64, v.F64, y.F64, B, S, D, c)
+		bmv(X.F64, v.F64, y.F64, B, S, D, h, c)
 	}
 	return nil
 }
 
-// bmv is one matrix–vector product per batch row, on the BLAS.
-func bmv[T kern.Float](X, v, y []T, B, S, D int, c T) {
-	for b := range B {
-		gemv(false, S, D, c, X[b*S*D:(b+1)*S*D], D, v[b*D:(b+1)*D], y[b*S:(b+1)*S])
-	}
-}
-
-// bmvHeads is one strided matrix–vector product per batch row and head:
-// head k's keys are the S×a block at column k·a of X[b] (leading dimension D).
-func bmvHeads[T kern.Float](X, v, y []T, B, S, D, h int, c T) {
+// bmv is one strided matrix–vector product per batch row and head, on the
+// BLAS: head k's keys are the S×a block at column k·a of X[b] (leading
+// dimension D); with one head, X[b] times v[b].
+func bmv[T kern.Float](X, v, y []T, B, S, D, h int, c T) {
 	a := D / h
 	for b := range B {
 		for k := range h {
@@ -171,45 +161,29 @@ func (*CPU) WSum(y, w, X backend.Buf, B, S, D, h int, c float64) error {
 	switch {
 	case err != nil:
 		return err
-	case h > 1 && is32:
-		wsumHeads(w.F32, X.F32, y.F32, B, S, D, h, float32(c))
-	case h > 1:
-		wsumHeads(w.F64, X.F64, y.F64, B, S, D, h, c)
 	case is32:
-		wsum(w.F32, X.F32, y.F32, B, S, D, float32(c))
+		wsum(w.F32, X.F32, y.F32, B, S, D, h, float32(c))
 	default:
-		wsum(w.F64, X.F64, y.F64, B, S, D, c)
+		wsum(w.F64, X.F64, y.F64, B, S, D, h, c)
 	}
 	return nil
 }
 
-func wsum[T kern.Float](w, X, y []T, B, S, D int, c T) {
+// wsum sets y[b, block k] = Σ_i c·w[b·h+k,i]·X[b,i,block k] (blocks of
+// D/h; with one head, y[b] = Σ_i c·w[b,i]·X[b,i]), batch rows in parallel.
+func wsum[T kern.Float](w, X, y []T, B, S, D, h int, c T) {
 	clear(y[:B*D])
 	if !kern.Splits(B, S*D) {
-		wsumRows(w, X, y, S, D, c, 0, B)
+		wsumRows(w, X, y, S, D, h, c, 0, B)
 		return
 	}
-	kern.Parallel(B, S*D, func(b0, b1 int) { wsumRows(w, X, y, S, D, c, b0, b1) })
+	kern.Parallel(B, S*D, func(b0, b1 int) { wsumRows(w, X, y, S, D, h, c, b0, b1) })
 }
 
-func wsumRows[T kern.Float](w, X, y []T, S, D int, c T, b0, b1 int) {
-	for b := b0; b < b1; b++ {
-		yb := y[b*D : (b+1)*D]
-		for i := range S {
-			wi := c * w[b*S+i]
-			if wi == 0 {
-				continue
-			}
-			kern.Axpy(wi, X[(b*S+i)*D:(b*S+i+1)*D], yb)
-		}
-	}
-}
-
-// wsumHeads adds c·w[b·h+k,i]·X[b,i,block k] into y[b, block k] (y cleared).
-func wsumHeads[T kern.Float](w, X, y []T, B, S, D, h int, c T) {
-	clear(y[:B*D])
+// wsumRows is wsum on batch rows [b0, b1) (y cleared).
+func wsumRows[T kern.Float](w, X, y []T, S, D, h int, c T, b0, b1 int) {
 	a := D / h
-	for b := range B {
+	for b := b0; b < b1; b++ {
 		for k := range h {
 			yb := y[b*D+k*a : b*D+(k+1)*a]
 			for i := range S {
