@@ -151,6 +151,24 @@ func (o HeatmapOptions) scale(as []Alignment) (heatScale, error) {
 	return s, nil
 }
 
+// frame resolves what a heatmap figure of the alignments as needs: the
+// colour scale, the colour bar and its width (0 with NoColorBar), and the
+// figure width (def when Width is zero).
+func (o HeatmapOptions) frame(as []Alignment, def vg.Length) (s heatScale, bar colorBar, barW, width vg.Length, err error) {
+	if s, err = o.scale(as); err != nil {
+		return s, bar, 0, 0, err
+	}
+	bar = colorBar{colors: s.colors, max: s.max}
+	if !o.NoColorBar {
+		barW = bar.width()
+	}
+	width = o.Width
+	if width == 0 {
+		width = def
+	}
+	return s, bar, barW, width, nil
+}
+
 // heatPlot returns the heatmap of a (already validated) with tick labels
 // of the given size and no title.
 func heatPlot(a Alignment, s heatScale, tick vg.Length) *plot.Plot {
@@ -282,18 +300,9 @@ func AlignmentHeatmap(a Alignment, opt HeatmapOptions) (*Figure, error) {
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
-	s, err := opt.scale([]Alignment{a})
+	s, bar, barW, width, err := opt.frame([]Alignment{a}, SingleColumn)
 	if err != nil {
 		return nil, err
-	}
-	bar := colorBar{colors: s.colors, max: s.max}
-	barW := bar.width()
-	if opt.NoColorBar {
-		barW = 0
-	}
-	width := opt.Width
-	if width == 0 {
-		width = SingleColumn
 	}
 	ns, nt := vg.Length(len(a.Src)), vg.Length(len(a.Tgt))
 

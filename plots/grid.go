@@ -46,18 +46,9 @@ func ScorerGrid(panels []Alignment, opt GridOptions) (*Figure, error) {
 		}
 		ns, nt = max(ns, len(a.Src)), max(nt, len(a.Tgt))
 	}
-	s, err := opt.scale(panels)
+	s, bar, barW, width, err := opt.frame(panels, DoubleColumn)
 	if err != nil {
 		return nil, err
-	}
-	bar := colorBar{colors: s.colors, max: s.max}
-	barW := bar.width()
-	if opt.NoColorBar {
-		barW = 0
-	}
-	width := opt.Width
-	if width == 0 {
-		width = DoubleColumn
 	}
 	titleH := titleHeight(opt.Title, titleSize)
 	band := titleHeight("Ag", labelSize) + 1 // a panel title
