@@ -147,26 +147,32 @@ func (s *Summary) writeCSV(path string) error {
 	head = append(head, "train_seconds", "steps_per_sec")
 	w.Write(head)
 	for _, f := range s.Runs {
-		row := []string{f.Run, strconv.FormatInt(f.Seed, 10)}
-		for _, k := range s.Keys {
-			row = append(row, fmtValue(f.Point[k]))
-		}
-		for _, m := range s.Metrics {
-			v, ok := f.Metrics[m]
-			if ok {
-				row = append(row, strconv.FormatFloat(v, 'g', -1, 64))
-			} else {
-				row = append(row, "")
+		w.Write(s.runRow(f, 2, func(m string) string {
+			if v, ok := f.Metrics[m]; ok {
+				return strconv.FormatFloat(v, 'g', -1, 64)
 			}
-		}
-		row = append(row, strconv.FormatFloat(f.TrainSeconds, 'f', 2, 64), strconv.FormatFloat(f.StepsPerSec, 'f', 2, 64))
-		w.Write(row)
+			return ""
+		}))
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
 		return err
 	}
 	return seq2seq.WriteFileAtomic(path, b.Bytes())
+}
+
+// runRow is f's row of a runs table: run, seed, the swept values, each
+// metric as metric formats it, then train seconds and steps per second with
+// prec decimals.
+func (s *Summary) runRow(f *Final, prec int, metric func(m string) string) []string {
+	row := []string{f.Run, strconv.FormatInt(f.Seed, 10)}
+	for _, k := range s.Keys {
+		row = append(row, fmtValue(f.Point[k]))
+	}
+	for _, m := range s.Metrics {
+		row = append(row, metric(m))
+	}
+	return append(row, strconv.FormatFloat(f.TrainSeconds, 'f', prec, 64), strconv.FormatFloat(f.StepsPerSec, 'f', prec, 64))
 }
 
 // MeanSD returns the mean and the sample standard deviation (n−1; 0 for a
@@ -246,19 +252,13 @@ func (s *Summary) writeMD(path, name string) error {
 	mdRow(&b, head)
 	mdSep(&b, len(head))
 	for _, f := range s.Runs {
-		row := []string{f.Run, strconv.FormatInt(f.Seed, 10)}
-		for _, k := range s.Keys {
-			row = append(row, fmtValue(f.Point[k]))
-		}
-		for _, m := range s.Metrics {
+		mdRow(&b, s.runRow(f, 1, func(m string) string {
 			v, ok := f.Metrics[m]
 			if !ok {
 				v = math.NaN()
 			}
-			row = append(row, fmtMetric(m, v))
-		}
-		row = append(row, strconv.FormatFloat(f.TrainSeconds, 'f', 1, 64), strconv.FormatFloat(f.StepsPerSec, 'f', 1, 64))
-		mdRow(&b, row)
+			return fmtMetric(m, v)
+		}))
 	}
 	b.WriteString("\n## " + s.pointsTitle() + "\n\n" + s.pointsNote() + "\n\n")
 	head = append(append([]string{"point", "seeds"}, s.Metrics...), "train s")
