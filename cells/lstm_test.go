@@ -1,7 +1,6 @@
 package cells_test
 
 import (
-	"fmt"
 	"math"
 	"testing"
 
@@ -53,14 +52,8 @@ func TestLSTM(t *testing.T) {
 }
 
 // TestLSTMReferenceSteps runs several steps on random weights and inputs,
-// also at H = 128, where the stacked gates pass 256 (gorgonia merges slices
-// whose bounds differ by a multiple of 256, docs/gorgonia.md, case 1; a
-// merge would make this forward pass wrong, which no gradient check sees).
-func TestLSTMReferenceSteps(t *testing.T) {
-	for _, H := range []int{4, 128} {
-		t.Run(fmt.Sprint("H=", H), func(t *testing.T) { testLSTMReferenceSteps(t, H) })
-	}
-}
+// at the hidden sizes of stackedSizes.
+func TestLSTMReferenceSteps(t *testing.T) { stackedSizes(t, testLSTMReferenceSteps) }
 
 func testLSTMReferenceSteps(t *testing.T, H int) {
 	const B, T = 3, 5

@@ -166,6 +166,16 @@ func setParam(t *testing.T, c cells.Cell, name string, data []float64) {
 	t.Fatalf("%s has no parameter %q", c.Name(), name)
 }
 
+// stackedSizes runs test at H = 4 and at H = 128, where the stacked gates
+// pass 256 (gorgonia merges slices whose bounds differ by a multiple of 256,
+// docs/gorgonia.md, case 1; a merge would make a forward pass wrong, which no
+// gradient check sees).
+func stackedSizes(t *testing.T, test func(t *testing.T, H int)) {
+	for _, H := range []int{4, 128} {
+		t.Run(fmt.Sprint("H=", H), func(t *testing.T) { test(t, H) })
+	}
+}
+
 func newCell(t testing.TB, name string, c cells.Config) cells.Cell {
 	t.Helper()
 	cell, err := cells.New(name, c)
