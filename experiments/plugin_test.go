@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,9 +9,9 @@ import (
 
 	"github.com/attnzoo/attnzoo/cells"
 	"github.com/attnzoo/attnzoo/internal/gx"
-	"github.com/attnzoo/attnzoo/internal/plugintest"
 	"github.com/attnzoo/attnzoo/scorers"
 	"github.com/attnzoo/attnzoo/seq2seq"
+	"github.com/attnzoo/attnzoo/source"
 	"github.com/attnzoo/attnzoo/tasks"
 )
 
@@ -24,12 +25,40 @@ func (s testScorer) ScoreProjected(g *gx.Graph, q, keys *gx.Node) *gx.Node {
 	return g.BMV(keys, q, s.gain)
 }
 
+// bagEncoder gives each token its own embedding as its annotation,
+// a_t = tanh(E x_t), and no final state.
+type bagEncoder struct{ emb *gx.Param }
+
+type bagInputs struct{ ids []*gx.Node }
+
+func (e *bagEncoder) Inputs(g *gx.Graph, B, S int) seq2seq.EncoderInputs {
+	in := &bagInputs{}
+	for t := 0; t < S; t++ {
+		in.ids = append(in.ids, g.Input(fmt.Sprintf("src.%d", t), B))
+	}
+	return in
+}
+
+func (in *bagInputs) Set(b *seq2seq.Batch) error {
+	for t, n := range in.ids {
+		if err := gx.Fill(n, func(i int) float64 { return float64(b.Src[i][t]) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *bagEncoder) Encode(g *gx.Graph, inputs seq2seq.EncoderInputs, _ *gx.Node, _ int) (annot, final *gx.Node) {
+	var as []*gx.Node
+	for _, ids := range inputs.(*bagInputs).ids {
+		as = append(as, g.Tanh(g.Embed(g.Bind(e.emb), ids)))
+	}
+	return g.Stack(as...), nil
+}
+
 // A task, a cell, a scorer and an encoder registered from this test file, as a new one would be
 // registered from its own file: experiment files name them with nothing
-// else touched (TestPluginsInExperiment). The encoders' code is shared with
-// the seq2seq and cmd/attnzoo tests (internal/plugintest): test-bag is
-// a_t = tanh(E x_t); test-gain-bag has a setting of its own, bag_gain,
-// a_t = tanh(bag_gain · E x_t) (TestPluginEncoderSetting).
+// else touched (TestPluginsInExperiment).
 
 // testTask is the copy task under another name.
 type testTask struct{ tasks.Task }
@@ -52,8 +81,20 @@ func init() {
 	scorers.Register("test-gain", func(c scorers.Config) (scorers.Scorer, error) {
 		return testScorer{c.Settings["test_gain"]}, nil
 	}, scorers.Setting{Name: "test_gain", Usage: "test-gain: the factor on qᵀk", Default: 1, Min: 0})
-	seq2seq.RegisterEncoder("test-bag", plugintest.Bag())
-	seq2seq.RegisterEncoder("test-gain-bag", plugintest.GainBag("test-gain-bag"))
+	seq2seq.RegisterEncoder("test-bag", seq2seq.EncoderInfo{Reads: source.Tokens, New: func(b *seq2seq.Builder) (seq2seq.Encoder, error) {
+		e := &bagEncoder{emb: b.Param("src.emb", b.Cfg.SrcVocab, b.Cfg.Hidden)}
+		e.emb.Uniform(b.Rand, 0.1)
+		return e, nil
+	}})
+	seq2seq.RegisterEncoder("test-gain-bag", seq2seq.EncoderInfo{
+		Reads:    source.Tokens,
+		Settings: []seq2seq.Setting{{Name: "bag_gain", Usage: "test-gain-bag: the factor on each embedding", Min: 0, Default: []float64{1}}},
+		New: func(b *seq2seq.Builder) (seq2seq.Encoder, error) {
+			e := &gainBag{emb: b.Param("src.emb", b.Cfg.SrcVocab, b.Cfg.Hidden), gain: b.Cfg.Setting("bag_gain")[0], hidden: b.Cfg.Hidden}
+			e.emb.Uniform(b.Rand, 0.1)
+			return e, nil
+		},
+	})
 	cells.Register("test-rnn", func(c cells.Config) (cells.Cell, error) {
 		cell, err := cells.New("rnn", c)
 		if err != nil {
@@ -63,18 +104,22 @@ func init() {
 	})
 }
 
-// pluginExp is a small experiment file: named name, on the task named task
-// (64 training examples), the [model] lines model then sizes of 8, four
-// steps of 8, and the one [sweep] line sweep.
-func pluginExp(name, task, model, sweep string) string {
-	return `name = "` + name + `"
+// TestPluginsInExperiment loads and runs an experiment file naming the
+// test-registered task, cell, encoder and scorer (with its setting, swept); a task option the task does not know is
+// an error naming the key, as for a built-in task.
+func TestPluginsInExperiment(t *testing.T) {
+	text := `name = "plugins"
 [task]
-name = "` + task + `"
+name = "test-copy"
 train = 64
 dev = 8
 test = 8
 [model]
-` + model + `embed = 8
+cell = "test-rnn"
+encoder = "test-bag"
+scorer = "test-gain"
+test_gain = 0.5
+embed = 8
 hidden = 8
 attention = 8
 [train]
@@ -87,18 +132,8 @@ examples = 2
 [plots]
 formats = []
 [sweep]
-` + sweep + "\n"
-}
-
-// TestPluginsInExperiment loads and runs an experiment file naming the
-// test-registered task, cell, encoder and scorer (with its setting, swept); a task option the task does not know is
-// an error naming the key, as for a built-in task.
-func TestPluginsInExperiment(t *testing.T) {
-	text := pluginExp("plugins", "test-copy", `cell = "test-rnn"
-encoder = "test-bag"
-scorer = "test-gain"
-test_gain = 0.5
-`, `"model.test_gain" = [1, 2]`)
+"model.test_gain" = [1, 2]
+`
 	e, err := Load(writeExp(t, text))
 	if err != nil {
 		t.Fatal(err)
@@ -125,15 +160,81 @@ test_gain = 0.5
 	})
 }
 
+// gainBag is an encoder with a setting of its own, registered from this
+// test file as a new encoder is from its own file: bag_gain scales each
+// token's embedding, a_t = tanh(bag_gain · E x_t), with no final state
+// (TestPluginEncoderSetting).
+type gainBag struct {
+	emb    *gx.Param
+	gain   float64
+	hidden int
+}
+
+type gainBagInputs struct {
+	ids  []*gx.Node
+	gain *gx.Node // [B, hidden], every entry bag_gain
+	g    float64
+}
+
+func (e *gainBag) Inputs(g *gx.Graph, B, S int) seq2seq.EncoderInputs {
+	in := &gainBagInputs{gain: g.Input("bag.gain", B, e.hidden), g: e.gain}
+	for t := 0; t < S; t++ {
+		in.ids = append(in.ids, g.Input(fmt.Sprintf("src.%d", t), B))
+	}
+	return in
+}
+
+func (in *gainBagInputs) Set(b *seq2seq.Batch) error {
+	if err := gx.Fill(in.gain, func(int) float64 { return in.g }); err != nil {
+		return err
+	}
+	for t, n := range in.ids {
+		if err := gx.Fill(n, func(i int) float64 { return float64(b.Src[i][t]) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *gainBag) Encode(g *gx.Graph, inputs seq2seq.EncoderInputs, _ *gx.Node, _ int) (annot, final *gx.Node) {
+	in := inputs.(*gainBagInputs)
+	var as []*gx.Node
+	for _, ids := range in.ids {
+		as = append(as, g.Tanh(g.Mul(g.Embed(g.Bind(e.emb), ids), in.gain)))
+	}
+	return g.Stack(as...), nil
+}
+
 // TestPluginEncoderSetting: an experiment file names the test-registered
 // encoder and gives its own setting as a [model] key, and sweeps it; each
 // run's config.toml and checkpoint record its value. Bad values, the
 // setting on an encoder without it, and an unknown key are errors naming
 // the file, line and key, as for a built-in encoder's settings.
 func TestPluginEncoderSetting(t *testing.T) {
-	text := pluginExp("gainbag", "copy", `encoder = "test-gain-bag"
+	text := `name = "gainbag"
+[task]
+name = "copy"
+train = 64
+dev = 8
+test = 8
+[model]
+encoder = "test-gain-bag"
 bag_gain = 0.5
-`, `"model.bag_gain" = [0, 2]`)
+embed = 8
+hidden = 8
+attention = 8
+[train]
+steps = 4
+batch = 8
+eval_every = 2
+eval_size = 8
+[decode]
+examples = 2
+[plots]
+formats = []
+[sweep]
+"model.bag_gain" = [0, 2]
+`
 	e, err := Load(writeExp(t, text))
 	if err != nil {
 		t.Fatal(err)

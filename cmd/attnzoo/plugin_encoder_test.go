@@ -2,24 +2,75 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/attnzoo/attnzoo/internal/plugintest"
+	"github.com/attnzoo/attnzoo/internal/gx"
 	"github.com/attnzoo/attnzoo/seq2seq"
+	"github.com/attnzoo/attnzoo/source"
 )
 
-// test-cli-bag is an encoder with a setting of its own, registered from
-// this test file as a new encoder is from its own file: bag_gain scales
-// each token's embedding, a_t = tanh(bag_gain · E x_t), with no final
-// state (internal/plugintest.GainBag). `attnzoo list` shows it and its
-// setting, and `attnzoo run` trains it from an experiment file giving the
-// setting, with nothing else touched (TestPluginEncoder).
+// gainBag is an encoder with a setting of its own, registered from this
+// test file as a new encoder is from its own file: bag_gain scales each
+// token's embedding, a_t = tanh(bag_gain · E x_t), with no final state.
+// `attnzoo list` shows it and its setting, and `attnzoo run` trains it
+// from an experiment file giving the setting, with nothing else touched
+// (TestPluginEncoder).
+type gainBag struct {
+	emb    *gx.Param
+	gain   float64
+	hidden int
+}
+
+type gainBagInputs struct {
+	ids  []*gx.Node
+	gain *gx.Node // [B, hidden], every entry bag_gain
+	g    float64
+}
+
 func init() {
-	seq2seq.RegisterEncoder("test-cli-bag", plugintest.GainBag("test-cli-bag"))
+	seq2seq.RegisterEncoder("test-cli-bag", seq2seq.EncoderInfo{
+		Reads:    source.Tokens,
+		Settings: []seq2seq.Setting{{Name: "bag_gain", Usage: "test-cli-bag: the factor on each embedding", Min: 0, Default: []float64{1}}},
+		New: func(b *seq2seq.Builder) (seq2seq.Encoder, error) {
+			e := &gainBag{emb: b.Param("src.emb", b.Cfg.SrcVocab, b.Cfg.Hidden), gain: b.Cfg.Setting("bag_gain")[0], hidden: b.Cfg.Hidden}
+			e.emb.Uniform(b.Rand, 0.1)
+			return e, nil
+		},
+	})
+}
+
+func (e *gainBag) Inputs(g *gx.Graph, B, S int) seq2seq.EncoderInputs {
+	in := &gainBagInputs{gain: g.Input("bag.gain", B, e.hidden), g: e.gain}
+	for t := 0; t < S; t++ {
+		in.ids = append(in.ids, g.Input(fmt.Sprintf("src.%d", t), B))
+	}
+	return in
+}
+
+func (in *gainBagInputs) Set(b *seq2seq.Batch) error {
+	if err := gx.Fill(in.gain, func(int) float64 { return in.g }); err != nil {
+		return err
+	}
+	for t, n := range in.ids {
+		if err := gx.Fill(n, func(i int) float64 { return float64(b.Src[i][t]) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *gainBag) Encode(g *gx.Graph, inputs seq2seq.EncoderInputs, _ *gx.Node, _ int) (annot, final *gx.Node) {
+	in := inputs.(*gainBagInputs)
+	var as []*gx.Node
+	for _, ids := range in.ids {
+		as = append(as, g.Tanh(g.Mul(g.Embed(g.Bind(e.emb), ids), in.gain)))
+	}
+	return g.Stack(as...), nil
 }
 
 func TestPluginEncoder(t *testing.T) {
