@@ -248,9 +248,8 @@ func isAdd(op G.Op) bool {
 func (m *Machine) Run() error {
 	a := m.run.a()
 	a.runs++
-	a.cpu().NewRun()
-	if r, ok := a.be.(backend.Runner); ok {
-		r.NewRun()
+	if r, ok := a.backend().(backend.Runner); ok {
+		r.NewRun() // the weights it prepared may have changed
 	}
 	return m.exec()
 }

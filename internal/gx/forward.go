@@ -69,9 +69,9 @@ func (c *call) temp(n int) (backend.Buf, error) {
 // n is the number of values of operand i (1 for a scalar).
 func (c *call) n(i int) int { return size(c.sh[i]) }
 
-// hostBackend is the backend a graph computes on when no machine on a
-// device runs it: the cpu's, unless the arena names another host backend
-// (a test's, say: Arena.SetBackend).
+// backend is the backend a graph computes on when no machine on a device
+// runs it: the arena's own cpu backend, unless the arena names another host
+// backend (a test's, say: Arena.SetBackend).
 func (r *runState) backend() backend.Backend { return r.a().backend() }
 
 func (a *Arena) backend() backend.Backend {
@@ -81,8 +81,7 @@ func (a *Arena) backend() backend.Backend {
 	return a.cpu()
 }
 
-// cpu is the arena's own cpu backend (the products of ops not yet written
-// against a backend keep their prepared weights there).
+// cpu is the arena's own cpu backend, made at its first use.
 func (a *Arena) cpu() *cpu.CPU {
 	if a.own == nil {
 		a.own = cpu.New()
@@ -110,22 +109,19 @@ func (o *base) Do(vs ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	var v G.Value
-	if len(c.osh) == 0 {
+	if len(c.osh) == 0 { // a scalar: a fresh gorgonia value
+		s32, s64 := []float32{0}, []float64{0}
+		c.out = backend.Buf{F64: s64}
 		if ops.dt == Float32 {
-			s := []float32{0}
-			c.out, v = backend.Buf{F32: s}, nil
-			if err := o.self.forward(c); err != nil {
-				return nil, err
-			}
-			return G.NewF32(s[0]), nil
+			c.out = backend.Buf{F32: s32}
 		}
-		s := []float64{0}
-		c.out = backend.Buf{F64: s}
 		if err := o.self.forward(c); err != nil {
 			return nil, err
 		}
-		return G.NewF64(s[0]), nil
+		if ops.dt == Float32 {
+			return G.NewF32(s32[0]), nil
+		}
+		return G.NewF64(s64[0]), nil
 	}
 	t := ops.allocDirty(c.osh...)
 	if ops.dt == Float32 {
@@ -133,11 +129,10 @@ func (o *base) Do(vs ...G.Value) (G.Value, error) {
 	} else {
 		c.out = backend.Buf{F64: t.Float64s()}
 	}
-	v = t
 	if err := o.self.forward(c); err != nil {
 		return nil, err
 	}
-	return v, nil
+	return t, nil
 }
 
 // hostCall is the op's call on the graph's host backend for gorgonia

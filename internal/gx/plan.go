@@ -52,9 +52,6 @@ func (a *Arena) Bytes() int64 {
 	if b, ok := a.backend().(interface{ Bytes() int64 }); ok {
 		n += b.Bytes() // the weights it keeps prepared
 	}
-	if a.be != nil && a.own != nil {
-		n += a.own.Bytes()
-	}
 	return n
 }
 
