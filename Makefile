@@ -3,7 +3,7 @@ GO       ?= go
 BIN      := bin/attnzoo
 PKGS     := ./...
 
-.PHONY: findings findings-pending all build test test-short test-full test-captioning test-openblas bench bench-compare bench-corpus bench-captioning demo fmt fmt-check vet clean fuzz
+.PHONY: findings findings-pending all build test test-short test-full test-captioning test-openblas bench bench-compare bench-corpus bench-captioning gpu-check gpu-check-build demo fmt fmt-check vet clean fuzz
 
 # BLAS: the matrix products run on OpenBLAS through cgo (gonum's netlib
 # bindings, -tags openblas) when Debian's libopenblas-dev is installed, on
@@ -87,6 +87,30 @@ bench-compare: build
 	done; \
 	echo; echo "== bench-compare, $$(date -u '+%Y-%m-%d %H:%M UTC'), $$(nproc) cores, SIZES=\"$(SIZES)\", THREADS=$(THREADS)"; \
 	./$(BIN) bench --table-from bin/bench-compare.jsonl
+
+# The GPU check (docs/gpu.md): the device tests with a GPU required, the
+# quickstart on the GPU against the cpu, and bench on the GPU against
+# PyTorch on CUDA, in one verdict table (bin/gpu-check-out/verdict.md).
+# Without a GPU it is a dry run. gpu-check-build makes the binaries it runs
+# (attnzoo and the device packages' test binaries, no cgo) into
+# bin/gpu-check, a folder that can travel to a machine with no Go;
+# bench/gpu-check.sh runs them there (its header lists its settings:
+# ATTNZOO_OPENCL_LIBS for the OpenCL loader and CLBlast as extracted
+# Debian packages, TORCH_PYTHON, SIZES).
+GPU_TESTS := internal/opencl:opencl.test:. internal/device:device.test:. internal/gx:gx.test:Device,OpenCL \
+	seq2seq:seq2seq.test:Device,OpenCL cmd/attnzoo:attnzoo.test:Device,OpenCL,Decode
+gpu-check-build:
+	@mkdir -p bin/gpu-check
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o bin/gpu-check/attnzoo ./cmd/attnzoo
+	@: >bin/gpu-check/tests.txt
+	@for t in $(GPU_TESTS); do \
+		pkg=$${t%%:*}; rest=$${t#*:}; bin=$${rest%%:*}; run=$${rest#*:}; \
+		echo "CGO_ENABLED=0 $(GO) test -c -trimpath -ldflags='-s -w' -o bin/gpu-check/$$bin ./$$pkg"; \
+		CGO_ENABLED=0 $(GO) test -c -trimpath -ldflags='-s -w' -o bin/gpu-check/$$bin ./$$pkg || exit 1; \
+		echo "$$pkg $$bin $$(echo $$run | tr , "|")" >>bin/gpu-check/tests.txt; \
+	done
+gpu-check: gpu-check-build
+	TORCH_PYTHON=$(TORCH_PYTHON) sh bench/gpu-check.sh
 
 # The corpus workload (bench/README.md): bench/pytorch/corpus.py, then
 # attnzoo run on bench/corpus/corpus.toml filled in with the same file and

@@ -40,7 +40,11 @@ compares them with attnzoo's own).
 usage: OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/pytorch/reverse.py
            [--hidden 128] [--batch 64] [--src-len 12] [--vocab 32]
            [--steps 55] [--warmup 5] [--reps 20] [--threads 1]
-           [--only bench|params|check] [--check FILE]
+           [--only bench|params|check] [--check FILE] [--device cpu|cuda]
+
+--device cuda runs the model, the batches and Adam on the first CUDA GPU
+(`make gpu-check` compares it with `attnzoo bench --device gpu`); the
+timing waits for the GPU at the end of each step and each decoding.
 """
 import argparse
 import json
@@ -119,7 +123,7 @@ class Bahdanau(nn.Module):
     @torch.no_grad()
     def greedy(self, src, steps):
         Henc, K, s = self.encode(src)
-        y = torch.full((src.shape[0],), BOS, dtype=torch.long)
+        y = torch.full((src.shape[0],), BOS, dtype=torch.long, device=src.device)
         out = []
         for _ in range(steps):
             s, c = self.step(Henc, K, s, self.tgt_emb(y))
@@ -222,6 +226,8 @@ def main():
     ap.add_argument('--reps', type=at_least(), default=20, help='greedy decodings timed (after 3 untimed)')
     ap.add_argument('--threads', type=at_least(), default=1, help='torch.set_num_threads')
     ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--device', choices=['cpu', 'cuda'], default='cpu',
+                    help='cuda: the model, the batches and Adam on the first CUDA GPU (cuDNN GRU)')
     ap.add_argument('--only', choices=['bench', 'params', 'check'], default='bench',
                     help='params: print the parameter count and exit; check: see --check')
     ap.add_argument('--check', metavar='FILE', help="with --only check: attnzoo's parameters and a batch (JSON)")
@@ -236,8 +242,12 @@ def main():
         check(args)
         return
     torch.set_default_dtype(torch.float32)
-    model = Bahdanau(args.vocab, EMBED, args.hidden)
+    if args.device == 'cuda' and not torch.cuda.is_available():
+        sys.exit('reverse.py: --device cuda: torch %s sees no CUDA GPU' % torch.__version__)
+    dev = torch.device(args.device)
+    model = Bahdanau(args.vocab, EMBED, args.hidden).to(dev)
     out = {'system': 'pytorch-%s' % torch.__version__, 'blas_core': openblas_corename(),
+           'device': torch.cuda.get_device_name(dev) if args.device == 'cuda' else 'cpu',
            'dtype': 'float32', 'threads': torch.get_num_threads(),
            'hidden': args.hidden, 'batch': args.batch, 'src_len': args.src_len, 'vocab': args.vocab,
            'embed': EMBED, 'params': model.num_params()}
@@ -246,7 +256,7 @@ def main():
         return
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     gen = torch.Generator().manual_seed(args.seed)
-    data = [batch(args.batch, args.src_len, args.vocab, gen) for _ in range(args.steps)]
+    data = [tuple(t.to(dev) for t in batch(args.batch, args.src_len, args.vocab, gen)) for _ in range(args.steps)]
     times, loss = [], float('nan')
     for i, (src, tin, tout) in enumerate(data):
         t0 = time.perf_counter()
@@ -255,16 +265,18 @@ def main():
         l = F.cross_entropy(logits.reshape(-1, args.vocab), tout.reshape(-1))
         l.backward()
         opt.step()
-        loss = l.item()
+        loss = l.item()  # waits for the step (on a GPU too: the optimizer's kernels are queued before)
+        if dev.type == 'cuda':
+            torch.cuda.synchronize()
         dt = time.perf_counter() - t0
         if i >= args.warmup:
             times.append(dt * 1e3)
     model.eval()
-    src, _, _ = batch(args.batch, args.src_len, args.vocab, gen)
+    src = batch(args.batch, args.src_len, args.vocab, gen)[0].to(dev)
     dts = []
     for i in range(3 + args.reps):
         t0 = time.perf_counter()
-        model.greedy(src, args.src_len + 1)
+        model.greedy(src, args.src_len + 1).cpu()  # waits for the GPU
         if i >= 3:
             dts.append((time.perf_counter() - t0) * 1e3)
     dmed = statistics.median(dts)

@@ -291,3 +291,28 @@ func TestTorchSameFunction(t *testing.T) {
 		}
 	}
 }
+
+// TestTableFromDevice: lines that ran on a GPU (bench/pytorch/reverse.py
+// --device cuda, attnzoo bench --device gpu) say where in the table's
+// footer; cpu lines add nothing (TestTableFrom's footers end at the
+// thread counts).
+func TestTableFromDevice(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "gpu.jsonl")
+	lines := `{"system": "pytorch-2.11.0", "device": "NVIDIA H200", "threads": 1, "hidden": 128, "batch": 64, "src_len": 12, "vocab": 32, "params": 288288, "steps_timed": 50, "ms_step_median": 4.0, "ms_step_min": 3.0, "decode_seq_s": 5000.0}
+{"system": "attnzoo", "device": "opencl:0:0 (NVIDIA H200)", "threads": 2, "blas": "gonum", "blas_threads": 1, "hidden": 128, "batch": 64, "src_len": 12, "vocab": 32, "params": 288288, "steps_timed": 50, "ms_step_median": 8.0, "ms_step_min": 6.0, "decode_seq_s": 2500.0}
+`
+	os.WriteFile(file, []byte(lines), 0o644)
+	out, errs, code := runCLI(t, "bench", "--table-from", file)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"| 128 | 64 | 12 | 32 | 288,288 | 50 | 4.0 | 8.0 | 2.00 | 3.0 | 6.0 | 2.00 | 5000 | 2500 | 0.50 |", // 8 ÷ 4, 6 ÷ 3, 2500 ÷ 5000
+		"OpenBLAS kernel —; on NVIDIA H200.",
+		"GOMAXPROCS 2; on opencl:0:0 (NVIDIA H200).",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}

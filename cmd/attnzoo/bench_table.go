@@ -24,6 +24,7 @@ func paramsDiffer(ours int, p float64) bool {
 type benchLine struct {
 	System       string  `json:"system"`
 	BLASCore     string  `json:"blas_core"` // PyTorch: the kernel its OpenBLAS runs (openblas_get_corename)
+	Device       string  `json:"device"`    // where it ran: PyTorch "cpu" or the CUDA GPU's name, attnzoo's device (empty: cpu)
 	Threads      float64 `json:"threads"`
 	BLAS         string  `json:"blas"`
 	BLASThreads  float64 `json:"blas_threads"`
@@ -140,10 +141,10 @@ func printTableFrom(w io.Writer, name string) error {
 	fmt.Fprintln(w, "ms/step: median of the timed training steps; fastest steps: their minimum (less moved by other load on the machine);")
 	fmt.Fprintln(w, "greedy: median of the timed decodings of one batch; ratio: attnzoo ÷ PyTorch.")
 	if l := systems[0]; l != nil {
-		fmt.Fprintf(w, "PyTorch: %s, %v torch thread(s), OpenBLAS kernel %s.\n", l.System, l.Threads, orDash(l.BLASCore))
+		fmt.Fprintf(w, "PyTorch: %s, %v torch thread(s), OpenBLAS kernel %s%s.\n", l.System, l.Threads, orDash(l.BLASCore), onDevice(l.Device))
 	}
 	if l := systems[1]; l != nil {
-		fmt.Fprintf(w, "attnzoo: BLAS %s (%v thread(s)), GOMAXPROCS %v.\n", l.BLAS, l.BLASThreads, l.Threads)
+		fmt.Fprintf(w, "attnzoo: BLAS %s (%v thread(s)), GOMAXPROCS %v%s.\n", l.BLAS, l.BLASThreads, l.Threads, onDevice(l.Device))
 	}
 	for _, s := range warnings {
 		fmt.Fprintln(w, "warning:", s)
@@ -161,4 +162,12 @@ func commas(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// onDevice says where a bench line ran when it was not the cpu.
+func onDevice(d string) string {
+	if d == "" || d == "cpu" {
+		return ""
+	}
+	return "; on " + d
 }
