@@ -70,7 +70,8 @@ def held_bias(bias, hidden):
         bias[:2 * hidden].zero_()
     keep = torch.ones_like(bias)
     keep[:2 * hidden] = 0
-    bias.register_hook(lambda g: g * keep)
+    on = {}  # keep on the gradient's device (the model may move to a GPU after this)
+    bias.register_hook(lambda g: g * on.setdefault(g.device, keep.to(g.device)))
     return 2 * hidden  # numbers that never change
 
 
