@@ -26,8 +26,13 @@ TORCH_ENV = env -u OPENBLAS_CORETYPE OPENBLAS_NUM_THREADS=$(THREADS)
 
 all: build
 
+# The build's commit, linked in for results' provenance (experiments'
+# stampCommit): right whatever GOFLAGS says of vcs stamps; empty outside git.
+STAMP_COMMIT := $(shell git rev-parse HEAD 2>/dev/null)
+STAMP_DIRTY := $(if $(STAMP_COMMIT),$(if $(shell git status --porcelain --untracked-files=no 2>/dev/null),yes,no))
+STAMP := -ldflags '-X github.com/attnzoo/attnzoo/experiments.stampCommit=$(STAMP_COMMIT) -X github.com/attnzoo/attnzoo/experiments.stampDirty=$(STAMP_DIRTY)'
 build:
-	$(BUILD_ENV) $(GO) build $(BLAS_TAGS) -o $(BIN) ./cmd/attnzoo
+	$(BUILD_ENV) $(GO) build $(BLAS_TAGS) $(STAMP) -o $(BIN) ./cmd/attnzoo
 	@echo "built $(BIN) with BLAS=$(BLAS)"
 
 # The README's test command: vet, then every test.
@@ -101,7 +106,7 @@ GPU_TESTS := internal/opencl:opencl.test:. internal/device:device.test:. interna
 	seq2seq:seq2seq.test:Device,OpenCL cmd/attnzoo:attnzoo.test:Device,OpenCL,Decode
 gpu-check-build:
 	@mkdir -p bin/gpu-check
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w' -o bin/gpu-check/attnzoo ./cmd/attnzoo
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w -X github.com/attnzoo/attnzoo/experiments.stampCommit=$(STAMP_COMMIT) -X github.com/attnzoo/attnzoo/experiments.stampDirty=$(STAMP_DIRTY)' -o bin/gpu-check/attnzoo ./cmd/attnzoo
 	@: >bin/gpu-check/tests.txt
 	@for t in $(GPU_TESTS); do \
 		pkg=$${t%%:*}; rest=$${t#*:}; bin=$${rest%%:*}; run=$${rest#*:}; \

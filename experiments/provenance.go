@@ -25,9 +25,10 @@ type Provenance struct {
 	// had none, "unknown" with the commit unknown.
 	Dirty string `json:"dirty"`
 	// CommitFrom says where Commit came from: "build" (the go command's
-	// vcs stamp, runtime/debug.ReadBuildInfo), "git" (git asked at run
-	// time in the folder the package was compiled from: a go run or go
-	// test, or a build with -buildvcs=false) or "unknown".
+	// vcs stamp, runtime/debug.ReadBuildInfo, or the commit `make build`
+	// links in), "git" (git asked at run time in the folder the package was
+	// compiled from: right for go run and go test, but a binary built
+	// earlier from that folder may not match what it says) or "unknown".
 	CommitFrom string `json:"commit_from"`
 	Go         string `json:"go"`   // the toolchain, e.g. "go1.26.8"
 	Arch       string `json:"arch"` // GOOS/GOARCH
@@ -45,16 +46,22 @@ type Provenance struct {
 // unknown is the value of a provenance field that could not be found.
 const unknown = "unknown"
 
+// The commit and tree state `make build` links in (-ldflags -X; empty in
+// a plain go build): the build's own, whatever GOFLAGS says of vcs stamps
+// (-buildvcs=false on some machines and in CI).
+var stampCommit, stampDirty string
+
 // buildProvenance is this binary's provenance less the run's device and
 // configuration, found once, when a run first asks.
 var buildProvenance = sync.OnceValue(func() Provenance {
 	info, _ := debug.ReadBuildInfo()
-	return provenanceFrom(info, gitInSource)
+	return provenanceFrom(info, stampCommit, stampDirty, gitInSource)
 })
 
-// provenanceFrom fills the commit from the build's vcs settings, or else
-// from git (nil: not available), and the build from this process.
-func provenanceFrom(info *debug.BuildInfo, git func(args ...string) (string, error)) Provenance {
+// provenanceFrom fills the commit from the build's vcs settings, else from
+// the commit linked in by make (commit, dirty: "yes"/"no"), or else from
+// git (nil: not available), and the build from this process.
+func provenanceFrom(info *debug.BuildInfo, commit, dirty string, git func(args ...string) (string, error)) Provenance {
 	p := Provenance{Commit: unknown, Dirty: unknown, CommitFrom: unknown, Go: runtime.Version(),
 		Arch: runtime.GOOS + "/" + runtime.GOARCH, BLAS: gx.BLAS(), Products: "BLAS"}
 	if gx.OwnProducts() {
@@ -79,6 +86,13 @@ func provenanceFrom(info *debug.BuildInfo, git func(args ...string) (string, err
 			return p
 		}
 		p.Dirty = unknown
+	}
+	if len(commit) >= 7 {
+		p.Commit, p.CommitFrom, p.Dirty = commit, "build", unknown
+		if dirty == "yes" || dirty == "no" {
+			p.Dirty = dirty
+		}
+		return p
 	}
 	if git == nil {
 		return p
@@ -151,6 +165,13 @@ func (s *Summary) writeProvenanceMD(b *strings.Builder) {
 	}
 	if missing > 0 {
 		mdRow(b, []string{strconv.Itoa(missing), "not recorded (finished before provenance was)", "", "", "", "", "", "", ""})
+	}
+	for _, k := range order {
+		if k.from == "git" {
+			b.WriteString("\nA commit *from git* was read when the run started, in the folder the binary was compiled from: " +
+				"it is that folder's state then, which a binary built earlier need not match (`make build` links the build's own commit in).\n")
+			break
+		}
 	}
 	b.WriteString("\nEach run's `final.json` holds its `config_hash` (SHA-256 of its config.toml).\n")
 }

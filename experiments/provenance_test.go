@@ -156,8 +156,9 @@ func TestFinalProvenance(t *testing.T) {
 	}
 }
 
-// TestProvenanceFrom: the build's vcs stamp wins; without one git is asked;
-// with neither (CI builds with -buildvcs=false and may have no git) every
+// TestProvenanceFrom: the build's vcs stamp wins; then the commit make
+// links in (a build with -buildvcs=false); without either git is asked;
+// with none (CI builds with -buildvcs=false and may have no git) every
 // commit field is "unknown".
 func TestProvenanceFrom(t *testing.T) {
 	stamped := &debug.BuildInfo{GoVersion: "go1.99", Settings: []debug.BuildSetting{
@@ -172,15 +173,19 @@ func TestProvenanceFrom(t *testing.T) {
 	for _, c := range []struct {
 		name              string
 		info              *debug.BuildInfo
+		linked, linkedDty string
 		git               func(...string) (string, error)
 		commit, dirty, by string
 	}{
-		{"stamped", stamped, noGit, "0123456789abcdef", "yes", "build"},
-		{"git", &debug.BuildInfo{GoVersion: "go1.99"}, git, "fedcba9876543210", "no", "git"},
-		{"neither", &debug.BuildInfo{GoVersion: "go1.99"}, noGit, "unknown", "unknown", "unknown"},
-		{"no build info, no git", nil, nil, "unknown", "unknown", "unknown"},
+		{"stamped", stamped, "", "", noGit, "0123456789abcdef", "yes", "build"},
+		{"stamped and linked: the stamp", stamped, "5d65442aaaaaaaaa", "no", git, "0123456789abcdef", "yes", "build"},
+		{"linked, not git", &debug.BuildInfo{GoVersion: "go1.99"}, "5d65442aaaaaaaaa", "no", git, "5d65442aaaaaaaaa", "no", "build"},
+		{"linked, tree unknown", nil, "5d65442aaaaaaaaa", "", nil, "5d65442aaaaaaaaa", "unknown", "build"},
+		{"git", &debug.BuildInfo{GoVersion: "go1.99"}, "", "", git, "fedcba9876543210", "no", "git"},
+		{"neither", &debug.BuildInfo{GoVersion: "go1.99"}, "", "", noGit, "unknown", "unknown", "unknown"},
+		{"no build info, no git", nil, "", "", nil, "unknown", "unknown", "unknown"},
 	} {
-		p := provenanceFrom(c.info, c.git)
+		p := provenanceFrom(c.info, c.linked, c.linkedDty, c.git)
 		if p.Commit != c.commit || p.Dirty != c.dirty || p.CommitFrom != c.by {
 			t.Errorf("%s: commit %q dirty %q from %q, want %q %q %q", c.name, p.Commit, p.Dirty, p.CommitFrom, c.commit, c.dirty, c.by)
 		}
