@@ -76,6 +76,15 @@ func NewOpenCL(d opencl.Device) (*OpenCL, error) {
 	if err != nil {
 		return nil, err
 	}
+	if tune, err := clblastFromEnv(); err != nil || tune != nil {
+		if err == nil {
+			err = c.OverrideCLBlast(tune)
+		}
+		if err != nil {
+			c.Close()
+			return nil, fmt.Errorf("device: CLBlast's tuning for %s (%s): %w", d.Key(), d.Name, err)
+		}
+	}
 	p, err := c.Build(kernelSource(), fmt.Sprintf("-cl-std=CL1.2 -DWG=%d", c.GroupSize()))
 	if err != nil {
 		c.Close()
