@@ -108,3 +108,21 @@ func Open(spec string) (Backend, error) {
 	}
 	return open(rest)
 }
+
+// Sited is the ability of a backend to keep what the launches of one call
+// site of the engine need from run to run — a compiled graph's step, whose
+// op computes on the same buffers at every run — so that launching there
+// again costs less (the OpenCL backend keeps a kernel object per launch
+// with its arguments set: internal/device/sites.go). The machine brackets
+// each step's forward with At(its site) and At(nil); a backend method is
+// written the same either way.
+type Sited interface {
+	// NewSite returns a new call site; the caller releases it.
+	NewSite() Site
+	// At directs the launches that follow to site s, in the order they are
+	// made, until At(nil).
+	At(s Site)
+}
+
+// Site is a call site of a Sited backend.
+type Site interface{ Release() error }

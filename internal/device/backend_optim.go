@@ -35,12 +35,20 @@ func (b clBackend) SumSquares(xs []backend.Buf, ns []int, out []float64) error {
 	return nil
 }
 
-// update runs an optimizer kernel on p: (θ, args…, n).
+// update runs an optimizer kernel on p: (θ, args…, n), its arguments
+// gathered on the stack (Kernel keeps none).
 func (b clBackend) update(kernel string, p backend.Buf, n int, args ...any) error {
 	if p.Mem == nil {
 		return fmt.Errorf("device: opencl: %s: the parameter is a host buffer", kernel)
 	}
-	return b.o.Kernel(kernel, n, append(append([]any{p.Mem}, args...), n)...)
+	var all [12]any
+	if len(args)+2 > len(all) {
+		return fmt.Errorf("device: opencl: %s: %d arguments", kernel, len(args))
+	}
+	all[0] = p.Mem
+	copy(all[1:], args)
+	all[len(args)+1] = n
+	return b.o.Kernel(kernel, n, all[:len(args)+2]...)
 }
 
 func (b clBackend) SGD(p, g backend.Buf, n int, scale, lr float64) error {

@@ -4,6 +4,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"reflect"
 	"strings"
 
 	"github.com/attnzoo/attnzoo/internal/opencl"
@@ -46,8 +47,9 @@ func kernelNames() []string {
 type OpenCL struct {
 	c    *opencl.Context
 	prog *opencl.Program
-	k    map[string]*opencl.Kernel
+	k    map[string]*opencl.Kernel // the kernel objects launches share outside a site
 	t    Traffic
+	site *Site // where the launches go now (sites.go); nil: the shared kernels
 }
 
 // Traffic counts what a device did: bytes written to it and read from it,
@@ -127,66 +129,67 @@ func (o *OpenCL) Alloc(n int) (Buffer, error) {
 	return b, nil
 }
 
-// clBuffers unwraps OpenCL buffers; another device's buffer is an error.
-func clBuffers(kernel string, bs ...Buffer) ([]any, error) {
-	out := make([]any, len(bs))
-	for i, b := range bs {
-		cb, ok := b.(*opencl.Buffer)
-		if !ok {
-			return nil, fmt.Errorf("device: opencl: %s: buffer %d (%T) is not an OpenCL buffer", kernel, i, b)
-		}
-		out[i] = cb
+// clBuf is b as an OpenCL buffer; another device's buffer is an error.
+func clBuf(kernel string, i int, b Buffer) (*opencl.Buffer, error) {
+	cb, ok := b.(*opencl.Buffer)
+	if !ok {
+		return nil, fmt.Errorf("device: opencl: %s: buffer %d (%v) is not an OpenCL buffer", kernel, i, reflect.TypeOf(b))
 	}
-	return out, nil
+	return cb, nil
+}
+
+// clBuffers is clBuf of three buffers (a product's).
+func clBuffers(kernel string, a, b, c Buffer) (x, y, z *opencl.Buffer, err error) {
+	if x, err = clBuf(kernel, 0, a); err == nil {
+		if y, err = clBuf(kernel, 1, b); err == nil {
+			z, err = clBuf(kernel, 2, c)
+		}
+	}
+	return x, y, z, err
 }
 
 func (o *OpenCL) Write(b Buffer, src []float32) error {
-	bs, err := clBuffers("Write", b)
+	cb, err := clBuf("Write", 0, b)
 	if err != nil {
 		return err
 	}
 	o.t.BytesIn += 4 * int64(len(src))
-	return bs[0].(*opencl.Buffer).Write(src)
+	return cb.Write(src)
 }
 
 func (o *OpenCL) Read(dst []float32, b Buffer) error {
-	bs, err := clBuffers("Read", b)
+	cb, err := clBuf("Read", 0, b)
 	if err != nil {
 		return err
 	}
 	o.t.BytesOut += 4 * int64(len(dst))
-	return bs[0].(*opencl.Buffer).Read(dst)
+	return cb.Read(dst)
 }
 
 func (o *OpenCL) Free(b Buffer) error {
-	bs, err := clBuffers("Free", b)
+	cb, err := clBuf("Free", 0, b)
 	if err != nil {
 		return err
 	}
 	o.t.LiveBytes -= 4 * int64(b.Len())
-	return bs[0].(*opencl.Buffer).Release()
+	return cb.Release()
 }
 
 func (o *OpenCL) Sgemm(transA, transB bool, m, n, k int, alpha float32, a Buffer, lda int, b Buffer, ldb int, beta float32, c Buffer, ldc int) error {
 	if err := fitsGemm(transA, transB, m, n, k, a, lda, b, ldb, c, ldc); err != nil {
 		return err
 	}
-	bs, err := clBuffers("Sgemm", a, b, c)
-	if err != nil {
-		return err
-	}
-	o.t.Launches++
-	o.t.GemmFlops += 2 * int64(m) * int64(n) * int64(k)
-	return o.c.Sgemm(transA, transB, m, n, k, alpha, bs[0].(*opencl.Buffer), 0, lda, bs[1].(*opencl.Buffer), 0, ldb,
-		beta, bs[2].(*opencl.Buffer), 0, ldc)
+	return o.SgemmAt(transA, transB, m, n, k, alpha, a, 0, lda, b, 0, ldb, beta, c, 0, ldc)
 }
 
 // Kernel runs kernel over global work-items (rounded up to whole
 // work-groups: the kernel returns early past its size) with the arguments
 // in order: Buffers of this device, int, int32, uint32 or float32. It is
-// how the engine's ops reach kernels of their own in kernels/*.cl.
+// how the engine's ops reach kernels of their own in kernels/*.cl. The
+// arguments are read, not kept (opencl.Kernel.Launch): a launch allocates
+// nothing, and at a Site sets only the arguments that changed.
 func (o *OpenCL) Kernel(kernel string, global int, args ...any) error {
-	k, err := o.kernelArgs(kernel, args)
+	k, err := o.kernel(kernel)
 	if err != nil {
 		return err
 	}
@@ -199,7 +202,7 @@ func (o *OpenCL) KernelRows(kernel string, rows int, args ...any) error {
 	if rows < 1 {
 		return fmt.Errorf("device: opencl: %s: %d rows", kernel, rows)
 	}
-	k, err := o.kernelArgs(kernel, args)
+	k, err := o.kernel(kernel)
 	if err != nil {
 		return err
 	}
@@ -207,23 +210,18 @@ func (o *OpenCL) KernelRows(kernel string, rows int, args ...any) error {
 	return k.Launch([]int{rows * wg}, []int{wg}, args...)
 }
 
-// kernelArgs finds a kernel, unwraps the device Buffers among its
-// arguments in place and counts the launch.
-func (o *OpenCL) kernelArgs(kernel string, args []any) (*opencl.Kernel, error) {
+// kernel is the kernel object a launch of kernel uses (the site's own, at
+// a site: sites.go) and counts the launch. A buffer of another device
+// among the arguments fails in the launch: opencl.Kernel takes only its own.
+func (o *OpenCL) kernel(kernel string) (*opencl.Kernel, error) {
 	k, ok := o.k[kernel]
 	if !ok {
 		return nil, fmt.Errorf("device: opencl: no kernel %q in kernels/*.cl", kernel)
 	}
-	for i, a := range args {
-		if b, ok := a.(Buffer); ok {
-			cb, ok := b.(*opencl.Buffer)
-			if !ok {
-				return nil, fmt.Errorf("device: opencl: %s: argument %d (%T) is not an OpenCL buffer", kernel, i, b)
-			}
-			args[i] = cb
-		}
-	}
 	o.t.Launches++
+	if o.site != nil {
+		return o.site.kernel(o.prog, k)
+	}
 	return k, nil
 }
 
@@ -235,55 +233,64 @@ func (o *OpenCL) GroupSize() int { return o.c.GroupSize() }
 // their buffers.
 func (o *OpenCL) SgemmAt(transA, transB bool, m, n, k int, alpha float32, a Buffer, aOff, lda int, b Buffer, bOff, ldb int,
 	beta float32, c Buffer, cOff, ldc int) error {
-	bs, err := clBuffers("SgemmAt", a, b, c)
+	x, y, z, err := clBuffers("SgemmAt", a, b, c)
 	if err != nil {
 		return err
 	}
 	o.t.Launches++
 	o.t.GemmFlops += 2 * int64(m) * int64(n) * int64(k)
-	return o.c.Sgemm(transA, transB, m, n, k, alpha, bs[0].(*opencl.Buffer), aOff, lda, bs[1].(*opencl.Buffer), bOff, ldb,
-		beta, bs[2].(*opencl.Buffer), cOff, ldc)
+	return o.c.Sgemm(transA, transB, m, n, k, alpha, x, aOff, lda, y, bOff, ldb, beta, z, cOff, ldc)
 }
 
 // SgemmBatched is SgemmAt over batch matrices each stride values after
 // the one before (CLBlast's SgemmStridedBatched).
 func (o *OpenCL) SgemmBatched(transA, transB bool, m, n, k int, alpha float32, a Buffer, aOff, lda, aStride int,
 	b Buffer, bOff, ldb, bStride int, beta float32, c Buffer, cOff, ldc, cStride int, batch int) error {
-	bs, err := clBuffers("SgemmBatched", a, b, c)
+	x, y, z, err := clBuffers("SgemmBatched", a, b, c)
 	if err != nil {
 		return err
 	}
 	o.t.Launches++
 	o.t.GemmFlops += 2 * int64(m) * int64(n) * int64(k) * int64(batch)
-	return o.c.SgemmStridedBatched(transA, transB, m, n, k, alpha, bs[0].(*opencl.Buffer), aOff, lda, aStride,
-		bs[1].(*opencl.Buffer), bOff, ldb, bStride, beta, bs[2].(*opencl.Buffer), cOff, ldc, cStride, batch)
+	return o.c.SgemmStridedBatched(transA, transB, m, n, k, alpha, x, aOff, lda, aStride, y, bOff, ldb, bStride, beta, z, cOff, ldc, cStride, batch)
 }
 
-// launch runs an elementwise kernel over n values.
+// launch runs an elementwise kernel over n values: (bs…, n).
 func (o *OpenCL) launch(kernel string, n int, bs ...Buffer) error {
 	if err := fits(kernel, n, bs...); err != nil {
 		return err
 	}
-	args, err := clBuffers(kernel, bs...)
-	if err != nil {
+	var args [4]any
+	if err := o.bufArgs(kernel, args[:], bs); err != nil {
 		return err
 	}
-	o.t.Launches++
-	return o.k[kernel].Launch1D(n, append(args, n)...)
+	args[len(bs)] = n
+	return o.Kernel(kernel, n, args[:len(bs)+1]...)
 }
 
-// launchRows runs a row kernel: one work-group per row.
+// launchRows runs a row kernel, one work-group per row: (bs…, rows, cols).
 func (o *OpenCL) launchRows(kernel string, rows, cols int, bs ...Buffer) error {
 	if err := fitsRows(kernel, rows, cols, bs...); err != nil {
 		return err
 	}
-	args, err := clBuffers(kernel, bs...)
-	if err != nil {
+	var args [5]any
+	if err := o.bufArgs(kernel, args[:], bs); err != nil {
 		return err
 	}
-	o.t.Launches++
-	wg := o.c.GroupSize()
-	return o.k[kernel].Launch([]int{rows * wg}, []int{wg}, append(args, rows, cols)...)
+	args[len(bs)], args[len(bs)+1] = rows, cols
+	return o.KernelRows(kernel, rows, args[:len(bs)+2]...)
+}
+
+// bufArgs puts the OpenCL buffers bs at the start of args.
+func (o *OpenCL) bufArgs(kernel string, args []any, bs []Buffer) error {
+	for i, b := range bs {
+		cb, err := clBuf(kernel, i, b)
+		if err != nil {
+			return err
+		}
+		args[i] = cb
+	}
+	return nil
 }
 
 func (o *OpenCL) Add(y, a, b Buffer, n int) error       { return o.launch("add", n, y, a, b) }

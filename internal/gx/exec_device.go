@@ -48,6 +48,8 @@ type devRun struct {
 	hostAt []uint64          // run in which host[i] was last valid
 	devAt  []uint64          // run in which bufs[i] was last valid
 	fns    []deviceFn        // per step; nil = host op
+	sited  backend.Sited     // the backend, when it keeps launches per call site
+	sites  []backend.Site    // per device step: its call site (sited)
 	argb   [][]device.Buffer // per step, reused
 	scr    []float32         // conversion scratch
 	gen    uint64
@@ -120,6 +122,7 @@ func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 	var be backend.Backend
 	if b, ok := d.(interface{ Backend() backend.Backend }); ok {
 		be = b.Backend()
+		r.sited, _ = be.(backend.Sited)
 	}
 	for k := range m.steps {
 		s := &m.steps[k]
@@ -143,6 +146,11 @@ func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 		}
 		if r.fns[k] == nil {
 			names[opName(s.op)] = true
+		} else if r.sited != nil {
+			if r.sites == nil {
+				r.sites = make([]backend.Site, len(m.steps))
+			}
+			r.sites[k] = r.sited.NewSite()
 		}
 	}
 	for name := range names {
@@ -194,6 +202,12 @@ func (r *devRun) ownedBytes() int64 {
 }
 
 func (r *devRun) free() {
+	for _, s := range r.sites {
+		if s != nil {
+			s.Release()
+		}
+	}
+	r.sites = nil
 	for _, b := range r.owned {
 		r.d.Free(b)
 	}
@@ -318,7 +332,7 @@ func (m *Machine) runDevice() error {
 				}
 				r.argb[k][j] = r.bufs[a]
 			}
-			if err := fn(r.bufs[s.out], r.argb[k]); err != nil {
+			if err := r.runAt(k, fn, r.bufs[s.out], r.argb[k]); err != nil {
 				return fmt.Errorf("gx: node %s (%v) on %s: %w", s.node.Name(), s.op, r.d.Name(), err)
 			}
 			r.devAt[s.out] = r.gen
@@ -341,6 +355,18 @@ func (m *Machine) runDevice() error {
 		*rd.into = &lazyRead{r: r, idx: rd.idx, gen: r.gen, node: rd.node}
 	}
 	return nil
+}
+
+// runAt runs step k's forward at its call site: its launches reuse what
+// the backend kept from the step's earlier runs (backend.Sited; the same
+// buffers every run: the plan fixes them).
+func (r *devRun) runAt(k int, fn deviceFn, out device.Buffer, args []device.Buffer) error {
+	if r.sites == nil {
+		return fn(out, args)
+	}
+	r.sited.At(r.sites[k])
+	defer r.sited.At(nil)
+	return fn(out, args)
 }
 
 // lazyRead stands for a watched node's value on a device until it is

@@ -49,9 +49,9 @@ func (c *Context) Sgemm(transA, transB bool, m, n, k int, alpha float32, a *Buff
 	}
 	clblastMu.Lock()
 	defer clblastMu.Unlock()
-	code := bl.Sgemm(clblastRowMajor, transpose(transA), transpose(transB), uintptr(m), uintptr(n), uintptr(k), alpha,
+	code := bl.sgemm(clblastRowMajor, transpose(transA), transpose(transB), uintptr(m), uintptr(n), uintptr(k), alpha,
 		a.mem, uintptr(aOff), uintptr(lda), b.mem, uintptr(bOff), uintptr(ldb), beta,
-		cb.mem, uintptr(cOff), uintptr(ldc), &c.queue, nil)
+		cb.mem, uintptr(cOff), uintptr(ldc), &c.queue)
 	if err := check("CLBlastSgemm", code); err != nil {
 		return fmt.Errorf("%w (m=%d n=%d k=%d lda=%d ldb=%d ldc=%d)", err, m, n, k, lda, ldb, ldc)
 	}
@@ -76,9 +76,9 @@ func (c *Context) SgemmStridedBatched(transA, transB bool, m, n, k int, alpha fl
 	}
 	clblastMu.Lock()
 	defer clblastMu.Unlock()
-	code := bl.SgemmStridedBatched(clblastRowMajor, transpose(transA), transpose(transB), uintptr(m), uintptr(n), uintptr(k), alpha,
+	code := bl.sgemmBatched(clblastRowMajor, transpose(transA), transpose(transB), uintptr(m), uintptr(n), uintptr(k), alpha,
 		a.mem, uintptr(aOff), uintptr(lda), uintptr(aStride), b.mem, uintptr(bOff), uintptr(ldb), uintptr(bStride), beta,
-		cb.mem, uintptr(cOff), uintptr(ldc), uintptr(cStride), uintptr(batch), &c.queue, nil)
+		cb.mem, uintptr(cOff), uintptr(ldc), uintptr(cStride), uintptr(batch), &c.queue)
 	if err := check("CLBlastSgemmStridedBatched", code); err != nil {
 		return fmt.Errorf("%w (m=%d n=%d k=%d batch=%d)", err, m, n, k, batch)
 	}

@@ -2,6 +2,7 @@ package opencl
 
 import (
 	"fmt"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -84,7 +85,11 @@ type Buffer struct {
 	c   *Context
 	mem uintptr
 	n   int
+	id  uint64 // unique in the process: what a Kernel remembers having set (a released handle's value may come back)
 }
+
+// bufferIDs numbers the buffers.
+var bufferIDs atomic.Uint64
 
 // memReadWrite is CL_MEM_READ_WRITE.
 const memReadWrite = 1 << 0
@@ -103,7 +108,7 @@ func (c *Context) Alloc(n int) (*Buffer, error) {
 	if err := check("clCreateBuffer", code); err != nil {
 		return nil, fmt.Errorf("%w (%d float32)", err, n)
 	}
-	return &Buffer{c: c, mem: m, n: n}, nil
+	return &Buffer{c: c, mem: m, n: n, id: bufferIDs.Add(1)}, nil
 }
 
 // Len is the number of float32 values the buffer holds.

@@ -41,14 +41,18 @@ type api struct {
 	BuildProgram         func(p uintptr, n uint32, devs *uintptr, opts *byte, notify, user uintptr) int32
 	GetProgramBuildInfo  func(p, dev uintptr, param uint32, size uintptr, value unsafe.Pointer, ret *uintptr) int32
 	CreateKernel         func(p uintptr, name *byte, errc *int32) uintptr
-	SetKernelArg         func(k uintptr, idx uint32, size uintptr, value unsafe.Pointer) int32
-	EnqueueNDRangeKernel func(q, k uintptr, dim uint32, off, global, local *uintptr, nev uint32, wait, ev unsafe.Pointer) int32
 	Finish               func(q uintptr) int32
 	ReleaseMemObject     func(h uintptr) int32
 	ReleaseKernel        func(h uintptr) int32
 	ReleaseProgram       func(h uintptr) int32
 	ReleaseCommandQueue  func(h uintptr) int32
 	ReleaseContext       func(h uintptr) int32
+
+	// clSetKernelArg and clEnqueueNDRangeKernel, called for every launch,
+	// are called through purego.SyscallN, which allocates nothing
+	// (launch.go); the rest through purego's RegisterFunc, which
+	// allocates a few values a call.
+	setKernelArg, enqueueNDRangeKernel uintptr
 }
 
 // clblastAPI holds CLBlast's entry points. Its enums are C ints (int32).
@@ -63,6 +67,8 @@ type clblastAPI struct {
 	SgemmStridedBatched func(layout, ta, tb int32, m, n, k uintptr, alpha float32,
 		a, aOff, lda, aStride, b, bOff, ldb, bStride uintptr, beta float32,
 		c, cOff, ldc, cStride, batch uintptr, q *uintptr, ev unsafe.Pointer) int32
+	// Their addresses, for a call without purego's reflection (ccall_amd64.go).
+	sgemmFn, batchedFn uintptr
 }
 
 var (
@@ -104,8 +110,7 @@ func openCL(name string) (*api, error) {
 		{&a.CreateBuffer, "clCreateBuffer"}, {&a.EnqueueWriteBuffer, "clEnqueueWriteBuffer"},
 		{&a.EnqueueReadBuffer, "clEnqueueReadBuffer"}, {&a.CreateProgramWithSrc, "clCreateProgramWithSource"},
 		{&a.BuildProgram, "clBuildProgram"}, {&a.GetProgramBuildInfo, "clGetProgramBuildInfo"},
-		{&a.CreateKernel, "clCreateKernel"}, {&a.SetKernelArg, "clSetKernelArg"},
-		{&a.EnqueueNDRangeKernel, "clEnqueueNDRangeKernel"}, {&a.Finish, "clFinish"},
+		{&a.CreateKernel, "clCreateKernel"}, {&a.Finish, "clFinish"},
 		{&a.ReleaseMemObject, "clReleaseMemObject"}, {&a.ReleaseKernel, "clReleaseKernel"},
 		{&a.ReleaseProgram, "clReleaseProgram"}, {&a.ReleaseCommandQueue, "clReleaseCommandQueue"},
 		{&a.ReleaseContext, "clReleaseContext"},
@@ -113,6 +118,16 @@ func openCL(name string) (*api, error) {
 		if err := bind(h, name, f.fn, f.name); err != nil {
 			return nil, err
 		}
+	}
+	for _, f := range []struct {
+		addr *uintptr
+		name string
+	}{{&a.setKernelArg, "clSetKernelArg"}, {&a.enqueueNDRangeKernel, "clEnqueueNDRangeKernel"}} {
+		addr, err := sym(h, name, f.name)
+		if err != nil {
+			return nil, err
+		}
+		*f.addr = addr
 	}
 	return a, nil
 }
@@ -130,16 +145,31 @@ func openCLBlast(name string) (*clblastAPI, error) {
 	if err := bind(h, name, &b.SgemmStridedBatched, "CLBlastSgemmStridedBatched"); err != nil {
 		return nil, err
 	}
+	if b.sgemmFn, err = sym(h, name, "CLBlastSgemm"); err != nil {
+		return nil, err
+	}
+	if b.batchedFn, err = sym(h, name, "CLBlastSgemmStridedBatched"); err != nil {
+		return nil, err
+	}
 	return b, nil
 }
 
 // bind points the Go function *fn at the C symbol sym of library lib
 // (handle h); a missing symbol is an error, not purego's panic.
-func bind(h uintptr, lib string, fn any, sym string) error {
-	addr, err := purego.Dlsym(h, sym)
-	if err != nil || addr == 0 {
-		return fmt.Errorf("opencl: %s has no %s (%v): it is not an OpenCL 1.2 library", lib, sym, err)
+func bind(h uintptr, lib string, fn any, name string) error {
+	addr, err := sym(h, lib, name)
+	if err != nil {
+		return err
 	}
 	purego.RegisterFunc(fn, addr)
 	return nil
+}
+
+// sym is the address of the C symbol name of library lib (handle h).
+func sym(h uintptr, lib, name string) (uintptr, error) {
+	addr, err := purego.Dlsym(h, name)
+	if err != nil || addr == 0 {
+		return 0, fmt.Errorf("opencl: %s has no %s (%v): it is not an OpenCL 1.2 library", lib, name, err)
+	}
+	return addr, nil
 }

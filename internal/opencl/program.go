@@ -2,7 +2,7 @@ package opencl
 
 import (
 	"fmt"
-	"math"
+	"slices"
 	"unsafe"
 )
 
@@ -43,14 +43,28 @@ func (p *Program) Release() error {
 	return release("clReleaseProgram", &p.h, p.c.a.ReleaseProgram)
 }
 
-// Kernel is one __kernel function of a built program.
+// Kernel is one __kernel function of a built program: one cl_kernel
+// object. OpenCL keeps a kernel object's arguments from launch to launch,
+// so a Kernel remembers what it last set each argument to and sets only
+// the arguments that changed: a kernel object that one launch site keeps
+// for itself (device.Site) has its arguments set at its first launch and
+// is then only enqueued, one clEnqueueNDRangeKernel a launch. Launching
+// allocates nothing (launch.go).
 type Kernel struct {
 	c    *Context
+	p    *Program
 	h    uintptr
 	Name string
+
+	set  []argValue // what each argument was last set to
+	word uint32     // the 4-byte value clSetKernelArg reads
+	mem  uintptr    // the buffer handle clSetKernelArg reads
+	g, l [3]uintptr // the work sizes clEnqueueNDRangeKernel reads
+	sys  [9]uintptr // the C call's arguments
 }
 
-// Kernel returns the program's __kernel function name.
+// Kernel returns the program's __kernel function name, as a kernel object
+// of its own (each call a new one).
 func (p *Program) Kernel(name string) (*Kernel, error) {
 	var code int32
 	b := append([]byte(name), 0)
@@ -58,7 +72,7 @@ func (p *Program) Kernel(name string) (*Kernel, error) {
 	if err := check("clCreateKernel", code); err != nil {
 		return nil, fmt.Errorf("%w: kernel %q", err, name)
 	}
-	return &Kernel{c: p.c, h: h, Name: name}, nil
+	return &Kernel{c: p.c, p: p, h: h, Name: name}, nil
 }
 
 // Release frees the kernel.
@@ -81,59 +95,16 @@ func (k *Kernel) Launch1D(n int, args ...any) error {
 // Launch enqueues the kernel over the global work sizes (1 to 3
 // dimensions), in work-groups of the local sizes (nil: the driver
 // chooses; else each global size must be a multiple of its local size).
+// The arguments are read once, through a type switch, and never kept: the
+// caller's slice and the values boxed in it stay on its stack.
 func (k *Kernel) Launch(global, local []int, args ...any) error {
 	if len(global) < 1 || len(global) > 3 || (local != nil && len(local) != len(global)) {
-		return fmt.Errorf("opencl: %s: global sizes %v, local sizes %v", k.Name, global, local)
+		return fmt.Errorf("opencl: %s: global sizes %v, local sizes %v", k.Name, slices.Clone(global), slices.Clone(local))
 	}
 	for i, a := range args {
-		if err := k.setArg(uint32(i), a); err != nil {
+		if err := k.setArg(i, a); err != nil {
 			return err
 		}
 	}
-	var g, l [3]uintptr
-	for i, v := range global {
-		g[i] = uintptr(v)
-	}
-	var lp *uintptr
-	if local != nil {
-		for i, v := range local {
-			l[i] = uintptr(v)
-		}
-		lp = &l[0]
-	}
-	code := k.c.a.EnqueueNDRangeKernel(k.c.queue, k.h, uint32(len(global)), nil, &g[0], lp, 0, nil, nil)
-	if err := check("clEnqueueNDRangeKernel", code); err != nil {
-		return fmt.Errorf("%w: kernel %s, global %v, local %v", err, k.Name, global, local)
-	}
-	return nil
-}
-
-// setArg sets argument i of the kernel from a Go value.
-func (k *Kernel) setArg(i uint32, arg any) error {
-	var code int32
-	switch v := arg.(type) {
-	case *Buffer:
-		if v == nil || v.mem == 0 {
-			return fmt.Errorf("opencl: %s: argument %d is a released or nil buffer", k.Name, i)
-		}
-		code = k.c.a.SetKernelArg(k.h, i, unsafe.Sizeof(v.mem), unsafe.Pointer(&v.mem))
-	case int:
-		if v < math.MinInt32 || v > math.MaxInt32 {
-			return fmt.Errorf("opencl: %s: argument %d = %d does not fit a C int", k.Name, i, v)
-		}
-		x := int32(v)
-		code = k.c.a.SetKernelArg(k.h, i, 4, unsafe.Pointer(&x))
-	case int32:
-		code = k.c.a.SetKernelArg(k.h, i, 4, unsafe.Pointer(&v))
-	case uint32:
-		code = k.c.a.SetKernelArg(k.h, i, 4, unsafe.Pointer(&v))
-	case float32:
-		code = k.c.a.SetKernelArg(k.h, i, 4, unsafe.Pointer(&v))
-	default:
-		return fmt.Errorf("opencl: %s: argument %d has type %T (have: *Buffer, int, int32, uint32, float32)", k.Name, i, arg)
-	}
-	if err := check("clSetKernelArg", code); err != nil {
-		return fmt.Errorf("%w: kernel %s, argument %d (%T)", err, k.Name, i, arg)
-	}
-	return nil
+	return k.enqueue(global, local)
 }

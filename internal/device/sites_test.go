@@ -1,0 +1,81 @@
+package device
+
+import (
+	"testing"
+)
+
+// TestSites: a site keeps one kernel object per launch, in launch order,
+// and a launch there still computes with this run's arguments: a scalar
+// and a buffer that change between runs are set again. Each run is
+//
+//	fill(a, v)          a = v
+//	scale(y, x, 2)      y = 2·x
+//
+// with v = 10·run and x = a (runs 0, 1) or b = [7, 7, 7] (run 2): y =
+// 0, 20, then 14; a run launching add_into first (a different kernel at
+// the site's first place) uses the shared kernel object: y += x gives 14 +
+// 7 = 21. A launch at a site allocates nothing.
+func TestSites(t *testing.T) {
+	o := testOpenCL(t)
+	a, err := o.Alloc(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Free(a)
+	b, _ := o.Alloc(3)
+	defer o.Free(b)
+	y, _ := o.Alloc(3)
+	defer o.Free(y)
+	if err := o.Write(b, []float32{7, 7, 7}); err != nil {
+		t.Fatal(err)
+	}
+	s := o.NewSite()
+	defer s.Release()
+	run := func(v float32, x Buffer) {
+		o.At(s)
+		defer o.At(nil)
+		if err := o.Kernel("fill", 3, a, v, 3); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Kernel("scale", 3, y, x, float32(2), 3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(what string, want float32) {
+		t.Helper()
+		got := make([]float32, 3)
+		if err := o.Read(got, y); err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range got {
+			if g != want {
+				t.Fatalf("%s: y = %v, want %v", what, got, want)
+			}
+		}
+	}
+	for i, x := range []Buffer{a, a, b} {
+		run(float32(10*i), x)
+		want := float32(20 * i)
+		if i == 2 {
+			want = 14
+		}
+		check("run "+string(rune('0'+i)), want)
+	}
+	if len(s.ks) != 2 || s.ks[0].Name != "fill" || s.ks[1].Name != "scale" {
+		t.Fatalf("the site keeps %d kernel objects, want fill and scale", len(s.ks))
+	}
+	kept := s.ks[0]
+	o.At(s)
+	if err := o.Kernel("add_into", 3, y, b, 3); err != nil {
+		t.Fatal(err)
+	}
+	o.At(nil)
+	check("add_into at fill's place", 21)
+	if s.ks[0] != kept {
+		t.Error("a different kernel at a kept place replaced the site's kernel object")
+	}
+	if n := testing.AllocsPerRun(10, func() { run(40, b) }); n != 0 {
+		t.Errorf("a run at a site: %v allocations, want 0", n)
+	}
+	check("run 40", 14)
+}
