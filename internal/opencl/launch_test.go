@@ -64,3 +64,52 @@ func TestLaunchAllocs(t *testing.T) {
 		t.Errorf("Sgemm and SgemmStridedBatched: %v allocations, want 0", got)
 	}
 }
+
+// BenchmarkLaunchObjects: 256 launches of a 1024-value kernel, then
+// clFinish, per op, three ways: one kernel object with unchanged
+// arguments (only enqueued), one kernel object whose arguments change at
+// every launch (each set again: every launch before launch sites), and 256
+// kernel objects, one a launch, each with its own unchanged arguments
+// (launch sites).
+func BenchmarkLaunchObjects(bm *testing.B) {
+	c := testContext(bm)
+	p, err := c.Build(vaddSrc, "")
+	if err != nil {
+		bm.Fatal(err)
+	}
+	defer p.Release()
+	const launches, n = 256, 1024
+	ks := make([]*Kernel, launches)
+	for i := range ks {
+		if ks[i], err = p.Kernel("vadd"); err != nil {
+			bm.Fatal(err)
+		}
+		defer ks[i].Release()
+	}
+	x, y := upload(bm, c, make([]float32, n)), upload(bm, c, make([]float32, n))
+	defer x.Release()
+	defer y.Release()
+	for _, way := range []string{"shared", "changing", "own"} {
+		bm.Run(way, func(bm *testing.B) {
+			for i := 0; i < bm.N; i++ {
+				for j := 0; j < launches; j++ {
+					k, a := ks[0], x
+					switch way {
+					case "changing":
+						if j%2 == 1 {
+							a = y
+						}
+					case "own":
+						k = ks[j]
+					}
+					if err := k.Launch1D(n, a, a, a, n); err != nil {
+						bm.Fatal(err)
+					}
+				}
+				if err := c.Finish(); err != nil {
+					bm.Fatal(err)
+				}
+			}
+		})
+	}
+}
