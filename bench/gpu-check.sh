@@ -30,6 +30,7 @@
 #   TORCH_PYTHON        the python with torch (default python3)
 #   SIZES               hidden sizes of part 4 (default "128 512 1024")
 #   GPU_CHECK_PARTS     the parts to run (default "1 2 3 4")
+#   GPU_CHECK_TEST_TIMEOUT  each test binary's -test.timeout (default 15m)
 #   GPU_CHECK_DEVICE    the device of parts 3 and 4 (default gpu; naming
 #                       one, opencl:0:0 on pocl say, runs them there)
 set -u
@@ -108,7 +109,7 @@ if want 2; then
 	while read -r pkg bin run; do
 		[ -x "$BIN/$bin" ] || continue
 		start=$(date +%s)
-		(cd "$root/$pkg" && ATTNZOO_REQUIRE_OPENCL=1 "$BIN/$bin" -test.run "$run" -test.timeout 15m -test.v) >"$OUT/test-$bin.log" 2>&1
+		(cd "$root/$pkg" && ATTNZOO_REQUIRE_OPENCL=1 "$BIN/$bin" -test.run "$run" -test.timeout "${GPU_CHECK_TEST_TIMEOUT:-15m}" -test.v) >"$OUT/test-$bin.log" 2>&1
 		rc=$?
 		t=$(($(date +%s) - start))
 		passed=$(grep -c '^--- PASS' "$OUT/test-$bin.log")
