@@ -49,11 +49,12 @@ func (c *Context) Sgemm(transA, transB bool, m, n, k int, alpha float32, a *Buff
 	}
 	clblastMu.Lock()
 	defer clblastMu.Unlock()
+	c.blas = true
 	code := bl.sgemm(clblastRowMajor, transpose(transA), transpose(transB), uintptr(m), uintptr(n), uintptr(k), alpha,
 		a.mem, uintptr(aOff), uintptr(lda), b.mem, uintptr(bOff), uintptr(ldb), beta,
 		cb.mem, uintptr(cOff), uintptr(ldc), &c.queue)
 	if err := check("CLBlastSgemm", code); err != nil {
-		return fmt.Errorf("%w (m=%d n=%d k=%d lda=%d ldb=%d ldc=%d)", err, m, n, k, lda, ldb, ldc)
+		return c.explain(fmt.Errorf("%w (m=%d n=%d k=%d lda=%d ldb=%d ldc=%d)", err, m, n, k, lda, ldb, ldc))
 	}
 	return nil
 }
@@ -76,13 +77,26 @@ func (c *Context) SgemmStridedBatched(transA, transB bool, m, n, k int, alpha fl
 	}
 	clblastMu.Lock()
 	defer clblastMu.Unlock()
+	c.blas = true
 	code := bl.sgemmBatched(clblastRowMajor, transpose(transA), transpose(transB), uintptr(m), uintptr(n), uintptr(k), alpha,
 		a.mem, uintptr(aOff), uintptr(lda), uintptr(aStride), b.mem, uintptr(bOff), uintptr(ldb), uintptr(bStride), beta,
 		cb.mem, uintptr(cOff), uintptr(ldc), uintptr(cStride), uintptr(batch), &c.queue)
 	if err := check("CLBlastSgemmStridedBatched", code); err != nil {
-		return fmt.Errorf("%w (m=%d n=%d k=%d batch=%d)", err, m, n, k, batch)
+		return c.explain(fmt.Errorf("%w (m=%d n=%d k=%d batch=%d)", err, m, n, k, batch))
 	}
 	return nil
+}
+
+// clearCLBlastCache drops CLBlast's compiled programs (of every context),
+// under clblastMu like every CLBlast call.
+func clearCLBlastCache() error {
+	bl, err := loadCLBlast()
+	if err != nil {
+		return err
+	}
+	clblastMu.Lock()
+	defer clblastMu.Unlock()
+	return check("CLBlastClearCache", bl.ClearCache())
 }
 
 // usable checks that no buffer is nil or released.

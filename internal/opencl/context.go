@@ -15,7 +15,9 @@ type Context struct {
 	a      *api
 	ctx    uintptr
 	queue  uintptr
-	local  int // the work-group size of Launch1D
+	local  int     // the work-group size of Launch1D
+	notes  uintptr // the context's number for its error callback (notify.go)
+	blas   bool    // CLBlast has computed here: its cache holds programs of this context
 }
 
 // cl_device_info for the largest work-group.
@@ -38,16 +40,20 @@ func NewContext(d Device) (*Context, error) {
 		return nil, fmt.Errorf("opencl: device %s (%q) was not listed by Platforms", d.Key(), d.Name)
 	}
 	var code int32
-	ctx := a.CreateContext(nil, 1, &id, 0, 0, &code)
+	notes := newNotes()
+	ctx := a.CreateContext(nil, 1, &id, notifyCallback(), notes, &code)
 	if err := check("clCreateContext", code); err != nil {
+		dropNotes(notes)
 		return nil, fmt.Errorf("%w (device %s, %s)", err, d.Key(), d.Name)
 	}
 	q := a.CreateCommandQueue(ctx, id, 0, &code)
 	if err := check("clCreateCommandQueue", code); err != nil {
 		a.ReleaseContext(ctx)
+		dropNotes(notes)
 		return nil, fmt.Errorf("%w (device %s, %s)", err, d.Key(), d.Name)
 	}
-	c := &Context{Device: d, a: a, ctx: ctx, queue: q, local: groupSize}
+	account(id, func(u *Usage) { u.Contexts++ })
+	c := &Context{Device: d, a: a, ctx: ctx, queue: q, local: groupSize, notes: notes}
 	var maxWG uintptr
 	if err := check("clGetDeviceInfo", a.GetDeviceInfo(id, deviceMaxWorkGroup, unsafe.Sizeof(maxWG), unsafe.Pointer(&maxWG), nil)); err != nil {
 		c.Close()
@@ -65,17 +71,41 @@ func NewContext(d Device) (*Context, error) {
 func (c *Context) GroupSize() int { return c.local }
 
 // Finish waits until every enqueued command has run.
-func (c *Context) Finish() error { return check("clFinish", c.a.Finish(c.queue)) }
+func (c *Context) Finish() error { return c.explain(check("clFinish", c.a.Finish(c.queue))) }
+
+// cl_context_info for the context's reference count.
+const contextReferenceCount = 0x1080
 
 // Close waits for the queue and releases the queue and the context. The
-// context's buffers, programs and kernels should be released first.
+// context's buffers, programs and kernels should be released first: each
+// keeps the context alive (Usage.Held counts a context closed so). Where
+// CLBlast has computed on the context, its program cache is cleared first
+// (CLBlastClearCache: it keeps every context's programs, and so every
+// context, until cleared); other contexts' products compile again on their
+// next call.
 func (c *Context) Close() error {
 	if c.ctx == 0 {
 		return nil
 	}
 	err := c.Finish()
 	c.a.ReleaseCommandQueue(c.queue)
+	if c.blas {
+		if e := clearCLBlastCache(); err == nil {
+			err = e
+		}
+	}
+	var refs uint32
+	if c.a.GetContextInfo(c.ctx, contextReferenceCount, 4, unsafe.Pointer(&refs), nil) != 0 {
+		refs = 1 // unknown: not counted as held
+	}
 	c.a.ReleaseContext(c.ctx)
+	account(c.Device.id, func(u *Usage) {
+		u.Contexts--
+		if refs > 1 {
+			u.Held++
+		}
+	})
+	dropNotes(c.notes)
 	c.ctx, c.queue = 0, 0
 	return err
 }
@@ -106,8 +136,9 @@ func (c *Context) Alloc(n int) (*Buffer, error) {
 	var code int32
 	m := c.a.CreateBuffer(c.ctx, memReadWrite, uintptr(n)*4, nil, &code)
 	if err := check("clCreateBuffer", code); err != nil {
-		return nil, fmt.Errorf("%w (%d float32)", err, n)
+		return nil, c.explain(fmt.Errorf("%w (%d float32)", err, n))
 	}
+	account(c.Device.id, func(u *Usage) { u.Buffers++; u.Bytes += 4 * int64(n) })
 	return &Buffer{c: c, mem: m, n: n, id: bufferIDs.Add(1)}, nil
 }
 
@@ -120,7 +151,7 @@ func (b *Buffer) Write(src []float32) error {
 	if len(src) != b.n {
 		return fmt.Errorf("opencl: Write: %d values into a buffer of %d", len(src), b.n)
 	}
-	return check("clEnqueueWriteBuffer", b.c.a.EnqueueWriteBuffer(b.c.queue, b.mem, 1, 0, uintptr(b.n)*4, unsafe.Pointer(&src[0]), 0, nil, nil))
+	return b.c.explain(check("clEnqueueWriteBuffer", b.c.a.EnqueueWriteBuffer(b.c.queue, b.mem, 1, 0, uintptr(b.n)*4, unsafe.Pointer(&src[0]), 0, nil, nil)))
 }
 
 // Read copies the buffer into dst (len(dst) == b.Len()) after every
@@ -129,10 +160,14 @@ func (b *Buffer) Read(dst []float32) error {
 	if len(dst) != b.n {
 		return fmt.Errorf("opencl: Read: a buffer of %d values into %d", b.n, len(dst))
 	}
-	return check("clEnqueueReadBuffer", b.c.a.EnqueueReadBuffer(b.c.queue, b.mem, 1, 0, uintptr(b.n)*4, unsafe.Pointer(&dst[0]), 0, nil, nil))
+	return b.c.explain(check("clEnqueueReadBuffer", b.c.a.EnqueueReadBuffer(b.c.queue, b.mem, 1, 0, uintptr(b.n)*4, unsafe.Pointer(&dst[0]), 0, nil, nil)))
 }
 
 // Release frees the device memory; the buffer must not be used after.
 func (b *Buffer) Release() error {
+	if b.mem == 0 {
+		return nil
+	}
+	account(b.c.Device.id, func(u *Usage) { u.Buffers--; u.Bytes -= 4 * int64(b.n) })
 	return release("clReleaseMemObject", &b.mem, b.c.a.ReleaseMemObject)
 }

@@ -26,14 +26,13 @@ func check(fn string, code int32) error {
 	return &Error{Func: fn, Code: code}
 }
 
-// CodeName is the name of an OpenCL 1.2 or CLBlast status code, or
-// "unknown status" for a code neither header defines.
+// CodeName is the name of an OpenCL 1.2, extension, vendor or CLBlast
+// status code, or "unknown status" for a code none of them defines.
 func CodeName(code int32) string {
-	if s, ok := clCodes[code]; ok {
-		return s
-	}
-	if s, ok := clblastCodes[code]; ok {
-		return s
+	for _, m := range []map[int32]string{clCodes, extCodes, clblastCodes} {
+		if s, ok := m[code]; ok {
+			return s
+		}
 	}
 	return "unknown status"
 }
@@ -102,6 +101,41 @@ var clCodes = map[int32]string{
 	-68:   "CL_INVALID_DEVICE_PARTITION_COUNT",
 	-1000: "CL_INVALID_GL_SHAREGROUP_REFERENCE_KHR",
 	-1001: "CL_PLATFORM_NOT_FOUND_KHR",
+}
+
+// extCodes are the status codes of extensions and vendors that a driver
+// may return to the calls this package makes. All but -9999 are from
+// Khronos's CL/cl_ext.h (OpenCL-Headers as Debian's opencl-c-headers
+// 3.0~2023.02.06-1 ships them). The interop extensions' codes (cl_gl.h's
+// -1000 is in clCodes; D3D10/D3D11/DX9 -1002…-1013, EGL -1092/-1093, VA-API
+// -1098…-1101) are left out: this package never calls those extensions,
+// and -1007…-1024 are CLBlast's own codes (clblastCodes).
+var extCodes = map[int32]string{
+	// cl_ext_device_fission (AMD's and Intel's drivers)
+	-1057: "CL_DEVICE_PARTITION_FAILED_EXT",
+	-1058: "CL_INVALID_PARTITION_COUNT_EXT",
+	-1059: "CL_INVALID_PARTITION_NAME_EXT",
+	// cl_intel_accelerator
+	-1094: "CL_INVALID_ACCELERATOR_INTEL",
+	-1095: "CL_INVALID_ACCELERATOR_TYPE_INTEL",
+	-1096: "CL_INVALID_ACCELERATOR_DESCRIPTOR_INTEL",
+	-1097: "CL_ACCELERATOR_TYPE_NOT_SUPPORTED_INTEL",
+	// cl_arm_controlled_kernel_termination
+	-1108: "CL_COMMAND_TERMINATED_ITSELF_WITH_FAILURE_ARM",
+	// cl_khr_terminate_context: the context was terminated (after a fault)
+	-1121: "CL_CONTEXT_TERMINATED_KHR",
+	// cl_khr_command_buffer, cl_khr_command_buffer_mutable_dispatch, cl_khr_semaphore
+	-1138: "CL_INVALID_COMMAND_BUFFER_KHR",
+	-1139: "CL_INVALID_SYNC_POINT_WAIT_LIST_KHR",
+	-1140: "CL_INCOMPATIBLE_COMMAND_QUEUE_KHR",
+	-1141: "CL_INVALID_MUTABLE_COMMAND_KHR",
+	-1142: "CL_INVALID_SEMAPHORE_KHR",
+	// NVIDIA's driver returns -9999 from the call after a kernel faulted
+	// (an access outside a buffer, in practice). It is in no header; the
+	// name is the one proposed for it in KhronosGroup/OpenCL-Docs pull
+	// request #927 (2023), where NVIDIA's reviewer calls it a generic
+	// kernel execution error.
+	-9999: "CL_KERNEL_ILLEGAL_BUFFER_READ_WRITE_NV (NVIDIA: a kernel failed, e.g. read or wrote outside a buffer)",
 }
 
 // clblastCodes are CLBlast's own status codes (clblast_c.h); the others it

@@ -33,6 +33,7 @@ type api struct {
 	GetDeviceIDs         func(p uintptr, typ uint64, n uint32, ids *uintptr, num *uint32) int32
 	GetDeviceInfo        func(d uintptr, param uint32, size uintptr, value unsafe.Pointer, ret *uintptr) int32
 	CreateContext        func(props unsafe.Pointer, n uint32, devs *uintptr, notify, user uintptr, errc *int32) uintptr
+	GetContextInfo       func(ctx uintptr, param uint32, size uintptr, value unsafe.Pointer, ret *uintptr) int32
 	CreateCommandQueue   func(ctx, dev uintptr, props uint64, errc *int32) uintptr
 	CreateBuffer         func(ctx uintptr, flags uint64, size uintptr, host unsafe.Pointer, errc *int32) uintptr
 	EnqueueWriteBuffer   func(q, mem uintptr, blocking uint32, off, size uintptr, ptr unsafe.Pointer, nev uint32, wait, ev unsafe.Pointer) int32
@@ -69,6 +70,9 @@ type clblastAPI struct {
 		c, cOff, ldc, cStride, batch uintptr, q *uintptr, ev unsafe.Pointer) int32
 	// Their addresses, for a call without purego's reflection (ccall_amd64.go).
 	sgemmFn, batchedFn uintptr
+	// CLBlastClearCache() drops every program and binary CLBlast has
+	// compiled, for every context (clblast_c.h of libclblast-dev 1.5.3).
+	ClearCache func() int32
 }
 
 var (
@@ -106,7 +110,8 @@ func openCL(name string) (*api, error) {
 	}{
 		{&a.GetPlatformIDs, "clGetPlatformIDs"}, {&a.GetPlatformInfo, "clGetPlatformInfo"},
 		{&a.GetDeviceIDs, "clGetDeviceIDs"}, {&a.GetDeviceInfo, "clGetDeviceInfo"},
-		{&a.CreateContext, "clCreateContext"}, {&a.CreateCommandQueue, "clCreateCommandQueue"},
+		{&a.CreateContext, "clCreateContext"}, {&a.GetContextInfo, "clGetContextInfo"},
+		{&a.CreateCommandQueue, "clCreateCommandQueue"},
 		{&a.CreateBuffer, "clCreateBuffer"}, {&a.EnqueueWriteBuffer, "clEnqueueWriteBuffer"},
 		{&a.EnqueueReadBuffer, "clEnqueueReadBuffer"}, {&a.CreateProgramWithSrc, "clCreateProgramWithSource"},
 		{&a.BuildProgram, "clBuildProgram"}, {&a.GetProgramBuildInfo, "clGetProgramBuildInfo"},
@@ -149,6 +154,9 @@ func openCLBlast(name string) (*clblastAPI, error) {
 		return nil, err
 	}
 	if b.batchedFn, err = sym(h, name, "CLBlastSgemmStridedBatched"); err != nil {
+		return nil, err
+	}
+	if err := bind(h, name, &b.ClearCache, "CLBlastClearCache"); err != nil {
 		return nil, err
 	}
 	return b, nil

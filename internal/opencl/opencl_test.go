@@ -53,7 +53,9 @@ func TestCodeName(t *testing.T) {
 	for code, want := range map[int32]string{
 		0: "CL_SUCCESS", -1001: "CL_PLATFORM_NOT_FOUND_KHR", -46: "CL_INVALID_KERNEL_NAME",
 		-11: "CL_BUILD_PROGRAM_FAILURE", -1017: "CLBlastInvalidDimension", -2049: "CLBlastInvalidBatchCount",
-		7: "unknown status",
+		-1121: "CL_CONTEXT_TERMINATED_KHR", -1057: "CL_DEVICE_PARTITION_FAILED_EXT", // CL/cl_ext.h, opencl-c-headers 3.0~2023.02.06-1
+		-9999: "CL_KERNEL_ILLEGAL_BUFFER_READ_WRITE_NV (NVIDIA: a kernel failed, e.g. read or wrote outside a buffer)",
+		7:     "unknown status",
 	} {
 		if got := CodeName(code); got != want {
 			t.Errorf("CodeName(%d) = %q, want %q", code, got, want)
