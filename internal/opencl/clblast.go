@@ -10,7 +10,10 @@ import (
 // (CLBlast issue #486, fixed in 1.6.1), and two workers' first products on
 // their own contexts crashed in it (SIGSEGV or std::bad_alloc inside
 // CLBlastSgemm, TestSigkillResumeOpenCL under load). A call only queues its
-// work (once compiled), so the lock is held for microseconds.
+// work (once compiled), so the lock is held for microseconds; the first
+// call on a context compiles under it, so first uses are serialised too
+// (experiments' TestSweepWorkersOpenCL), and CLBlastClearCache
+// (Context.Close) takes it as well.
 var clblastMu sync.Mutex
 
 // CLBlast's layout and transpose enums (clblast_c.h).
