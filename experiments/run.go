@@ -148,9 +148,13 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 		return nil, err
 	}
 	if err := x.train(ctx, report); err != nil {
-		return nil, err
+		return nil, x.failAfter(err)
 	}
-	return x.finish(ctx, report)
+	f, err := x.finish(ctx, report)
+	if err != nil {
+		return nil, x.failAfter(err)
+	}
+	return f, nil
 }
 
 // execution is one run being executed: what prepare makes, resume
@@ -177,6 +181,7 @@ type execution struct {
 	evalCache *seq2seq.GraphCache // the dev and test evaluations' graphs
 	tb        *board
 	closers   []func() // run by close, last first
+	failed    bool     // failed.json was written
 }
 
 func (x *execution) close() {
@@ -271,6 +276,8 @@ func (x *execution) onDevice() error {
 	}
 	if be != nil {
 		x.closers = append(x.closers, func() { be.Close() })
+		// the moments on the device go before it closes (after the model)
+		x.closers = append(x.closers, func() { x.opt.FreeDevice() })
 		if err := x.model.To(be); err != nil {
 			return x.errorf("%w", err)
 		}
@@ -365,7 +372,22 @@ func (x *execution) step(step int) (float64, error) {
 
 // fail writes failed.json: the step and error of a run that failed.
 func (x *execution) fail(step int, err error) {
+	x.failed = true
 	writeJSON(x.path("failed.json"), map[string]any{"run": x.r.ID, "step": step, "error": err.Error(), "last_checkpoint_step": x.saved})
+}
+
+// failAfter writes failed.json for an error of training or finishing that
+// has not written it (an evaluation's, a device's at the end of a step)
+// and returns err; an interruption is no failure.
+func (x *execution) failAfter(err error) error {
+	if !x.failed && !errors.Is(err, ErrInterrupted) {
+		step := x.start
+		if x.tr != nil {
+			step = x.tr.Steps
+		}
+		x.fail(step, err)
+	}
+	return err
 }
 
 // evalDev evaluates on dev at step: a line of metrics.jsonl, TensorBoard's

@@ -113,6 +113,32 @@ type deviceMoments struct {
 	m, v []device.Buffer
 }
 
+// free frees the moments' buffers (nothing for nil).
+func (dm *deviceMoments) free() {
+	if dm == nil {
+		return
+	}
+	d := dm.res.Device()
+	for i := range dm.m {
+		d.Free(dm.m[i])
+		d.Free(dm.v[i])
+	}
+	dm.m, dm.v = nil, nil
+}
+
+// FreeDevice brings the optimizer's moments on a device back to the host
+// (State and a later device update start from them) and frees their
+// buffers. A run calls it before it closes the device.
+func (o *Optimizer) FreeDevice() error {
+	if o.dev == nil {
+		return nil
+	}
+	err := o.fromDevice()
+	o.dev.free()
+	o.dev = nil
+	return err
+}
+
 // updateDevice is update on a device: the same rule, clip and decay, in
 // float32 on the device (the moments too).
 func (o *Optimizer) updateDevice(res *gx.Resident, ps []*gx.Param, grads []device.Buffer) error {
@@ -166,6 +192,7 @@ func (o *Optimizer) toDevice(res *gx.Resident, ps []*gx.Param) error {
 		}
 		dm.m, dm.v = append(dm.m, m), append(dm.v, v)
 	}
+	o.dev.free()
 	o.dev = dm
 	return nil
 }

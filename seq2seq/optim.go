@@ -163,6 +163,7 @@ func (o *Optimizer) State() (OptimizerState, error) {
 // SetState restores a state taken with State for the parameters ps.
 func (o *Optimizer) SetState(st OptimizerState, ps []*gx.Param) error {
 	if st.M == nil {
+		o.dev.free()
 		o.t, o.m, o.v, o.dev = st.T, nil, nil, nil
 		return nil
 	}
@@ -175,6 +176,7 @@ func (o *Optimizer) SetState(st OptimizerState, ps []*gx.Param) error {
 		}
 	}
 	o.t, o.m, o.v = st.T, st.M, st.V
+	o.dev.free()
 	o.dev = nil // moved to the device again at the next device update
 	return nil
 }

@@ -3,6 +3,7 @@ package opencl
 import (
 	"fmt"
 	"sync/atomic"
+	"time"
 	"unsafe"
 )
 
@@ -97,6 +98,15 @@ func (c *Context) Close() error {
 	var refs uint32
 	if c.a.GetContextInfo(c.ctx, contextReferenceCount, 4, unsafe.Pointer(&refs), nil) != 0 {
 		refs = 1 // unknown: not counted as held
+	}
+	// pocl releases a finished command's event, which references the
+	// context, on a thread of its own after clFinish has returned: a count
+	// above 1 is read again for up to 100 ms before it counts as held
+	for i := 0; i < 100 && refs > 1; i++ {
+		time.Sleep(time.Millisecond)
+		if c.a.GetContextInfo(c.ctx, contextReferenceCount, 4, unsafe.Pointer(&refs), nil) != 0 {
+			refs = 1
+		}
 	}
 	c.a.ReleaseContext(c.ctx)
 	account(c.Device.id, func(u *Usage) {
