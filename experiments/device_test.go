@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/attnzoo/attnzoo/internal/backend"
 	"github.com/attnzoo/attnzoo/internal/backend/cpu"
@@ -146,5 +148,40 @@ func TestDeviceFailureFailsOnlyItsRun(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(out, "tiny", "runs", f.Run, "failed.json")); err == nil {
 			t.Errorf("finished run %s has a failed.json", f.Run)
 		}
+	}
+}
+
+// TestWorkersSpreadOverGPUs: each of a sweep's workers asks for the device
+// with its own number (device.Spec.Worker), which "gpu" turns into GPU
+// worker mod the number of GPUs (internal/device's TestChooseGPU, on a
+// machine of three GPUs). The test stands in for the device: the first
+// run to open it waits (up to 10 s) until a second has, so with 2 workers
+// both must have taken a run.
+func TestWorkersSpreadOverGPUs(t *testing.T) {
+	var mu sync.Mutex
+	workers := map[int]int{}
+	second := make(chan struct{})
+	openBackend = func(s device.Spec) (backend.Backend, error) {
+		mu.Lock()
+		workers[s.Worker]++
+		n := workers[0] + workers[1]
+		mu.Unlock()
+		if n == 1 {
+			select {
+			case <-second:
+			case <-time.After(10 * time.Second):
+			}
+		} else if n == 2 {
+			close(second)
+		}
+		if s.Kind != "gpu" || s.Nth {
+			t.Errorf("the run asked for %v, want the file's \"gpu\"", s)
+		}
+		return nil, nil // the cpu
+	}
+	defer func() { openBackend = device.OpenBackend }()
+	runExp(t, writeExp(t, `device = "gpu"`+"\n"+tiny), t.TempDir(), Options{Workers: 2})
+	if len(workers) != 2 || workers[0] == 0 || workers[1] == 0 || workers[0]+workers[1] != 4 {
+		t.Errorf("runs per worker %v, want workers 0 and 1 sharing the 4 runs", workers)
 	}
 }

@@ -130,6 +130,12 @@ func writeJSON(path string, v any) error {
 // step, evaluating on dev and saving a checkpoint every eval_every steps)
 // and finish (the test split, final.json).
 func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report func(Progress)) (*Final, error) {
+	return e.execute(ctx, r, dir, report, 0)
+}
+
+// execute is Execute by the sweep's worker number worker: device = "gpu"
+// on a machine with several GPUs gives each worker its own (device.Spec).
+func (e *Experiment) execute(ctx context.Context, r *Run, dir string, report func(Progress), worker int) (*Final, error) {
 	if report == nil {
 		report = func(Progress) {}
 	}
@@ -143,6 +149,7 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 	if err != nil {
 		return nil, err
 	}
+	x.worker = worker
 	defer x.close()
 	if err := x.resume(); err != nil {
 		return nil, err
@@ -182,6 +189,7 @@ type execution struct {
 	tb        *board
 	closers   []func() // run by close, last first
 	failed    bool     // failed.json was written
+	worker    int      // the sweep's worker executing it
 }
 
 func (x *execution) close() {
@@ -261,6 +269,10 @@ func (x *execution) resume() error {
 	return writeLines(x.path("metrics.jsonl"), x.lines)
 }
 
+// openBackend opens a run's device (device.OpenBackend); a test replaces
+// it to see which device each worker asks for.
+var openBackend = device.OpenBackend
+
 // onDevice opens the experiment's device for this run (its own context
 // and command queue: runs side by side share a GPU through their own
 // queues) and moves the model there, and makes the trainer, its graph
@@ -270,7 +282,8 @@ func (x *execution) onDevice() error {
 	if err != nil {
 		return err
 	}
-	be, err := device.OpenBackend(spec)
+	spec.Worker = x.worker
+	be, err := openBackend(spec)
 	if err != nil {
 		return x.errorf("%w", err)
 	}

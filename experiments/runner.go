@@ -148,14 +148,14 @@ func (e *Experiment) executeAll(ctx context.Context, runs []*Run, runsDir string
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
-		go func() {
+		go func(w int) {
 			defer wg.Done()
 			for r := range jobs {
 				report := prog.update
 				if hook != nil {
 					report = func(p Progress) { hook(p); prog.update(p) }
 				}
-				f, err := e.Execute(ctx, r, filepath.Join(runsDir, r.ID), report)
+				f, err := e.execute(ctx, r, filepath.Join(runsDir, r.ID), report, w)
 				mu.Lock()
 				if err != nil {
 					res.Failed[r.ID] = err
@@ -165,7 +165,7 @@ func (e *Experiment) executeAll(ctx context.Context, runs []*Run, runsDir string
 				}
 				mu.Unlock()
 			}
-		}()
+		}(w)
 	}
 dispatch:
 	for _, r := range runs {

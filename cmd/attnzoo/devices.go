@@ -20,6 +20,8 @@ type deviceRow struct {
 	MemoryBytes  uint64 `json:"memory_bytes"`
 	ComputeUnits uint32 `json:"compute_units"`
 	FP64         bool   `json:"fp64"`
+	HostUnified  bool   `json:"host_unified_memory"`
+	GPU          string `json:"gpu,omitempty"` // its gpu:N name, for a GPU
 }
 
 func cmdDevices(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -28,7 +30,7 @@ func cmdDevices(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	asJSON := fs.Bool("json", false, "print one JSON object: the OpenCL devices and, without any, why")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: attnzoo devices [--json]")
-		fmt.Fprintln(stderr, "Lists the devices a run can name with device = or --device: cpu, and each OpenCL platform's devices (opencl:P:D).")
+		fmt.Fprintln(stderr, "Lists the devices a run can name with device = or --device: cpu, each OpenCL platform's devices (opencl:P:D), and the GPUs in gpu:N order.")
 		fs.PrintDefaults()
 	}
 	if help, err := parseNoArgs(fs, "devices", args); help || err != nil {
@@ -36,9 +38,13 @@ func cmdDevices(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	ps, err := opencl.Platforms()
 	var rows []deviceRow
+	gpuName := map[string]string{}
+	for i, d := range device.GPUs(ps) {
+		gpuName[d.Key()] = fmt.Sprintf("gpu:%d", i)
+	}
 	for _, p := range ps {
 		for _, d := range p.Devices {
-			rows = append(rows, deviceRow{d.Key(), p.Name, d.Name, d.Type.String(), d.GlobalMem, d.ComputeUnits, d.FP64})
+			rows = append(rows, deviceRow{d.Key(), p.Name, d.Name, d.Type.String(), d.GlobalMem, d.ComputeUnits, d.FP64, d.HostUnified, gpuName[d.Key()]})
 		}
 	}
 	if *asJSON {
@@ -72,6 +78,19 @@ func cmdDevices(ctx context.Context, args []string, stdout, stderr io.Writer) er
 				d.Key(), d.Type, d.Name, float64(d.GlobalMem)/(1<<30), d.ComputeUnits, fp64)
 		}
 	}
-	fmt.Fprintf(stdout, "device = \"gpu\" takes the first GPU; choices: %s\n", device.Choices)
+	gs := device.GPUs(ps)
+	for i, d := range gs {
+		kind := "discrete"
+		if d.HostUnified {
+			kind = "shares the host's memory"
+		}
+		fmt.Fprintf(stdout, "gpu:%-8d %s %s (%s)\n", i, d.Key(), d.Name, kind)
+	}
+	if len(gs) == 0 {
+		fmt.Fprintf(stdout, "device = \"gpu\": OpenCL lists no GPU here; choices: %s\n", device.Choices)
+	} else {
+		fmt.Fprintf(stdout, "device = \"gpu\" takes gpu:0 (discrete cards first); with --workers, worker w takes gpu:(w mod %d); choices: %s\n",
+			len(gs), device.Choices)
+	}
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 
 func TestParseSpec(t *testing.T) {
 	for in, want := range map[string]Spec{
-		"cpu": {Kind: "cpu"}, "gpu": {Kind: "gpu"},
+		"cpu": {Kind: "cpu"}, "gpu": {Kind: "gpu"}, "gpu:0": {Kind: "gpu", Nth: true}, "gpu:3": {Kind: "gpu", Device: 3, Nth: true},
 		"opencl:0:0": {Kind: "opencl"}, "opencl:1:12": {Kind: "opencl", Platform: 1, Device: 12},
 	} {
 		got, err := ParseSpec(in)
@@ -18,14 +18,16 @@ func TestParseSpec(t *testing.T) {
 		}
 	}
 	for in, want := range map[string][]string{
-		"cuda":         {`"cuda" is not supported`, `use "gpu"`, "have: cpu, gpu, opencl:P:D"},
-		"tpu":          {`unknown "tpu"`, "have: cpu, gpu, opencl:P:D"},
+		"cuda":         {`"cuda" is not supported`, `use "gpu"`, "have: cpu, gpu, gpu:N, opencl:P:D"},
+		"gpu:-1":       {"want gpu:N with N ≥ 0"},
+		"gpu:x":        {"want gpu:N with N ≥ 0"},
+		"tpu":          {`unknown "tpu"`, "have: cpu, gpu, gpu:N, opencl:P:D"},
 		"opencl:0":     {"want opencl:P:D", "attnzoo devices"},
 		"opencl:-1:0":  {"want opencl:P:D"},
 		"opencl:a:b":   {"want opencl:P:D"},
 		"opencl:0:0:0": {"want opencl:P:D"},
 		"":             {`unknown ""`},
-		"cpu:0":        {`unknown "cpu:0"`, "have: cpu, gpu, opencl:P:D"},
+		"cpu:0":        {`unknown "cpu:0"`, "have: cpu, gpu, gpu:N, opencl:P:D"},
 	} {
 		_, err := ParseSpec(in)
 		for _, w := range want {
@@ -64,10 +66,67 @@ func TestResolve(t *testing.T) {
 	case hasGPU && (err != nil || g.Type&opencl.TypeGPU == 0):
 		t.Errorf("Resolve(gpu) = %+v, %v with a GPU listed", g, err)
 	case !hasGPU:
-		for _, w := range []string{"no OpenCL device of type GPU", "found: platform 0", d.Name, "nvidia-opencl-icd"} {
+		for _, w := range []string{"no OpenCL device of type GPU", "found: platform 0", d.Name, "nvidia.icd"} {
 			if err == nil || !strings.Contains(err.Error(), w) {
 				t.Errorf("Resolve(gpu) without a GPU = %v, want an error containing %q", err, w)
 			}
+		}
+	}
+}
+
+// fakePlatforms are a machine as the loader might list it: an Intel
+// integrated GPU first (its platform loads first), then pocl's CPU, then
+// two NVIDIA cards. Only choose reads them; nothing is opened.
+func fakePlatforms() []opencl.Platform {
+	dev := func(p, i int, name string, typ opencl.DeviceType, unified bool) opencl.Device {
+		return opencl.Device{Platform: p, Index: i, Name: name, Type: typ, HostUnified: unified}
+	}
+	return []opencl.Platform{
+		{Index: 0, Name: "Intel(R) OpenCL Graphics", Devices: []opencl.Device{dev(0, 0, "Intel(R) UHD Graphics 770", opencl.TypeGPU, true)}},
+		{Index: 1, Name: "Portable Computing Language", Devices: []opencl.Device{dev(1, 0, "cpu-haswell", opencl.TypeCPU, true)}},
+		{Index: 2, Name: "NVIDIA CUDA", Devices: []opencl.Device{
+			dev(2, 0, "NVIDIA H200", opencl.TypeGPU|opencl.TypeDefault, false),
+			dev(2, 1, "NVIDIA H100 80GB HBM3", opencl.TypeGPU, false)}},
+	}
+}
+
+// "gpu" takes a discrete card over an integrated GPU listed before it;
+// "gpu:N" counts the discrete cards first, then the integrated ones; a
+// sweep's workers spread over the GPUs round-robin; "gpu:N" past the last
+// GPU, or "gpu" with none, says what there is.
+func TestChooseGPU(t *testing.T) {
+	ps := fakePlatforms()
+	for _, c := range []struct {
+		spec   Spec
+		want   string
+		wantOK bool
+	}{
+		{Spec{Kind: "gpu"}, "opencl:2:0", true},
+		{Spec{Kind: "gpu", Worker: 1}, "opencl:2:1", true},
+		{Spec{Kind: "gpu", Worker: 2}, "opencl:0:0", true}, // the integrated GPU is the third
+		{Spec{Kind: "gpu", Worker: 3}, "opencl:2:0", true}, // 3 mod 3 GPUs
+		{Spec{Kind: "gpu", Nth: true, Device: 1}, "opencl:2:1", true},
+		{Spec{Kind: "gpu", Nth: true, Device: 1, Worker: 5}, "opencl:2:1", true}, // gpu:N for every worker
+		{Spec{Kind: "gpu", Nth: true, Device: 2}, "opencl:0:0", true},
+		{Spec{Kind: "opencl", Platform: 1}, "opencl:1:0", true},
+		{Spec{Kind: "gpu", Nth: true, Device: 3}, "", false},
+	} {
+		d, err := choose(c.spec, ps)
+		if c.wantOK && (err != nil || d.Key() != c.want) {
+			t.Errorf("choose(%v, worker %d) = %s, %v; want %s", c.spec, c.spec.Worker, d.Key(), err, c.want)
+		}
+		if !c.wantOK {
+			for _, w := range []string{`"gpu:3"`, "3 GPUs, gpu:0 to gpu:2", `gpu:0 = opencl:2:0 "NVIDIA H200"`, `gpu:2 = opencl:0:0 "Intel(R) UHD Graphics 770"`} {
+				if err == nil || !strings.Contains(err.Error(), w) {
+					t.Errorf("choose(gpu:3) = %v, want an error containing %q", err, w)
+				}
+			}
+		}
+	}
+	_, err := choose(Spec{Kind: "gpu"}, ps[1:2])
+	for _, w := range []string{"no OpenCL device of type GPU", "cpu-haswell", "libnvidia-opencl.so.1"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("choose(gpu) on a machine without a GPU = %v, want an error containing %q", err, w)
 		}
 	}
 }

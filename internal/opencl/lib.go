@@ -20,7 +20,8 @@ const (
 var ErrUnavailable = errors.New("OpenCL is not available")
 
 // driverHint says how to get an OpenCL driver; the errors that find none end with it.
-const driverHint = "install your device vendor's OpenCL driver (NVIDIA: the driver's OpenCL ICD, Debian nvidia-opencl-icd; " +
+const driverHint = "install your device vendor's OpenCL driver (NVIDIA: a one-line /etc/OpenCL/vendors/nvidia.icd naming the driver's " +
+	"libnvidia-opencl.so.1; Debian's nvidia-opencl-icd only with Debian's own driver of the same version; " +
 	"AMD: ROCm's OpenCL runtime; Intel: intel-opencl-icd), or pocl-opencl-icd to run OpenCL on the CPU; " +
 	"drivers register themselves in /etc/OpenCL/vendors/*.icd"
 

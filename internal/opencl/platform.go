@@ -55,7 +55,10 @@ type Device struct {
 	MaxAlloc        uint64 // bytes in one buffer
 	ComputeUnits    uint32
 	FP64            bool // has cl_khr_fp64: float64 kernels can run on it
-	id              uintptr
+	// HostUnified is CL_DEVICE_HOST_UNIFIED_MEMORY: the device shares the
+	// host's memory (an integrated GPU, a CPU); false on a discrete card.
+	HostUnified bool
+	id          uintptr
 }
 
 // Key is the device's name in experiment files and --device: "opencl:P:D".
@@ -76,6 +79,7 @@ const (
 	driverVersion      = 0x102D
 	deviceVersion      = 0x102F
 	deviceExtensions   = 0x1030
+	deviceHostUnified  = 0x1035
 
 	platformNotFound = -1001 // CL_PLATFORM_NOT_FOUND_KHR
 	deviceNotFound   = -1    // CL_DEVICE_NOT_FOUND
@@ -175,6 +179,12 @@ func devices(a *api, p Platform) ([]Device, error) {
 		}
 		if err := num(deviceComputeUnits, unsafe.Pointer(&d.ComputeUnits), 4); err != nil {
 			return nil, err
+		}
+		var unified uint32 // cl_bool; deprecated by OpenCL 2.0, still answered
+		if num(deviceHostUnified, unsafe.Pointer(&unified), 4) == nil {
+			d.HostUnified = unified != 0
+		} else {
+			d.HostUnified = d.Type&TypeGPU == 0 || strings.Contains(strings.ToLower(d.Vendor), "intel")
 		}
 		ds = append(ds, d)
 	}
