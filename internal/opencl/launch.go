@@ -111,8 +111,8 @@ func (k *Kernel) enqueue(global, local []int) error {
 	r, _, _ := purego.SyscallN(k.c.a.enqueueNDRangeKernel, k.sys[:]...)
 	runtime.KeepAlive(k)
 	if code := int32(r); code != 0 {
-		return fmt.Errorf("%w: kernel %s, global %v, local %v", check("clEnqueueNDRangeKernel", code), k.Name,
-			k.g[:len(global)], k.l[:len(local)])
+		return k.c.explain(fmt.Errorf("%w: kernel %s, global %v, local %v", check("clEnqueueNDRangeKernel", code), k.Name,
+			k.g[:len(global)], k.l[:len(local)]))
 	}
 	return nil
 }
