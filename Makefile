@@ -103,7 +103,8 @@ bench-compare: build
 # ATTNZOO_OPENCL_LIBS for the OpenCL loader and CLBlast as extracted
 # Debian packages, TORCH_PYTHON, SIZES).
 GPU_TESTS := internal/opencl:opencl.test:. internal/device:device.test:. internal/gx:gx.test:Device,OpenCL \
-	seq2seq:seq2seq.test:Device,OpenCL cmd/attnzoo:attnzoo.test:Device,OpenCL,Decode
+	seq2seq:seq2seq.test:Device,OpenCL cmd/attnzoo:attnzoo.test:Device,OpenCL,Decode \
+	experiments:experiments.test:OpenCL,FreeTheDevice
 gpu-check-build:
 	@mkdir -p bin/gpu-check
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='-s -w -X github.com/attnzoo/attnzoo/experiments.stampCommit=$(STAMP_COMMIT) -X github.com/attnzoo/attnzoo/experiments.stampDirty=$(STAMP_DIRTY)' -o bin/gpu-check/attnzoo ./cmd/attnzoo
