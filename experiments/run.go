@@ -185,6 +185,7 @@ type execution struct {
 	stoppedAt int        // the step early stopping ended training at; 0: it did not
 
 	tr        *seq2seq.Trainer
+	loss      float64             // the last training loss that came back, for the progress line
 	evalCache *seq2seq.GraphCache // the dev and test evaluations' graphs
 	tb        *board
 	closers   []func() // run by close, last first
@@ -326,17 +327,22 @@ func (x *execution) train(ctx context.Context, report func(Progress)) error {
 			break
 		}
 		if ctx.Err() != nil {
+			if err := x.flush(step - 1); err != nil {
+				return err
+			}
 			x.clock.TrainSeconds += time.Since(t0).Seconds()
 			if err := x.save(step - 1); err != nil {
 				return err
 			}
 			return ErrInterrupted
 		}
-		loss, err := x.step(step)
-		if err != nil {
+		if err := x.step(step); err != nil {
 			return err
 		}
 		if step%r.Train.EvalEvery == 0 || step == r.Train.Steps {
+			if err := x.flush(step); err != nil { // the window ends with this step's loss
+				return err
+			}
 			// train_seconds counts training steps only: the clock stops for
 			// the dev evaluation and the checkpoint
 			x.clock.TrainSeconds += time.Since(t0).Seconds()
@@ -349,16 +355,18 @@ func (x *execution) train(ctx context.Context, report func(Progress)) error {
 				break
 			}
 		}
-		report(Progress{Run: r.ID, Step: step, Steps: r.Train.Steps, Loss: loss, Elapsed: time.Duration((x.clock.TrainSeconds + time.Since(t0).Seconds()) * float64(time.Second))})
+		report(Progress{Run: r.ID, Step: step, Steps: r.Train.Steps, Loss: x.loss, Elapsed: time.Duration((x.clock.TrainSeconds + time.Since(t0).Seconds()) * float64(time.Second))})
 	}
 	x.clock.TrainSeconds += time.Since(t0).Seconds()
-	return nil
+	return x.flush(x.tr.Steps)
 }
 
 // step trains on one batch, drawn from the step's own generator (so a
-// resumed run draws what an uninterrupted one would), and returns its
-// loss. A failed step writes failed.json.
-func (x *execution) step(step int) (float64, error) {
+// resumed run draws what an uninterrupted one would). On a device the step
+// is enqueued and the loss that comes back is the step before's
+// (seq2seq.Trainer.Push): each loss is recorded as it comes, under its own
+// step. A failed step writes failed.json.
+func (x *execution) step(step int) error {
 	r := x.r
 	rng := rand.New(rand.NewPCG(uint64(r.Seed)^batchStream, uint64(step)))
 	idx := make([]int, r.Train.Batch)
@@ -367,20 +375,42 @@ func (x *execution) step(step int) (float64, error) {
 	}
 	b, err := x.data.trainBatch(idx)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	if q := r.Train.Bucket; q > 0 {
 		b.PadTo(bucketLen(b.SrcLen(), q, x.model.Cfg.MaxSrcLen), bucketLen(b.TgtLen(), q, 0))
 	}
 	x.tr.Reseed(uint64(r.Seed), uint64(step))
-	loss, err := x.tr.Step(b)
+	done, ok, err := x.tr.Push(b)
+	return x.took(step, done, ok, err)
+}
+
+// flush records the loss of the last step pushed, if it has not come back
+// yet: before an evaluation, a checkpoint or the end, so that the window's
+// loss and the checkpoint's clock hold every step trained.
+func (x *execution) flush(step int) error {
+	done, ok, err := x.tr.Flush()
+	return x.took(step, done, ok, err)
+}
+
+// took records a step's loss that came back (ok), or fails the run at the
+// step whose loss was not finite (or at step).
+func (x *execution) took(step int, done seq2seq.StepLoss, ok bool, err error) error {
 	if err != nil {
+		var le *seq2seq.LossError
+		if errors.As(err, &le) {
+			step = le.Step
+		}
 		x.fail(step, err)
-		return 0, x.errorf("%w (the last good checkpoint is kept)", err)
+		return x.errorf("%w (the last good checkpoint is kept)", err)
 	}
-	x.clock.WindowLoss += loss
+	if !ok {
+		return nil
+	}
+	x.loss = done.Loss
+	x.clock.WindowLoss += done.Loss
 	x.clock.WindowN++
-	return loss, x.tb.trainStep(step, loss, x.opt.Rate())
+	return x.tb.trainStep(done.Step, done.Loss, done.Rate)
 }
 
 // fail writes failed.json: the step and error of a run that failed.

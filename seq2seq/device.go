@@ -81,39 +81,115 @@ func (m *Model) paramsChanged() {
 	}
 }
 
-// stepDevice is Step with the parameters on a device: the gradients stay in
-// the training graph's device buffers, their squared norms come back (one
-// value per parameter) for clipping, and the optimizer updates the
-// parameters there.
-func (t *Trainer) stepDevice(b *Batch) (float64, error) {
-	m := t.Model
-	tg, loss, err := m.runTrain(b, t.rng, t.Cache)
-	if err != nil {
-		return 0, err
-	}
-	if math.IsNaN(loss) || math.IsInf(loss, 0) {
-		return loss, fmt.Errorf("seq2seq: loss is %v at step %d", loss, t.Steps+1)
-	}
-	grads := make([]device.Buffer, len(tg.grads))
-	for i, n := range tg.grads {
-		if grads[i], err = tg.mach.Buffer(n); err != nil {
-			return loss, err
-		}
-	}
-	if err := t.Opt.updateDevice(m.res, m.params, grads); err != nil {
-		return loss, err
-	}
-	t.Steps++
-	return loss, nil
+// deviceSteps is a Trainer's state on a device: the last pushed step
+// whose loss is on its way, and a step's gradient buffers (reused).
+type deviceSteps struct {
+	late  lateLoss
+	grads []device.Buffer
 }
 
-// deviceMoments are an optimizer's moments on a device, float32.
+// lateLoss is a pushed step's loss on its way to the host.
+type lateLoss struct {
+	out  bool
+	p    device.Pending
+	step int
+	rate float64
+}
+
+// stepDevice is Step with the parameters on a device: Push, then Flush for
+// this step's loss.
+func (t *Trainer) stepDevice(b *Batch) (float64, error) {
+	if _, _, err := t.Flush(); err != nil { // a step Push left out
+		return 0, err
+	}
+	if _, _, err := t.pushDevice(b); err != nil {
+		return 0, err
+	}
+	l, _, err := t.Flush()
+	return l.Loss, err
+}
+
+// pushDevice is Push with the parameters on a device: the step's inputs
+// go in, its graph, the clip and the update are enqueued (the gradients
+// stay in the training graph's device buffers, the clip factor is computed
+// there: device.Update), and the copy of its loss and norm to the host;
+// then the host waits for the step before, whose loss it returns.
+func (t *Trainer) pushDevice(b *Batch) (StepLoss, bool, error) {
+	m := t.Model
+	tg, err := m.runTrainGraph(b, t.rng, t.Cache)
+	if err != nil {
+		return StepLoss{}, false, err
+	}
+	if len(t.dev.grads) != len(tg.grads) {
+		t.dev.grads = make([]device.Buffer, len(tg.grads))
+	}
+	grads := t.dev.grads
+	for i, n := range tg.grads {
+		if grads[i], err = tg.mach.Buffer(n); err != nil {
+			return StepLoss{}, false, err
+		}
+	}
+	loss, err := tg.mach.Buffer(tg.cost)
+	if err != nil {
+		return StepLoss{}, false, err
+	}
+	if err := t.Opt.updateDevice(m.res, m.params, grads, loss); err != nil {
+		return StepLoss{}, false, err
+	}
+	p, err := t.Opt.dev.up.Fetch()
+	if err != nil {
+		return StepLoss{}, false, err
+	}
+	t.Steps++
+	prev := t.dev.late
+	t.dev.late = lateLoss{out: true, p: p, step: t.Steps, rate: t.Opt.Rate()}
+	if !prev.out {
+		return StepLoss{}, false, nil
+	}
+	return t.collect(prev, 1)
+}
+
+// flushDevice is Flush.
+func (t *Trainer) flushDevice() (StepLoss, bool, error) {
+	if !t.dev.late.out {
+		return StepLoss{}, false, nil
+	}
+	l := t.dev.late
+	t.dev.late.out = false
+	return t.collect(l, 0)
+}
+
+// collect waits for step l's loss, after which later steps were pushed. A
+// NaN or infinite loss stopped the device's updates from l's step on
+// (clip_finish): those steps are taken back and the updates made to apply
+// again.
+func (t *Trainer) collect(l lateLoss, later int) (StepLoss, bool, error) {
+	loss, norm, err := l.p.Result()
+	if err != nil {
+		return StepLoss{}, false, err
+	}
+	if math.IsNaN(loss) || math.IsInf(loss, 0) {
+		t.Steps -= 1 + later
+		t.Opt.t -= 1 + later
+		t.dev.late.out = false
+		if err := t.Opt.dev.up.Reset(); err != nil {
+			return StepLoss{}, false, err
+		}
+		return StepLoss{Step: l.step, Loss: loss, Rate: l.rate}, true, &LossError{Step: l.step, Loss: loss}
+	}
+	t.Opt.LastNorm = norm
+	return StepLoss{Step: l.step, Loss: loss, Rate: l.rate}, true, nil
+}
+
+// deviceMoments are an optimizer's moments on a device, float32, and its
+// clip and update there.
 type deviceMoments struct {
 	res  *gx.Resident
 	m, v []device.Buffer
+	up   *device.Update
 }
 
-// free frees the moments' buffers (nothing for nil).
+// free frees the moments' buffers and the update's (nothing for nil).
 func (dm *deviceMoments) free() {
 	if dm == nil {
 		return
@@ -124,6 +200,10 @@ func (dm *deviceMoments) free() {
 		d.Free(dm.v[i])
 	}
 	dm.m, dm.v = nil, nil
+	if dm.up != nil {
+		dm.up.Close()
+		dm.up = nil
+	}
 }
 
 // FreeDevice brings the optimizer's moments on a device back to the host
@@ -140,19 +220,19 @@ func (o *Optimizer) FreeDevice() error {
 }
 
 // updateDevice is update on a device: the same rule, clip and decay, in
-// float32 on the device (the moments too).
-func (o *Optimizer) updateDevice(res *gx.Resident, ps []*gx.Param, grads []device.Buffer) error {
-	d := res.Device()
-	b, ok := d.(interface{ Backend() backend.Backend })
-	if !ok {
-		return fmt.Errorf("seq2seq: device %s is not a backend", d.Name())
-	}
+// float32 on the device (the moments too), the clip factor computed there
+// from the gradients and the loss buffer's value (the update changes
+// nothing after a non-finite loss: device.Update).
+func (o *Optimizer) updateDevice(res *gx.Resident, ps []*gx.Param, grads []device.Buffer, loss device.Buffer) error {
 	if o.dev == nil || o.dev.res != res {
 		if err := o.toDevice(res, ps); err != nil {
 			return err
 		}
 	}
-	slots := make([]optimizers.Slot, len(ps))
+	if len(o.slots) != len(ps) {
+		o.slots = make([]optimizers.Slot, len(ps))
+	}
+	slots := o.slots
 	for i, p := range ps {
 		pb, err := res.Buffer(p)
 		if err != nil {
@@ -161,14 +241,35 @@ func (o *Optimizer) updateDevice(res *gx.Resident, ps []*gx.Param, grads []devic
 		slots[i] = optimizers.Slot{Name: p.Name, N: p.Size(), P: backend.Buf{Mem: pb}, G: backend.Buf{Mem: grads[i]},
 			M: backend.Buf{Mem: o.dev.m[i]}, V: backend.Buf{Mem: o.dev.v[i]}}
 	}
-	return o.step(b.Backend(), slots)
+	up := o.dev.up
+	if err := up.Clip(grads, loss, o.Clip); err != nil {
+		return fmt.Errorf("seq2seq: gradient norm on %s: %w", res.Device().Name(), err)
+	}
+	if err := o.rule.Step(o.advance(1), up.Rules(), slots); err != nil {
+		return err
+	}
+	return up.Apply()
 }
 
 // toDevice moves the moments to res's device (zeros where there are none
 // yet).
 func (o *Optimizer) toDevice(res *gx.Resident, ps []*gx.Param) error {
 	d := res.Device()
-	dm := &deviceMoments{res: res}
+	cl, ok := d.(interface {
+		NewUpdate(ns []int) (*device.Update, error)
+	})
+	if !ok {
+		return fmt.Errorf("seq2seq: device %s has no optimizer updates", d.Name())
+	}
+	ns := make([]int, len(ps))
+	for i, p := range ps {
+		ns[i] = p.Size()
+	}
+	up, err := cl.NewUpdate(ns)
+	if err != nil {
+		return err
+	}
+	dm := &deviceMoments{res: res, up: up}
 	for i, p := range ps {
 		m, err := d.Alloc(p.Size())
 		if err != nil {

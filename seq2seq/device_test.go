@@ -1,10 +1,12 @@
 package seq2seq
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/attnzoo/attnzoo/cells"
@@ -191,16 +193,26 @@ func TestDeviceTraining(t *testing.T) {
 			after := d.Traffic()
 			in, out := (after.BytesIn-before.BytesIn)/4, (after.BytesOut-before.BytesOut)/4
 			t.Logf("per step: %d bytes in, %d out, %d launches; host ops %v", in, out, (after.Launches-before.Launches)/4, td.Cache.HostOps())
-			// every op of this model has a kernel; per step the loss and one
-			// sum of squares per parameter come out, and at most the batch
+			// every op of this model has a kernel; per step the loss and the
+			// gradients' global norm come out (two float32: 8 bytes; the
+			// clip factor is computed on the device), and at most the batch
 			// goes in (source ids, mask and pool weights [B,S]; target
 			// inputs, outputs and weights [B,T]: here the same batch each
 			// step, so nothing is sent again)
 			if ops := td.Cache.HostOps(); len(ops) > 0 {
 				t.Errorf("ops on the host: %v", ops)
 			}
-			if want := int64(4 * (1 + len(dev.Params()))); out != want {
-				t.Errorf("%d bytes out per step, want %d (the loss and %d sums of squares)", out, want, len(dev.Params()))
+			if out != 8 {
+				t.Errorf("%d bytes out per step, want 8 (the loss and the global norm)", out)
+			}
+			// after the first step nothing is allocated, and the host never
+			// waits for the queue in a read or a write (the loss comes back
+			// through an event: Traffic.Waits)
+			if n := after.Allocs - before.Allocs; n != 0 {
+				t.Errorf("%d buffers allocated in steps 2 to 5, want 0", n)
+			}
+			if r, w := after.BlockingReads-before.BlockingReads, after.BlockingWrites-before.BlockingWrites; r != 0 || w != 0 {
+				t.Errorf("%d blocking reads and %d blocking writes in steps 2 to 5, want none", r, w)
 			}
 			if most := int64(4 * 3 * b.Size() * (b.SrcLen() + b.TgtLen())); in > most {
 				t.Errorf("%d bytes in per step, more than the batch's %d", in, most)
@@ -277,5 +289,154 @@ func TestDeviceStepAllocs(t *testing.T) {
 	t.Logf("host allocation per step: the graph %d bytes in %d allocations; the whole step %d bytes in %d", gb, ga, sb, sa)
 	if gb > 8<<10 {
 		t.Errorf("the training graph allocates %d bytes a step on %s, want ≤ 8 KB", gb, d.Name())
+	}
+}
+
+// TestDevicePush trains on the device with Push, which returns each step's
+// loss one step late, against Step on a second copy of the model: the same
+// kernels in the same order give the same bits, so each loss that comes
+// back late is exactly the one Step returned for its step, and the
+// parameters end equal. Between two batches that alternate (so the inputs
+// go in at every step) a step allocates nothing, never blocks in a read or
+// a write, reads back 8 bytes (the loss and the norm) and waits at most once
+// (for the step before's loss). A NaN parameter makes the step's loss NaN:
+// it comes back one Push later as a *LossError naming the step, that step
+// and the one pushed after it change nothing and are taken back, and once
+// the parameter is repaired the updates apply again.
+func TestDevicePush(t *testing.T) {
+	d := devicetest.OpenCL(t)
+	cfg := tiny("gru", "birnn", "bahdanau", "concat")
+	cfg.Dtype = "float32"
+	rng := rand.New(rand.NewPCG(5, 6))
+	var bs []*Batch
+	for range 2 {
+		src, tgt := reversal(rng, 3, 2, 5)
+		b, err := NewBatch(src, tgt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bs = append(bs, b)
+	}
+	if bs[0].SrcLen() != bs[1].SrcLen() || bs[0].TgtLen() != bs[1].TgtLen() {
+		t.Fatalf("the batches differ in shape")
+	}
+	trainer := func() *Trainer {
+		m, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := NewOptimizer(Optimizer{Name: "adam", LR: 0.01, Clip: 0.5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := NewTrainer(m, o, 1)
+		t.Cleanup(tr.Cache.Close)
+		if err := m.UseDevice(d); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { m.UseDevice(nil) })
+		return tr
+	}
+	ts, tp := trainer(), trainer()
+	const steps = 6
+	want := make([]float64, steps+1)
+	for s := 1; s <= steps; s++ {
+		l, err := ts.Step(bs[s%2])
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[s] = l
+	}
+	var before, after device.Traffic
+	for s := 1; s <= steps; s++ {
+		if s == 2 {
+			before = d.Traffic()
+		}
+		got, ok, err := tp.Push(bs[s%2])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s == steps {
+			after = d.Traffic()
+		}
+		if ok != (s > 1) || (ok && (got.Step != s-1 || got.Loss != want[s-1])) {
+			t.Errorf("Push of step %d returned %+v, %v; want step %d's loss %v", s, got, ok, s-1, want[s-1])
+		}
+	}
+	got, ok, err := tp.Flush()
+	if err != nil || !ok || got.Step != steps || got.Loss != want[steps] {
+		t.Errorf("Flush returned %+v, %v, %v; want step %d's loss %v", got, ok, err, steps, want[steps])
+	}
+	if _, ok, _ := tp.Flush(); ok {
+		t.Errorf("a second Flush returned a loss")
+	}
+	n := int64(steps - 1) // steps 2 to 6
+	if out := after.BytesOut - before.BytesOut; out != 8*n {
+		t.Errorf("%d bytes out in %d steps, want %d (the loss and the norm, 8 bytes a step)", out, n, 8*n)
+	}
+	if in := after.BytesIn - before.BytesIn; in == 0 {
+		t.Errorf("no bytes in, though the batch changed at every step")
+	}
+	if a := after.Allocs - before.Allocs; a != 0 {
+		t.Errorf("%d buffers allocated in %d steps, want 0", a, n)
+	}
+	if r, w := after.BlockingReads-before.BlockingReads, after.BlockingWrites-before.BlockingWrites; r != 0 || w != 0 {
+		t.Errorf("%d blocking reads, %d blocking writes in %d steps, want none", r, w, n)
+	}
+	if w := after.Waits - before.Waits; w > n {
+		t.Errorf("the host waited %d times in %d steps, want at most one a step", w, n)
+	}
+	t.Logf("steps 2 to %d: %d bytes in, %d out, %d launches, %d waits", steps, after.BytesIn-before.BytesIn,
+		after.BytesOut-before.BytesOut, after.Launches-before.Launches, after.Waits-before.Waits)
+	for _, tr := range []*Trainer{ts, tp} {
+		if err := tr.Model.Sync(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, p := range tp.Model.Params() {
+		if q := ts.Model.Params()[i]; !slices.Equal(p.Data32(), q.Data32()) {
+			t.Errorf("%s differs between Push and Step", p.Name)
+		}
+	}
+
+	// a NaN loss at step 7, found when step 8 is pushed
+	p0 := tp.Model.Params()[0]
+	snap := make([][]float32, len(tp.Model.Params()))
+	for i, p := range tp.Model.Params() {
+		snap[i] = slices.Clone(p.Data32())
+	}
+	keep := p0.Data32()[0]
+	p0.Data32()[0] = float32(math.NaN())
+	snap[0][0] = p0.Data32()[0]
+	tp.Model.paramsChanged()
+	if _, ok, err := tp.Push(bs[1]); ok || err != nil {
+		t.Fatalf("Push of step 7 returned a loss (%v) or %v", ok, err)
+	}
+	_, _, err = tp.Push(bs[0])
+	var le *LossError
+	if !errors.As(err, &le) || le.Step != steps+1 || !math.IsNaN(le.Loss) {
+		t.Fatalf("Push of step 8 returned %v, want a NaN loss at step %d", err, steps+1)
+	}
+	if tp.Steps != steps || tp.Opt.t != steps {
+		t.Errorf("after the NaN loss: %d steps, optimizer at %d; want both %d", tp.Steps, tp.Opt.t, steps)
+	}
+	if err := tp.Model.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range tp.Model.Params() {
+		if !slices.EqualFunc(p.Data32(), snap[i], func(a, b float32) bool { return a == b || a != a && b != b }) {
+			t.Errorf("%s changed in the steps of the NaN loss", p.Name)
+		}
+	}
+	p0.Data32()[0] = keep
+	tp.Model.paramsChanged()
+	if _, err := tp.Step(bs[1]); err != nil {
+		t.Fatal(err)
+	}
+	if err := tp.Model.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(tp.Model.Params()[1].Data32(), snap[1]) {
+		t.Errorf("the updates did not apply again after the parameter was repaired")
 	}
 }

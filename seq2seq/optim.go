@@ -29,7 +29,7 @@ type Optimizer struct {
 	ns         []int         // their sizes
 	slots      []optimizers.Slot
 	cpu        *cpu.CPU       // the host backend when the model names none
-	LastNorm   float64        // the global gradient norm before clipping, at the last update
+	LastNorm   float64        // the global gradient norm before clipping, at the last update (on a device: whose loss came back)
 	dev        *deviceMoments // the moments on a device (device.go); then m, v are stale
 }
 
@@ -133,6 +133,12 @@ func (o *Optimizer) next(ss float64) optimizers.Update {
 	if o.Clip > 0 && o.LastNorm > o.Clip {
 		scale = o.Clip / o.LastNorm
 	}
+	return o.advance(scale)
+}
+
+// advance counts the step and returns its settings with clip factor scale
+// (on a device 1: the factor is the device's).
+func (o *Optimizer) advance(scale float64) optimizers.Update {
 	lr := o.Rate()
 	o.t++
 	return optimizers.Update{Scale: scale, LR: lr, T: o.t}

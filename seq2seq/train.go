@@ -154,18 +154,32 @@ func (m *Model) loss(b *Batch, rng *rand.Rand, cache *GraphCache) (float64, []gx
 
 // runTrain runs the training graph on a batch and returns it and the loss.
 func (m *Model) runTrain(b *Batch, rng *rand.Rand, cache *GraphCache) (*trainGraph, float64, error) {
-	if err := m.checkBatch(b); err != nil {
-		return nil, 0, err
-	}
-	tg, err := cache.train(m, shape{b.Size(), b.SrcLen(), b.TgtLen(), m.Cfg.Dropout > 0})
+	tg, err := m.runTrainGraph(b, rng, cache)
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := tg.enc.set(b); err != nil {
+	c, err := tg.g.View(tg.cost)
+	if err != nil {
 		return nil, 0, err
 	}
+	return tg, c.At(0), nil
+}
+
+// runTrainGraph runs the training graph on a batch (on a device: enqueues
+// it), its loss not read.
+func (m *Model) runTrainGraph(b *Batch, rng *rand.Rand, cache *GraphCache) (*trainGraph, error) {
+	if err := m.checkBatch(b); err != nil {
+		return nil, err
+	}
+	tg, err := cache.train(m, shape{b.Size(), b.SrcLen(), b.TgtLen(), m.Cfg.Dropout > 0})
+	if err != nil {
+		return nil, err
+	}
+	if err := tg.enc.set(b); err != nil {
+		return nil, err
+	}
 	if err := tg.setTargets(b); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	if rng != nil {
 		tg.g.SetSeed(rng.Uint64()) // the dropout masks' (the backend draws them)
@@ -175,16 +189,12 @@ func (m *Model) runTrain(b *Batch, rng *rand.Rand, cache *GraphCache) (*trainGra
 		lambda = 0
 	}
 	if err := tg.penalty.set(b, lambda); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	if err := tg.mach.Run(); err != nil {
-		return nil, 0, fmt.Errorf("seq2seq: training step: %w", err)
+		return nil, fmt.Errorf("seq2seq: training step: %w", err)
 	}
-	c, err := tg.g.View(tg.cost)
-	if err != nil {
-		return nil, 0, err
-	}
-	return tg, c.At(0), nil
+	return tg, nil
 }
 
 func (m *Model) checkBatch(b *Batch) error {
@@ -368,6 +378,8 @@ type Trainer struct {
 	Cache *GraphCache
 	rng   *rand.Rand
 	Steps int
+
+	dev deviceSteps // on a device: the step in flight (device.go)
 }
 
 // NewTrainer returns a trainer; seed drives dropout.
@@ -403,12 +415,60 @@ func (t *Trainer) Step(b *Batch) (float64, error) {
 	if t.Model.res != nil {
 		return t.stepDevice(b)
 	}
+	return t.stepHost(b)
+}
+
+// StepLoss is a training step's loss, by the step's number (Steps after
+// it), and the learning rate the optimizer had come to then (Rate after
+// the step's update).
+type StepLoss struct {
+	Step       int
+	Loss, Rate float64
+}
+
+// LossError is a step whose loss was NaN or infinite.
+type LossError struct {
+	Step int
+	Loss float64
+}
+
+func (e *LossError) Error() string {
+	return fmt.Sprintf("seq2seq: loss is %v at step %d", e.Loss, e.Step)
+}
+
+// Push trains on one batch as Step does, but where the model is on a
+// device it returns as soon as the step is enqueued, before its loss is
+// back, so the host prepares the next step while the device computes this
+// one: done is the loss of the step pushed before it (ok false if none),
+// and Flush returns the last one. On the host Push is Step: done is this
+// batch's. Every step's loss comes back once, in order, from Push or
+// Flush. A NaN or infinite loss is a *LossError where it comes back: on a
+// device that step changed nothing, nor did the one pushed after it, and
+// both are taken back (Steps and the optimizer's count are as before the
+// failed step).
+func (t *Trainer) Push(b *Batch) (done StepLoss, ok bool, err error) {
+	if t.Model.res != nil {
+		return t.pushDevice(b)
+	}
+	loss, err := t.stepHost(b)
+	if err != nil {
+		return StepLoss{}, false, err
+	}
+	return StepLoss{Step: t.Steps, Loss: loss, Rate: t.Opt.Rate()}, true, nil
+}
+
+// Flush waits for the loss of the last step Push enqueued on a device, if
+// it has not come back yet (ok false if none is out).
+func (t *Trainer) Flush() (StepLoss, bool, error) { return t.flushDevice() }
+
+// stepHost is Step on the host.
+func (t *Trainer) stepHost(b *Batch) (float64, error) {
 	loss, grads, err := t.Model.loss(b, t.rng, t.Cache)
 	if err != nil {
 		return 0, err
 	}
 	if math.IsNaN(loss) || math.IsInf(loss, 0) {
-		return loss, fmt.Errorf("seq2seq: loss is %v at step %d", loss, t.Steps+1)
+		return loss, &LossError{Step: t.Steps + 1, Loss: loss}
 	}
 	if err := t.Opt.update(t.Model.host, t.Model.params, grads); err != nil {
 		return loss, err

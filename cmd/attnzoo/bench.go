@@ -231,8 +231,10 @@ func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
 				t0 = counter.Traffic()
 			}
 		}
+		// Push: on a device the step's loss comes back at the next step's
+		// (the host enqueues a step while the device runs the one before)
 		t0 := time.Now()
-		loss, err := tr.Step(b)
+		done, ok, err := tr.Push(b)
 		dt := time.Since(t0)
 		if err != nil {
 			return nil, err
@@ -240,7 +242,14 @@ func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
 		if i >= opt.skip {
 			times = append(times, float64(dt.Nanoseconds())/1e6)
 		}
-		res.Loss = loss
+		if ok {
+			res.Loss = done.Loss
+		}
+	}
+	if done, ok, err := tr.Flush(); err != nil {
+		return nil, err
+	} else if ok {
+		res.Loss = done.Loss
 	}
 	faults1 := minorFaults()
 	runtime.ReadMemStats(&after)

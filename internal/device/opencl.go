@@ -49,7 +49,8 @@ type OpenCL struct {
 	prog *opencl.Program
 	k    map[string]*opencl.Kernel // the kernel objects launches share outside a site
 	t    Traffic
-	site *Site // where the launches go now (sites.go); nil: the shared kernels
+	site *Site                       // where the launches go now (sites.go); nil: the shared kernels
+	in   map[*opencl.Buffer]*staging // WriteAsync's host copies, per buffer
 }
 
 // Traffic counts what a device did: bytes written to it and read from it,
@@ -58,6 +59,12 @@ type Traffic struct {
 	BytesIn, BytesOut int64
 	Launches          int64
 	GemmFlops         int64 // 2·m·n·k per matrix product: most of a step's arithmetic
+
+	// Allocs counts the buffers allocated. BlockingReads and
+	// BlockingWrites count the transfers that returned only once the queue
+	// had run up to them (Read, Write); Waits the times the host waited
+	// for a transfer enqueued without waiting (Update's late loss).
+	Allocs, BlockingReads, BlockingWrites, Waits int64
 
 	// Memory: the bytes of the buffers allocated and not yet freed, and
 	// the most there have been at once.
@@ -106,6 +113,9 @@ func NewOpenCL(d opencl.Device) (*OpenCL, error) {
 
 // Close releases the kernels, the program and the context.
 func (o *OpenCL) Close() error {
+	for b := range o.in {
+		o.unstage(b)
+	}
 	for _, k := range o.k {
 		k.Release()
 	}
@@ -124,6 +134,7 @@ func (o *OpenCL) Alloc(n int) (Buffer, error) {
 	if err != nil {
 		return nil, err
 	}
+	o.t.Allocs++
 	o.t.LiveBytes += 4 * int64(n)
 	o.t.PeakBytes = max(o.t.PeakBytes, o.t.LiveBytes)
 	return b, nil
@@ -154,6 +165,7 @@ func (o *OpenCL) Write(b Buffer, src []float32) error {
 		return err
 	}
 	o.t.BytesIn += 4 * int64(len(src))
+	o.t.BlockingWrites++
 	return cb.Write(src)
 }
 
@@ -163,6 +175,7 @@ func (o *OpenCL) Read(dst []float32, b Buffer) error {
 		return err
 	}
 	o.t.BytesOut += 4 * int64(len(dst))
+	o.t.BlockingReads++
 	return cb.Read(dst)
 }
 
@@ -172,6 +185,9 @@ func (o *OpenCL) Free(b Buffer) error {
 		return err
 	}
 	o.t.LiveBytes -= 4 * int64(b.Len())
+	if err := o.unstage(cb); err != nil {
+		return err
+	}
 	return cb.Release()
 }
 

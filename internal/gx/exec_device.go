@@ -61,6 +61,7 @@ type devRun struct {
 	owned  []device.Buffer   // ops' scratch buffers (tracked), freed with the machine
 	sent   map[int][]float32 // per input: the values its buffer holds
 	inputs map[int]bool
+	devIn  []slot // the inputs a step on the device reads, written at a run's start
 
 	allocs     []device.Buffer // the values' buffers, each once (values share them: plan)
 	allocBytes int64           // the computed values' buffers
@@ -151,6 +152,17 @@ func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 				r.sites = make([]backend.Site, len(m.steps))
 			}
 			r.sites[k] = r.sited.NewSite()
+		}
+	}
+	onDevice := make([]bool, n) // read by a step on the device
+	for k, s := range m.steps {
+		for _, a := range s.args {
+			onDevice[a] = onDevice[a] || r.fns[k] != nil
+		}
+	}
+	for _, in := range m.inputs {
+		if _, ok := r.params[in.idx]; !ok && onDevice[in.idx] {
+			r.devIn = append(r.devIn, in)
 		}
 	}
 	for name := range names {
@@ -323,6 +335,13 @@ func (m *Machine) runDevice() error {
 		}
 		r.host[in.idx], r.hostAt[in.idx] = in.node.Value(), r.gen
 	}
+	// the inputs the device reads go in together, first, the host not
+	// waiting for them (AsyncWriter)
+	for _, in := range r.devIn {
+		if err := r.toDevice(in.idx); err != nil {
+			return fmt.Errorf("gx: input %s: %w", in.node.Name(), err)
+		}
+	}
 	for k := range m.steps {
 		s := &m.steps[k]
 		if fn := r.fns[k]; fn != nil {
@@ -436,7 +455,13 @@ func (r *devRun) toDevice(i int) error {
 		r.devAt[i] = r.gen
 		return nil
 	}
-	if err := r.d.Write(r.bufs[i], src); err != nil {
+	w, async := r.d.(device.AsyncWriter)
+	if async && r.isInput(i) {
+		err = w.WriteAsync(r.bufs[i], src)
+	} else {
+		err = r.d.Write(r.bufs[i], src)
+	}
+	if err != nil {
 		return err
 	}
 	if r.isInput(i) {

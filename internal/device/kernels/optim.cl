@@ -6,33 +6,50 @@
 //	rmsprop: v ← ρv + (1−ρ)g²;  θ ← θ − lr·g/(√v + ε)
 //	adam:    m ← β₁m + (1−β₁)g;  v ← β₂v + (1−β₂)g²;  θ ← θ − step·m/(√v/√c₂ + ε),
 //	         step = lr/c₁, c₁ = 1 − β₁ᵗ, c₂ = 1 − β₂ᵗ
+//
+// Each rule is written once, on entry i (sgd_at, rmsprop_at, adam_at): the
+// kernels here update one parameter; the ones Update generates
+// (update.go) every parameter of a model in one launch.
 
-__kernel void sgd_update(__global float *p, __global const float *g, const float s, const float lr, const int n) {
-	int i = get_global_id(0);
-	if (i >= n) return;
+void sgd_at(__global float *p, __global const float *g, int i, float s, float lr) {
 	p[i] -= lr * (g[i] * s);
 }
 
-__kernel void rmsprop_update(__global float *p, __global const float *g, __global float *v, const float s, const float lr,
-	const float rho, const float eps, const int n) {
-	int i = get_global_id(0);
-	if (i >= n) return;
+void rmsprop_at(__global float *p, __global const float *g, __global float *v, int i, float s, float lr, float rho, float eps) {
 	float gi = g[i] * s;
 	float vi = rho * v[i] + (1.0f - rho) * gi * gi;
 	v[i] = vi;
 	p[i] -= lr * gi / (sqrt(vi) + eps);
 }
 
-__kernel void adam_update(__global float *p, __global const float *g, __global float *m, __global float *v, const float s,
-	const float b1, const float b2, const float step, const float sqrtc2, const float eps, const int n) {
-	int i = get_global_id(0);
-	if (i >= n) return;
+void adam_at(__global float *p, __global const float *g, __global float *m, __global float *v, int i, float s, float b1, float b2,
+	float step, float sqrtc2, float eps) {
 	float gi = g[i] * s;
 	float mi = b1 * m[i] + (1.0f - b1) * gi;
 	float vi = b2 * v[i] + (1.0f - b2) * gi * gi;
 	m[i] = mi;
 	v[i] = vi;
 	p[i] -= step * mi / (sqrt(vi) / sqrtc2 + eps);
+}
+
+__kernel void sgd_update(__global float *p, __global const float *g, const float s, const float lr, const int n) {
+	int i = get_global_id(0);
+	if (i >= n) return;
+	sgd_at(p, g, i, s, lr);
+}
+
+__kernel void rmsprop_update(__global float *p, __global const float *g, __global float *v, const float s, const float lr,
+	const float rho, const float eps, const int n) {
+	int i = get_global_id(0);
+	if (i >= n) return;
+	rmsprop_at(p, g, v, i, s, lr, rho, eps);
+}
+
+__kernel void adam_update(__global float *p, __global const float *g, __global float *m, __global float *v, const float s,
+	const float b1, const float b2, const float step, const float sqrtc2, const float eps, const int n) {
+	int i = get_global_id(0);
+	if (i >= n) return;
+	adam_at(p, g, m, v, i, s, b1, b2, step, sqrtc2, eps);
 }
 
 // out[at] = Σ g[i]², one work-group of WG items (a fixed order of sums:
@@ -52,4 +69,28 @@ __kernel void sum_squares(__global float *out, const int at, __global const floa
 		barrier(CLK_LOCAL_MEM_FENCE);
 	}
 	if (l == 0) out[at] = part[0];
+}
+
+// clip_finish ends Update's clip, in one work-group: the global norm is
+// the square root of the n partial sums of squares (summed in a fixed
+// order: the same bits every run) and the step's state goes to st:
+//
+//	st[0] = the loss (loss[0]), st[1] = the norm,
+//	st[2] = the clip factor: clip/norm where clip > 0 and norm > clip, else 1,
+//	st[3] = 1 while every loss so far was finite, else 0 (the update
+//	        kernels then change nothing, until the host sets it to 1 again).
+__kernel void clip_finish(__global float *st, __global const float *parts, const int n, __global const float *loss,
+	const float clip) {
+	__local float red[WG];
+	int l = get_local_id(0);
+	float acc = 0.0f;
+	for (int i = l; i < n; i += WG) acc += parts[i];
+	float ss = red_sum(red, acc);
+	if (l == 0) {
+		float lo = loss[0], norm = sqrt(ss);
+		st[0] = lo;
+		st[1] = norm;
+		st[2] = clip > 0.0f && norm > clip ? clip / norm : 1.0f;
+		st[3] = st[3] != 0.0f && isfinite(lo) ? 1.0f : 0.0f;
+	}
 }
