@@ -23,10 +23,7 @@ var _ Scorer = (*Concat)(nil)
 func init() {
 	Register("concat", func(c Config) (Scorer, error) {
 		s := &Concat{core: core{name: "concat", cfg: c}}
-		A := int(c.Settings["attention"])
-		if A == 0 {
-			A = c.Key
-		}
+		A := attentionSize(c)
 		s.Wq = s.param("W_q", A, c.Query)
 		s.Wk = s.param("W_k", A, c.Key)
 		s.V = s.param("v", A)
@@ -37,14 +34,7 @@ func init() {
 		return s, nil
 	}, Setting{
 		Name: "attention", Usage: "concat: the size A of W_q q + W_k k_i (0 = the key size Dk)", Int: true,
-		FromParams: func(p map[string]any) (float64, bool) {
-			for _, k := range []string{"v", "W_q"} {
-				if v, ok := p[k].([]any); ok {
-					return float64(len(v)), true
-				}
-			}
-			return 0, false
-		},
+		FromParams: lengthOf("v", "W_q"),
 	})
 	RegisterAlias("bahdanau", "concat")
 	RegisterAlias("additive", "concat")
@@ -56,12 +46,7 @@ func (s *Concat) Formula() string {
 }
 
 // ProjectKeys returns W_k k_i for every key: [B, S, A].
-func (s *Concat) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node {
-	if !s.checkKeys(g, keys) {
-		return nil
-	}
-	return g.Linear(keys, g.Bind(s.Wk), 0)
-}
+func (s *Concat) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node { return s.linearKeys(g, keys, s.Wk) }
 
 // ScoreProjected returns vᵀ tanh(W_q q + W_k k_i + b) for every key.
 func (s *Concat) ScoreProjected(g *gx.Graph, q, wk *gx.Node) *gx.Node {

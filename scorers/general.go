@@ -26,12 +26,7 @@ func init() {
 func (s *General) Formula() string { return "qᵀ W k_i, W: Dq×Dk" }
 
 // ProjectKeys returns W k_i for every key: [B, S, Dq].
-func (s *General) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node {
-	if !s.checkKeys(g, keys) {
-		return nil
-	}
-	return g.Linear(keys, g.Bind(s.W), 0)
-}
+func (s *General) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node { return s.linearKeys(g, keys, s.W) }
 
 // ScoreProjected returns qᵀ (W k_i) for every key.
 func (s *General) ScoreProjected(g *gx.Graph, q, wk *gx.Node) *gx.Node {

@@ -40,10 +40,7 @@ func (s *LearnedScaledDot) Formula() string {
 
 // ProjectKeys returns the keys themselves.
 func (s *LearnedScaledDot) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node {
-	if !s.checkKeys(g, keys) {
-		return nil
-	}
-	return keys
+	return s.sameKeys(g, keys)
 }
 
 // ScoreProjected returns β · qᵀ k_i for every key.

@@ -35,10 +35,7 @@ func init() {
 		return s, nil
 	}, Setting{
 		Name: "max_len", Usage: "location: the longest source it can score (0 = the longest source seen: the task's, or the number of keys)", Int: true,
-		FromParams: func(p map[string]any) (float64, bool) {
-			w, ok := p["W"].([]any)
-			return float64(len(w)), ok
-		},
+		FromParams: lengthOf("W"),
 	})
 }
 

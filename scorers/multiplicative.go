@@ -27,22 +27,11 @@ var _ Scorer = (*Multiplicative)(nil)
 func init() {
 	Register("multiplicative", func(c Config) (Scorer, error) {
 		s := &Multiplicative{core: core{name: "multiplicative", cfg: c}}
-		A := int(c.Settings["attention"])
-		if A == 0 {
-			A = c.Key
-		}
-		s.Wq, s.Wk = s.projections(A)
+		s.Wq, s.Wk = s.projections(attentionSize(c))
 		return s, nil
 	}, Setting{
 		Name: "attention", Usage: "multiplicative: the size A of W_q q and W_k k_i (0 = the key size Dk)", Int: true,
-		FromParams: func(p map[string]any) (float64, bool) {
-			for _, k := range []string{"W_q", "W_k"} {
-				if v, ok := p[k].([]any); ok {
-					return float64(len(v)), true
-				}
-			}
-			return 0, false
-		},
+		FromParams: lengthOf("W_q", "W_k"),
 	})
 }
 
@@ -52,10 +41,7 @@ func (s *Multiplicative) Formula() string {
 
 // ProjectKeys returns W_k k_i for every key: [B, S, A].
 func (s *Multiplicative) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node {
-	if !s.checkKeys(g, keys) {
-		return nil
-	}
-	return g.Linear(keys, g.Bind(s.Wk), 0)
+	return s.linearKeys(g, keys, s.Wk)
 }
 
 // ScoreProjected returns (W_q q)ᵀ(W_k k_i) for every key.

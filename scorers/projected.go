@@ -31,10 +31,7 @@ var _ MultiHead = (*ProjectedDot)(nil)
 
 func init() {
 	Register("projected-dot", func(c Config) (Scorer, error) {
-		A, h := int(c.Settings["attention"]), int(c.Settings["heads"])
-		if A == 0 {
-			A = c.Key
-		}
+		A, h := attentionSize(c), int(c.Settings["heads"])
 		if A%h != 0 {
 			return nil, fmt.Errorf("scorers: projected-dot: attention %d is not a multiple of heads %d (each head projects to attention/heads)", A, h)
 		}
@@ -43,12 +40,7 @@ func init() {
 		return s, nil
 	}, Setting{
 		Name: "attention", Usage: "projected-dot: the size A of W_q q and W_k k_i, all heads together (0 = the key size Dk)", Int: true,
-		FromParams: func(p map[string]any) (float64, bool) {
-			if v, ok := p["W_q"].([]any); ok {
-				return float64(len(v)), true
-			}
-			return 0, false
-		},
+		FromParams: lengthOf("W_q"),
 	}, Setting{
 		Name: "heads", Usage: "projected-dot: the number of heads h, each projecting to attention/h", Default: 1, Int: true, Min: 1,
 	})
@@ -64,10 +56,7 @@ func (s *ProjectedDot) Heads() int { return s.heads }
 
 // ProjectKeys returns W_k k_i for every key: [B, S, A], every head's block.
 func (s *ProjectedDot) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node {
-	if !s.checkKeys(g, keys) {
-		return nil
-	}
-	return g.Linear(keys, g.Bind(s.Wk), 0)
+	return s.linearKeys(g, keys, s.Wk)
 }
 
 // ScoreProjected returns each head's (W_q^k q)ᵀ(W_k^k k_i)/√a: [B·h, S].

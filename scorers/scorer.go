@@ -260,13 +260,22 @@ func (c *core) checkKeys(g *gx.Graph, keys *gx.Node) bool {
 }
 
 // sameKeys is ProjectKeys for the scorers that score the keys themselves
-// (dot, scaled-dot; location, which only counts them): it checks their
-// shape.
+// (dot, scaled-dot, learned-scaled-dot): it checks their shape.
 func (c *core) sameKeys(g *gx.Graph, keys *gx.Node) *gx.Node {
 	if !c.checkKeys(g, keys) {
 		return nil
 	}
 	return keys
+}
+
+// linearKeys is ProjectKeys for the scorers that project every key by a
+// weight w (concat, general, multiplicative, projected-dot): it checks the
+// keys' shape and returns w k_i for every key.
+func (c *core) linearKeys(g *gx.Graph, keys *gx.Node, w *gx.Param) *gx.Node {
+	if !c.checkKeys(g, keys) {
+		return nil
+	}
+	return g.Linear(keys, g.Bind(w), 0)
 }
 
 // checkStep is ScoreProjected's check: q is [B, Dq], of the keys' batch.

@@ -30,6 +30,30 @@ type Setting struct {
 	FromParams func(params map[string]any) (float64, bool)
 }
 
+// lengthOf is a FromParams that reads a size off a params file: the
+// length of the first of the named parameters the file gives (a vector's
+// size, a matrix's rows), as concat's attention size is the length of v.
+func lengthOf(names ...string) func(map[string]any) (float64, bool) {
+	return func(p map[string]any) (float64, bool) {
+		for _, k := range names {
+			if v, ok := p[k].([]any); ok {
+				return float64(len(v)), true
+			}
+		}
+		return 0, false
+	}
+}
+
+// attentionSize is the attention setting's A of the scorers that project
+// into an attention space (concat, multiplicative, projected-dot): the
+// key size Dk when it is 0.
+func attentionSize(c Config) int {
+	if A := int(c.Settings["attention"]); A != 0 {
+		return A
+	}
+	return c.Key
+}
+
 // Values are settings by name.
 type Values map[string]float64
 
