@@ -1,9 +1,7 @@
 package experiments
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -247,19 +245,6 @@ func toWords(data *tasks.Data, ex tasks.Example, hyp []string, align [][]float64
 	var err error
 	w.align, err = subword.WordAttention(align[:min(len(align), len(tgtWord))], tgtWord[:min(len(align), len(tgtWord))], data.SrcScheme.WordOf(ex.Src))
 	return w, err
-}
-
-func writeAlignments(path string, ex []Example) error {
-	var b bytes.Buffer
-	for _, e := range ex {
-		data, err := json.Marshal(e)
-		if err != nil {
-			return err
-		}
-		b.Write(data)
-		b.WriteByte('\n')
-	}
-	return seq2seq.WriteFileAtomic(path, b.Bytes())
 }
 
 // decodeBatch decodes greedily (beam 1), adding to stats, or with beam

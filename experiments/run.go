@@ -267,7 +267,7 @@ func (x *execution) resume() error {
 		return err
 	}
 	x.saved = x.start
-	return writeLines(x.path("metrics.jsonl"), x.lines)
+	return writeJSONL(x.path("metrics.jsonl"), x.lines)
 }
 
 // openBackend opens a run's device (device.OpenBackend); a test replaces
@@ -453,7 +453,7 @@ func (x *execution) evalDev(ctx context.Context, step int) error {
 	if err := x.tb.dev(step, ev.metrics); err != nil {
 		return err
 	}
-	if err := writeLines(x.path("metrics.jsonl"), x.lines); err != nil {
+	if err := writeJSONL(x.path("metrics.jsonl"), x.lines); err != nil {
 		return err
 	}
 	if r.Train.Select != "" && x.sel.observe(step, ev.metrics[r.Train.Select]) {
@@ -531,7 +531,7 @@ func (x *execution) finish(ctx context.Context, report func(Progress)) (*Final, 
 		x.fail(r.Train.Steps, err)
 		return nil, x.errorf("%w (the last checkpoint is kept)", err)
 	}
-	if err := writeAlignments(x.path("alignments.jsonl"), ev.examples); err != nil {
+	if err := writeJSONL(x.path("alignments.jsonl"), ev.examples); err != nil {
 		return nil, err
 	}
 	if err := x.tb.final(r.Train.Steps, m, ev.examples, x.dir); err != nil {
@@ -720,10 +720,12 @@ func readLines(path string, upTo int) ([]evalLine, error) {
 	return out, sc.Err()
 }
 
-func writeLines(path string, lines []evalLine) error {
+// writeJSONL writes items to path, one JSON object a line (metrics.jsonl,
+// alignments.jsonl), atomically.
+func writeJSONL[T any](path string, items []T) error {
 	var b bytes.Buffer
-	for _, l := range lines {
-		data, err := json.Marshal(l)
+	for _, it := range items {
+		data, err := json.Marshal(it)
 		if err != nil {
 			return err
 		}

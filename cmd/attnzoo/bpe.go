@@ -8,16 +8,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/attnzoo/attnzoo/tasks/subword"
 )
 
 // bpeSubcommands are the subcommands of `attnzoo bpe`, sorted by name.
-var bpeSubcommands = []struct {
-	name, summary string
-	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
-}{
+var bpeSubcommands = []subcommand{
 	{"apply", "segment text with BPE codes (subword-nmt apply-bpe's @@ convention)", bpeApply},
 	{"learn", "learn BPE codes on text (subword-nmt learn-bpe, byte-identical codes)", bpeLearn},
 	{"undo", "remove BPE separators (sed -r 's/(@@ )|(@@ ?$)//g')", bpeUndo},
@@ -25,34 +21,7 @@ var bpeSubcommands = []struct {
 
 // cmdBPE runs `attnzoo bpe SUBCOMMAND [flags]`.
 func cmdBPE(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	names := make([]string, len(bpeSubcommands))
-	for i, s := range bpeSubcommands {
-		names[i] = s.name
-	}
-	have := strings.Join(names, ", ")
-	usage := func() {
-		fmt.Fprintln(stderr, "usage: attnzoo bpe SUBCOMMAND [flags]  (text: -i FILE or standard input; output: -o FILE or standard output)")
-		fmt.Fprintln(stderr, "subcommands:")
-		for _, s := range bpeSubcommands {
-			fmt.Fprintf(stderr, "  %-5s %s\n", s.name, s.summary)
-		}
-	}
-	if len(args) == 0 {
-		usage()
-		return usagef("bpe: missing subcommand (have: %s)", have)
-	}
-	switch args[0] {
-	case "-h", "-help", "--help", "help":
-		usage()
-		return nil
-	}
-	for _, s := range bpeSubcommands {
-		if s.name == args[0] {
-			return s.run(ctx, args[1:], stdout, stderr)
-		}
-	}
-	usage()
-	return usagef("bpe: unknown subcommand %q (have: %s)", args[0], have)
+	return runSubcommand(ctx, "bpe", "  (text: -i FILE or standard input; output: -o FILE or standard output)", bpeSubcommands, args, stdout, stderr)
 }
 
 // ioFlags are -i and -o of the bpe subcommands.

@@ -16,10 +16,7 @@ import (
 )
 
 // evalSubcommands are the scorers of `attnzoo eval`, sorted by name.
-var evalSubcommands = []struct {
-	name, summary string
-	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
-}{
+var evalSubcommands = []subcommand{
 	{"aer", "alignment error rate of Pharaoh alignments against gold links", evalAER},
 	{"bleu", "corpus BLEU as sacreBLEU (tokenizers 13a, intl, char, none), with its signature", evalBLEU},
 	{"bleu-paired", "paired bootstrap resampling (Koehn 2004): is system A's BLEU above B's on these sentences?", evalBLEUPaired},
@@ -29,35 +26,7 @@ var evalSubcommands = []struct {
 // cmdEval runs `attnzoo eval SUBCOMMAND [flags]`: it scores the output files
 // of any system, one sentence (or sentence pair) a line.
 func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	names := make([]string, len(evalSubcommands))
-	for i, s := range evalSubcommands {
-		names[i] = s.name
-	}
-	have := strings.Join(names, ", ")
-	if len(args) == 0 {
-		evalUsage(stderr)
-		return usagef("eval: missing subcommand (have: %s)", have)
-	}
-	switch args[0] {
-	case "-h", "-help", "--help", "help":
-		evalUsage(stderr)
-		return nil
-	}
-	for _, s := range evalSubcommands {
-		if s.name == args[0] {
-			return s.run(ctx, args[1:], stdout, stderr)
-		}
-	}
-	evalUsage(stderr)
-	return usagef("eval: unknown subcommand %q (have: %s)", args[0], have)
-}
-
-func evalUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: attnzoo eval SUBCOMMAND [flags]")
-	fmt.Fprintln(w, "subcommands:")
-	for _, s := range evalSubcommands {
-		fmt.Fprintf(w, "  %-11s %s\n", s.name, s.summary)
-	}
+	return runSubcommand(ctx, "eval", "", evalSubcommands, args, stdout, stderr)
 }
 
 // evalBLEU runs `attnzoo eval bleu`.

@@ -119,6 +119,47 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return c.run(ctx, args[1:], stdout, stderr)
 }
 
+// subcommand is one subcommand of a command that has them (eval, bpe).
+type subcommand struct {
+	name, summary string
+	run           func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+// runSubcommand runs `attnzoo CMD SUBCOMMAND [flags]`: the one of subs
+// args[0] names, with the rest of args. Without one, or with an unknown
+// one, it prints the usage (its first line ending in note) and returns a
+// usage error listing the subcommands; -h prints the usage.
+func runSubcommand(ctx context.Context, cmd, note string, subs []subcommand, args []string, stdout, stderr io.Writer) error {
+	names, width := make([]string, len(subs)), 0
+	for i, s := range subs {
+		names[i], width = s.name, max(width, len(s.name))
+	}
+	usage := func() {
+		fmt.Fprintf(stderr, "usage: attnzoo %s SUBCOMMAND [flags]%s\n", cmd, note)
+		fmt.Fprintln(stderr, "subcommands:")
+		for _, s := range subs {
+			fmt.Fprintf(stderr, "  %-*s %s\n", width, s.name, s.summary)
+		}
+	}
+	have := strings.Join(names, ", ")
+	if len(args) == 0 {
+		usage()
+		return usagef("%s: missing subcommand (have: %s)", cmd, have)
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		usage()
+		return nil
+	}
+	for _, s := range subs {
+		if s.name == args[0] {
+			return s.run(ctx, args[1:], stdout, stderr)
+		}
+	}
+	usage()
+	return usagef("%s: unknown subcommand %q (have: %s)", cmd, args[0], have)
+}
+
 func commandNames() []string {
 	names := make([]string, 0, len(commands))
 	for n := range commands {

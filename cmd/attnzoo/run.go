@@ -53,15 +53,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 		fmt.Fprintln(stderr, "usage: attnzoo run EXPERIMENT.toml [--out DIR] [--workers N] [--resume] [--shard I/N] [--device D] [--max-memory SIZE] [--threads T] [--tensorboard] [--cpuprofile FILE] [--memprofile FILE]")
 		fs.PrintDefaults()
 	}
-	file, rest := splitPositional(args)
-	if err := fs.Parse(rest); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return usageError{fmt.Errorf("run: %w", err)}
-	}
-	if file == "" && fs.NArg() > 0 {
-		file = fs.Arg(0)
+	file, help, err := parsePositional(fs, "run", args)
+	if help || err != nil {
+		return err
 	}
 	if file == "" {
 		return usagef("run: no experiment file given")
@@ -189,12 +183,24 @@ func cmdPlot(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return nil
 }
 
-// splitPositional lets the experiment file come before or after the flags.
-func splitPositional(args []string) (string, []string) {
+// parsePositional parses a command's flags and returns its one positional
+// argument (the experiment file, the run's folder), given before or after
+// the flags, or "" if there is none. help reports that -h was given (usage
+// printed: the command is done); a bad flag is a usage error.
+func parsePositional(fs *flag.FlagSet, cmd string, args []string) (pos string, help bool, err error) {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		return args[0], args[1:]
+		pos, args = args[0], args[1:]
 	}
-	return "", args
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return "", true, nil
+		}
+		return "", false, usageError{fmt.Errorf("%s: %w", cmd, err)}
+	}
+	if pos == "" && fs.NArg() > 0 {
+		pos = fs.Arg(0)
+	}
+	return pos, false, nil
 }
 
 func cmdCollect(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -223,15 +229,9 @@ func cmdDecode(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintln(stderr, `usage: attnzoo decode RUN_DIR --input "..." [--beam K] [--device D]`)
 		fs.PrintDefaults()
 	}
-	dir, rest := splitPositional(args)
-	if err := fs.Parse(rest); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return usageError{fmt.Errorf("decode: %w", err)}
-	}
-	if dir == "" && fs.NArg() > 0 {
-		dir = fs.Arg(0)
+	dir, help, err := parsePositional(fs, "decode", args)
+	if help || err != nil {
+		return err
 	}
 	if dir == "" || *input == "" {
 		return usagef(`decode: want RUN_DIR and --input "..."`)
