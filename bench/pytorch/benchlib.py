@@ -1,7 +1,10 @@
 """What the bench scripts share: the process's figures (peak RSS, the
-OpenBLAS kernel), attnzoo's split of a corpus (Go's math/rand/v2 PCG and
-Shuffle, bit for bit) and its vocabulary and tokenizer (tasks/tsv.go,
-tasks/vocab.go).
+OpenBLAS kernel), attnzoo's reading of a tab-separated file, its split of
+a corpus (Go's math/rand/v2 PCG and Shuffle, bit for bit), its vocabulary
+and tokenizer (tasks/tsv.go, tasks/vocab.go), the layers its models share
+(the concat scorer, the attentional layer, the Bahdanau decoder), greedy
+decoding, and the training loop and summary of corpus.py and
+captioning.py.
 """
 import ctypes
 import math
@@ -76,6 +79,22 @@ class PCG:
         for i in range(len(xs) - 1, 0, -1):
             j = self.uint64n(i + 1)
             xs[i], xs[j] = xs[j], xs[i]
+
+
+def tab_lines(path, no_tab):
+    """The lines of a tab-separated text file as attnzoo reads them: (line
+    number, line) without the line end or a leading byte-order mark, blank
+    lines skipped; a line without a tab stops with "path:n: no_tab"."""
+    with open(path, encoding='utf-8', newline='\n') as fh:
+        for n, line in enumerate(fh, 1):
+            line = line.rstrip('\n').rstrip('\r')
+            if n == 1:
+                line = line.lstrip('\ufeff')
+            if not line.strip():
+                continue
+            if '\t' not in line:
+                raise SystemExit('%s:%d: %s' % (path, n, no_tab))
+            yield n, line
 
 
 def go_round(x):
@@ -166,7 +185,8 @@ def held_bias(bias, rows):
         bias[:rows].zero_()
     keep = torch.ones_like(bias)
     keep[:rows] = 0
-    bias.register_hook(lambda g: g * keep)
+    on = {}  # keep on the gradient's device (the model may move to a GPU after this)
+    bias.register_hook(lambda g: g * on.setdefault(g.device, keep.to(g.device)))
     return rows
 
 
@@ -176,3 +196,120 @@ def pad(seqs, prefix=(), suffix=()):
     seqs = [list(prefix) + s + list(suffix) for s in seqs]
     T = max(len(s) for s in seqs)
     return torch.tensor([s + [PAD] * (T - len(s)) for s in seqs], dtype=torch.long)
+
+
+# The layers below are added to a module in a fixed order: it sets the
+# order of m.parameters() and of the random draws that initialise them,
+# which the scripts' numbers depend on.
+
+def add_concat(m, H, A):
+    """Adds the concat scorer, v . tanh(W_q q + W_k k_j + b) with A = the
+    attention size: W_q, W_k, b (zero), v (uniform within A^-1/2)."""
+    import torch
+    import torch.nn as nn
+    m.W_q = nn.Linear(H, A, bias=False)
+    m.W_k = nn.Linear(H, A, bias=False)
+    m.b = nn.Parameter(torch.zeros(A))
+    m.v = nn.Parameter(torch.empty(A).uniform_(-A ** -0.5, A ** -0.5))
+
+
+def add_attentional(m, H):
+    """Adds the attentional layer o = tanh(W_s s + W_c c + b_o): W_s, and
+    W_c whose bias is b_o."""
+    import torch.nn as nn
+    m.W_s = nn.Linear(H, H, bias=False)
+    m.W_c = nn.Linear(H, H)
+
+
+def add_bahdanau(m, embed, H, A):
+    """Adds attnzoo's Bahdanau decoder from the bridge on: init (W_init,
+    b_init), the concat scorer, the GRU cell fed [E y; c], the attentional
+    layer (corpus.py, reverse.py)."""
+    import torch.nn as nn
+    m.init = nn.Linear(H, H)
+    add_concat(m, H, A)
+    m.dec = nn.GRUCell(embed + H, H)
+    add_attentional(m, H)
+
+
+def concat_scores(m, K, q):
+    """The concat scores of query q [B,H] against keys K = W_k k + b [B,S,A]: [B,S]."""
+    import torch
+    return torch.tanh(K + m.W_q(q).unsqueeze(1)) @ m.v
+
+
+def greedy(batch, max_len, step):
+    """attnzoo's Greedy over `batch` rows: from <s>, y = step(y) gives each
+    row's next token (step keeps the model's state); at most max_len tokens
+    then </s>; stops when every row has ended. The tokens, [B, steps run]."""
+    import torch
+    y = torch.full((batch,), BOS, dtype=torch.long)
+    done = torch.zeros(batch, dtype=torch.bool)
+    out = []
+    for _ in range(max_len + 1):
+        y = step(y)
+        out.append(y)
+        done |= y == EOS
+        if bool(done.all()):
+            break
+    return torch.stack(out, 1)
+
+
+def workload_args(ap, batch):
+    """The options corpus.py and captioning.py share, with attnzoo's
+    defaults (--batch: batch)."""
+    ap.add_argument('--steps', type=int, default=30)
+    ap.add_argument('--batch', type=int, default=batch)
+    ap.add_argument('--embed', type=int, default=256)
+    ap.add_argument('--hidden', type=int, default=512)
+    ap.add_argument('--min-count', type=int, default=2)
+    ap.add_argument('--dev', type=float, default=0.1)
+    ap.add_argument('--test', type=float, default=0.1)
+    ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--threads', type=int, default=1)
+    ap.add_argument('--only', choices=['bench', 'params'], default='bench')
+
+
+def train_steps(model, steps, seed, batch_loss):
+    """The training corpus.py and captioning.py time: Adam (lr 1e-3), then
+    `steps` steps, each the loss batch_loss(gen) of a batch it draws with a
+    generator seeded with seed, gradients clipped to global norm 5. Returns
+    each step's seconds (the draw included) and the last loss."""
+    import time
+    import torch
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    gen = torch.Generator().manual_seed(seed)
+    times, loss = [], float('nan')
+    for _ in range(steps):
+        t0 = time.perf_counter()
+        opt.zero_grad()
+        l = batch_loss(gen)
+        l.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+        opt.step()
+        loss = l.item()
+        times.append(time.perf_counter() - t0)
+    return times, loss
+
+
+def report(out, steps, times, loss, test, batch, decode):
+    """Times the greedy decoding of the test items, batch at a time
+    (decode(items) gives their tokens, [B, steps run]), then prints out
+    with corpus.py's and captioning.py's figures as one JSON line: train
+    seconds a step (median and mean of every step, the first included),
+    test decoding seconds and the decoder steps summed over the batches,
+    the last loss and the peak RSS."""
+    import json
+    import statistics
+    import sys
+    import time
+    t0, dsteps = time.perf_counter(), 0
+    for i in range(0, len(test), batch):
+        dsteps += decode(test[i:i + batch]).shape[1]
+    decode_s = time.perf_counter() - t0
+    out.update({'steps': steps, 's_step_median': round(statistics.median(times), 4),
+                's_step_mean': round(statistics.mean(times), 4), 'train_s': round(sum(times), 2),
+                'decode_s': round(decode_s, 2), 'decode_steps': dsteps, 'loss_at_last': round(loss, 4),
+                'maxrss_mb': maxrss_mb()})
+    print(json.dumps(out))
+    sys.stdout.flush()

@@ -35,44 +35,34 @@ usage: OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/pytorch/captioning.py --npy
 """
 import argparse
 import json
-import statistics
-import sys
-import time
 
 import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from benchlib import BOS, EOS, PAD, Vocab, pad, held_bias, maxrss_mb, openblas_corename, split_groups, tokenize
+from benchlib import (BOS, EOS, PAD, Vocab, add_attentional, add_concat, concat_scores, greedy, held_bias,
+                      openblas_corename, pad, report, split_groups, tab_lines, tokenize, train_steps, workload_args)
 
 
 def read_flickr(path):
     """tasks/captioning's parseFlickr: [(image, [caption tokens, ...])] in
     order of first appearance."""
     images, index = [], {}
-    with open(path, encoding='utf-8', newline='\n') as fh:
-        for n, line in enumerate(fh, 1):
-            line = line.rstrip('\n').rstrip('\r')
-            if n == 1:
-                line = line.lstrip('\ufeff')
-            if not line.strip():
-                continue
-            if '\t' not in line:
-                raise SystemExit('%s:%d: no tab between IMAGE#N and the caption' % (path, n))
-            key, text = line.split('\t', 1)
-            key = key.strip()
-            i = key.rfind('#')
-            if i <= 0 or not key[i + 1:].isdigit():
-                raise SystemExit('%s:%d: %r: want IMAGE#N' % (path, n, key))
-            toks = tokenize(text)
-            if not toks:
-                raise SystemExit('%s:%d: empty caption for %s' % (path, n, key))
-            img = key[:i]
-            if img not in index:
-                index[img] = len(images)
-                images.append((img, []))
-            images[index[img]][1].append(toks)
+    for n, line in tab_lines(path, 'no tab between IMAGE#N and the caption'):
+        key, text = line.split('\t', 1)
+        key = key.strip()
+        i = key.rfind('#')
+        if i <= 0 or not key[i + 1:].isdigit():
+            raise SystemExit('%s:%d: %r: want IMAGE#N' % (path, n, key))
+        toks = tokenize(text)
+        if not toks:
+            raise SystemExit('%s:%d: empty caption for %s' % (path, n, key))
+        img = key[:i]
+        if img not in index:
+            index[img] = len(images)
+            images.append((img, []))
+        images[index[img]][1].append(toks)
     return images
 
 
@@ -84,14 +74,10 @@ class ShowAttendTell(nn.Module):
         self.emb = nn.Embedding(vocab, embed)
         self.init = nn.Linear(H, H)
         self.init_c = nn.Linear(H, H)
-        self.W_q = nn.Linear(H, A, bias=False)
-        self.W_k = nn.Linear(H, A, bias=False)
-        self.b = nn.Parameter(torch.zeros(A))
-        self.v = nn.Parameter(torch.empty(A).uniform_(-A ** -0.5, A ** -0.5))
+        add_concat(self, H, A)  # W_q, W_k, b, v
         self.beta = nn.Linear(H, 1)
         self.dec = nn.LSTMCell(embed + H, H)
-        self.W_s = nn.Linear(H, H, bias=False)
-        self.W_c = nn.Linear(H, H)
+        add_attentional(self, H)  # W_s, W_c
         self.vocab = nn.Linear(H, vocab)
         self.held = held_bias(self.dec.bias_hh, 4 * H)
 
@@ -105,8 +91,7 @@ class ShowAttendTell(nn.Module):
 
     def step(self, a, K, st, y):
         h = st[0]
-        e = torch.tanh(K + self.W_q(h).unsqueeze(1)) @ self.v   # [B,S]
-        alpha = torch.softmax(e, 1)
+        alpha = torch.softmax(concat_scores(self, K, h), 1)      # [B,S]
         z = torch.sigmoid(self.beta(h)) * torch.bmm(alpha.unsqueeze(1), a).squeeze(1)
         return self.dec(torch.cat([y, z], 1), st), z, alpha
 
@@ -125,35 +110,21 @@ class ShowAttendTell(nn.Module):
     @torch.no_grad()
     def greedy(self, regions, max_len):
         a, K, st = self.encode(regions)
-        y = torch.full((regions.shape[0],), BOS, dtype=torch.long)
-        done = torch.zeros(regions.shape[0], dtype=torch.bool)
-        out = []
-        for _ in range(max_len + 1):
+
+        def step(y):
+            nonlocal st
             st, z, _ = self.step(a, K, st, self.emb(y))
-            y = self.vocab(torch.tanh(self.W_s(st[0]) + self.W_c(z))).argmax(1)
-            out.append(y)
-            done |= y == EOS
-            if bool(done.all()):
-                break
-        return torch.stack(out, 1)  # [B, steps run]
+            return self.vocab(torch.tanh(self.W_s(st[0]) + self.W_c(z))).argmax(1)
+        return greedy(regions.shape[0], max_len, step)  # [B, steps run]
 
 
 def main():
     ap = argparse.ArgumentParser(description='the captioning workload in PyTorch (see the docstring)')
     ap.add_argument('--npy', help='N x S x D float32 region features (with --only params: not read)')
     ap.add_argument('--captions', help='the Flickr8k-format captions file')
-    ap.add_argument('--steps', type=int, default=30)
-    ap.add_argument('--batch', type=int, default=64)
-    ap.add_argument('--embed', type=int, default=256)
-    ap.add_argument('--hidden', type=int, default=512)
+    workload_args(ap, batch=64)
     ap.add_argument('--attention', type=int, default=512)
     ap.add_argument('--lambda', dest='lam', type=float, default=1.0)
-    ap.add_argument('--min-count', type=int, default=2)
-    ap.add_argument('--dev', type=float, default=0.1)
-    ap.add_argument('--test', type=float, default=0.1)
-    ap.add_argument('--seed', type=int, default=1)
-    ap.add_argument('--threads', type=int, default=1)
-    ap.add_argument('--only', choices=['bench', 'params'], default='bench')
     ap.add_argument('--vocab', type=int, help='with --only params and no --captions: the vocabulary size')
     ap.add_argument('--region-size', type=int, help='with --only params and no --npy: D')
     a = ap.parse_args()
@@ -184,39 +155,23 @@ def main():
         return
     pairs = [(rows[img], vocab.encode(c)) for img, caps in train for c in caps]
     max_len = 2 * max(len(c) for _, c in pairs) + 10
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    gen = torch.Generator().manual_seed(a.seed)
     regions = lambda idx: torch.from_numpy(np.ascontiguousarray(feats[idx], dtype=np.float32))
-    times, loss = [], float('nan')
-    for _ in range(a.steps):
-        t0 = time.perf_counter()
+
+    def batch_loss(gen):
         pick = [pairs[i] for i in torch.randint(len(pairs), (a.batch,), generator=gen).tolist()]
         r = regions(sorted(set(p[0] for p in pick)))
         where = {row: k for k, row in enumerate(sorted(set(p[0] for p in pick)))}
         r = r[[where[p[0]] for p in pick]]
         tin = pad([p[1] for p in pick], prefix=[BOS])
         tout = pad([p[1] for p in pick], suffix=[EOS])
-        opt.zero_grad()
         logits, alpha = model(r, tin)
         l = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tout.reshape(-1), ignore_index=PAD)
         real = (tout != PAD).unsqueeze(2).to(alpha.dtype)          # [B,T,1]: the caption's steps, </s> included
-        l = l + a.lam / a.batch * ((1 - (alpha * real).sum(1)) ** 2).sum()
-        l.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), 5.0)
-        opt.step()
-        loss = l.item()
-        times.append(time.perf_counter() - t0)
+        return l + a.lam / a.batch * ((1 - (alpha * real).sum(1)) ** 2).sum()
+    times, loss = train_steps(model, a.steps, a.seed, batch_loss)
     model.eval()
-    t0, steps = time.perf_counter(), 0
-    te = [rows[img] for img, _ in test]
-    for i in range(0, len(te), a.batch):
-        steps += model.greedy(regions(te[i:i + a.batch]), max_len).shape[1]
-    decode_s = time.perf_counter() - t0
-    out.update({'steps': a.steps, 's_step_median': round(statistics.median(times), 4),
-                's_step_mean': round(statistics.mean(times), 4), 'train_s': round(sum(times), 2),
-                'decode_s': round(decode_s, 2), 'decode_steps': steps, 'loss_at_last': round(loss, 4), 'maxrss_mb': maxrss_mb()})
-    print(json.dumps(out))
-    sys.stdout.flush()
+    report(out, a.steps, times, loss, test, a.batch,
+           lambda images: model.greedy(regions([rows[img] for img, _ in images]), max_len))
 
 
 if __name__ == '__main__':

@@ -42,16 +42,14 @@ usage: OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/pytorch/corpus.py --tsv FIL
 """
 import argparse
 import json
-import statistics
-import sys
-import time
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from benchlib import BOS, EOS, PAD, Vocab, pad, held_bias, maxrss_mb, openblas_corename, split_groups, tokenize
+from benchlib import (BOS, EOS, PAD, Vocab, add_bahdanau, concat_scores, greedy, held_bias, openblas_corename, pad,
+                      report, split_groups, tab_lines, tokenize, train_steps, workload_args)
 
 
 def read_tsv(path):
@@ -59,21 +57,13 @@ def read_tsv(path):
     lines skipped; a line without a tab or with a side empty is an error
     naming the line."""
     pairs = []
-    with open(path, encoding='utf-8', newline='\n') as fh:
-        for n, line in enumerate(fh, 1):
-            line = line.rstrip('\n').rstrip('\r')
-            if n == 1:
-                line = line.lstrip('\ufeff')
-            if not line.strip():
-                continue
-            if '\t' not in line:
-                raise SystemExit('%s:%d: no tab separating source and target' % (path, n))
-            a, rest = line.split('\t', 1)
-            b = rest.split('\t', 1)[0]
-            src, tgt = tokenize(a), tokenize(b)
-            if not src or not tgt:
-                raise SystemExit('%s:%d: %s is empty after normalisation' % (path, n, 'source' if not src else 'target'))
-            pairs.append((src, tgt))
+    for n, line in tab_lines(path, 'no tab separating source and target'):
+        a, rest = line.split('\t', 1)
+        b = rest.split('\t', 1)[0]
+        src, tgt = tokenize(a), tokenize(b)
+        if not src or not tgt:
+            raise SystemExit('%s:%d: %s is empty after normalisation' % (path, n, 'source' if not src else 'target'))
+        pairs.append((src, tgt))
     return pairs
 
 
@@ -99,14 +89,7 @@ class Translator(nn.Module):
         self.src_emb = nn.Embedding(src_vocab, embed)
         self.tgt_emb = nn.Embedding(tgt_vocab, embed)
         self.enc = nn.GRU(embed, H // 2, batch_first=True, bidirectional=True)
-        self.init = nn.Linear(H, H)
-        self.W_q = nn.Linear(H, A, bias=False)
-        self.W_k = nn.Linear(H, A, bias=False)
-        self.b = nn.Parameter(torch.zeros(A))
-        self.v = nn.Parameter(torch.empty(A).uniform_(-A ** -0.5, A ** -0.5))
-        self.dec = nn.GRUCell(embed + H, H)
-        self.W_s = nn.Linear(H, H, bias=False)
-        self.W_c = nn.Linear(H, H)  # its bias is b_o
+        add_bahdanau(self, embed, H, A)  # init, W_q, W_k, b, v, dec, W_s, W_c
         self.vocab = nn.Linear(H, tgt_vocab)
         h = H // 2
         self.held = (held_bias(self.enc.bias_hh_l0, 2 * h) + held_bias(self.enc.bias_hh_l0_reverse, 2 * h) +
@@ -125,7 +108,7 @@ class Translator(nn.Module):
         return Henc, self.W_k(Henc) + self.b, s0, mask
 
     def step(self, Henc, K, mask, s, y):
-        e = torch.tanh(K + self.W_q(s).unsqueeze(1)) @ self.v       # [B,S]
+        e = concat_scores(self, K, s)                                # [B,S]
         a = torch.softmax(e.masked_fill(~mask, float('-inf')), 1)
         c = torch.bmm(a.unsqueeze(1), Henc).squeeze(1)               # [B,H]
         return self.dec(torch.cat([y, c], 1), s), c
@@ -148,32 +131,18 @@ class Translator(nn.Module):
         """attnzoo's Greedy: at most max_len tokens then </s>; stops when
         every row has ended."""
         Henc, K, s, mask = self.encode(src, lens)
-        y = torch.full((src.shape[0],), BOS, dtype=torch.long)
-        done = torch.zeros(src.shape[0], dtype=torch.bool)
-        out = []
-        for _ in range(max_len + 1):
+
+        def step(y):
+            nonlocal s
             s, c = self.step(Henc, K, mask, s, self.tgt_emb(y))
-            y = self.vocab(self.attentional(s, c)).argmax(1)
-            out.append(y)
-            done |= y == EOS
-            if bool(done.all()):
-                break
-        return torch.stack(out, 1)  # [B, steps run]
+            return self.vocab(self.attentional(s, c)).argmax(1)
+        return greedy(src.shape[0], max_len, step)  # [B, steps run]
 
 
 def main():
     ap = argparse.ArgumentParser(description='the corpus workload in PyTorch (see the docstring)')
     ap.add_argument('--tsv', required=True, help='source<TAB>target lines')
-    ap.add_argument('--steps', type=int, default=30)
-    ap.add_argument('--batch', type=int, default=128)
-    ap.add_argument('--embed', type=int, default=256)
-    ap.add_argument('--hidden', type=int, default=512)
-    ap.add_argument('--min-count', type=int, default=2)
-    ap.add_argument('--dev', type=float, default=0.1)
-    ap.add_argument('--test', type=float, default=0.1)
-    ap.add_argument('--seed', type=int, default=1)
-    ap.add_argument('--threads', type=int, default=1)
-    ap.add_argument('--only', choices=['bench', 'params'], default='bench')
+    workload_args(ap, batch=128)
     a = ap.parse_args()
     for k in ('steps', 'batch', 'embed', 'hidden', 'min_count', 'threads'):
         if getattr(a, k) < 1:
@@ -194,36 +163,22 @@ def main():
     tr_src = [sv.encode(s) for s, _ in train]
     tr_tgt = [tv.encode(t) for _, t in train]
     max_src = max(len(s) for part in (train, dev, test) for s, _ in part)
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    gen = torch.Generator().manual_seed(a.seed)
-    times, loss = [], float('nan')
-    for _ in range(a.steps):
-        t0 = time.perf_counter()
+
+    def batch_loss(gen):
         idx = torch.randint(len(train), (a.batch,), generator=gen).tolist()
         src = pad([tr_src[i] for i in idx])
         lens = torch.tensor([len(tr_src[i]) for i in idx])
         tin = pad([tr_tgt[i] for i in idx], prefix=[BOS])
         tout = pad([tr_tgt[i] for i in idx], suffix=[EOS])
-        opt.zero_grad()
         logits = model(src, lens, tin)
-        l = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tout.reshape(-1), ignore_index=PAD)
-        l.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), 5.0)
-        opt.step()
-        loss = l.item()
-        times.append(time.perf_counter() - t0)
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tout.reshape(-1), ignore_index=PAD)
+
+    def decode(pairs):
+        srcs = [sv.encode(s) for s, _ in pairs]
+        return model.greedy(pad(srcs), torch.tensor([len(s) for s in srcs]), 2 * max_src + 10)
+    times, loss = train_steps(model, a.steps, a.seed, batch_loss)
     model.eval()
-    t0, steps = time.perf_counter(), 0
-    te = [sv.encode(s) for s, _ in test]
-    for i in range(0, len(te), a.batch):
-        chunk = te[i:i + a.batch]
-        steps += model.greedy(pad(chunk), torch.tensor([len(s) for s in chunk]), 2 * max_src + 10).shape[1]
-    decode_s = time.perf_counter() - t0
-    out.update({'steps': a.steps, 's_step_median': round(statistics.median(times), 4),
-                's_step_mean': round(statistics.mean(times), 4), 'train_s': round(sum(times), 2),
-                'decode_s': round(decode_s, 2), 'decode_steps': steps, 'loss_at_last': round(loss, 4), 'maxrss_mb': maxrss_mb()})
-    print(json.dumps(out))
-    sys.stdout.flush()
+    report(out, a.steps, times, loss, test, a.batch, decode)
 
 
 if __name__ == '__main__':

@@ -48,7 +48,6 @@ timing waits for the GPU at the end of each step and each decoding.
 """
 import argparse
 import json
-import resource
 import statistics
 import sys
 import time
@@ -57,22 +56,10 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from benchlib import openblas_corename
+from benchlib import BOS, EOS, SPECIALS, add_bahdanau, concat_scores, held_bias, maxrss_mb, openblas_corename
 
-PAD, UNK, BOS, EOS = 0, 1, 2, 3
-RESERVED = 4
+RESERVED = len(SPECIALS)
 EMBED = 64
-
-
-def held_bias(bias, hidden):
-    """Holds b_hh's r and z blocks at zero: zero now, zero gradient always."""
-    with torch.no_grad():
-        bias[:2 * hidden].zero_()
-    keep = torch.ones_like(bias)
-    keep[:2 * hidden] = 0
-    on = {}  # keep on the gradient's device (the model may move to a GPU after this)
-    bias.register_hook(lambda g: g * on.setdefault(g.device, keep.to(g.device)))
-    return 2 * hidden  # numbers that never change
 
 
 class Bahdanau(nn.Module):
@@ -82,16 +69,9 @@ class Bahdanau(nn.Module):
         self.src_emb = nn.Embedding(vocab, embed)
         self.tgt_emb = nn.Embedding(vocab, embed)
         self.enc = nn.GRU(embed, H, batch_first=True)
-        self.init = nn.Linear(H, H)                 # W_init, b_init
-        self.W_q = nn.Linear(H, A, bias=False)
-        self.W_k = nn.Linear(H, A, bias=False)
-        self.b = nn.Parameter(torch.zeros(A))
-        self.v = nn.Parameter(torch.empty(A).uniform_(-A ** -0.5, A ** -0.5))
-        self.dec = nn.GRUCell(embed + H, H)
-        self.W_s = nn.Linear(H, H, bias=False)
-        self.W_c = nn.Linear(H, H)                  # its bias is b_o
+        add_bahdanau(self, embed, H, A)             # init, W_q, W_k, b, v, dec, W_s, W_c
         self.vocab = nn.Linear(H, vocab)
-        self.held = held_bias(self.enc.bias_hh_l0, H) + held_bias(self.dec.bias_hh, H)
+        self.held = held_bias(self.enc.bias_hh_l0, 2 * H) + held_bias(self.dec.bias_hh, 2 * H)  # b_hh's r and z blocks
 
     def num_params(self):
         return sum(p.numel() for p in self.parameters()) - self.held
@@ -102,8 +82,7 @@ class Bahdanau(nn.Module):
         return Henc, self.W_k(Henc) + self.b, s0            # keys projected once, with the bias
 
     def step(self, Henc, K, s, y):
-        e = torch.tanh(K + self.W_q(s).unsqueeze(1)) @ self.v   # [B,S]
-        a = torch.softmax(e, 1)
+        a = torch.softmax(concat_scores(self, K, s), 1)         # [B,S]
         c = torch.bmm(a.unsqueeze(1), Henc).squeeze(1)          # [B,H]
         return self.dec(torch.cat([y, c], 1), s), c
 
@@ -286,7 +265,7 @@ def main():
         'ms_step_min': round(min(times), 3), 'ms_step_mean': round(statistics.mean(times), 3),
         'decode_reps': args.reps, 'decode_ms_batch': round(dmed, 3), 'decode_seq_s': round(args.batch / (dmed / 1e3), 1),
         'loss_at_last': round(loss, 4),
-        'maxrss_mb': round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        'maxrss_mb': maxrss_mb(),
     })
     print(json.dumps(out))
     sys.stdout.flush()
