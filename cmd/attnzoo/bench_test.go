@@ -20,10 +20,7 @@ func TestBenchJSON(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	out, errs, code := runCLI(t, "bench", "--json", "--steps", "7", "--reps", "1", "--beam-reps", "1")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
+	out := runOK(t, "bench", "--json", "--steps", "7", "--reps", "1", "--beam-reps", "1")
 	var got map[string]any
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("not one JSON line: %v\n%s", err, out)
@@ -56,15 +53,8 @@ func TestBenchCompare(t *testing.T) {
 	dir := t.TempDir()
 	torch := filepath.Join(dir, "torch.json")
 	os.WriteFile(torch, []byte(`{"system": "pytorch-1.13.0a0", "threads": 2, "ms_step_median": 30.0, "decode_seq_s": 5000.0}`+"\n"), 0o644)
-	out, errs, code := runCLI(t, "bench", "--torch", torch, "--steps", "7", "--reps", "1", "--beam-reps", "1")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	for _, want := range []string{"pytorch-1.13.0a0", "ratio", "train ms/step (median of steps 6–7)", "30.0", "5000", "×"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("table lacks %q:\n%s", want, out)
-		}
-	}
+	out := runOK(t, "bench", "--torch", torch, "--steps", "7", "--reps", "1", "--beam-reps", "1")
+	hasAll(t, "table", out, "pytorch-1.13.0a0", "ratio", "train ms/step (median of steps 6–7)", "30.0", "5000", "×")
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte("Traceback (most recent call last):\n"), 0o644)
 	for _, tc := range []struct {
@@ -91,10 +81,7 @@ func TestBenchParallel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	out, errs, code := runCLI(t, "bench", "--parallel", "2", "--parallel-steps", "2", "--json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
+	out := runOK(t, "bench", "--parallel", "2", "--parallel-steps", "2", "--json")
 	var got parallelResult
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("not one JSON line: %v\n%s", err, out)

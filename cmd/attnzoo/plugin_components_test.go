@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 
@@ -66,11 +65,7 @@ func TestPluginNormalizerOptimizer(t *testing.T) {
 		t.Errorf("list --json: normalizers %v, optimizers %v, want test-uniform and test-sign among them", l.Normalizers, l.Optimizers)
 	}
 	out, _, _ := runCLI(t, "list")
-	for _, w := range []string{"normalizers: softmax, sparsemax, test-uniform", "optimizers: adam, rmsprop, sgd, test-sign"} {
-		if !strings.Contains(out, w) {
-			t.Errorf("list lacks %q:\n%s", w, out)
-		}
-	}
+	hasAll(t, "list", out, "normalizers: softmax, sparsemax, test-uniform", "optimizers: adam, rmsprop, sgd, test-sign")
 	// three keys, one masked: 1/2 each for the other two, whatever the scores
 	out, errOut, code := runCLI(t, "score", "--scorer", "dot", "--normalizer", "test-uniform", "--query", "1,0", "--keys", "5,0;0,1;3,3", "--mask", "1,0,1", "--json")
 	if code != 0 {

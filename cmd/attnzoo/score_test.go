@@ -21,15 +21,33 @@ func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	return o.String(), e.String(), code
 }
 
+// runOK runs the command line args and stops the test unless it exits 0;
+// it returns what the command printed to stdout.
+func runOK(t *testing.T, args ...string) string {
+	t.Helper()
+	out, errs, code := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("attnzoo %s: exit %d: %s", strings.Join(args, " "), code, errs)
+	}
+	return out
+}
+
+// hasAll reports each of wants that text (what, e.g. "table") lacks.
+func hasAll(t *testing.T, what, text string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(text, w) {
+			t.Errorf("%s lacks %q:\n%s", what, w, text)
+		}
+	}
+}
+
 // TestScoreClassicJSON: the classic example (derivation in
 // testdata/scorers/dot_classic.toml): dot scores 927, 397, 148, 929 and
 // softmax weights e^−2/(1+e^−2) ≈ 0.119, 0, 0, 1/(1+e^−2) ≈ 0.881.
 func TestScoreClassicJSON(t *testing.T) {
-	out, errs, code := runCLI(t, "score", "--scorer", "dot", "--query", "5,1,20",
+	out := runOK(t, "score", "--scorer", "dot", "--query", "5,1,20",
 		"--keys", "3,12,45;59,2,5;1,43,5;4,3,45.3", "--json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
 	var r struct {
 		Scorer                   string
 		Scores, Weights, Context []float64
@@ -56,11 +74,7 @@ func TestScoreClassicJSON(t *testing.T) {
 	if len(r.Context) != 3 {
 		t.Errorf("context %v", r.Context)
 	}
-	for _, k := range []string{`"scorer"`, `"scores"`, `"weights"`, `"context"`} {
-		if !strings.Contains(out, k) {
-			t.Errorf("JSON %s lacks key %s", out, k)
-		}
-	}
+	hasAll(t, "JSON", out, `"scorer"`, `"scores"`, `"weights"`, `"context"`)
 }
 
 func TestScoreErrors(t *testing.T) {
@@ -122,10 +136,7 @@ func TestScoreParamsAndOptions(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "concat.toml")
 	os.WriteFile(p, []byte("W_q = [[1], [1]]\nW_k = [[-1], [1]]\nb = [0, 0]\nv = [1, 2]\n"), 0o644)
-	out, errs, code := runCLI(t, "score", "--scorer", "bahdanau", "--query", "1", "--keys", "1;-1", "--params", p, "--json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
+	out := runOK(t, "score", "--scorer", "bahdanau", "--query", "1", "--keys", "1;-1", "--params", p, "--json")
 	var r struct {
 		Scorer string
 		Scores []float64
@@ -136,11 +147,8 @@ func TestScoreParamsAndOptions(t *testing.T) {
 		t.Errorf("got %s %v, want concat [2 tanh 2, tanh 2]", r.Scorer, r.Scores)
 	}
 	// sparsemax of [1, 0.5, −1, 3] with the last masked: [0.75, 0.25, 0, 0]
-	out, errs, code = runCLI(t, "score", "--scorer", "dot", "--query", "1", "--keys", "1;0.5;-1;3",
+	out = runOK(t, "score", "--scorer", "dot", "--query", "1", "--keys", "1;0.5;-1;3",
 		"--normalizer", "sparsemax", "--mask", "1,1,1,0", "--json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
 	var w struct{ Weights []float64 }
 	json.Unmarshal([]byte(out), &w)
 	want := []float64{0.75, 0.25, 0, 0}
@@ -160,7 +168,7 @@ func TestScoreParamsAndOptions(t *testing.T) {
 		}
 	}
 	// the readable table names the scorer and every key
-	out, _, code = runCLI(t, "score", "--scorer", "scaled-dot", "--query", "1,0,1,0", "--keys", "2,0,0,0;0,0,4,0;1,1,1,1")
+	out, _, code := runCLI(t, "score", "--scorer", "scaled-dot", "--query", "1,0,1,0", "--keys", "2,0,0,0;0,0,4,0;1,1,1,1")
 	if code != 0 || !strings.Contains(out, "scaled-dot") || !strings.Contains(out, "0.576117") {
 		t.Errorf("table output %q", out)
 	}
@@ -194,11 +202,7 @@ func TestList(t *testing.T) {
 		t.Errorf("scorers %s, want %s (with test-cli, plugin_test.go)", got, want)
 	}
 	out, _, _ := runCLI(t, "list")
-	for _, w := range []string{"bahdanau", "luong", "sparsemax", "scaled-dot"} {
-		if !strings.Contains(out, w) {
-			t.Errorf("list output lacks %q", w)
-		}
-	}
+	hasAll(t, "list", out, "bahdanau", "luong", "sparsemax", "scaled-dot")
 	if code := exitCode(run(context.Background(), nil, io.Discard, io.Discard), io.Discard); code != 2 {
 		t.Errorf("no command: exit %d, want 2", code)
 	}
