@@ -220,7 +220,7 @@ func (e *Experiment) drivers(r *Run, of func(Estimate) float64) []driver {
 		out = append(out, driver{table: l.table, key: l.key, value: before, def: def, without: of(e.runEstimate(&c))})
 	}
 	for _, k := range slices.Sorted(maps.Keys(r.Task)) {
-		if _, isInt := asInt(r.Task[k]); !isInt {
+		if !isInteger(r.Task[k]) {
 			continue
 		}
 		c := *r
@@ -238,14 +238,14 @@ func (e *Experiment) drivers(r *Run, of func(Estimate) float64) []driver {
 	return kept
 }
 
-func asInt(v any) (int64, bool) {
-	switch x := v.(type) {
-	case int64:
-		return x, true
-	case int:
-		return int64(x), true
+// isInteger reports whether a task option's value is an integer (TOML's
+// int64, or a Go int).
+func isInteger(v any) bool {
+	switch v.(type) {
+	case int64, int:
+		return true
 	}
-	return 0, false
+	return false
 }
 
 // fieldValue is a lever's current value in r, for messages.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -88,51 +89,39 @@ func (r *optionReader) wrongType(key, want string, v any) {
 	r.errs = append(r.errs, fmt.Errorf("%s: %s: %s: want %s, got %s", r.pkg, r.task, key, want, describe(v)))
 }
 
-// Int reads an integer; a float with an integral value (1e4) is accepted.
-func (r *optionReader) Int(key string, def int) int {
+// read reads key with as, which converts a value of the type wanted
+// (want names it for the error); a value it cannot convert is an error
+// naming the key and what it got, and def stands.
+func read[T any](r *optionReader, key string, def T, want string, as func(any) (T, bool)) T {
 	v, ok := r.get(key)
 	if !ok {
 		return def
 	}
-	n, ok := asInt(v)
+	x, ok := as(v)
 	if !ok {
-		r.wrongType(key, "an integer", v)
+		r.wrongType(key, want, v)
 		return def
 	}
-	return n
+	return x
 }
+
+// is is read's conversion for a value of type T as given.
+func is[T any](v any) (T, bool) {
+	x, ok := v.(T)
+	return x, ok
+}
+
+// Int reads an integer; a float with an integral value (1e4) is accepted.
+func (r *optionReader) Int(key string, def int) int { return read(r, key, def, "an integer", asInt) }
 
 // Float reads a number; integers are accepted.
 func (r *optionReader) Float(key string, def float64) float64 {
-	v, ok := r.get(key)
-	if !ok {
-		return def
-	}
-	switch x := v.(type) {
-	case float64:
-		return x
-	case float32:
-		return float64(x)
-	}
-	if n, ok := asInt(v); ok {
-		return float64(n)
-	}
-	r.wrongType(key, "a number", v)
-	return def
+	return read(r, key, def, "a number", asFloat)
 }
 
 // String reads a string.
 func (r *optionReader) String(key, def string) string {
-	v, ok := r.get(key)
-	if !ok {
-		return def
-	}
-	s, ok := v.(string)
-	if !ok {
-		r.wrongType(key, "a string", v)
-		return def
-	}
-	return s
+	return read(r, key, def, "a string", is[string])
 }
 
 // RequiredString reads a string that must be present and not empty.
@@ -149,75 +138,18 @@ func (r *optionReader) RequiredString(key string) string {
 
 // Bool reads a boolean.
 func (r *optionReader) Bool(key string, def bool) bool {
-	v, ok := r.get(key)
-	if !ok {
-		return def
-	}
-	b, ok := v.(bool)
-	if !ok {
-		r.wrongType(key, "a boolean", v)
-		return def
-	}
-	return b
+	return read(r, key, def, "a boolean", is[bool])
 }
 
 // Strings reads an array of strings.
 func (r *optionReader) Strings(key string, def []string) []string {
-	v, ok := r.get(key)
-	if !ok {
-		return def
-	}
-	switch x := v.(type) {
-	case []string:
-		return append([]string(nil), x...)
-	case []any:
-		out := make([]string, len(x))
-		for i, e := range x {
-			s, ok := e.(string)
-			if !ok {
-				r.wrongType(key, "an array of strings", v)
-				return def
-			}
-			out[i] = s
-		}
-		return out
-	}
-	r.wrongType(key, "an array of strings", v)
-	return def
+	return read(r, key, def, "an array of strings", asStrings)
 }
 
 // IntPair reads either one integer n, meaning (n, n), or an array of two
 // integers.
 func (r *optionReader) IntPair(key string, def [2]int) [2]int {
-	v, ok := r.get(key)
-	if !ok {
-		return def
-	}
-	if n, ok := asInt(v); ok {
-		return [2]int{n, n}
-	}
-	var elems []any
-	switch x := v.(type) {
-	case []any:
-		elems = x
-	case []int:
-		for _, e := range x {
-			elems = append(elems, e)
-		}
-	case []int64:
-		for _, e := range x {
-			elems = append(elems, e)
-		}
-	}
-	if len(elems) == 2 {
-		a, okA := asInt(elems[0])
-		b, okB := asInt(elems[1])
-		if okA && okB {
-			return [2]int{a, b}
-		}
-	}
-	r.wrongType(key, "an integer or an array of two integers", v)
-	return def
+	return read(r, key, def, "an integer or an array of two integers", asIntPair)
 }
 
 // Check records an impossible value when ok is false. The message should
@@ -257,43 +189,19 @@ func (r *optionReader) Err() error {
 
 // asInt converts any Go integer, or a float with an integral value, to int.
 func asInt(v any) (int, bool) {
-	switch x := v.(type) {
-	case int:
-		return x, true
-	case int8:
-		return int(x), true
-	case int16:
-		return int(x), true
-	case int32:
-		return int(x), true
-	case int64:
-		if x < math.MinInt || x > math.MaxInt {
-			return 0, false
+	switch x := reflect.ValueOf(v); x.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if n := x.Int(); n >= math.MinInt && n <= math.MaxInt {
+			return int(n), true
 		}
-		return int(x), true
-	case uint:
-		if x > math.MaxInt {
-			return 0, false
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if n := x.Uint(); n <= math.MaxInt {
+			return int(n), true
 		}
-		return int(x), true
-	case uint8:
-		return int(x), true
-	case uint16:
-		return int(x), true
-	case uint32:
-		return int(x), true
-	case uint64:
-		if x > math.MaxInt {
-			return 0, false
+	case reflect.Float32, reflect.Float64:
+		if f := x.Float(); f == math.Trunc(f) && math.Abs(f) <= 1<<53 {
+			return int(f), true
 		}
-		return int(x), true
-	case float32:
-		return asInt(float64(x))
-	case float64:
-		if x != math.Trunc(x) || math.Abs(x) > 1<<53 {
-			return 0, false
-		}
-		return int(x), true
 	}
 	return 0, false
 }
@@ -317,4 +225,61 @@ func describe(v any) string {
 		return "table"
 	}
 	return fmt.Sprintf("%T %v", v, v)
+}
+
+// asFloat converts any Go number to float64.
+func asFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case float32:
+		return float64(x), true
+	}
+	n, ok := asInt(v)
+	return float64(n), ok
+}
+
+// asStrings converts an array of strings ([]string or TOML's []any).
+func asStrings(v any) ([]string, bool) {
+	switch x := v.(type) {
+	case []string:
+		return append([]string(nil), x...), true
+	case []any:
+		out := make([]string, len(x))
+		for i, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				return nil, false
+			}
+			out[i] = s
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// asIntPair converts one integer n to (n, n), or an array of two integers.
+func asIntPair(v any) ([2]int, bool) {
+	if n, ok := asInt(v); ok {
+		return [2]int{n, n}, true
+	}
+	var elems []any
+	switch x := v.(type) {
+	case []any:
+		elems = x
+	case []int:
+		for _, e := range x {
+			elems = append(elems, e)
+		}
+	case []int64:
+		for _, e := range x {
+			elems = append(elems, e)
+		}
+	}
+	if len(elems) == 2 {
+		a, okA := asInt(elems[0])
+		b, okB := asInt(elems[1])
+		return [2]int{a, b}, okA && okB
+	}
+	return [2]int{}, false
 }
