@@ -148,7 +148,7 @@ func (e *Experiment) runEstimate(r *Run) Estimate { return estimate(e.runInput(r
 // default back into a run.
 type lever struct {
 	table, key string
-	value      any
+	get        func(r *Run) any         // its value in r, for messages
 	reset      func(r *Run) (any, bool) // sets the default; false if it was already the default
 }
 
@@ -157,7 +157,7 @@ type lever struct {
 func levers(r *Run) []lever {
 	d := Defaults()
 	intKey := func(table, key string, field func(r *Run) *int, def int) lever {
-		return lever{table: table, key: key, reset: func(r *Run) (any, bool) {
+		return lever{table: table, key: key, get: func(r *Run) any { return *field(r) }, reset: func(r *Run) (any, bool) {
 			p := field(r)
 			if *p == def {
 				return nil, false
@@ -178,7 +178,13 @@ func levers(r *Run) []lever {
 		if st.List || st.Default == nil {
 			continue
 		}
-		out = append(out, lever{table: "model", key: st.Name, reset: func(r *Run) (any, bool) {
+		get := func(r *Run) any {
+			if v := r.Model.Setting(st.Name); len(v) == 1 {
+				return v[0]
+			}
+			return nil
+		}
+		out = append(out, lever{table: "model", key: st.Name, get: get, reset: func(r *Run) (any, bool) {
 			if slices.Equal(r.Model.Setting(st.Name), st.Default) {
 				return nil, false
 			}
@@ -188,7 +194,7 @@ func levers(r *Run) []lever {
 			return st.Default[0], true
 		}})
 	}
-	return append(out, lever{table: "", key: "dtype", reset: func(r *Run) (any, bool) {
+	return append(out, lever{table: "", key: "dtype", get: func(r *Run) any { return r.Dtype }, reset: func(r *Run) (any, bool) {
 		if r.Dtype == d.Dtype {
 			return nil, false
 		}
@@ -212,7 +218,7 @@ func (e *Experiment) drivers(r *Run, of func(Estimate) float64) []driver {
 	var out []driver
 	for _, l := range levers(r) {
 		c := *r
-		before := fieldValue(r, l.table, l.key)
+		before := l.get(r)
 		def, changed := l.reset(&c)
 		if !changed {
 			continue
@@ -246,30 +252,6 @@ func isInteger(v any) bool {
 		return true
 	}
 	return false
-}
-
-// fieldValue is a lever's current value in r, for messages.
-func fieldValue(r *Run, table, key string) any {
-	switch table + "." + key {
-	case "train.batch":
-		return r.Train.Batch
-	case "model.hidden":
-		return r.Model.Hidden
-	case "model.attention":
-		return r.Model.Attention
-	case "model.embed":
-		return r.Model.Embed
-	case "decode.beam":
-		return r.Decode.Beam
-	case "decode.max_len":
-		return r.Decode.MaxLen
-	case ".dtype":
-		return r.Dtype
-	}
-	if v := r.Model.Setting(key); table == "model" && len(v) == 1 {
-		return v[0]
-	}
-	return nil
 }
 
 // keyError places a message at a driver's key: in [sweep] when the run's

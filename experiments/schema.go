@@ -278,28 +278,16 @@ func syntaxError(file string, data []byte, pe toml.ParseError) error {
 	return &Error{File: file, Line: pe.Position.Line, Msg: pe.Message + "\n" + strings.TrimRight(excerpt, "\n")}
 }
 
+// keyedTables are the tables whose keys are their struct's fields ("" the
+// top level); [task] and [sweep] take any keys.
+var keyedTables = map[string]any{"": Experiment{}, "model": Model{}, "train": Train{}, "decode": Decode{},
+	"eval": Eval{}, "report": Report{}, "plots": Plots{}, "output": Output{}}
+
 // tableKeys returns the keys a table takes, sorted: its struct's toml tags,
 // and for [model] every scorer's and every encoder's own settings.
 func tableKeys(table string) []string {
-	var v any
-	switch table {
-	case "":
-		v = Experiment{}
-	case "model":
-		v = Model{}
-	case "train":
-		v = Train{}
-	case "decode":
-		v = Decode{}
-	case "eval":
-		v = Eval{}
-	case "report":
-		v = Report{}
-	case "plots":
-		v = Plots{}
-	case "output":
-		v = Output{}
-	default:
+	v, ok := keyedTables[table]
+	if !ok {
 		return nil
 	}
 	keys := structKeys(v)

@@ -293,38 +293,31 @@ func (e *Experiment) apply(r *Run, a Assignment) error {
 // "integer", "boolean", "number"), or "" for a field that is not a single
 // value.
 func setValue(fv reflect.Value, v any) (want string, ok bool) {
-	switch fv.Kind() {
-	case reflect.String:
-		s, ok := v.(string)
-		if !ok {
-			return "string", false
-		}
-		fv.SetString(s)
-	case reflect.Int:
-		n, ok := v.(int64)
-		if !ok {
-			return "integer", false
-		}
-		fv.SetInt(n)
-	case reflect.Bool:
-		b, ok := v.(bool)
-		if !ok {
-			return "boolean", false
-		}
-		fv.SetBool(b)
-	case reflect.Float64:
-		switch x := v.(type) {
-		case float64:
-			fv.SetFloat(x)
-		case int64:
-			fv.SetFloat(float64(x))
-		default:
-			return "number", false
-		}
-	default:
+	k, single := sweepKinds[fv.Kind()]
+	if !single {
 		return "", false
 	}
+	x := reflect.ValueOf(v)
+	if fv.Kind() == reflect.Float64 && x.Kind() == reflect.Int64 { // a whole number is a number too
+		x = reflect.ValueOf(float64(x.Int()))
+	}
+	if x.Kind() != k.value {
+		return k.want, false
+	}
+	fv.Set(x.Convert(fv.Type()))
 	return "", true
+}
+
+// sweepKinds are the kinds of field a sweep sets, each with the kind of
+// TOML value it takes and that value's name for messages.
+var sweepKinds = map[reflect.Kind]struct {
+	value reflect.Kind
+	want  string
+}{
+	reflect.String:  {reflect.String, "string"},
+	reflect.Int:     {reflect.Int64, "integer"},
+	reflect.Bool:    {reflect.Bool, "boolean"},
+	reflect.Float64: {reflect.Float64, "number"},
 }
 
 // fieldByTag finds the field of struct v whose toml tag is key, in v or in
