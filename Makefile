@@ -128,25 +128,29 @@ gpu-check: gpu-check-build
 # read off the run's own memory plans). Everything stays in bin/bench-corpus/.
 STEPS ?= 30
 KIND ?= translation
+# What bench-corpus and bench-captioning share: the check that torch
+# imports, and the workload's two runs in $$d: bench/pytorch/$(1).py with
+# the data flags $(2), then attnzoo run on $$d/$(1).toml (peak RSS from
+# /usr/bin/time).
+TORCH_CHECK = if ! $(TORCH_PYTHON) -c 'import torch' 2>/dev/null; then echo "$@: $(TORCH_PYTHON) cannot import torch; on Debian: apt-get install -y python3-torch libopenblas-dev"; exit 1; fi
+WORKLOAD = echo "== pytorch: $(TORCH_ENV) $(TORCH_PYTHON) bench/pytorch/$(1).py $(2) --steps $(STEPS) --threads $(THREADS)"; \
+	$(TORCH_ENV) $(TORCH_PYTHON) bench/pytorch/$(1).py $(2) --steps $(STEPS) --threads $(THREADS) > $$d/pytorch.json || exit 1; \
+	cat $$d/pytorch.json; \
+	echo "== attnzoo: OPENBLAS_NUM_THREADS=1 $(BIN) run $$d/$(1).toml --out $$d/results --workers 1 --threads $(THREADS) $(MAX_MEMORY_FLAG) (peak RSS: /usr/bin/time)"; \
+	OPENBLAS_NUM_THREADS=1 /usr/bin/time -f %M -o $$d/attnzoo.maxrss ./$(BIN) run $$d/$(1).toml --out $$d/results \
+		--workers 1 --threads $(THREADS) $(MAX_MEMORY_FLAG) > $$d/attnzoo.log 2>&1 || { tail -n 20 $$d/attnzoo.log; exit 1; }
 MAX_MEMORY ?=
 MAX_MEMORY_FLAG = $(if $(MAX_MEMORY),--max-memory $(MAX_MEMORY))
 CORPUS_TSV = $(or $(TSV),bin/corpus.tsv)
 bench-corpus: build $(if $(filter captioning,$(KIND)),,$(if $(TSV),,bin/corpus.tsv))
 	@if [ "$(KIND)" = captioning ]; then exec $(MAKE) --no-print-directory bench-captioning; fi; \
 	if [ "$(KIND)" != translation ]; then echo "bench-corpus: KIND=$(KIND): want translation or captioning"; exit 2; fi; \
-	if ! $(TORCH_PYTHON) -c 'import torch' 2>/dev/null; then \
-		echo "bench-corpus: $(TORCH_PYTHON) cannot import torch; on Debian: apt-get install -y python3-torch libopenblas-dev"; exit 1; \
-	fi; \
+	$(TORCH_CHECK); \
 	tsv="$(abspath $(CORPUS_TSV))"; d=bin/bench-corpus; \
 	if [ ! -f "$$tsv" ]; then echo "bench-corpus: TSV=$(TSV): no such file"; exit 1; fi; \
 	rm -rf $$d; mkdir -p $$d; \
 	sed -e "s|@TSV@|$$tsv|" -e "s|@STEPS@|$(STEPS)|g" bench/corpus/corpus.toml > $$d/corpus.toml; \
-	echo "== pytorch: $(TORCH_ENV) $(TORCH_PYTHON) bench/pytorch/corpus.py --tsv $$tsv --steps $(STEPS) --threads $(THREADS)"; \
-	$(TORCH_ENV) $(TORCH_PYTHON) bench/pytorch/corpus.py --tsv "$$tsv" --steps $(STEPS) --threads $(THREADS) > $$d/pytorch.json || exit 1; \
-	cat $$d/pytorch.json; \
-	echo "== attnzoo: OPENBLAS_NUM_THREADS=1 $(BIN) run $$d/corpus.toml --out $$d/results --workers 1 --threads $(THREADS) $(MAX_MEMORY_FLAG) (peak RSS: /usr/bin/time)"; \
-	OPENBLAS_NUM_THREADS=1 /usr/bin/time -f %M -o $$d/attnzoo.maxrss ./$(BIN) run $$d/corpus.toml --out $$d/results \
-		--workers 1 --threads $(THREADS) $(MAX_MEMORY_FLAG) > $$d/attnzoo.log 2>&1 || { tail -n 20 $$d/attnzoo.log; exit 1; }; \
+	$(call WORKLOAD,corpus,--tsv "$$tsv"); \
 	echo; echo "== bench-corpus, $$(date -u '+%Y-%m-%d %H:%M UTC'), $$(nproc) cores, TSV=$(CORPUS_TSV), STEPS=$(STEPS), THREADS=$(THREADS)"; \
 	./$(BIN) bench --corpus-table $$d
 
@@ -165,19 +169,12 @@ IMAGES ?= 3000
 CAP_NPY = $(or $(NPY),bin/captioning/features.npy)
 CAP_TXT = $(or $(CAPTIONS),bin/captioning/captions.txt)
 bench-captioning: build $(if $(NPY),,bin/captioning/features.npy)
-	@if ! $(TORCH_PYTHON) -c 'import torch' 2>/dev/null; then \
-		echo "bench-captioning: $(TORCH_PYTHON) cannot import torch; on Debian: apt-get install -y python3-torch libopenblas-dev"; exit 1; \
-	fi; \
+	@$(TORCH_CHECK); \
 	npy="$(abspath $(CAP_NPY))"; txt="$(abspath $(CAP_TXT))"; d=bin/bench-captioning; \
 	for f in "$$npy" "$$txt"; do if [ ! -f "$$f" ]; then echo "bench-captioning: $$f: no such file"; exit 1; fi; done; \
 	rm -rf $$d; mkdir -p $$d; \
 	sed -e "s|@NPY@|$$npy|" -e "s|@CAPTIONS@|$$txt|" -e "s|@STEPS@|$(STEPS)|g" bench/corpus/captioning.toml > $$d/captioning.toml; \
-	echo "== pytorch: $(TORCH_ENV) $(TORCH_PYTHON) bench/pytorch/captioning.py --npy $$npy --captions $$txt --steps $(STEPS) --threads $(THREADS)"; \
-	$(TORCH_ENV) $(TORCH_PYTHON) bench/pytorch/captioning.py --npy "$$npy" --captions "$$txt" --steps $(STEPS) --threads $(THREADS) > $$d/pytorch.json || exit 1; \
-	cat $$d/pytorch.json; \
-	echo "== attnzoo: OPENBLAS_NUM_THREADS=1 $(BIN) run $$d/captioning.toml --out $$d/results --workers 1 --threads $(THREADS) $(MAX_MEMORY_FLAG) (peak RSS: /usr/bin/time)"; \
-	OPENBLAS_NUM_THREADS=1 /usr/bin/time -f %M -o $$d/attnzoo.maxrss ./$(BIN) run $$d/captioning.toml --out $$d/results \
-		--workers 1 --threads $(THREADS) $(MAX_MEMORY_FLAG) > $$d/attnzoo.log 2>&1 || { tail -n 20 $$d/attnzoo.log; exit 1; }; \
+	$(call WORKLOAD,captioning,--npy "$$npy" --captions "$$txt"); \
 	echo; echo "== bench-captioning, $$(date -u '+%Y-%m-%d %H:%M UTC'), $$(nproc) cores, NPY=$(CAP_NPY), CAPTIONS=$(CAP_TXT), STEPS=$(STEPS), THREADS=$(THREADS)"; \
 	./$(BIN) bench --corpus-table $$d
 
