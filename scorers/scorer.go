@@ -237,23 +237,23 @@ func needSame(name string, c Config) error {
 
 // checkQuery records an error in g unless q is [B, Dq].
 func (c *core) checkQuery(g *gx.Graph, q *gx.Node) bool {
-	if g.Err() != nil || q == nil {
-		return false
-	}
-	if s := q.Shape(); len(s) != 2 || s[1] != c.cfg.Query {
-		g.Fail(c.errorf("query has shape %v, want [B, %d] (Dq=%d)", []int(s), c.cfg.Query, c.cfg.Query))
-		return false
-	}
-	return true
+	return c.checkShape(g, q, 2, c.cfg.Query, "query has shape %v, want [B, %d] (Dq=%d)")
 }
 
 // checkKeys records an error in g unless keys is [B, S, Dk].
 func (c *core) checkKeys(g *gx.Graph, keys *gx.Node) bool {
-	if g.Err() != nil || keys == nil {
+	return c.checkShape(g, keys, 3, c.cfg.Key, "keys have shape %v, want [B, S, %d] (Dk=%d)")
+}
+
+// checkShape records an error in g (msg, given n's shape and size twice)
+// unless n has rank dimensions, the last of them size; it reports false
+// too when g has failed already or n is nil.
+func (c *core) checkShape(g *gx.Graph, n *gx.Node, rank, size int, msg string) bool {
+	if g.Err() != nil || n == nil {
 		return false
 	}
-	if s := keys.Shape(); len(s) != 3 || s[2] != c.cfg.Key {
-		g.Fail(c.errorf("keys have shape %v, want [B, S, %d] (Dk=%d)", []int(s), c.cfg.Key, c.cfg.Key))
+	if s := n.Shape(); len(s) != rank || s[rank-1] != size {
+		g.Fail(c.errorf(msg, []int(s), size, size))
 		return false
 	}
 	return true
