@@ -51,16 +51,7 @@ func Exp32(x float32) float32 {
 }
 
 // Exps sets out[i] = e^x[i]: Exp32 for float32, math.Exp for float64.
-func Exps[T Float](x, out []T) {
-	if x32, ok := any(x).([]float32); ok {
-		exps32(x32, any(out).([]float32))
-		return
-	}
-	out = out[:len(x)]
-	for i, v := range x {
-		out[i] = T(math.Exp(float64(v)))
-	}
-}
+func Exps[T Float](x, out []T) { elementwise(x, out, exps32, math.Exp) }
 
 // sigmoid32 is σ(x) = (1 + tanh(x/2)) / 2.
 func sigmoid32(x float32) float32 { return 0.5 + 0.5*tanh32(0.5*x) }
@@ -77,30 +68,21 @@ func sigmoid64(x float64) float64 {
 }
 
 // Tanhs sets out[i] = tanh(x[i]).
-func Tanhs[T Float](x, out []T) {
-	out = out[:len(x)]
-	switch x := any(x).(type) {
-	case []float32:
-		tanhs32(x, any(out).([]float32))
-	case []float64:
-		o := any(out).([]float64)
-		for i, v := range x {
-			o[i] = math.Tanh(v)
-		}
-	}
-}
+func Tanhs[T Float](x, out []T) { elementwise(x, out, tanhs32, math.Tanh) }
 
 // Sigmoids sets out[i] = σ(x[i]).
-func Sigmoids[T Float](x, out []T) {
+func Sigmoids[T Float](x, out []T) { elementwise(x, out, sigmoids32, sigmoid64) }
+
+// elementwise sets out[i] = f(x[i]): the float32 vector kernel v32 over
+// float32 slices, f64 an element at a time over the others.
+func elementwise[T Float](x, out []T, v32 func(x, out []float32), f64 func(float64) float64) {
+	if x32, ok := any(x).([]float32); ok {
+		v32(x32, any(out).([]float32))
+		return
+	}
 	out = out[:len(x)]
-	switch x := any(x).(type) {
-	case []float32:
-		sigmoids32(x, any(out).([]float32))
-	case []float64:
-		o := any(out).([]float64)
-		for i, v := range x {
-			o[i] = sigmoid64(v)
-		}
+	for i, v := range x {
+		out[i] = T(f64(float64(v)))
 	}
 }
 
