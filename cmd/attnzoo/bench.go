@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"github.com/attnzoo/attnzoo/internal/device"
 	"io"
@@ -69,8 +68,14 @@ type benchOptions struct {
 }
 
 func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("attnzoo bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("attnzoo bench", stderr,
+		"usage: attnzoo bench [--hidden H] [--batch B] [--src-len S] [--vocab V] [--device D] [--threads T] [--json [--table]] [--torch PYTORCH.json]",
+		"       attnzoo bench --parallel N [--parallel-steps S] [--json]",
+		"       attnzoo bench --table-from RESULTS.jsonl",
+		"       attnzoo bench --corpus-table DIR",
+		"Runs the toy-reverse speed anchor (bench/README.md) through the harness:",
+		"concat scorer, GRU, Bahdanau decoder, V=32, S=12, T=13, B=64, E=64, H=128, A=128, float32, Adam;",
+		"--hidden, --batch, --src-len and --vocab resize it (bench/pytorch/reverse.py takes the same flags).")
 	asJSON := fs.Bool("json", false, "print one JSON line (the fields bench/pytorch/reverse.py prints, and more)")
 	table := fs.Bool("table", false, "with --json, print the table too")
 	torch := fs.String("torch", "", "compare with `FILE`, a JSON line from bench/pytorch/reverse.py (ratios)")
@@ -88,16 +93,6 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	threads := fs.Int("threads", 1, "threads the matrix products use (OpenBLAS's, or goroutines in the pure-Go build)")
 	var prof profiles
 	prof.flags(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: attnzoo bench [--hidden H] [--batch B] [--src-len S] [--vocab V] [--device D] [--threads T] [--json [--table]] [--torch PYTORCH.json]")
-		fmt.Fprintln(stderr, "       attnzoo bench --parallel N [--parallel-steps S] [--json]")
-		fmt.Fprintln(stderr, "       attnzoo bench --table-from RESULTS.jsonl")
-		fmt.Fprintln(stderr, "       attnzoo bench --corpus-table DIR")
-		fmt.Fprintln(stderr, "Runs the toy-reverse speed anchor (bench/README.md) through the harness:")
-		fmt.Fprintln(stderr, "concat scorer, GRU, Bahdanau decoder, V=32, S=12, T=13, B=64, E=64, H=128, A=128, float32, Adam;")
-		fmt.Fprintln(stderr, "--hidden, --batch, --src-len and --vocab resize it (bench/pytorch/reverse.py takes the same flags).")
-		fs.PrintDefaults()
-	}
 	if help, err := parseNoArgs(fs, "bench", args); help || err != nil {
 		return err
 	}

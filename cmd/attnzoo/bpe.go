@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"flag"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -74,19 +73,15 @@ func writeFileWhole(path string, write func(io.Writer) error) error {
 }
 
 func bpeLearn(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bpe learn", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("bpe learn", stderr,
+		"usage: attnzoo bpe learn --symbols N [--min-frequency 2] [-i train.txt] [-o codes]",
+		"Learns BPE merges on whitespace-tokenized text as subword-nmt learn-bpe 0.3.8 does; writes its codes file.")
 	var iof ioFlags
 	iof.register(fs)
 	var o subword.LearnOptions
 	fs.IntVar(&o.Symbols, "symbols", 10000, "merge operations to learn")
 	fs.IntVar(&o.MinFrequency, "min-frequency", 2, "stop when no pair of symbols occurs this often")
 	fs.BoolVar(&o.TotalSymbols, "total-symbols", false, "subtract the number of distinct characters from --symbols")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: attnzoo bpe learn --symbols N [--min-frequency 2] [-i train.txt] [-o codes]")
-		fmt.Fprintln(stderr, "Learns BPE merges on whitespace-tokenized text as subword-nmt learn-bpe 0.3.8 does; writes its codes file.")
-		fs.PrintDefaults()
-	}
 	if stop, err := parseFlags(fs, args); stop || err != nil {
 		return err
 	}
@@ -99,17 +94,13 @@ func bpeLearn(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 func bpeApply(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bpe apply", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("bpe apply", stderr,
+		"usage: attnzoo bpe apply --codes CODES [--merges N] [-i in.txt] [-o out.txt]",
+		"Segments every word; pieces but a word's last end with @@ (subword-nmt apply-bpe 0.3.8).")
 	var iof ioFlags
 	iof.register(fs)
 	codes := fs.String("codes", "", "codes `file` from attnzoo bpe learn or subword-nmt learn-bpe")
 	merges := fs.Int("merges", 0, "use only the first N merges (0: all)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: attnzoo bpe apply --codes CODES [--merges N] [-i in.txt] [-o out.txt]")
-		fmt.Fprintln(stderr, "Segments every word; pieces but a word's last end with @@ (subword-nmt apply-bpe 0.3.8).")
-		fs.PrintDefaults()
-	}
 	if stop, err := parseFlags(fs, args); stop || err != nil {
 		return err
 	}
@@ -134,15 +125,11 @@ func bpeApply(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 func bpeUndo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bpe undo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("bpe undo", stderr,
+		"usage: attnzoo bpe undo [-i in.txt] [-o out.txt]",
+		"Removes every \"@@ \" and a \"@@\" ending a line, as sed -r 's/(@@ )|(@@ ?$)//g'.")
 	var iof ioFlags
 	iof.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: attnzoo bpe undo [-i in.txt] [-o out.txt]")
-		fmt.Fprintln(stderr, "Removes every \"@@ \" and a \"@@\" ending a line, as sed -r 's/(@@ )|(@@ ?$)//g'.")
-		fs.PrintDefaults()
-	}
 	if stop, err := parseFlags(fs, args); stop || err != nil {
 		return err
 	}

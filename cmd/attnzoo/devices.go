@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 
@@ -25,14 +24,10 @@ type deviceRow struct {
 }
 
 func cmdDevices(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("attnzoo devices", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("attnzoo devices", stderr,
+		"usage: attnzoo devices [--json]",
+		"Lists the devices a run can name with device = or --device: cpu, each OpenCL platform's devices (opencl:P:D), and the GPUs in gpu:N order.")
 	asJSON := fs.Bool("json", false, "print one JSON object: the OpenCL devices and, without any, why")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: attnzoo devices [--json]")
-		fmt.Fprintln(stderr, "Lists the devices a run can name with device = or --device: cpu, each OpenCL platform's devices (opencl:P:D), and the GPUs in gpu:N order.")
-		fs.PrintDefaults()
-	}
 	if help, err := parseNoArgs(fs, "devices", args); help || err != nil {
 		return err
 	}

@@ -31,8 +31,9 @@ func cmdEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 // evalBLEU runs `attnzoo eval bleu`.
 func evalBLEU(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("eval bleu", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("eval bleu", stderr,
+		"usage: attnzoo eval bleu --hyp HYP.txt --ref REF.txt [--ref REF2.txt ...] [flags]",
+		"Corpus BLEU as sacreBLEU "+metrics.SacreBLEUVersion+" computes it (defaults: --tokenize 13a, --smooth exp), with its signature.")
 	hyp := fs.String("hyp", "", "hypothesis `file`, one detokenized sentence a line")
 	var refs fileList
 	fs.Var(&refs, "ref", "reference `file`, line-aligned with --hyp; repeat for more references")
@@ -41,11 +42,6 @@ func evalBLEU(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	smooth := fs.String("smooth", metrics.SmoothExp.String(), "smoothing of n-gram orders without a match: none, floor, add-k or exp")
 	smoothValue := fs.Float64("smooth-value", 0, "ε for floor or k for add-k (0 means sacrebleu's 0.1 and 1)")
 	maxOrder := fs.Int("max-order", metrics.DefaultMaxOrder, "largest n-gram order N (BLEU-N)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: attnzoo eval bleu --hyp HYP.txt --ref REF.txt [--ref REF2.txt ...] [flags]")
-		fmt.Fprintln(stderr, "Corpus BLEU as sacreBLEU "+metrics.SacreBLEUVersion+" computes it (defaults: --tokenize 13a, --smooth exp), with its signature.")
-		fs.PrintDefaults()
-	}
 	if stop, err := parseFlags(fs, args); stop || err != nil {
 		return err
 	}
@@ -94,8 +90,9 @@ func evalBLEU(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // evalCHRF runs `attnzoo eval chrf`.
 func evalCHRF(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("eval chrf", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("eval chrf", stderr,
+		"usage: attnzoo eval chrf --hyp HYP.txt --ref REF.txt [--ref REF2.txt ...] [flags]",
+		"Corpus chrF as sacreBLEU "+metrics.SacreBLEUVersion+" computes it (whitespace removed, no tokenizer), with its signature.")
 	hyp := fs.String("hyp", "", "hypothesis `file`, one detokenized sentence a line")
 	var refs fileList
 	fs.Var(&refs, "ref", "reference `file`, line-aligned with --hyp; repeat for more references")
@@ -103,11 +100,6 @@ func evalCHRF(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	charOrder := fs.Int("char-order", 6, "largest character n-gram order")
 	wordOrder := fs.Int("word-order", 0, "largest word n-gram order (2 gives chrF++)")
 	beta := fs.Int("beta", 2, "weight of recall against precision")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: attnzoo eval chrf --hyp HYP.txt --ref REF.txt [--ref REF2.txt ...] [flags]")
-		fmt.Fprintln(stderr, "Corpus chrF as sacreBLEU "+metrics.SacreBLEUVersion+" computes it (whitespace removed, no tokenizer), with its signature.")
-		fs.PrintDefaults()
-	}
 	if stop, err := parseFlags(fs, args); stop || err != nil {
 		return err
 	}
@@ -185,8 +177,9 @@ func readText(path string) ([]string, error) {
 
 // evalAER runs `attnzoo eval aer`.
 func evalAER(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("eval aer", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("eval aer", stderr,
+		"usage: attnzoo eval aer --hyp HYP.txt --gold GOLD.txt [--possible POSS.txt] [--gold-base 1] [--hyp-base 1] [--json]",
+		"Corpus alignment error rate (Och & Ney 2003) from counts summed over sentence pairs.")
 	hyp := fs.String("hyp", "", "hypothesis alignment `file`: Pharaoh \"src-tgt\" links, one sentence pair a line")
 	gold := fs.String("gold", "", "gold `file`, line-aligned with --hyp: \"i-j\" and \"i-j-S\" are sure links, \"ipj\" (e.g. 14p19), \"i-j-P\" and \"i?j\" possible")
 	sure := fs.String("sure", "", "the same as --gold (its older name)")
@@ -194,11 +187,6 @@ func evalAER(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	goldBase := fs.Int("gold-base", 0, "index of the first word in the gold files: 0 or 1 (lilt/alignment-scripts and awesome-align gold is 1-based)")
 	hypBase := fs.Int("hyp-base", 0, "index of the first word in --hyp: 0 (fast_align, attnzoo) or 1")
 	asJSON := fs.Bool("json", false, "print one line of JSON")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: attnzoo eval aer --hyp HYP.txt --gold GOLD.txt [--possible POSS.txt] [--gold-base 1] [--hyp-base 1] [--json]")
-		fmt.Fprintln(stderr, "Corpus alignment error rate (Och & Ney 2003) from counts summed over sentence pairs.")
-		fs.PrintDefaults()
-	}
 	if stop, err := parseFlags(fs, args); stop || err != nil {
 		return err
 	}
@@ -337,8 +325,10 @@ func writeJSON(w io.Writer, v any) error {
 
 // evalBLEUPaired runs `attnzoo eval bleu-paired`.
 func evalBLEUPaired(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("eval bleu-paired", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("eval bleu-paired", stderr,
+		"usage: attnzoo eval bleu-paired --ref REF.txt [--ref REF2.txt ...] --hyp-a A.txt --hyp-b B.txt [--samples 1000] [--seed 1] [--json]",
+		"Paired bootstrap resampling over test sentences (Koehn 2004): corpus BLEU of A and B on the same resampled sets;",
+		"p is the share of resamples in which the system lower on the whole set scores at least as high as the other.")
 	hypA := fs.String("hyp-a", "", "system A's output `file`, one sentence a line, whitespace tokens")
 	hypB := fs.String("hyp-b", "", "system B's output `file`, line-aligned with --hyp-a")
 	var refs fileList
@@ -349,12 +339,6 @@ func evalBLEUPaired(ctx context.Context, args []string, stdout, stderr io.Writer
 	tokenize := fs.String("tokenize", metrics.DefaultTokenizer.String(), "sacreBLEU's tokenizer, as eval bleu: "+strings.Join(metrics.TokenizerNames(), ", "))
 	smooth := fs.String("smooth", metrics.SmoothExp.String(), "smoothing, as eval bleu: none, floor, add-k or exp")
 	asJSON := fs.Bool("json", false, "print one line of JSON")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: attnzoo eval bleu-paired --ref REF.txt [--ref REF2.txt ...] --hyp-a A.txt --hyp-b B.txt [--samples 1000] [--seed 1] [--json]")
-		fmt.Fprintln(stderr, "Paired bootstrap resampling over test sentences (Koehn 2004): corpus BLEU of A and B on the same resampled sets;")
-		fmt.Fprintln(stderr, "p is the share of resamples in which the system lower on the whole set scores at least as high as the other.")
-		fs.PrintDefaults()
-	}
 	if stop, err := parseFlags(fs, args); stop || err != nil {
 		return err
 	}

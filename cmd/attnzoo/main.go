@@ -55,6 +55,20 @@ func usagef(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
+// newFlags makes a command's flag set: its errors and usage go to stderr,
+// the usage the lines given, then the flags and their defaults.
+func newFlags(name string, stderr io.Writer, usage ...string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		for _, l := range usage {
+			fmt.Fprintln(stderr, l)
+		}
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
 // parseNoArgs parses a command's flags, none of its arguments being
 // positional. help reports that -h was given (usage printed: the command
 // is done); a bad flag or a stray argument is a usage error.

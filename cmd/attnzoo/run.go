@@ -37,8 +37,8 @@ func parseShard(s string) (int, int, error) {
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
-	fs := flag.NewFlagSet("attnzoo run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("attnzoo run", stderr,
+		"usage: attnzoo run EXPERIMENT.toml [--out DIR] [--workers N] [--resume] [--shard I/N] [--device D] [--max-memory SIZE] [--threads T] [--tensorboard] [--cpuprofile FILE] [--memprofile FILE]")
 	out := fs.String("out", "results", "results root: the experiment writes to OUT/<name>/")
 	workers := fs.Int("workers", runtime.NumCPU(), "runs trained at once")
 	resume := fs.Bool("resume", false, "skip finished runs, continue cut-off runs from their last checkpoint")
@@ -49,10 +49,6 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	board := fs.Bool("tensorboard", false, "write TensorBoard event files into each run's folder, runs/<id>/tb/ (as [output] tensorboard = true)")
 	var prof profiles
 	prof.flags(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: attnzoo run EXPERIMENT.toml [--out DIR] [--workers N] [--resume] [--shard I/N] [--device D] [--max-memory SIZE] [--threads T] [--tensorboard] [--cpuprofile FILE] [--memprofile FILE]")
-		fs.PrintDefaults()
-	}
 	file, help, err := parsePositional(fs, "run", args)
 	if help || err != nil {
 		return err
@@ -220,15 +216,11 @@ func cmdCollect(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 func cmdDecode(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("attnzoo decode", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("attnzoo decode", stderr,
+		`usage: attnzoo decode RUN_DIR --input "..." [--beam K] [--device D]`)
 	input := fs.String("input", "", "the text to decode")
 	beam := fs.Int("beam", 0, "beam width (default: the run's)")
 	dev := fs.String("device", "cpu", "cpu, gpu or opencl:P:D (see attnzoo devices): where to decode")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, `usage: attnzoo decode RUN_DIR --input "..." [--beam K] [--device D]`)
-		fs.PrintDefaults()
-	}
 	dir, help, err := parsePositional(fs, "decode", args)
 	if help || err != nil {
 		return err

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -30,8 +29,8 @@ import (
 // number, sizes that do not fit) are usage errors (exit 2); a params file
 // that cannot be read or does not fit the scorer is a runtime error (exit 1).
 func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("attnzoo score", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("attnzoo score", stderr,
+		"usage: attnzoo score --scorer NAME --query CSV --keys ROWS [--values ROWS] [--params FILE.toml] [--mask CSV] [--normalizer NAME] [--json]")
 	name := fs.String("scorer", "", "scorer name (see attnzoo list)")
 	query := fs.String("query", "", "the query, comma-separated: 1,2,3")
 	keys := fs.String("keys", "", "the keys, rows split by ';': 1,2,3;4,5,6")
@@ -44,10 +43,6 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Var(settingFlag{st, settings}, strings.ReplaceAll(st.Name, "_", "-"), st.Usage+" (default: from the params file, else "+fmt.Sprint(st.Default)+")")
 	}
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: attnzoo score --scorer NAME --query CSV --keys ROWS [--values ROWS] [--params FILE.toml] [--mask CSV] [--normalizer NAME] [--json]")
-		fs.PrintDefaults()
-	}
 	if help, err := parseNoArgs(fs, "score", args); help || err != nil {
 		return err
 	}
