@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -81,6 +82,32 @@ func (a *refAlign) scores(m map[string]float64) error {
 	return nil
 }
 
+// forcedBatches runs forced decoding over n examples, batch at a time,
+// stopping when ctx is done: batchOf(i, j) makes the batch of examples i to
+// j, and each(i, rows) takes example i's attention rows.
+func forcedBatches(ctx context.Context, m *seq2seq.Model, cache *seq2seq.GraphCache, n, batch int,
+	batchOf func(i, j int) (*seq2seq.Batch, error), each func(i int, rows [][]float64) error) error {
+	for i := 0; i < n; i += batch {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		b, err := batchOf(i, min(i+batch, n))
+		if err != nil {
+			return err
+		}
+		rows, err := m.ForcedAttention(b, cache)
+		if err != nil {
+			return err
+		}
+		for k, r := range rows {
+			if err := each(i+k, r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // alignment scores a split's forced attention against its gold links
 // (nothing for a task without them), and with dir writes the alignment it
 // scored to dir/SPLIT.align as the word-alignment community's files are: a
@@ -92,38 +119,32 @@ func (c *textCorpus) alignment(m *seq2seq.Model, split string, batch, shift int,
 		return nil, nil
 	}
 	var acc refAlign
-	for i := 0; i < sp.Len(); i += batch {
-		if err := c.ctx.Err(); err != nil {
-			return nil, err
-		}
-		j := min(i+batch, sp.Len())
-		src, tgt := ids(sp, i, j, true)
-		b, err := seq2seq.NewBatch(src, tgt)
-		if err != nil {
-			return nil, err
-		}
-		rows, err := m.ForcedAttention(b, cache)
-		if err != nil {
-			return nil, err
-		}
-		for k, r := range rows {
-			ex := sp.Example(i + k)
-			srcLen, refLen, sh := len(src[k]), len(tgt[k]), shift
-			if c.data.SrcScheme != subword.Words || c.data.TgtScheme != subword.Words {
-				// subword pieces: the gold links are word links
-				if len(r) < refLen+shift {
-					return nil, fmt.Errorf("experiments: %d forced attention rows for %d reference pieces with align_shift %d", len(r), refLen, shift)
-				}
-				r, err = subword.WordAttention(r[shift:shift+refLen], c.data.TgtScheme.WordOf(ex.Tgt), c.data.SrcScheme.WordOf(ex.Src))
-				if err != nil {
-					return nil, fmt.Errorf("experiments: example %d: %w", i+k, err)
-				}
-				srcLen, refLen, sh = len(c.data.SrcScheme.Join(ex.Src)), len(r), 0
+	var lo int
+	var src, tgt [][]int // the batch's, from example lo on
+	batchOf := func(i, j int) (*seq2seq.Batch, error) {
+		lo = i
+		src, tgt = ids(sp, i, j, true)
+		return seq2seq.NewBatch(src, tgt)
+	}
+	err := forcedBatches(c.ctx, m, cache, sp.Len(), batch, batchOf, func(i int, r [][]float64) error {
+		ex := sp.Example(i)
+		srcLen, refLen, sh := len(src[i-lo]), len(tgt[i-lo]), shift
+		if c.data.SrcScheme != subword.Words || c.data.TgtScheme != subword.Words {
+			// subword pieces: the gold links are word links
+			if len(r) < refLen+shift {
+				return fmt.Errorf("experiments: %d forced attention rows for %d reference pieces with align_shift %d", len(r), refLen, shift)
 			}
-			if err := acc.add(r, srcLen, refLen, ex.Sure, ex.Possible, sh); err != nil {
-				return nil, err
+			var err error
+			r, err = subword.WordAttention(r[shift:shift+refLen], c.data.TgtScheme.WordOf(ex.Tgt), c.data.SrcScheme.WordOf(ex.Src))
+			if err != nil {
+				return fmt.Errorf("experiments: example %d: %w", i, err)
 			}
+			srcLen, refLen, sh = len(c.data.SrcScheme.Join(ex.Src)), len(r), 0
 		}
+		return acc.add(r, srcLen, refLen, ex.Sure, ex.Possible, sh)
+	})
+	if err != nil {
+		return nil, err
 	}
 	if dir != "" {
 		var b strings.Builder

@@ -45,60 +45,52 @@ func (c *captionCorpus) alignment(m *seq2seq.Model, split string, batch, shift i
 	}
 	sp := c.split(split)
 	var forced, uniform, object locSum
-	for i := 0; i < len(sp); i += batch {
-		if err := c.ctx.Err(); err != nil {
-			return nil, err
+	batchOf := func(i, j int) (*seq2seq.Batch, error) { return c.batch(sp[i:j], true) }
+	err := forcedBatches(c.ctx, m, cache, len(sp), batch, batchOf, func(i int, r [][]float64) error {
+		it := sp[i]
+		if it.ex.Boxes == nil {
+			return nil
 		}
-		items := sp[i:min(i+batch, len(sp))]
-		b, err := c.batch(items, true)
+		words := it.ex.Caption
+		boxes := make([][]metrics.Region, len(words))
+		for t, w := range words {
+			for _, bx := range it.ex.Boxes[w] {
+				boxes[t] = append(boxes[t], metrics.Region(bx))
+			}
+		}
+		att := r[shift : shift+len(words)]
+		mass, peak, n, err := metrics.Localization(att, c.rows, c.cols, boxes)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		rows, err := m.ForcedAttention(b, cache)
+		forced.add(mass, peak, n)
+
+		flat := make([]float64, c.S)
+		for s := range flat {
+			flat[s] = 1 / float64(c.S)
+		}
+		mass, _, n, err = metrics.Localization(repeatRow(flat, len(words)), c.rows, c.cols, boxes)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		for k, it := range items {
-			if it.ex.Boxes == nil {
-				continue
-			}
-			words := it.ex.Caption
-			boxes := make([][]metrics.Region, len(words))
-			for t, w := range words {
-				for _, bx := range it.ex.Boxes[w] {
-					boxes[t] = append(boxes[t], metrics.Region(bx))
-				}
-			}
-			att := rows[k][shift : shift+len(words)]
-			mass, peak, n, err := metrics.Localization(att, c.rows, c.cols, boxes)
-			if err != nil {
-				return nil, err
-			}
-			forced.add(mass, peak, n)
+		uniform.add(mass, centresInside(c.rows, c.cols, boxes), n)
 
-			flat := make([]float64, c.S)
-			for s := range flat {
-				flat[s] = 1 / float64(c.S)
-			}
-			mass, _, n, err = metrics.Localization(repeatRow(flat, len(words)), c.rows, c.cols, boxes)
+		objs := objectsOf(it.ex)
+		var om, op float64
+		for _, o := range objs {
+			mass, peak, n, err = metrics.Localization(repeatRow(boxAttention(c.rows, c.cols, o), len(words)), c.rows, c.cols, boxes)
 			if err != nil {
-				return nil, err
+				return err
 			}
-			uniform.add(mass, centresInside(c.rows, c.cols, boxes), n)
-
-			objs := objectsOf(it.ex)
-			var om, op float64
-			for _, o := range objs {
-				mass, peak, n, err = metrics.Localization(repeatRow(boxAttention(c.rows, c.cols, o), len(words)), c.rows, c.cols, boxes)
-				if err != nil {
-					return nil, err
-				}
-				om, op = om+mass, op+peak
-			}
-			if len(objs) > 0 {
-				object.add(om/float64(len(objs)), op/float64(len(objs)), n)
-			}
+			om, op = om+mass, op+peak
 		}
+		if len(objs) > 0 {
+			object.add(om/float64(len(objs)), op/float64(len(objs)), n)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	out := map[string]float64{}
 	forced.record(out, "")

@@ -162,13 +162,7 @@ func TestResumeNamesChangedModelKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	e, err := Load(writeExp(t, text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, err := e.Runs()
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := runsOf(t, e, err)
 	_, err = e.Execute(context.Background(), runs[0], run, nil)
 	for _, w := range []string{"another model configuration", "checkpoint → file", "hidden: 8 → 12", `scorer: "dot" → "general"`} {
 		if err == nil || !strings.Contains(err.Error(), w) {

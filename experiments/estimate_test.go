@@ -230,13 +230,7 @@ func TestBritzSweep(t *testing.T) {
 		`scorer = ["concat", "multiplicative"]
 "model.attention" = [32, 128]`, 1)), 0o644)
 	e, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, err := e.Runs()
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := runsOf(t, e, err)
 	params := map[string]float64{}
 	for _, r := range runs {
 		in := e.runInput(r)

@@ -104,6 +104,24 @@ func init() {
 	})
 }
 
+// pluginRunTail ends the experiment files of the plugin tests: sizes of 8,
+// 4 training steps, no figures, and the [sweep] header (each file sweeps
+// its plugin's setting).
+const pluginRunTail = `embed = 8
+hidden = 8
+attention = 8
+[train]
+steps = 4
+batch = 8
+eval_every = 2
+eval_size = 8
+[decode]
+examples = 2
+[plots]
+formats = []
+[sweep]
+`
+
 // TestPluginsInExperiment loads and runs an experiment file naming the
 // test-registered task, cell, encoder and scorer (with its setting, swept); a task option the task does not know is
 // an error naming the key, as for a built-in task.
@@ -119,31 +137,12 @@ cell = "test-rnn"
 encoder = "test-bag"
 scorer = "test-gain"
 test_gain = 0.5
-embed = 8
-hidden = 8
-attention = 8
-[train]
-steps = 4
-batch = 8
-eval_every = 2
-eval_size = 8
-[decode]
-examples = 2
-[plots]
-formats = []
-[sweep]
-"model.test_gain" = [1, 2]
+` + pluginRunTail + `"model.test_gain" = [1, 2]
 `
 	e, err := Load(writeExp(t, text))
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := runsOf(t, e, err)
 	if e.Model.ScorerSettings["test_gain"] != 0.5 {
 		t.Errorf("[model] test_gain read as %v, want 0.5", e.Model.ScorerSettings)
-	}
-	runs, err := e.Runs()
-	if err != nil {
-		t.Fatal(err)
 	}
 	if len(runs) != 2 || runs[0].Model.ScorerSettings["test_gain"] != 1 || runs[1].Model.ScorerSettings["test_gain"] != 2 || e.Model.ScorerSettings["test_gain"] != 0.5 {
 		t.Errorf("swept test_gain: %v, %v (file's %v), want 1, 2 (0.5)", runs[0].Model.ScorerSettings, runs[1].Model.ScorerSettings, e.Model.ScorerSettings)
@@ -220,31 +219,12 @@ test = 8
 [model]
 encoder = "test-gain-bag"
 bag_gain = 0.5
-embed = 8
-hidden = 8
-attention = 8
-[train]
-steps = 4
-batch = 8
-eval_every = 2
-eval_size = 8
-[decode]
-examples = 2
-[plots]
-formats = []
-[sweep]
-"model.bag_gain" = [0, 2]
+` + pluginRunTail + `"model.bag_gain" = [0, 2]
 `
 	e, err := Load(writeExp(t, text))
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := runsOf(t, e, err)
 	if g := e.Model.EncoderSettings["bag_gain"]; len(g) != 1 || g[0] != 0.5 {
 		t.Errorf("[model] bag_gain read as %v, want [0.5]", e.Model.EncoderSettings)
-	}
-	runs, err := e.Runs()
-	if err != nil {
-		t.Fatal(err)
 	}
 	if len(runs) != 2 || runs[0].Model.Setting("bag_gain")[0] != 0 || runs[1].Model.Setting("bag_gain")[0] != 2 || e.Model.EncoderSettings["bag_gain"][0] != 0.5 {
 		t.Errorf("swept bag_gain: %v, %v (file's %v), want 0, 2 (0.5)", runs[0].Model.EncoderSettings, runs[1].Model.EncoderSettings, e.Model.EncoderSettings)

@@ -39,6 +39,20 @@ examples = 3
 scorer = ["dot", "concat"]
 `
 
+// runsOf expands e's runs, e and err being what Load or Parse returned;
+// an error stops the test.
+func runsOf(t *testing.T, e *Experiment, err error) []*Run {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := e.Runs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return runs
+}
+
 func writeExp(t *testing.T, text string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "exp.toml")

@@ -108,13 +108,7 @@ func TestBadExperiments(t *testing.T) {
 
 func TestSweepExpansion(t *testing.T) {
 	e, err := Parse([]byte(goodHead+"[sweep]\nscorer = [\"dot\", \"luong\"]\n\"model.hidden\" = [16, 32]\n\"task.max_len\" = [5]\n"), "x.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, err := e.Runs()
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := runsOf(t, e, err)
 	// 2 scorers × 2 hidden × 1 max_len × 2 seeds, first axis slowest, seeds fastest
 	if len(runs) != 8 {
 		t.Fatalf("%d runs, want 8", len(runs))
@@ -215,13 +209,7 @@ func TestConvStrideErrors(t *testing.T) {
 // cnn runs only.
 func TestCnnConvDefault(t *testing.T) {
 	e, err := Parse([]byte(shapesHead+"encoder = \"cnn\"\n"), "x.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, err := e.Runs()
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := runsOf(t, e, err)
 	if got := runs[0].Model.EncoderSettings["conv"]; fmt.Sprint(got) != "[32 64 64]" {
 		t.Errorf("default conv %v", got)
 	}
