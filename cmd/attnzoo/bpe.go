@@ -23,6 +23,13 @@ func cmdBPE(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return runSubcommand(ctx, "bpe", "  (text: -i FILE or standard input; output: -o FILE or standard output)", bpeSubcommands, args, stdout, stderr)
 }
 
+// bpeFlags makes a bpe subcommand's flag set (newFlags) with -i and -o.
+func bpeFlags(name string, stderr io.Writer, usage ...string) (*flag.FlagSet, *ioFlags) {
+	fs, iof := newFlags(name, stderr, usage...), &ioFlags{}
+	iof.register(fs)
+	return fs, iof
+}
+
 // ioFlags are -i and -o of the bpe subcommands.
 type ioFlags struct{ in, out string }
 
@@ -73,11 +80,9 @@ func writeFileWhole(path string, write func(io.Writer) error) error {
 }
 
 func bpeLearn(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bpe learn", stderr,
+	fs, iof := bpeFlags("bpe learn", stderr,
 		"usage: attnzoo bpe learn --symbols N [--min-frequency 2] [-i train.txt] [-o codes]",
 		"Learns BPE merges on whitespace-tokenized text as subword-nmt learn-bpe 0.3.8 does; writes its codes file.")
-	var iof ioFlags
-	iof.register(fs)
 	var o subword.LearnOptions
 	fs.IntVar(&o.Symbols, "symbols", 10000, "merge operations to learn")
 	fs.IntVar(&o.MinFrequency, "min-frequency", 2, "stop when no pair of symbols occurs this often")
@@ -94,11 +99,9 @@ func bpeLearn(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 func bpeApply(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bpe apply", stderr,
+	fs, iof := bpeFlags("bpe apply", stderr,
 		"usage: attnzoo bpe apply --codes CODES [--merges N] [-i in.txt] [-o out.txt]",
 		"Segments every word; pieces but a word's last end with @@ (subword-nmt apply-bpe 0.3.8).")
-	var iof ioFlags
-	iof.register(fs)
 	codes := fs.String("codes", "", "codes `file` from attnzoo bpe learn or subword-nmt learn-bpe")
 	merges := fs.Int("merges", 0, "use only the first N merges (0: all)")
 	if stop, err := parseFlags(fs, args); stop || err != nil {
@@ -125,11 +128,9 @@ func bpeApply(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 func bpeUndo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bpe undo", stderr,
+	fs, iof := bpeFlags("bpe undo", stderr,
 		"usage: attnzoo bpe undo [-i in.txt] [-o out.txt]",
 		"Removes every \"@@ \" and a \"@@\" ending a line, as sed -r 's/(@@ )|(@@ ?$)//g'.")
-	var iof ioFlags
-	iof.register(fs)
 	if stop, err := parseFlags(fs, args); stop || err != nil {
 		return err
 	}
