@@ -78,6 +78,13 @@ scorer = ["dot", "general", "concat", "scaled-dot"]
 `
 }
 
+// correctTypoRuns loads typoFile with the sizes meant (batch 64, attention
+// and hidden 48, max_len 10) and expands its runs.
+func correctTypoRuns(t *testing.T) (*Experiment, []*Run) {
+	e, err := Load(writeExp(t, typoFile("64", "48", "48", "10")))
+	return e, runsOf(t, e, err)
+}
+
 // typoCases are the issue's four mistyped files (testdata/typos), with
 // the line and key each refusal must name.
 var typoCases = []struct{ file, where string }{
@@ -115,13 +122,7 @@ func TestTyposRefused(t *testing.T) {
 			}
 		})
 	}
-	path := filepath.Join(dir, "typo.toml")
-	os.WriteFile(path, []byte(typoFile("64", "48", "48", "10")), 0o644)
-	e, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, _ := e.Runs()
+	e, runs := correctTypoRuns(t)
 	p, err := e.plan(runs, 2, 64e9)
 	if err != nil {
 		t.Fatalf("the correct file is refused: %v", err)
@@ -134,19 +135,13 @@ func TestTyposRefused(t *testing.T) {
 // TestFewerWorkers: a sweep that fits one run at a time but not two is
 // refused with the advice to use one worker.
 func TestFewerWorkers(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "w.toml")
-	os.WriteFile(path, []byte(typoFile("64", "48", "48", "10")), 0o644)
-	e, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, _ := e.Runs()
+	e, runs := correctTypoRuns(t)
 	p, _ := e.plan(runs, 2, 1e15)
 	one, two := peakWith(p.Each, 1), peakWith(p.Each, 2)
 	if !(one < two) {
 		t.Fatalf("peak with one worker %g, two %g", one, two)
 	}
-	_, err = e.plan(runs, 2, (one+two)/2)
+	_, err := e.plan(runs, 2, (one+two)/2)
 	if err == nil || !strings.Contains(err.Error(), "--workers 1 would fit") {
 		t.Errorf("want the advice --workers 1, got %v", err)
 	}
