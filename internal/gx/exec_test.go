@@ -123,8 +123,8 @@ func TestMachineRunsGorgoniaOps(t *testing.T) {
 }
 
 // BenchmarkMachineOverhead runs 500 chained tanh ops on 8×8 tensors: almost
-// all of a run is the machine's per-op cost. (gorgonia's tape machine: about
-// 190 µs a run on the 2-core VM of issue 8; this machine about 35 µs.)
+// all of a run is the machine's per-op cost (against gorgonia's tape
+// machine: bench/README.md, "Design measurements").
 func BenchmarkMachineOverhead(b *testing.B) {
 	g := NewGraph(Float32)
 	y := g.Input("x", 8, 8)

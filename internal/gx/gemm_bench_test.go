@@ -13,10 +13,9 @@ import (
 // batch 128, source length 20, vocabulary 1001 (bench/README.md), on
 // kern.Gemm (what gemm runs where there is AVX-512) and on the BLAS
 // installed (OpenBLAS with -tags openblas, gonum's otherwise), in GFLOP/s.
-// One Zen 5 core, OpenBLAS 0.3.21 (its "Haswell" AVX2 kernel there):
-// kern.Gemm 200–255 over several runs, OpenBLAS 116–127; on U·h kern.Gemm
-// packs the 3072×1024 weight on every call (119–140), where a step packs it
-// once per run (GemmPacked: 214–220, BenchmarkGemmPacked).
+// On U·h kern.Gemm packs the 3072×1024 weight on every call, where a step
+// packs it once per run (BenchmarkGemmPacked). Figures measured with it:
+// bench/README.md, "Design measurements".
 func BenchmarkGemmShapes(b *testing.B) {
 	for _, s := range []struct {
 		name    string

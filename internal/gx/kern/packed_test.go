@@ -195,8 +195,9 @@ func randSlice(rng *rand.Rand, n int) []float32 {
 	return x
 }
 
-// BenchmarkGemmPacked: the products of a decoder step (OpenBLAS on this
-// machine, same shapes: 64×384×128 83 GFLOP/s, 128×3072×1024 84–92).
+// BenchmarkGemmPacked: the products of a decoder step, in GFLOP/s (figures
+// measured with it, and OpenBLAS's on the same shapes: bench/README.md,
+// "Design measurements").
 func BenchmarkGemmPacked(b *testing.B) {
 	for _, s := range [][3]int{{64, 384, 128}, {64, 128, 128}, {128, 3072, 1024}, {128, 1024, 3072}, {128, 1536, 512}, {2688, 1024, 1024}} {
 		m, n, k := s[0], s[1], s[2]
