@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -70,17 +69,7 @@ func TestSweepWorkersOpenCL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	path := writeExp(t, `device = "opencl:0:0"`+"\n"+tiny)
-	one, two := t.TempDir(), t.TempDir()
-	runExp(t, path, one, Options{Workers: 1})
-	runExp(t, path, two, Options{Workers: 2})
-	m1, m2 := metricColumns(t, filepath.Join(one, "tiny")), metricColumns(t, filepath.Join(two, "tiny"))
-	if len(m1) != 5 {
-		t.Fatalf("%d rows in summary.csv, want header + 4", len(m1))
-	}
-	if !slices.EqualFunc(m1, m2, slices.Equal) {
-		t.Errorf("2 workers on one device differ from 1:\n%v\n%v", m1, m2)
-	}
+	oneAndTwoWorkers(t, writeExp(t, `device = "opencl:0:0"`+"\n"+tiny))
 }
 
 // failingBackend is the cpu backend whose matrix product fails from its

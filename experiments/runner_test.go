@@ -106,20 +106,30 @@ func runExp(t *testing.T, path, out string, opt Options) *Result {
 	return res
 }
 
+// oneAndTwoWorkers runs the tiny sweep of the experiment file at path with
+// one worker and with two, and checks that the summaries' metric columns
+// agree and hold the 4 runs. It returns the one-worker results folder and
+// the columns of each.
+func oneAndTwoWorkers(t *testing.T, path string) (oneDir string, one, two [][]string) {
+	t.Helper()
+	oneDir, twoDir := t.TempDir(), t.TempDir()
+	runExp(t, path, oneDir, Options{Workers: 1})
+	runExp(t, path, twoDir, Options{Workers: 2})
+	one, two = metricColumns(t, filepath.Join(oneDir, "tiny")), metricColumns(t, filepath.Join(twoDir, "tiny"))
+	if len(one) != 5 {
+		t.Fatalf("%d rows in summary.csv, want header + 4", len(one))
+	}
+	if !slices.EqualFunc(one, two, slices.Equal) {
+		t.Errorf("workers 1 and 2 differ:\n%v\n%v", one, two)
+	}
+	return oneDir, one, two
+}
+
 // TestDeterministic: the same experiment run twice gives identical metric
 // columns, and so does a run with 2 workers instead of 1.
 func TestDeterministic(t *testing.T) {
 	path := writeExp(t, tiny)
-	a, b := t.TempDir(), t.TempDir()
-	runExp(t, path, a, Options{Workers: 1})
-	runExp(t, path, b, Options{Workers: 2})
-	ma, mb := metricColumns(t, filepath.Join(a, "tiny")), metricColumns(t, filepath.Join(b, "tiny"))
-	if len(ma) != 5 {
-		t.Fatalf("%d rows in summary.csv, want header + 4", len(ma))
-	}
-	if !slices.EqualFunc(ma, mb, slices.Equal) {
-		t.Errorf("workers 1 and 2 differ:\n%v\n%v", ma, mb)
-	}
+	a, ma, mb := oneAndTwoWorkers(t, path)
 	c := t.TempDir()
 	runExp(t, path, c, Options{Workers: 2})
 	if mc := metricColumns(t, filepath.Join(c, "tiny")); !slices.EqualFunc(mb, mc, slices.Equal) {
