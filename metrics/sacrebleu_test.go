@@ -122,17 +122,28 @@ type sacreCase struct {
 	Signature string   `json:"signature"`
 }
 
+// sacreCases are expected.jsonl's cases of metric ("bleu", "chrf"); fewer
+// than least is an error (the file lost some).
+func sacreCases(t *testing.T, metric string, least int) []sacreCase {
+	t.Helper()
+	var out []sacreCase
+	for _, c := range readJSONL[sacreCase](t, "expected.jsonl") {
+		if c.Metric == metric {
+			out = append(out, c)
+		}
+	}
+	if len(out) < least {
+		t.Errorf("only %d %s cases in expected.jsonl", len(out), metric)
+	}
+	return out
+}
+
 // TestCorpusBLEUTextSacreBLEU: sacreBLEU's default BLEU (exp smoothing)
 // with each tokenizer on each case: detokenized English with punctuation,
 // "3.5", "1,000", "$", "€", entities; German; Russian; Chinese; and odd
 // whitespace, symbols, emoji and combining marks.
 func TestCorpusBLEUTextSacreBLEU(t *testing.T) {
-	n := 0
-	for _, c := range readJSONL[sacreCase](t, "expected.jsonl") {
-		if c.Metric != "bleu" {
-			continue
-		}
-		n++
+	for _, c := range sacreCases(t, "bleu", 20) {
 		t.Run(c.Case+"/"+c.Tokenize, func(t *testing.T) {
 			tok, err := ParseTokenizer(c.Tokenize)
 			if err != nil {
@@ -153,20 +164,12 @@ func TestCorpusBLEUTextSacreBLEU(t *testing.T) {
 			}
 		})
 	}
-	if n < 20 {
-		t.Errorf("only %d BLEU cases in expected.jsonl", n)
-	}
 }
 
 // TestCorpusCHRFSacreBLEU: sacreBLEU's chrF2 (CHRF()) and chrF2++
 // (CHRF(word_order=2)) on each case.
 func TestCorpusCHRFSacreBLEU(t *testing.T) {
-	n := 0
-	for _, c := range readJSONL[sacreCase](t, "expected.jsonl") {
-		if c.Metric != "chrf" {
-			continue
-		}
-		n++
+	for _, c := range sacreCases(t, "chrf", 10) {
 		opt := CHRFOptions{WordOrder: c.WordOrder}
 		t.Run(c.Case+"/"+CHRFScore{Beta: 2, WordOrder: c.WordOrder}.Name(), func(t *testing.T) {
 			s, err := CorpusCHRF(readCase(t, c.Case+".hyp"), readRefs(t, c.Refs), opt)
@@ -180,8 +183,5 @@ func TestCorpusCHRFSacreBLEU(t *testing.T) {
 				t.Errorf("signature %q, want %q", got, want)
 			}
 		})
-	}
-	if n < 10 {
-		t.Errorf("only %d chrF cases in expected.jsonl", n)
 	}
 }
