@@ -1,7 +1,6 @@
 package tasks
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -78,23 +77,18 @@ func TestTSVSubwordErrors(t *testing.T) {
 // link from source word 2 is outside the pair, and one from word 1 is not.
 func TestTSVSubwordGoldIsWords(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	writeFiles(t, dir, map[string][]string{"train.tsv": {"Hello.\tHallo.", "Thank you.\tDanke."}, "dev.tsv": {"Go.\tGeh."}, "test.tsv": {"Hello.\tHallo."}})
 	opts := func(gold string) Options {
-		return Options{"train": write("train.tsv", "Hello.\tHallo.\nThank you.\tDanke.\n"), "dev": write("dev.tsv", "Go.\tGeh.\n"),
-			"test": write("test.tsv", "Hello.\tHallo.\n"), "test_align": write("test.gold", gold),
+		writeFiles(t, dir, map[string][]string{"test.gold": {gold}})
+		in := func(name string) string { return filepath.Join(dir, name) }
+		return Options{"train": in("train.tsv"), "dev": in("dev.tsv"), "test": in("test.tsv"), "test_align": in("test.gold"),
 			"src_tokenizer": "bpe", "src_bpe_codes": tinyCodes}
 	}
-	d := load(t, "tsv", opts("1-1\n"), 1)
+	d := load(t, "tsv", opts("1-1"), 1)
 	if ex := d.Examples("test")[0]; strings.Join(ex.Src, " ") != "he@@ l@@ l@@ o ." || len(ex.Sure) != 1 {
 		t.Errorf("test pair %q, links %v; want he@@ l@@ l@@ o . and 1-1", ex.Src, ex.Sure)
 	}
-	task, err := New("tsv", opts("2-0\n"))
+	task, err := New("tsv", opts("2-0"))
 	if err == nil {
 		_, err = task.Load(1)
 	}
