@@ -76,14 +76,7 @@ func TestSVGTextFits(t *testing.T) {
 	for _, f := range textFitFigures {
 		t.Run(f.name, func(t *testing.T) {
 			fig, err := f.fig()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var buf bytes.Buffer
-			if err := fig.Render(&buf, SVG, 0); err != nil {
-				t.Fatal(err)
-			}
-			texts, lines := svgGeometry(t, buf.Bytes())
+			texts, lines := figureGeometry(t, fig, err)
 			if len(texts) == 0 {
 				t.Fatal("no text in the figure")
 			}
@@ -123,14 +116,7 @@ func TestSVGTextLength(t *testing.T) {
 		t.Errorf("width of \"100\" at 7 pt = %.4f, want 11.679 (3 × 1139/2048 em)", got)
 	}
 	fig, err := LearningCurves(smallSeries(), CurveOptions{YLabel: "loss"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := fig.Render(&buf, SVG, 0); err != nil {
-		t.Fatal(err)
-	}
-	texts, _ := svgGeometry(t, buf.Bytes())
+	texts, _ := figureGeometry(t, fig, err)
 	for _, tx := range texts {
 		want := sansFace(tx.size).Width(tx.s).Points()
 		if math.Abs(tx.length-want) > 1e-3*want+1e-3 {
@@ -236,6 +222,20 @@ type svgText struct {
 }
 
 var fontSizeRE = regexp.MustCompile(`font-size:([0-9.]+)px`)
+
+// figureGeometry renders fig (made with err: an error stops the test) as
+// SVG and reads its text and lines (svgGeometry).
+func figureGeometry(t *testing.T, fig *Figure, err error) ([]svgText, [][2]pt2) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := fig.Render(&buf, SVG, 0); err != nil {
+		t.Fatal(err)
+	}
+	return svgGeometry(t, buf.Bytes())
+}
 
 // svgGeometry returns every text's box and every straight black line
 // segment of a figure's SVG, in the canvas's coordinates (points, y down).
