@@ -1,7 +1,6 @@
 package cells_test
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -24,13 +23,7 @@ func TestRegistry(t *testing.T) {
 		t.Errorf("Names() = %v, not sorted", names)
 	}
 	_, err := cells.New("gr", cells.Config{Inputs: []int{2}, Hidden: 2})
-	var unk *cells.UnknownError
-	if !errors.As(err, &unk) {
-		t.Fatalf("New(gr) error %v, want *UnknownError", err)
-	}
-	if want := `cells: unknown cell "gr" (have: ` + strings.Join(names, ", ") + ")"; err.Error() != want {
-		t.Errorf("error %q, want %q", err, want)
-	}
+	registrytest.Unknown[*cells.UnknownError](t, err, `cells: unknown cell "gr" (have: `+strings.Join(names, ", ")+")")
 }
 
 func TestNewRejectsSizes(t *testing.T) {

@@ -1,7 +1,6 @@
 package scorers_test
 
 import (
-	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -28,13 +27,7 @@ func TestRegistry(t *testing.T) {
 		}
 	}
 	_, err := scorers.New("dto", scorers.Config{Query: 2, Key: 2})
-	var unk *scorers.UnknownError
-	if !errors.As(err, &unk) {
-		t.Fatalf("New(dto) error %v, want *UnknownError", err)
-	}
-	if want := `scorers: unknown scorer "dto" (have: ` + strings.Join(names, ", ") + ")"; err.Error() != want {
-		t.Errorf("error %q, want %q", err, want)
-	}
+	registrytest.Unknown[*scorers.UnknownError](t, err, `scorers: unknown scorer "dto" (have: `+strings.Join(names, ", ")+")")
 }
 
 func TestRegisterPanics(t *testing.T) {

@@ -1,9 +1,11 @@
 // Package registrytest holds the checks every plug-in registry's tests make:
 // that a programmer error in Register (a nil factory, an empty or a taken
-// name) panics, and that Keys lists the option keys each entry accepts.
+// name) panics, that an unknown name is an *UnknownError listing the known
+// ones, and that Keys lists the option keys each entry accepts.
 package registrytest
 
 import (
+	"errors"
 	"reflect"
 	"testing"
 )
@@ -21,6 +23,19 @@ func Panics(t *testing.T, calls map[string]func()) {
 			}()
 			call()
 		})
+	}
+}
+
+// Unknown fails t unless err, what New gave for a name not registered, is
+// an E (the registry's *UnknownError) whose message is want.
+func Unknown[E error](t *testing.T, err error, want string) {
+	t.Helper()
+	var unk E
+	if !errors.As(err, &unk) {
+		t.Fatalf("error %v, want %T", err, unk)
+	}
+	if err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
 	}
 }
 
