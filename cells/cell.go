@@ -63,12 +63,7 @@ var factories = registry.New[Factory]("cells")
 
 // Register makes a cell available by name. It panics if f is nil or the
 // name is empty or taken (a programmer error, as in database/sql).
-func Register(name string, f Factory) {
-	if f == nil {
-		panic("cells: Register factory is nil")
-	}
-	factories.Register(name, f)
-}
+func Register(name string, f Factory) { factories.RegisterNonNil(name, f) }
 
 // Gater is implemented by cells that compute their gates as the rows of
 // one matrix per input (every cell of this package): Gates is how many

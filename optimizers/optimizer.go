@@ -60,12 +60,7 @@ var rules = registry.New[Optimizer]("optimizers")
 
 // Register makes an optimizer available by name. It panics if o is nil or
 // the name is empty or taken.
-func Register(name string, o Optimizer) {
-	if o == nil {
-		panic("optimizers: Register " + name + " is nil")
-	}
-	rules.Register(name, o)
-}
+func Register(name string, o Optimizer) { rules.RegisterNonNil(name, o) }
 
 // Names returns the registered optimizer names, sorted.
 func Names() []string { return rules.Names() }

@@ -13,12 +13,7 @@ var normalizers = registry.New[Normalizer]("scorers")
 
 // RegisterNormalizer makes a normaliser available by name (the [model]
 // normalizer key). It panics if n is nil or the name is empty or taken.
-func RegisterNormalizer(name string, n Normalizer) {
-	if n == nil {
-		panic("scorers: RegisterNormalizer " + name + " is nil")
-	}
-	normalizers.Register(name, n)
-}
+func RegisterNormalizer(name string, n Normalizer) { normalizers.RegisterNonNil(name, n) }
 
 func init() {
 	// softmax: w_i ∝ exp(s_i) over the unmasked keys.

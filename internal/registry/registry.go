@@ -8,6 +8,7 @@ package registry
 
 import (
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -36,6 +37,30 @@ func (r *Registry[T]) Register(name string, v T) {
 		panic(r.pkg + ": Register called twice for " + name)
 	}
 	r.m[name] = v
+}
+
+// RegisterNonNil is Register for a registry whose entries may not be nil
+// (a factory, a rule): it panics too if v is a nil func, pointer,
+// interface, map, slice or channel. (Register itself takes nil: "zero"
+// among the inits is no pool at all.)
+func (r *Registry[T]) RegisterNonNil(name string, v T) {
+	if isNil(v) {
+		panic(r.pkg + ": Register " + name + ": nil")
+	}
+	r.Register(name, v)
+}
+
+// isNil reports whether v is nil: a nil interface, or a nil func, pointer,
+// map, slice or channel.
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch x := reflect.ValueOf(v); x.Kind() {
+	case reflect.Func, reflect.Pointer, reflect.Interface, reflect.Map, reflect.Slice, reflect.Chan:
+		return x.IsNil()
+	}
+	return false
 }
 
 // Get returns the value registered under name.

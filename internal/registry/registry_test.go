@@ -27,6 +27,8 @@ func TestRegistry(t *testing.T) {
 	for name, f := range map[string]func(){
 		"empty":     func() { r.Register("", 3) },
 		"duplicate": func() { r.Register("a", 3) },
+		"nil func":  func() { New[func()]("test").RegisterNonNil("f", nil) },
+		"nil error": func() { New[error]("test").RegisterNonNil("e", nil) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer func() {
