@@ -132,27 +132,14 @@ func (g *Graph) Add(a, b *Node) *Node {
 	return g.Sum(a, b)
 }
 
-func sameShapeOp(name string, in []G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
-	for _, x := range s[1:] {
-		if !x.Eq(s[0]) {
-			return nil, fmt.Errorf("gx: %s: shapes differ: %v", name, s)
-		}
-	}
-	return s[0].Clone(), nil
-}
-
-func (op *mapOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return sameShapeOp(op.name, in) }
+func (op *mapOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return sameShape(op.name, in) }
 func (op *mapGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	return sameShapeOp(op.name, in)
+	return sameShape(op.name, in)
 }
-func (op *sumOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return sameShapeOp(op.name, in) }
-func (op *subOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return sameShapeOp(op.name, in) }
-func (op *mulOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return sameShapeOp(op.name, in) }
-func (op *negOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return sameShapeOp(op.name, in) }
+func (op *sumOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return sameShape(op.name, in) }
+func (op *subOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return sameShape(op.name, in) }
+func (op *mulOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return sameShape(op.name, in) }
+func (op *negOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return sameShape(op.name, in) }
 
 // result returns the op's output for the operands' first shape: a reused
 // tensor, or a fresh scalar value for scalar inputs (filled by fill).

@@ -25,7 +25,7 @@ func (g *Graph) square(x *Node) *Node {
 }
 
 func (op *squareOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	return sameShapeOp(op.name, in)
+	return sameShape(op.name, in)
 }
 func (op *squareOp) forward(c *call) error { return c.be.Mul(c.out, c.in[0], c.in[0], c.n(0)) }
 func (op *squareOp) DiffWRT(int) []bool    { return []bool{true} }

@@ -46,7 +46,7 @@ func newDropout(nd int, p float64, k int) *dropoutOp {
 func (g *Graph) SetSeed(seed uint64) { g.run.seed = seed }
 
 func (op *dropoutOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	return sameShapeOp(op.name, in)
+	return sameShape(op.name, in)
 }
 
 // forward: the mask into the output, then the output times x.
