@@ -109,7 +109,7 @@ if want 2; then
 	while read -r pkg bin run; do
 		[ -x "$BIN/$bin" ] || continue
 		start=$(date +%s)
-		(cd "$root/$pkg" && ATTNZOO_REQUIRE_OPENCL=1 "$BIN/$bin" -test.run "$run" -test.timeout "${GPU_CHECK_TEST_TIMEOUT:-15m}" -test.v) >"$OUT/test-$bin.log" 2>&1
+		(cd "$root/$pkg" && ATTNZOO_REQUIRE_OPENCL=1 ATTNZOO_TEST_BIN="$az" "$BIN/$bin" -test.run "$run" -test.timeout "${GPU_CHECK_TEST_TIMEOUT:-15m}" -test.v) >"$OUT/test-$bin.log" 2>&1
 		rc=$?
 		t=$(($(date +%s) - start))
 		passed=$(grep -c '^--- PASS' "$OUT/test-$bin.log")
