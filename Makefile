@@ -3,7 +3,7 @@ GO       ?= go
 BIN      := bin/attnzoo
 PKGS     := ./...
 
-.PHONY: findings findings-pending all build test test-short test-full test-captioning test-openblas bench bench-compare bench-corpus bench-captioning gpu-check gpu-check-build demo fmt fmt-check vet clean fuzz
+.PHONY: findings findings-pending all build test test-short test-full test-captioning test-openblas bench bench-compare bench-corpus bench-captioning gpu-check gpu-check-build count-launches demo fmt fmt-check vet clean fuzz
 
 # BLAS: the matrix products run on OpenBLAS through cgo (gonum's netlib
 # bindings, -tags openblas) when Debian's libopenblas-dev is installed, on
@@ -153,6 +153,22 @@ bench-corpus: build $(if $(filter captioning,$(KIND)),,$(if $(TSV),,bin/corpus.t
 	$(call WORKLOAD,corpus,--tsv "$$tsv"); \
 	echo; echo "== bench-corpus, $$(date -u '+%Y-%m-%d %H:%M UTC'), $$(nproc) cores, TSV=$(CORPUS_TSV), STEPS=$(STEPS), THREADS=$(THREADS)"; \
 	./$(BIN) bench --corpus-table $$d
+
+# Kernel launches per training step on an OpenCL device, CLBlast's own
+# kernels included (docs/gpu.md): bench/clcount/clcount.c, an LD_PRELOAD
+# shim built with cc, counts the kernels CLBlast launches, and attnzoo bench
+# --train-only prints ours + CLBlast's. COUNT_SIZE picks the workload
+# (default the anchor; the hidden-1024 one: COUNT_SIZE="--hidden 1024
+# --batch 256 --src-len 20 --vocab 1001" COUNT_RUN="--steps 2 --warmup 1").
+DEVICE ?= opencl:0:0
+COUNT_SIZE ?=
+COUNT_RUN ?= --steps 5 --warmup 2
+count-launches: build bin/clcount.so
+	CLCOUNT_NAMES=1 LD_PRELOAD=$(abspath bin/clcount.so) ./$(BIN) bench --train-only --device $(DEVICE) $(COUNT_SIZE) $(COUNT_RUN)
+
+bin/clcount.so: bench/clcount/clcount.c
+	@mkdir -p bin
+	$(CC) -O2 -Wall -Wextra -shared -fPIC -o $@ $< -ldl -lpthread
 
 bin/corpus.tsv: bench/corpus/make_corpus.py
 	@mkdir -p bin

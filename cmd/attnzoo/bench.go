@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/attnzoo/attnzoo/internal/gx"
+	"github.com/attnzoo/attnzoo/internal/opencl"
 	"github.com/attnzoo/attnzoo/seq2seq"
 )
 
@@ -55,6 +56,12 @@ type benchResult struct {
 	LaunchesStep  float64  `json:"device_launches_per_step,omitempty"`
 	GemmFlopsStep float64  `json:"device_gemm_flops_per_step,omitempty"`
 	DeviceHostOps []string `json:"device_host_ops,omitempty"`
+
+	// Of LaunchesStep, the CLBlast calls (each counted as one launch
+	// there), and the kernels those calls launched, counted by the
+	// bench/clcount shim (make count-launches; absent without it).
+	GemmCallsStep  float64  `json:"device_gemm_calls_per_step,omitempty"`
+	LibKernelsStep *float64 `json:"device_clblast_kernels_per_step,omitempty"`
 }
 
 // benchOptions size the run: the anchor times training steps 6–55 and 20
@@ -65,6 +72,7 @@ type benchOptions struct {
 	reps, warmups int // decoding repetitions timed, and untimed ones before
 	beamReps      int
 	device        string // a device choice (device.ParseSpec)
+	trainOnly     bool   // no decoding (counting a step's launches on a slow device)
 }
 
 func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -87,6 +95,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&opt.skip, "warmup", 5, "training steps run before the clock starts")
 	fs.IntVar(&opt.reps, "reps", 20, "greedy decodings timed (after 3 untimed)")
 	fs.IntVar(&opt.beamReps, "beam-reps", 10, "beam-5 decodings timed (after 2 untimed)")
+	fs.BoolVar(&opt.trainOnly, "train-only", false, "time the training steps only, no decoding (make count-launches)")
 	parallel := fs.Int("parallel", 0, "instead: measure how N workers scale (N anchor models one after another, then side by side)")
 	parSteps := fs.Int("parallel-steps", 40, "with --parallel, timed training steps per model and phase")
 	dev := fs.String("device", "cpu", "cpu, gpu or opencl:P:D (see attnzoo devices)")
@@ -214,6 +223,7 @@ func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
 	var times []float64 // ms
 	var before, after runtime.MemStats
 	var t0, t1 device.Traffic
+	var lib0 int64
 	var faults0 int64
 	for i, b := range batches {
 		if err := ctx.Err(); err != nil {
@@ -224,6 +234,7 @@ func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
 			runtime.ReadMemStats(&before)
 			if counter != nil {
 				t0 = counter.Traffic()
+				lib0, _ = opencl.LibraryLaunches()
 			}
 		}
 		// Push: on a device the step's loss comes back at the next step's
@@ -258,6 +269,11 @@ func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
 		res.Device = m.Device().Name()
 		res.BytesInStep, res.BytesOutStep = float64(t1.BytesIn-t0.BytesIn)/n, float64(t1.BytesOut-t0.BytesOut)/n
 		res.LaunchesStep = float64(t1.Launches-t0.Launches) / n
+		res.GemmCallsStep = float64(t1.GemmCalls-t0.GemmCalls) / n
+		if lib1, ok := opencl.LibraryLaunches(); ok {
+			v := float64(lib1-lib0) / n
+			res.LibKernelsStep = &v
+		}
 		res.GemmFlopsStep = float64(t1.GemmFlops-t0.GemmFlops) / n
 		res.DeviceHostOps = tr.Cache.HostOps()
 	}
@@ -265,6 +281,10 @@ func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
 	res.Allocs = float64(after.Mallocs-before.Mallocs) / n
 	res.MsStepMedian, res.MsStepMin, res.MsStepMean = median(times), slices.Min(times), mean(times)
 
+	if opt.trainOnly {
+		roundBench(res)
+		return res, nil
+	}
 	src := opt.draw(rng)
 	src.TgtIn, src.TgtOut = nil, nil
 	cache := seq2seq.NewGraphCache(0)
@@ -297,13 +317,18 @@ func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
 	}
 	B := float64(src.Size())
 	res.DecodeSeqS, res.Beam5SeqS = B/(res.DecodeMs/1e3), B/(res.Beam5Ms/1e3)
+	roundBench(res)
+	return res, nil
+}
+
+// roundBench rounds the times to µs and the rates and counts to tenths.
+func roundBench(res *benchResult) {
 	for _, p := range []*float64{&res.MsStepMedian, &res.MsStepMin, &res.MsStepMean, &res.DecodeMs, &res.Beam5Ms, &res.Loss} {
 		*p = math.Round(*p*1e3) / 1e3
 	}
 	for _, p := range []*float64{&res.DecodeSeqS, &res.Beam5SeqS, &res.AllocBytes, &res.Allocs, &res.MinorFaults} {
 		*p = math.Round(*p*10) / 10
 	}
-	return res, nil
 }
 
 // benchTrainer is the anchor model at these sizes (seeded) with the
@@ -379,9 +404,16 @@ func printBench(w io.Writer, r *benchResult, ref map[string]any, refName string,
 		{"allocations/step", "", r.Allocs, "%.0f"},
 		{"minor page faults/step", "", r.MinorFaults, "%.1f"},
 	}
+	if opt.trainOnly { // no decoding rows
+		rows = append(rows[:2], rows[6:]...)
+	}
 	if r.Device != "" {
-		fmt.Fprintf(w, "  device %s: per training step %.0f bytes in, %.0f bytes out, %.0f kernel launches, %.3g GEMM FLOP\n",
-			r.Device, r.BytesInStep, r.BytesOutStep, r.LaunchesStep, r.GemmFlopsStep)
+		fmt.Fprintf(w, "  device %s: per training step %.0f bytes in, %.0f bytes out, %.0f kernel launches (%.0f of them CLBlast calls), %.3g GEMM FLOP\n",
+			r.Device, r.BytesInStep, r.BytesOutStep, r.LaunchesStep, r.GemmCallsStep, r.GemmFlopsStep)
+		if r.LibKernelsStep != nil {
+			fmt.Fprintf(w, "  with CLBlast's own kernels counted (bench/clcount): %.0f of ours + %.0f of CLBlast's = %.0f kernel launches per step\n",
+				r.LaunchesStep-r.GemmCallsStep, *r.LibKernelsStep, r.LaunchesStep-r.GemmCallsStep+*r.LibKernelsStep)
+		}
 		if len(r.DeviceHostOps) > 0 {
 			fmt.Fprintf(w, "  ops still on the host (no device kernel yet): %s\n", strings.Join(r.DeviceHostOps, ", "))
 		}
@@ -390,7 +422,9 @@ func printBench(w io.Writer, r *benchResult, ref map[string]any, refName string,
 		for _, row := range rows {
 			fmt.Fprintf(w, "  %-40s %12s\n", row.what, fmt.Sprintf(row.format, row.v))
 		}
-		fmt.Fprintf(w, "  %-40s %12s\n", "beam-5 cost ÷ greedy cost", fmt.Sprintf("%.2f×", r.Beam5Ms/r.DecodeMs))
+		if !opt.trainOnly {
+			fmt.Fprintf(w, "  %-40s %12s\n", "beam-5 cost ÷ greedy cost", fmt.Sprintf("%.2f×", r.Beam5Ms/r.DecodeMs))
+		}
 		return
 	}
 	fmt.Fprintf(w, "  %-40s %12s %12s %8s\n", "", "attnzoo", "pytorch", "ratio")

@@ -96,3 +96,40 @@ func TestBenchParallel(t *testing.T) {
 		t.Errorf("--parallel -1: exit %d, want 2", code)
 	}
 }
+
+// TestBenchTrainOnlyOpenCL: --train-only times the training steps alone
+// (no decoding fields), and on a device the line counts the launches, of
+// which the CLBlast calls are some and not all (the step's elementwise
+// kernels are ours); without the bench/clcount shim preloaded there is no
+// count of CLBlast's own kernels.
+func TestBenchTrainOnlyOpenCL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	d, ok := firstDevice(t)
+	if !ok {
+		t.Skip("no OpenCL device")
+	}
+	out, errs, code := runCLI(t, "bench", "--json", "--train-only", "--steps", "3", "--warmup", "1", "--device", d.Key())
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("not one JSON line: %v\n%s", err, out)
+	}
+	launches, _ := got["device_launches_per_step"].(float64)
+	calls, _ := got["device_gemm_calls_per_step"].(float64)
+	if calls <= 0 || launches <= calls {
+		t.Errorf("%v launches per step, %v of them CLBlast calls: want 0 < calls < launches", launches, calls)
+	}
+	if v, ok := got["ms_step_median"].(float64); !ok || v <= 0 {
+		t.Errorf("ms_step_median = %v, want a positive number", got["ms_step_median"])
+	}
+	if got["decode_ms_batch"] != 0.0 || got["beam5_ms_batch"] != 0.0 {
+		t.Errorf("decode_ms_batch %v, beam5_ms_batch %v: want 0 with --train-only", got["decode_ms_batch"], got["beam5_ms_batch"])
+	}
+	if _, ok := got["device_clblast_kernels_per_step"]; ok && os.Getenv("LD_PRELOAD") == "" {
+		t.Errorf("device_clblast_kernels_per_step = %v without the shim", got["device_clblast_kernels_per_step"])
+	}
+}

@@ -54,10 +54,13 @@ type OpenCL struct {
 }
 
 // Traffic counts what a device did: bytes written to it and read from it,
-// and kernel launches (a CLBlast call counts as one).
+// and kernel launches (a CLBlast call counts as one; GemmCalls of them are
+// CLBlast calls, each of which launches one kernel or several, counted by
+// opencl.LibraryLaunches where its shim is loaded).
 type Traffic struct {
 	BytesIn, BytesOut int64
 	Launches          int64
+	GemmCalls         int64
 	GemmFlops         int64 // 2·m·n·k per matrix product: most of a step's arithmetic
 
 	// Allocs counts the buffers allocated. BlockingReads and
@@ -254,6 +257,7 @@ func (o *OpenCL) SgemmAt(transA, transB bool, m, n, k int, alpha float32, a Buff
 		return err
 	}
 	o.t.Launches++
+	o.t.GemmCalls++
 	o.t.GemmFlops += 2 * int64(m) * int64(n) * int64(k)
 	return o.c.Sgemm(transA, transB, m, n, k, alpha, x, aOff, lda, y, bOff, ldb, beta, z, cOff, ldc)
 }
@@ -267,6 +271,7 @@ func (o *OpenCL) SgemmBatched(transA, transB bool, m, n, k int, alpha float32, a
 		return err
 	}
 	o.t.Launches++
+	o.t.GemmCalls++
 	o.t.GemmFlops += 2 * int64(m) * int64(n) * int64(k) * int64(batch)
 	return o.c.SgemmStridedBatched(transA, transB, m, n, k, alpha, x, aOff, lda, aStride, y, bOff, ldb, bStride, beta, z, cOff, ldc, cStride, batch)
 }

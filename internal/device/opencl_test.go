@@ -205,3 +205,42 @@ func TestOpenCLErrors(t *testing.T) {
 		t.Errorf("Name() = %q", cl.Name())
 	}
 }
+
+// Traffic counts each CLBlast call as one launch and as one GemmCall, and
+// a kernel of ours as one launch and no GemmCall: one Sgemm, one
+// SgemmBatched and two Adds are 4 launches, 2 of them GemmCalls, and
+// 2·(2·3·4) + 2·(2·3·4)·2 = 144 GEMM FLOP (2·m·n·k per product).
+func TestOpenCLTrafficGemmCalls(t *testing.T) {
+	o := testOpenCL(t)
+	bufs := make([]Buffer, 3)
+	for i := range bufs {
+		b, err := o.Alloc(24)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer o.Free(b)
+		bufs[i] = b
+	}
+	t0 := o.Traffic()
+	if err := o.Sgemm(false, false, 2, 3, 4, 1, bufs[0], 4, bufs[1], 3, 0, bufs[2], 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.SgemmBatched(false, false, 2, 3, 4, 1, bufs[0], 0, 4, 8, bufs[1], 0, 3, 12, 0, bufs[2], 0, 3, 6, 2); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := o.Add(bufs[2], bufs[0], bufs[1], 24); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t1 := o.Traffic()
+	if got := t1.Launches - t0.Launches; got != 4 {
+		t.Errorf("%d launches, want 4", got)
+	}
+	if got := t1.GemmCalls - t0.GemmCalls; got != 2 {
+		t.Errorf("%d GEMM calls, want 2", got)
+	}
+	if got := t1.GemmFlops - t0.GemmFlops; got != 144 {
+		t.Errorf("%d GEMM FLOP, want 144", got)
+	}
+}
