@@ -12,12 +12,14 @@ package backend
 type Attention interface {
 	// BiasAdd sets y[r,j] = x[r,j] + b[j] for x [rows,n].
 	BiasAdd(y, x, b Buf, rows, n int) error
-	// SumRows sets y[j] = Σ_r x[r,j] for x [rows,n].
-	SumRows(y, x Buf, rows, n int) error
+	// SumRows sets y[j] = Σ_r x[r,j] for x [rows,n]; with acc it adds the
+	// sums into y.
+	SumRows(y, x Buf, rows, n int, acc bool) error
 	// SumMid sets y[b,j] = Σ_i x[b,i,j] for x [B,S,n].
 	SumMid(y, x Buf, B, S, n int) error
-	// MatVec sets y = op(A)·x, op(A) m×n (A n×m when a.T), x [n], y [m].
-	MatVec(m, n int, a Mat, x, y Buf) error
+	// MatVec sets y = op(A)·x, op(A) m×n (A n×m when a.T), x [n], y [m];
+	// with acc it adds op(A)·x into y.
+	MatVec(m, n int, a Mat, x, y Buf, acc bool) error
 	// Bmv sets y[b·h+k,i] = c · Σ_{d: k(d)=k} X[b,i,d] · v[b,d]   [B·h,S].
 	Bmv(y, X, v Buf, B, S, D, h int, c float64) error
 	// WSum sets y[b,d] = Σ_i (c·w[b·h+k(d),i]) · X[b,i,d]   [B,D], a zero
@@ -32,6 +34,7 @@ type Attention interface {
 	RepeatRows(y, x Buf, B, S, h int, c float64) error
 	// AddTanh sets y[b,i,j] = tanh((P[b,i,j] + u[b,j]) + c[j]) for P [B,S,A].
 	AddTanh(y, P, u, c Buf, B, S, A int) error
-	// AdditiveDelta sets y[r,j] = (g[r]·v[j]) · (1 − T[r,j]²) for T [N,A].
-	AdditiveDelta(y, T, v, g Buf, N, A int) error
+	// AdditiveDelta sets y[r,j] = (g[r]·v[j]) · (1 − T[r,j]²) for T [N,A];
+	// with acc it adds that into y.
+	AdditiveDelta(y, T, v, g Buf, N, A int, acc bool) error
 }

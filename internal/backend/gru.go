@@ -27,11 +27,12 @@ type GRU interface {
 	// blend's gradient with respect to the gates, for g [B,H].
 	GRUBlendDG(out, gates, h, g Buf, B, H int) error
 	// GRUBlendDH sets out [B,H] = g ⊙ z, the blend's gradient with respect
-	// to h.
-	GRUBlendDH(out, gates, g Buf, B, H int) error
+	// to h; with acc it adds that into out.
+	GRUBlendDH(out, gates, g Buf, B, H int, acc bool) error
 	// ColSums sets y[yOff+c] = Σ_r x[xOff + r·ld + c] for c < cols, r <
-	// rows, each column summed from 0 in row order.
-	ColSums(y Buf, yOff int, x Buf, xOff, ld, rows, cols int) error
+	// rows, each column summed from 0 in row order; with acc it adds the
+	// sums into y.
+	ColSums(y Buf, yOff int, x Buf, xOff, ld, rows, cols int, acc bool) error
 
 	// GRUSeq runs the recurrence of a GRU over S positions of B sequences
 	// (internal/gx's GRUSequence), from position 0 to S−1 (S−1 to 0 when

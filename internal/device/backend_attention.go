@@ -1,6 +1,10 @@
 package device
 
-import "github.com/attnzoo/attnzoo/internal/backend"
+import (
+	"fmt"
+
+	"github.com/attnzoo/attnzoo/internal/backend"
+)
 
 // The Attention family on the device: kernels/attention.cl (and seq.cl's
 // sum_rows and add_bias), one work-item per output value summing in index
@@ -14,11 +18,19 @@ func (b clBackend) BiasAdd(y, x, bias backend.Buf, rows, n int) error {
 	return b.o.Kernel("add_bias", rows*n, y.Mem, x.Mem, bias.Mem, n, rows*n)
 }
 
-func (b clBackend) SumRows(y, x backend.Buf, rows, n int) error {
+func (b clBackend) SumRows(y, x backend.Buf, rows, n int, acc bool) error {
 	if err := mems("SumRows", y, x); err != nil {
 		return err
 	}
-	return b.o.Kernel("sum_rows", n, y.Mem, x.Mem, rows, n)
+	return b.o.Kernel("sum_rows", n, y.Mem, x.Mem, rows, n, flag(acc))
+}
+
+// flag is a kernel's int argument for a bool.
+func flag(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func (b clBackend) SumMid(y, x backend.Buf, B, S, n int) error {
@@ -28,8 +40,30 @@ func (b clBackend) SumMid(y, x backend.Buf, B, S, n int) error {
 	return b.o.Kernel("sum_mid", B*n, y.Mem, x.Mem, B, S, n)
 }
 
-func (b clBackend) MatVec(m, n int, a backend.Mat, x, y backend.Buf) error {
-	return b.Gemm(m, 1, n, 1, a, backend.Mat{Buf: x, Ld: 1}, 0, backend.Mat{Buf: y, Ld: 1})
+// MatVec is a kernel of ours, not CLBlast's SGEMM with one column (which
+// pads it to a product of 32 columns, in several kernels once large):
+// A·x as one work-group per row (a row kernel), Aᵀ·x as one work-item per
+// output summing down A's rows in index order.
+func (b clBackend) MatVec(m, n int, a backend.Mat, x, y backend.Buf, acc bool) error {
+	if err := mems("MatVec", y, x, a.Buf); err != nil {
+		return err
+	}
+	rows, cols := m, n
+	if a.T {
+		rows, cols = n, m
+	}
+	if m < 1 || n < 1 || y.Len() < m || x.Len() < n || a.Ld < cols || a.Off < 0 || a.Off+(rows-1)*a.Ld+cols > a.Buf.Len() {
+		return fmt.Errorf("device: opencl: MatVec: %d×%d matrix at %d, ld %d, in a buffer of %d; x of %d, y of %d",
+			rows, cols, a.Off, a.Ld, a.Buf.Len(), x.Len(), y.Len())
+	}
+	var beta float32
+	if acc {
+		beta = 1
+	}
+	if a.T {
+		return b.o.Kernel("matvec_cols", m, y.Mem, a.Buf.Mem, x.Mem, a.Off, a.Ld, n, beta, m)
+	}
+	return b.o.KernelRows("matvec_rows", m, y.Mem, a.Buf.Mem, x.Mem, a.Off, a.Ld, n, beta)
 }
 
 func (b clBackend) Bmv(y, X, v backend.Buf, B, S, D, h int, c float64) error {
@@ -78,9 +112,9 @@ func (b clBackend) AddTanh(y, P, u, c backend.Buf, B, S, A int) error {
 	return b.o.Kernel("add_tanh", B*S*A, y.Mem, P.Mem, u.Mem, c.Mem, S, A, B*S*A)
 }
 
-func (b clBackend) AdditiveDelta(y, T, v, g backend.Buf, N, A int) error {
+func (b clBackend) AdditiveDelta(y, T, v, g backend.Buf, N, A int, acc bool) error {
 	if err := mems("AdditiveDelta", y, T, v, g); err != nil {
 		return err
 	}
-	return b.o.Kernel("additive_delta", N*A, y.Mem, T.Mem, v.Mem, g.Mem, A, N*A)
+	return b.o.Kernel("additive_delta", N*A, y.Mem, T.Mem, v.Mem, g.Mem, A, N*A, flag(acc))
 }

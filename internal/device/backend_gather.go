@@ -32,17 +32,19 @@ func (b clBackend) Embed(out, E, ids backend.Buf, V, D, N int) error {
 	return b.o.Kernel("embed", N*D, out.Mem, E.Mem, ids.Mem, V, D, N)
 }
 
-func (b clBackend) EmbedGrad(dE, g, ids, link backend.Buf, V, D, N int) error {
+func (b clBackend) EmbedGrad(dE, g, ids, link backend.Buf, V, D, N int, acc bool) error {
 	if err := mems("EmbedGrad", dE, g, ids, link); err != nil {
 		return err
 	}
-	if err := b.Fill(dE, 0, V*D); err != nil {
-		return err
+	if !acc {
+		if err := b.Fill(dE, 0, V*D); err != nil {
+			return err
+		}
 	}
 	if err := b.o.Kernel("embed_links", N, link.Mem, ids.Mem, V, N); err != nil {
 		return err
 	}
-	return b.o.Kernel("embed_grad", N*D, dE.Mem, g.Mem, link.Mem, D, N)
+	return b.o.Kernel("embed_grad", N*D, dE.Mem, g.Mem, link.Mem, D, N, flag(acc))
 }
 
 func (b clBackend) Im2Col(out, x backend.Buf, geo backend.ConvGeom, B, C int) error {

@@ -66,18 +66,18 @@ func (b clBackend) GRUBlendDG(out, gates, h, g backend.Buf, B, H int) error {
 	return b.o.Kernel("gru_blend_dg", B*4*H, out.Mem, gates.Mem, h.Mem, g.Mem, B, H)
 }
 
-func (b clBackend) GRUBlendDH(out, gates, g backend.Buf, B, H int) error {
+func (b clBackend) GRUBlendDH(out, gates, g backend.Buf, B, H int, acc bool) error {
 	if err := mems("GRUBlendDH", out, gates, g); err != nil {
 		return err
 	}
-	return b.o.Kernel("gru_blend_dh", B*H, out.Mem, gates.Mem, g.Mem, B, H)
+	return b.o.Kernel("gru_blend_dh", B*H, out.Mem, gates.Mem, g.Mem, B, H, flag(acc))
 }
 
-func (b clBackend) ColSums(y backend.Buf, yOff int, x backend.Buf, xOff, ld, rows, cols int) error {
+func (b clBackend) ColSums(y backend.Buf, yOff int, x backend.Buf, xOff, ld, rows, cols int, acc bool) error {
 	if err := mems("ColSums", y, x); err != nil {
 		return err
 	}
-	return b.o.Kernel("sum_rows_at", cols, y.Mem, yOff, x.Mem, xOff, ld, rows, cols)
+	return b.o.Kernel("sum_rows_at", cols, y.Mem, yOff, x.Mem, xOff, ld, rows, cols, flag(acc))
 }
 
 // GRUSeq: per position hh = U h_prev (an SGEMM reading h_prev in place:

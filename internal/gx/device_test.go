@@ -23,6 +23,11 @@ type devGraph struct {
 	n   int
 }
 
+// newDevGraph is an empty devGraph, its draws from a fixed seed.
+func newDevGraph() *devGraph {
+	return &devGraph{Graph: gx.NewGraph(gx.Float32), rng: rand.New(rand.NewPCG(11, 12))}
+}
+
 func (g *devGraph) In(scale float64, shape ...int) *gx.Node {
 	g.n++
 	x := g.Input(fmt.Sprintf("in%d", g.n), shape...)
@@ -57,7 +62,7 @@ func agreeOnDevice(t *testing.T, what string, onDevice []string, build func(g *d
 	t.Helper()
 	d := devicetest.OpenCL(t)
 	run := func(dev bool) ([][]float64, []string) {
-		g := &devGraph{Graph: gx.NewGraph(gx.Float32), rng: rand.New(rand.NewPCG(11, 12))}
+		g := newDevGraph()
 		outs := build(g)
 		for _, n := range outs {
 			g.Watch(n)

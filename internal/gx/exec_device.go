@@ -55,6 +55,7 @@ type devRun struct {
 	gen    uint64
 	hostOp []string // names of the ops that run on the host, sorted
 	res    *Resident
+	fuse   *devFusion     // the Adds folded into their operands' ops
 	preset map[int]bool   // inputs whose buffer was filled on the device for the next run
 	params map[int]*Param // input nodes that are resident parameters
 	idx    map[*Node]int
@@ -114,11 +115,6 @@ func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 			r.params[i] = p // its buffer is the store's, set each run
 		}
 	}
-	if err := r.plan(m, nodes); err != nil {
-		r.free()
-		return nil, err
-	}
-	m.watched, m.nodes = nil, nil
 	names := map[string]bool{}
 	var be backend.Backend
 	if b, ok := d.(interface{ Backend() backend.Backend }); ok {
@@ -154,17 +150,40 @@ func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 			r.sites[k] = r.sited.NewSite()
 		}
 	}
-	onDevice := make([]bool, n) // read by a step on the device
+	readOnDevice := make([]bool, n) // read by a step on the device
 	for k, s := range m.steps {
 		for _, a := range s.args {
-			onDevice[a] = onDevice[a] || r.fns[k] != nil
+			readOnDevice[a] = readOnDevice[a] || r.fns[k] != nil
 		}
 	}
 	for _, in := range m.inputs {
-		if _, ok := r.params[in.idx]; !ok && onDevice[in.idx] {
+		if _, ok := r.params[in.idx]; !ok && readOnDevice[in.idx] {
 			r.devIn = append(r.devIn, in)
 		}
 	}
+	onDevice := make([]bool, len(m.steps))
+	for k, fn := range r.fns {
+		onDevice[k] = fn != nil
+	}
+	r.fuse = fuseAdds(m, onDevice, m.watched)
+	for k := range m.steps {
+		s := &m.steps[k]
+		switch {
+		case r.fuse.none[k]:
+			r.fns[k] = func(device.Buffer, []device.Buffer) error { return nil }
+		case r.fuse.acc[k]:
+			in := make([]tensor.Shape, len(s.args))
+			for j, a := range s.args {
+				in[j] = r.shapes[a]
+			}
+			r.fns[k] = r.onBackendAcc(s.op.(adder), be, in, r.shapes[s.out])
+		}
+	}
+	if err := r.plan(m, nodes); err != nil {
+		r.free()
+		return nil, err
+	}
+	m.watched, m.nodes = nil, nil
 	for name := range names {
 		r.hostOp = append(r.hostOp, name)
 	}
@@ -182,6 +201,19 @@ func (r *devRun) onBackend(op forwarder, be backend.Backend, in []tensor.Shape, 
 			c.in[j] = backend.Buf{Mem: a}
 		}
 		return op.forward(c)
+	}
+}
+
+// onBackendAcc is an op's accumulate on a device backend's buffers: it
+// adds its result into its output's buffer, its fused Add's (fuseAdds).
+func (r *devRun) onBackendAcc(op adder, be backend.Backend, in []tensor.Shape, out tensor.Shape) deviceFn {
+	c := &call{be: be, in: make([]backend.Buf, len(in)), sh: in, osh: out, dev: r}
+	return func(out device.Buffer, args []device.Buffer) error {
+		c.out, c.ti = backend.Buf{Mem: out}, 0
+		for j, a := range args {
+			c.in[j] = backend.Buf{Mem: a}
+		}
+		return op.accumulate(c, c.out)
 	}
 }
 
@@ -274,9 +306,15 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 			last[i] = end
 		}
 	}
+	alias := r.fuse.alias // a folded Add's value and its product's share one buffer
+	for v, root := range alias {
+		last[root] = max(last[root], last[v])
+	}
 	release := make([][]int, end+1) // by step: the values whose last reader it is
 	for _, s := range m.steps {
-		release[last[s.out]] = append(release[last[s.out]], s.out)
+		if alias[s.out] == s.out {
+			release[last[s.out]] = append(release[last[s.out]], s.out)
+		}
 	}
 	free := map[int][]device.Buffer{} // by size
 	var offs freeList                 // the same lifetimes at offsets, as the host plans them
@@ -288,6 +326,10 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 				free[n] = append(free[n], r.bufs[j])
 				offs.free(off[j], n)
 			}
+		}
+		if root := alias[s.out]; root != s.out {
+			r.bufs[s.out] = r.bufs[root]
+			continue
 		}
 		n := max(1, r.shapes[s.out].TotalSize())
 		off[s.out] = offs.alloc(n)

@@ -183,13 +183,16 @@ func (o *base) outShape(ops *operands) (tensor.Shape, error) {
 	return sh, err
 }
 
-// accumulating is the ability of an op written against a backend to add
-// its result into a buffer of its output's shape: dst += op(args) (a
-// product with β = 1, say). The host machine's Add uses it (exec.go).
+// accumulating is an adder (exec_device_fuse.go) whose Add the host
+// machine fuses too (exec.go): a weight gradient's product with β = 1, or
+// Outer, whose accumulate rounds as the op then the Add would. Other
+// adders (a product into an activation's gradient, a bias gradient's sum)
+// keep their Adds on the host, which computes them as it always has; the
+// device machine folds them all.
 type accumulating interface {
-	forwarder
-	accumulate(c *call, dst backend.Buf) error
+	adder
 	accumulateDo(args []G.Value, dst *tensor.Dense) (bool, error)
+	fusedOnHost()
 }
 
 // accumulateDo is accumulate over gorgonia values on the graph's host

@@ -60,7 +60,7 @@ func (op *additiveOutOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 // forward: out[n] = Σ_a T[n,a]·v[a], the rows of T [B·S,A] by v.
 func (op *additiveOutOp) forward(c *call) error {
 	N, A := lead(c.sh[0]), last(c.sh[0])
-	return c.be.MatVec(N, A, mat(c.in[0], A), c.in[1], c.out)
+	return c.be.MatVec(N, A, mat(c.in[0], A), c.in[1], c.out, false)
 }
 
 // DiffWRT: T is read as tanh(P + u + c), not differentiated (see Additive).
@@ -87,8 +87,14 @@ func (op *additiveOutOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 func (op *additiveDeltaOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return shapeOf(in, 0) }
 
 // forward: δ[n,a] = g[n] v[a] (1 − T[n,a]²).
-func (op *additiveDeltaOp) forward(c *call) error {
-	return c.be.AdditiveDelta(c.out, c.in[0], c.in[1], c.in[2], lead(c.sh[0]), last(c.sh[0]))
+func (op *additiveDeltaOp) forward(c *call) error { return op.delta(c, c.out, false) }
+
+// accumulate is dst += δ (the projected keys' gradient summed over the
+// steps, on a device).
+func (op *additiveDeltaOp) accumulate(c *call, dst backend.Buf) error { return op.delta(c, dst, true) }
+
+func (op *additiveDeltaOp) delta(c *call, dst backend.Buf, acc bool) error {
+	return c.be.AdditiveDelta(dst, c.in[0], c.in[1], c.in[2], lead(c.sh[0]), last(c.sh[0]), acc)
 }
 
 func (op *addTanhOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
@@ -112,9 +118,15 @@ func (op *addTanhOp) forward(c *call) error {
 func (op *projLastVOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return lastOf(in) }
 
 // forward: out[a] = Σ_n X[n,a]·g[n], Xᵀg for X [N,A].
-func (op *projLastVOp) forward(c *call) error {
+func (op *projLastVOp) forward(c *call) error { return op.product(c, c.out, false) }
+
+// accumulate is dst += Xᵀg (v's gradient summed over the steps, on a
+// device).
+func (op *projLastVOp) accumulate(c *call, dst backend.Buf) error { return op.product(c, dst, true) }
+
+func (op *projLastVOp) product(c *call, dst backend.Buf, acc bool) error {
 	N, A := lead(c.sh[0]), last(c.sh[0])
-	return c.be.MatVec(A, N, backend.Mat{Buf: c.in[0], Ld: A, T: true}, c.in[1], c.out)
+	return c.be.MatVec(A, N, backend.Mat{Buf: c.in[0], Ld: A, T: true}, c.in[1], dst, acc)
 }
 
 // sumLeadOp sums a [B,S,A] tensor over its middle axis (keep=2: → [B,A]) or
@@ -136,5 +148,5 @@ func (op *sumLeadOp) forward(c *call) error {
 	if op.keep == 2 {
 		return c.be.SumMid(c.out, c.in[0], B, S, A)
 	}
-	return c.be.SumRows(c.out, c.in[0], B*S, A)
+	return c.be.SumRows(c.out, c.in[0], B*S, A, false)
 }

@@ -1,6 +1,8 @@
 package gx
 
 import (
+	"github.com/attnzoo/attnzoo/internal/backend"
+
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -44,6 +46,12 @@ func (op *addBiasOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 func (op *sumRowsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return lastOf(in) }
 
 // forward: out = Σ_r g[r,:].
-func (op *sumRowsOp) forward(c *call) error {
-	return c.be.SumRows(c.out, c.in[0], lead(c.sh[0]), last(c.sh[0]))
+func (op *sumRowsOp) forward(c *call) error { return op.sum(c, c.out, false) }
+
+// accumulate is dst += Σ_r g[r,:] (a bias's gradient summed over the steps,
+// on a device).
+func (op *sumRowsOp) accumulate(c *call, dst backend.Buf) error { return op.sum(c, dst, true) }
+
+func (op *sumRowsOp) sum(c *call, dst backend.Buf, acc bool) error {
+	return c.be.SumRows(dst, c.in[0], lead(c.sh[0]), last(c.sh[0]), acc)
 }

@@ -186,8 +186,14 @@ func (op *sumColsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 }
 
 // forward: out[c] = Σ_r x[r, lo+c].
-func (op *sumColsOp) forward(c *call) error {
-	return c.be.ColSums(c.out, 0, c.in[0], op.lo, c.sh[0][1], c.sh[0][0], op.hi-op.lo)
+func (op *sumColsOp) forward(c *call) error { return op.sum(c, c.out, false) }
+
+// accumulate is dst += Σ_r x[r, lo:hi] (b_hn's gradient summed over the
+// steps, on a device).
+func (op *sumColsOp) accumulate(c *call, dst backend.Buf) error { return op.sum(c, dst, true) }
+
+func (op *sumColsOp) sum(c *call, dst backend.Buf, acc bool) error {
+	return c.be.ColSums(dst, 0, c.in[0], op.lo, c.sh[0][1], c.sh[0][0], op.hi-op.lo, acc)
 }
 
 func (op *gruBlendOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
@@ -227,6 +233,12 @@ func (op *gruBlendDGOp) forward(c *call) error {
 func (op *gruBlendDHOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return shapeOf(in, 1) }
 
 // forward: ∂h = g ⊙ z.
-func (op *gruBlendDHOp) forward(c *call) error {
-	return c.be.GRUBlendDH(c.out, c.in[0], c.in[1], c.sh[1][0], c.sh[1][1])
+func (op *gruBlendDHOp) forward(c *call) error { return op.grad(c, c.out, false) }
+
+// accumulate is dst += g ⊙ z (h's gradient summed over the ops that read
+// it, on a device).
+func (op *gruBlendDHOp) accumulate(c *call, dst backend.Buf) error { return op.grad(c, dst, true) }
+
+func (op *gruBlendDHOp) grad(c *call, dst backend.Buf, acc bool) error {
+	return c.be.GRUBlendDH(dst, c.in[0], c.in[1], c.sh[1][0], c.sh[1][1], acc)
 }

@@ -280,10 +280,10 @@ func (op *gruSeqBackOp) forward(c *call) error {
 		return err
 	}
 	off += 3 * H * H
-	if err := c.be.ColSums(c.out, off, dxi, 0, 3*H, S*B, 3*H); err != nil { // ∂b
+	if err := c.be.ColSums(c.out, off, dxi, 0, 3*H, S*B, 3*H, false); err != nil { // ∂b
 		return err
 	}
-	if err := c.be.ColSums(c.out, off+3*H, dhh, 2*H, 3*H, S*B, H); err != nil { // ∂b_hn
+	if err := c.be.ColSums(c.out, off+3*H, dhh, 2*H, 3*H, S*B, H, false); err != nil { // ∂b_hn
 		return err
 	}
 	off += 4 * H

@@ -107,9 +107,15 @@ func (op *linearTOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 }
 
 // forward: ∂X[N,D] = G[N,rows] · W[:rows].
-func (op *linearTOp) forward(c *call) error {
+func (op *linearTOp) forward(c *call) error { return op.product(c, c.out, 0) }
+
+// accumulate is dst += G · W[:rows]: the GEMM with β = 1 (an activation's
+// gradient summed over the ops that read it, on a device).
+func (op *linearTOp) accumulate(c *call, dst backend.Buf) error { return op.product(c, dst, 1) }
+
+func (op *linearTOp) product(c *call, dst backend.Buf, beta float64) error {
 	N, rows, D := lead(c.sh[0]), last(c.sh[0]), c.sh[1][1]
-	return c.be.Gemm(N, D, rows, 1, mat(c.in[0], rows), backend.Mat{Buf: c.in[1], Ld: D, Const: op.wInput}, 0, mat(c.out, D))
+	return c.be.Gemm(N, D, rows, 1, mat(c.in[0], rows), backend.Mat{Buf: c.in[1], Ld: D, Const: op.wInput}, beta, mat(dst, D))
 }
 
 // linearWOp: G [N..., rows], X [N..., D] → [R, D], first rows = Gᵀ·X.
@@ -140,3 +146,4 @@ func (op *linearWOp) product(c *call, dst backend.Buf, beta float64) error {
 // weight gradient summed over the steps that read the weight needs no
 // product buffer and no sum of its own.
 func (op *linearWOp) accumulate(c *call, dst backend.Buf) error { return op.product(c, dst, 1) }
+func (op *linearWOp) fusedOnHost()                              {}

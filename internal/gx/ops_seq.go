@@ -3,6 +3,7 @@ package gx
 import (
 	"fmt"
 
+	"github.com/attnzoo/attnzoo/internal/backend"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -71,13 +72,19 @@ func (op *embedGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 
 // forward: dE from g [N,D], through a working buffer of 2N values (the
 // device's lists of each id's positions).
-func (op *embedGradOp) forward(c *call) error {
+func (op *embedGradOp) forward(c *call) error { return op.grad(c, c.out, false) }
+
+// accumulate is dst += dE (a table's gradient summed over the steps that
+// look it up, on a device).
+func (op *embedGradOp) accumulate(c *call, dst backend.Buf) error { return op.grad(c, dst, true) }
+
+func (op *embedGradOp) grad(c *call, dst backend.Buf, acc bool) error {
 	N, D := c.sh[0][0], c.sh[0][1]
 	link, err := c.temp(2 * N)
 	if err != nil {
 		return err
 	}
-	return c.be.EmbedGrad(c.out, c.in[0], c.in[1], link, op.V, D, N)
+	return c.be.EmbedGrad(dst, c.in[0], c.in[1], link, op.V, D, N, acc)
 }
 
 // workspace: EmbedGrad's link.

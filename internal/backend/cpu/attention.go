@@ -33,20 +33,23 @@ func biasAdd[T kern.Float](x, b, y []T, rows int) {
 	}
 }
 
-func (*CPU) SumRows(y, x backend.Buf, rows, n int) error {
+func (*CPU) SumRows(y, x backend.Buf, rows, n int, acc bool) error {
 	if is32, err := checkSized("SumRows", sized{y, n}, sized{x, rows * n}); err != nil {
 		return err
 	} else if is32 {
-		sumRows(x.F32, y.F32[:n], rows)
+		sumRows(x.F32, y.F32[:n], rows, acc)
 	} else {
-		sumRows(x.F64, y.F64[:n], rows)
+		sumRows(x.F64, y.F64[:n], rows, acc)
 	}
 	return nil
 }
 
-// sumRows sets y = Σ_r x[r,:]: y cleared, then each row added (kern.Axpy).
-func sumRows[T kern.Float](x, y []T, rows int) {
-	clear(y)
+// sumRows sets y = Σ_r x[r,:]: y cleared (unless acc), then each row added
+// (kern.Axpy).
+func sumRows[T kern.Float](x, y []T, rows int, acc bool) {
+	if !acc {
+		clear(y)
+	}
 	n := len(y)
 	for r := range rows {
 		kern.Axpy(1, x[r*n:(r+1)*n], y)
@@ -77,7 +80,7 @@ func sumMid[T kern.Float](x, y []T, B, S, A int) {
 // MatVec is the BLAS's gemv. y = A·x runs in blocks of matVecBlock rows
 // over threads: each row's sum is the BLAS's for that row, however many
 // rows a call has.
-func (*CPU) MatVec(m, n int, a backend.Mat, x, y backend.Buf) error {
+func (*CPU) MatVec(m, n int, a backend.Mat, x, y backend.Buf, acc bool) error {
 	rows, cols := m, n
 	if a.T {
 		rows, cols = n, m
@@ -90,23 +93,27 @@ func (*CPU) MatVec(m, n int, a backend.Mat, x, y backend.Buf) error {
 		return err
 	}
 	if is32 {
-		matVec(a.T, m, n, a.Buf.F32[a.Off:], a.Ld, x.F32[:n], y.F32[:m])
+		matVec(a.T, m, n, a.Buf.F32[a.Off:], a.Ld, x.F32[:n], y.F32[:m], acc)
 	} else {
-		matVec(a.T, m, n, a.Buf.F64[a.Off:], a.Ld, x.F64[:n], y.F64[:m])
+		matVec(a.T, m, n, a.Buf.F64[a.Off:], a.Ld, x.F64[:n], y.F64[:m], acc)
 	}
 	return nil
 }
 
 const matVecBlock = 8
 
-func matVec[T kern.Float](t bool, m, n int, a []T, lda int, x, y []T) {
+func matVec[T kern.Float](t bool, m, n int, a []T, lda int, x, y []T, acc bool) {
+	var beta T
+	if acc {
+		beta = 1
+	}
 	if t {
-		gemv(true, n, m, 1, a, lda, x, y)
+		gemvBeta(true, n, m, 1, a, lda, x, beta, y)
 		return
 	}
 	block := func(b0, b1 int) {
 		r0, r1 := b0*matVecBlock, min(m, b1*matVecBlock)
-		gemv(false, r1-r0, n, 1, a[r0*lda:], lda, x, y[r0:])
+		gemvBeta(false, r1-r0, n, 1, a[r0*lda:], lda, x, beta, y[r0:])
 	}
 	if nb := (m + matVecBlock - 1) / matVecBlock; kern.Splits(nb, matVecBlock*n) {
 		kern.Parallel(nb, matVecBlock*n, block)
@@ -118,15 +125,20 @@ func matVec[T kern.Float](t bool, m, n int, a []T, lda int, x, y []T) {
 // gemv sets y = c·op(X)·x for X [m,n] row-major (leading dimension ld):
 // op(X) = X, or Xᵀ with t.
 func gemv[T kern.Float](t bool, m, n int, c T, X []T, ld int, x, y []T) {
+	gemvBeta(t, m, n, c, X, ld, x, 0, y)
+}
+
+// gemvBeta sets y = c·op(X)·x + β·y (β = 0: y is not read).
+func gemvBeta[T kern.Float](t bool, m, n int, c T, X []T, ld int, x []T, beta T, y []T) {
 	tr := blas.NoTrans
 	if t {
 		tr = blas.Trans
 	}
 	switch X := any(X).(type) {
 	case []float32:
-		blas32.Implementation().Sgemv(tr, m, n, float32(c), X, ld, any(x).([]float32), 1, 0, any(y).([]float32), 1)
+		blas32.Implementation().Sgemv(tr, m, n, float32(c), X, ld, any(x).([]float32), 1, float32(beta), any(y).([]float32), 1)
 	case []float64:
-		blas64.Implementation().Dgemv(tr, m, n, float64(c), X, ld, any(x).([]float64), 1, 0, any(y).([]float64), 1)
+		blas64.Implementation().Dgemv(tr, m, n, float64(c), X, ld, any(x).([]float64), 1, float64(beta), any(y).([]float64), 1)
 	}
 }
 
@@ -310,32 +322,40 @@ func addTanhRows[T kern.Float](P, u, c, y []T, S, A, b0, b1 int) {
 	}
 }
 
-func (*CPU) AdditiveDelta(y, T, v, g backend.Buf, N, A int) error {
+func (*CPU) AdditiveDelta(y, T, v, g backend.Buf, N, A int, acc bool) error {
 	is32, err := checkSized("AdditiveDelta", sized{y, N * A}, sized{T, N * A}, sized{v, A}, sized{g, N})
 	switch {
 	case err != nil:
 		return err
 	case is32:
-		additiveDelta(T.F32, v.F32[:A], g.F32[:N], y.F32)
+		additiveDelta(T.F32, v.F32[:A], g.F32[:N], y.F32, acc)
 	default:
-		additiveDelta(T.F64, v.F64[:A], g.F64[:N], y.F64)
+		additiveDelta(T.F64, v.F64[:A], g.F64[:N], y.F64, acc)
 	}
 	return nil
 }
 
-// additiveDelta sets y[r,a] = g[r] v[a] (1 − T[r,a]²).
-func additiveDelta[T kern.Float](t, v, g, y []T) {
+// additiveDelta sets y[r,a] = g[r] v[a] (1 − T[r,a]²), or adds it into y
+// with acc.
+func additiveDelta[T kern.Float](t, v, g, y []T, acc bool) {
 	if !kern.Splits(len(g), len(v)) {
-		additiveDeltaRows(t, v, g, y, 0, len(g))
+		additiveDeltaRows(t, v, g, y, 0, len(g), acc)
 		return
 	}
-	kern.Parallel(len(g), len(v), func(lo, hi int) { additiveDeltaRows(t, v, g, y, lo, hi) })
+	kern.Parallel(len(g), len(v), func(lo, hi int) { additiveDeltaRows(t, v, g, y, lo, hi, acc) })
 }
 
-func additiveDeltaRows[T kern.Float](t, v, g, y []T, lo, hi int) {
+func additiveDeltaRows[T kern.Float](t, v, g, y []T, lo, hi int, acc bool) {
 	A := len(v)
 	for r := lo; r < hi; r++ {
-		kern.TanhDelta(g[r], v, t[r*A:(r+1)*A], y[r*A:(r+1)*A])
+		if !acc {
+			kern.TanhDelta(g[r], v, t[r*A:(r+1)*A], y[r*A:(r+1)*A])
+			continue
+		}
+		yr, tr := y[r*A:(r+1)*A], t[r*A:(r+1)*A]
+		for a, x := range tr {
+			yr[a] += g[r] * v[a] * (1 - x*x)
+		}
 	}
 }
 

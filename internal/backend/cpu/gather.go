@@ -30,17 +30,22 @@ func embed[T kern.Float](E, ids, out []T, V, D int) error {
 	return nil
 }
 
-// EmbedGrad needs no link: it adds the rows of g in ascending n.
-func (*CPU) EmbedGrad(dE, g, ids, _ backend.Buf, V, D, N int) error {
+// EmbedGrad needs no link: it adds the rows of g in ascending n (into
+// dE as it is with acc).
+func (*CPU) EmbedGrad(dE, g, ids, _ backend.Buf, V, D, N int, acc bool) error {
 	is32, err := checkSizes("EmbedGrad", []backend.Buf{dE, g, ids}, V*D, N*D, N)
 	if err != nil {
 		return err
 	}
 	if is32 {
-		clear(dE.F32[:V*D])
+		if !acc {
+			clear(dE.F32[:V*D])
+		}
 		embedGrad(g.F32, ids.F32[:N], dE.F32, D)
 	} else {
-		clear(dE.F64[:V*D])
+		if !acc {
+			clear(dE.F64[:V*D])
+		}
 		embedGrad(g.F64, ids.F64[:N], dE.F64, D)
 	}
 	return nil

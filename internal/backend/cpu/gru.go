@@ -158,45 +158,51 @@ func gruBlendDG[T kern.Float](gates, h, g, out []T, B, H int) {
 	}
 }
 
-func (*CPU) GRUBlendDH(out, gates, g backend.Buf, B, H int) error {
+func (*CPU) GRUBlendDH(out, gates, g backend.Buf, B, H int, acc bool) error {
 	is32, err := check("GRUBlendDH", B*H, out, gates, g)
 	if err == nil {
 		_, err = check("GRUBlendDH", B*4*H, gates)
 	}
 	if is32 && err == nil {
-		gruBlendDH(gates.F32, g.F32, out.F32, B, H)
+		gruBlendDH(gates.F32, g.F32, out.F32, B, H, acc)
 	} else if err == nil {
-		gruBlendDH(gates.F64, g.F64, out.F64, B, H)
+		gruBlendDH(gates.F64, g.F64, out.F64, B, H, acc)
 	}
 	return err
 }
 
-func gruBlendDH[T kern.Float](gates, g, out []T, B, H int) {
+func gruBlendDH[T kern.Float](gates, g, out []T, B, H int, acc bool) {
 	for row := 0; row < B; row++ {
 		z := gates[row*4*H+H : row*4*H+2*H]
 		gr, o := g[row*H:(row+1)*H], out[row*H:(row+1)*H]
 		for i := range o {
-			o[i] = gr[i] * z[i]
+			if acc {
+				o[i] += gr[i] * z[i]
+			} else {
+				o[i] = gr[i] * z[i]
+			}
 		}
 	}
 }
 
-// ColSums is a clear and kern.Axpy of every row in order.
-func (*CPU) ColSums(y backend.Buf, yOff int, x backend.Buf, xOff, ld, rows, cols int) error {
+// ColSums is a clear (unless acc) and kern.Axpy of every row in order.
+func (*CPU) ColSums(y backend.Buf, yOff int, x backend.Buf, xOff, ld, rows, cols int, acc bool) error {
 	is32, err := check("ColSums", 0, y, x)
 	if err == nil && (yOff < 0 || xOff < 0 || yOff+cols > y.Len() || (rows > 0 && (ld < cols || xOff+(rows-1)*ld+cols > x.Len()))) {
 		err = fmt.Errorf("backend: cpu: ColSums: %d×%d block from %d (ld %d) of %d values into %d of %d", rows, cols, xOff, ld, x.Len(), yOff, y.Len())
 	}
 	if is32 && err == nil {
-		colSums(y.F32[yOff:yOff+cols], x.F32[xOff:], ld, rows)
+		colSums(y.F32[yOff:yOff+cols], x.F32[xOff:], ld, rows, acc)
 	} else if err == nil {
-		colSums(y.F64[yOff:yOff+cols], x.F64[xOff:], ld, rows)
+		colSums(y.F64[yOff:yOff+cols], x.F64[xOff:], ld, rows, acc)
 	}
 	return err
 }
 
-func colSums[T kern.Float](y, x []T, ld, rows int) {
-	clear(y)
+func colSums[T kern.Float](y, x []T, ld, rows int, acc bool) {
+	if !acc {
+		clear(y)
+	}
 	for r := 0; r < rows; r++ {
 		kern.Axpy(1, x[r*ld:r*ld+len(y)], y)
 	}

@@ -63,11 +63,12 @@ __kernel void add_tanh(__global float *T, __global const float *P, __global cons
 
 // δ[n,a] = g[n] · v[a] · (1 − T[n,a]²)
 __kernel void additive_delta(__global float *out, __global const float *T, __global const float *v, __global const float *g,
-	const int A, const int n) {
+	const int A, const int n, const int acc) {
 	int j = get_global_id(0);
 	if (j >= n) return;
 	float t = T[j];
-	out[j] = g[j / A] * v[j % A] * (1.0f - t * t);
+	float d = g[j / A] * v[j % A] * (1.0f - t * t);
+	out[j] = acc ? out[j] + d : d;
 }
 
 // out[b,a] = Σ_i x[b,i,a]
@@ -96,4 +97,29 @@ __kernel void repeat_rows(__global float *out, __global const float *x, const fl
 	if (j >= B * h * S) return;
 	int i = j % S, b = j / (S * h);
 	out[j] = c * x[(size_t)b * S + i];
+}
+
+// y_i = Σ_j A[off + i·ld + j]·x_j (+ y_i when beta is 1) for the m rows of
+// A: a row kernel, one work-group per row (no early return: _reduce.cl).
+__kernel void matvec_rows(__global float *y, __global const float *A, __global const float *x,
+                          const int off, const int ld, const int n, const float beta) {
+	__local float red[WG];
+	int r = get_group_id(0), l = get_local_id(0);
+	__global const float *ar = A + off + (size_t)r * ld;
+	float s = 0.0f;
+	for (int j = l; j < n; j += WG) s += ar[j] * x[j];
+	s = red_sum(red, s);
+	if (l == 0) y[r] = beta == 0.0f ? s : y[r] + s;
+}
+
+// y_j = Σ_i A[off + i·ld + j]·x_i (+ y_j when beta is 1), Aᵀx for A of n
+// rows: one work-item per output j < m, summing the rows in order; the
+// work-items of a group read one row's adjacent values together.
+__kernel void matvec_cols(__global float *y, __global const float *A, __global const float *x,
+                          const int off, const int ld, const int n, const float beta, const int m) {
+	int j = get_global_id(0);
+	if (j >= m) return;
+	float s = 0.0f;
+	for (int i = 0; i < n; i++) s += A[off + (size_t)i * ld + j] * x[i];
+	y[j] = beta == 0.0f ? s : y[j] + s;
 }

@@ -57,20 +57,23 @@ __kernel void gru_blend_dg(__global float *out, __global const float *gates, __g
 }
 
 // ∂h = g·z
-__kernel void gru_blend_dh(__global float *out, __global const float *gates, __global const float *g, const int B, const int H) {
+__kernel void gru_blend_dh(__global float *out, __global const float *gates, __global const float *g, const int B, const int H,
+	const int acc) {
 	int j = get_global_id(0);
 	if (j >= B * H) return;
-	out[j] = g[j] * gates[(size_t)(j / H) * 4 * H + H + j % H];
+	float d = g[j] * gates[(size_t)(j / H) * 4 * H + H + j % H];
+	out[j] = acc ? out[j] + d : d;
 }
 
-// out[oOff + c] = Σ_r x[xOff + r·ld + c], c < cols, rows in order.
+// out[oOff + c] = Σ_r x[xOff + r·ld + c], c < cols, rows in order (added
+// into out when add is 1).
 __kernel void sum_rows_at(__global float *out, const int oOff, __global const float *x, const int xOff, const int ld,
-	const int rows, const int cols) {
+	const int rows, const int cols, const int add) {
 	int c = get_global_id(0);
 	if (c >= cols) return;
 	float acc = 0.0f;
 	for (int r = 0; r < rows; r++) acc += x[xOff + (size_t)r * ld + c];
-	out[oOff + c] = acc;
+	out[oOff + c] = add ? out[oOff + c] + acc : acc;
 }
 
 // One position p of GRUSequence: from xw [S·B,3H] (Σ x_j W_jᵀ), hh = U

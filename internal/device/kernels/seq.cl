@@ -50,23 +50,25 @@ __kernel void embed_links(__global int *link, __global const float *ids, const i
 // position of an id and column, summing along the id's list in ascending n
 // (the host's order; no two work-items write one entry). dE is zero-filled
 // first: the rows of absent ids stay 0.
-__kernel void embed_grad(__global float *dE, __global const float *g, __global const int *link, const int D, const int N) {
+__kernel void embed_grad(__global float *dE, __global const float *g, __global const int *link, const int D, const int N,
+	const int add) {
 	int i = get_global_id(0);
 	if (i >= N * D) return;
 	int n = i / D, d = i % D, v = link[N + n];
 	if (v < 0) return;
 	float acc = 0.0f;
 	for (int m = n; m >= 0; m = link[m]) acc += g[(size_t)m * D + d];
-	dE[(size_t)v * D + d] = acc;
+	dE[(size_t)v * D + d] = add ? dE[(size_t)v * D + d] + acc : acc;
 }
 
-// SumRows: out[c] = Σ_r x[r, c] (the bias gradient), rows in order.
-__kernel void sum_rows(__global float *out, __global const float *x, const int rows, const int cols) {
+// SumRows: out[c] = Σ_r x[r, c] (the bias gradient), rows in order
+// (added into out when add is 1).
+__kernel void sum_rows(__global float *out, __global const float *x, const int rows, const int cols, const int add) {
 	int c = get_global_id(0);
 	if (c >= cols) return;
 	float acc = 0.0f;
-	for (int r = 0; r < rows; r++) acc += x[r * cols + c];
-	out[c] = acc;
+	for (int r = 0; r < rows; r++) acc += x[(size_t)r * cols + c];
+	out[c] = add ? out[c] + acc : acc;
 }
 
 // AddBias: out[r, c] = x[r, c] + b[c].

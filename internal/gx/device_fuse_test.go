@@ -1,0 +1,81 @@
+package gx_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/attnzoo/attnzoo/internal/device/devicetest"
+	"github.com/attnzoo/attnzoo/internal/gx"
+)
+
+// fusedSums is a graph in which every op that can add its result into a
+// buffer (exec_device_fuse.go) has its gradient summed over two uses:
+//
+//	∂x   = LinearT + LinearT + GRUBlendDH + GRUBlendDH  x read by two Linears and two GRUBlends: 3 Adds
+//	∂W1  = LinearW + LinearW      W1 read twice: 1 Add
+//	∂b   = SumRows + SumRows      b added twice (AddBias): 1 Add
+//	∂bhn = SumCols + SumCols      bhn read by two GRUGates: 1 Add
+//	∂E   = EmbedGrad + EmbedGrad  E looked up twice: 1 Add
+//	∂v   = ProjLastV + ProjLastV  v scoring twice (Additive): 1 Add
+//
+// 3 + 1 + 1 + 1 + 1 + 1 = 8 Adds, each of which the device machine folds
+// into the op computing its later operand.
+func fusedSums(g *devGraph, B, D int) []*gx.Node {
+	const V, S = 7, 4
+	x, W1, W2, b := g.In(1, B, D), g.In(1, D, D), g.In(1, D, D), g.In(1, D)
+	ids1 := g.Const([]float64{1, 3, 1, 6, 0, 3}[:B], B)
+	ids2 := g.Const([]float64{2, 3, 5, 2, 2, 0}[:B], B)
+	E := g.In(1, V, D)
+	y1 := g.AddBias(g.Linear(x, W1, 0), b)
+	y2 := g.AddBias(g.Linear(g.Linear(x, W2, 0), W1, 0), b)
+	e := g.Sum(g.Embed(E, ids1), g.Embed(E, ids2))
+	gb, bhn := g.In(1, 3*D), g.In(1, D)
+	gates1 := g.GRUGates([]*gx.Node{g.In(1, B, 3*D)}, g.In(1, B, 3*D), gb, bhn)
+	gates2 := g.GRUGates([]*gx.Node{g.In(1, B, 3*D)}, g.In(1, B, 3*D), g.In(1, 3*D), bhn)
+	h := g.Sum(g.GRUBlend(gates1, x), g.GRUBlend(gates2, x))
+	P, u, c, v := g.In(1, B, S, D), g.In(1, B, D), g.In(1, D), g.In(1, D)
+	s1 := g.Additive(P, u, c, v)
+	s2 := g.Additive(g.In(1, B, S, D), g.In(1, B, D), g.In(1, D), v)
+	cost := g.Sum(g.Cost(y1), g.Cost(y2), g.Cost(e), g.Cost(h), g.Cost(s1), g.Cost(s2))
+	return g.Grad(cost, x, W1, b, bhn, E, v)
+}
+
+// TestDeviceFusedSums: the gradients summed by folded Adds agree with the
+// host's (agreeOnDevice's bound), and the folding launches 9 kernels
+// fewer: the 8 Adds, and the zero fill of the EmbedGrad that adds into the
+// other's ∂E (its rows of absent ids stay the first's).
+func TestDeviceFusedSums(t *testing.T) {
+	d := devicetest.OpenCL(t)
+	for _, D := range deviceSizes {
+		B := min(6, D+2)
+		what := fmt.Sprintf("fused sums B=%d D=%d", B, D)
+		agreeOnDevice(t, what, []string{"LinearT", "LinearW", "SumRows", "SumCols", "EmbedGrad", "ProjLastV", "GRUBlendDH"},
+			func(g *devGraph) []*gx.Node { return fusedSums(g, B, D) })
+		launches := func(fold bool) int64 {
+			defer gx.SetFoldDeviceAdds(gx.SetFoldDeviceAdds(fold))
+			g := newDevGraph()
+			outs := fusedSums(g, B, D)
+			for _, n := range outs {
+				g.Watch(n)
+			}
+			m, err := g.MachineOn(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			if err := m.Run(); err != nil { // the first run allocates the ops' working buffers
+				t.Fatal(err)
+			}
+			before := d.Traffic().Launches
+			if err := m.Run(); err != nil {
+				t.Fatal(err)
+			}
+			return d.Traffic().Launches - before
+		}
+		apart, folded := launches(false), launches(true)
+		t.Logf("%s: %d launches a run, %d with the Adds folded", what, apart, folded)
+		if apart-folded != 9 {
+			t.Errorf("%s: %d launches with the Adds folded, %d without: want 9 fewer", what, folded, apart)
+		}
+	}
+}

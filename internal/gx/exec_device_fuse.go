@@ -1,0 +1,94 @@
+package gx
+
+import "github.com/attnzoo/attnzoo/internal/backend"
+
+// On a device an Add is a kernel launch of its own, and gorgonia's
+// backward pass sums every gradient that has several contributions with
+// a chain of them: at the anchor 173 of a training step's ~800 launches.
+// The device machine folds an Add into the op that computes one of its
+// operands where that op can add its result into a buffer (adder): the
+// op, when it runs, adds into the other operand's buffer, which becomes
+// the Add's value, and the Add launches nothing.
+//
+//	s = a + o,  o = op(x…)   →   buf(a) += op(x…) at o's step;  s is buf(a)
+//
+// This holds when a and o are read by this Add alone and neither is
+// watched (nothing else sees a's buffer change or misses o's own), both
+// are computed on the device by steps of this machine (not inputs), and
+// the buffer is a's before op runs. a may itself be such an Add's value: a
+// chain of gradient contributions sums into the buffer of its first, in
+// whatever order the ops run (each adds into it, and nothing reads the sum
+// before the chain's last Add, which runs after them all). The sum is the
+// Add's up to rounding: a product's β = 1 adds its sum of products to a,
+// where the Add added the product rounded on its own, and the terms may
+// be added in another order.
+//
+// The host machine fuses only its products (accumulating, exec.go), whose
+// bits it already computes that way; it runs every other Add as it did.
+
+// adder is the ability of an op to add its result into a buffer of its
+// output's shape: dst += op(args).
+type adder interface {
+	forwarder
+	accumulate(c *call, dst backend.Buf) error
+}
+
+// devFusion is what fuseAdds decided: per step, whether it adds into its
+// aliased buffer, and per value, the value whose buffer it shares (itself
+// when none).
+type devFusion struct {
+	acc   []bool // per step: its op adds into bufs[out], which is its group's buffer
+	none  []bool // per step: an Add folded into an operand's op: nothing to run
+	alias []int  // per value: the group's first value, whose buffer the group shares
+}
+
+// foldAdds turns the folding on (tests compare the machine without it).
+var foldAdds = true
+
+// fuseAdds finds the Adds the device machine folds into an operand's op.
+// onDevice[k] reports whether step k runs on the device.
+func fuseAdds(m *Machine, onDevice []bool, watched []bool) *devFusion {
+	n := len(m.vals)
+	f := &devFusion{acc: make([]bool, len(m.steps)), none: make([]bool, len(m.steps)), alias: make([]int, n)}
+	for i := range f.alias {
+		f.alias[i] = i
+	}
+	if !foldAdds {
+		return f
+	}
+	uses := make([]int, n)
+	stepOf := make([]int, n) // value → the step computing it, −1 for an input
+	for i := range stepOf {
+		stepOf[i] = -1
+	}
+	for k, s := range m.steps {
+		stepOf[s.out] = k
+		for _, a := range s.args {
+			uses[a]++
+		}
+	}
+	private := func(v int) bool { // read once, not watched, computed on the device
+		k := stepOf[v]
+		return k >= 0 && onDevice[k] && uses[v] == 1 && (watched == nil || !watched[v])
+	}
+	for k, s := range m.steps {
+		if !s.add || !onDevice[k] || len(s.args) != 2 || s.args[0] == s.args[1] {
+			continue
+		}
+		for j := range 2 {
+			a, o := s.args[j], s.args[1-j]
+			p := stepOf[o]
+			if !private(a) || !private(o) || f.acc[p] || f.none[p] {
+				continue
+			}
+			root := f.alias[a]
+			if _, ok := m.steps[p].op.(adder); !ok || stepOf[root] >= p {
+				continue
+			}
+			f.acc[p], f.none[k] = true, true
+			f.alias[o], f.alias[s.out] = root, root
+			break
+		}
+	}
+	return f
+}
