@@ -7,8 +7,8 @@ import (
 )
 
 // The GRU family on kernels/gru.cl: the step's maps one work-item per
-// (row, unit) or per value; GRUGates sums the input projections into tmp
-// first; the sequence is a loop of an SGEMM (CLBlast) and the step kernel
+// (row, unit) or per value; GRUGates sums three or more input projections
+// into tmp first (two in its kernel); the sequence is a loop of an SGEMM (CLBlast) and the step kernel
 // per position.
 
 func (b clBackend) GRUGates(gates backend.Buf, xs []backend.Buf, hh, bias, bhn, tmp backend.Buf, B, H int) error {
@@ -22,6 +22,9 @@ func (b clBackend) GRUGates(gates backend.Buf, xs []backend.Buf, hh, bias, bhn, 
 		if err := mems("GRUGates", x); err != nil {
 			return err
 		}
+	}
+	if len(xs) == 2 { // the decoder's [y; c]: the sum in the gates' kernel, one launch
+		return b.o.Kernel("gru_gates2", B*H, gates.Mem, xs[0].Mem, xs[1].Mem, hh.Mem, bias.Mem, bhn.Mem, B, H)
 	}
 	x := xs[0]
 	if len(xs) > 1 {

@@ -26,6 +26,15 @@ func TestDeviceGRU(t *testing.T) {
 				out := g.GRUBlend(gates, h)
 				return append([]*gx.Node{gates, out}, g.Grad(g.Cost(out), x1, x2, hh, b, bhn, h)...)
 			})
+		// three input projections: summed before the gates' kernel (two are
+		// summed in it)
+		agreeOnDevice(t, fmt.Sprintf("step of 3 inputs H=%d", H), []string{"GRUGates", "GRUGatesDX"},
+			func(g *devGraph) []*gx.Node {
+				const B = 3
+				x1, x2, x3, hh := g.In(1, B, 3*H), g.In(1, B, 3*H), g.In(1, B, 3*H), g.In(1, B, 3*H)
+				gates := g.GRUGates([]*gx.Node{x1, x2, x3}, hh, g.In(1, 3*H), g.In(1, H))
+				return append([]*gx.Node{gates}, g.Grad(g.Cost(gates), x1, x2, x3)...)
+			})
 		for _, reverse := range []bool{false, true} {
 			agreeOnDevice(t, fmt.Sprintf("sequence H=%d reverse=%v", H, reverse),
 				[]string{"GRUSequence", "GRUSequenceStates", "GRUSequenceBack", "Unflat"},

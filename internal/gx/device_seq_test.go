@@ -47,6 +47,16 @@ func TestDeviceSeq(t *testing.T) {
 				sl := g.AddBias(g.SliceLast(c, 1, H+3), g.In(1, H+2)) // [2B−2,H+2]
 				return append([]*gx.Node{X, st, sl}, g.Grad(g.Cost(sl), xs...)...)
 			})
+		// 11 blocks: one launch of 8 and one of 3 (the device's Stack)
+		agreeOnDevice(t, fmt.Sprintf("stack of 11 H=%d", H), []string{"StackRows", "Rows"},
+			func(g *devGraph) []*gx.Node {
+				xs := make([]*gx.Node, 11)
+				for i := range xs {
+					xs[i] = g.In(1, seqB, H)
+				}
+				st := g.StackRows(xs...)
+				return append([]*gx.Node{st}, g.Grad(g.Cost(st), xs...)...)
+			})
 	}
 	for _, V := range []int{37, 129, 1023} {
 		for _, D := range []int{1, 37} {

@@ -56,15 +56,7 @@ func (op *stackRowsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 }
 
 // forward: the T blocks of B·H values one after another.
-func (op *stackRowsOp) forward(c *call) error {
-	n := c.n(0)
-	for t, x := range c.in {
-		if err := c.be.Copy2D(c.out, t*n, n, x, 0, n, 1, n); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func (op *stackRowsOp) forward(c *call) error { return c.be.Stack(c.out, c.in, c.n(0)) }
 
 func (op *stackRowsOp) DiffWRT(n int) []bool { return diffAll(n) }
 

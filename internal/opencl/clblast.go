@@ -18,10 +18,20 @@ var clblastMu sync.Mutex
 
 // CLBlast's layout and transpose enums (clblast_c.h).
 const (
-	clblastRowMajor = 101
+	clblastColMajor = 102
 	clblastNoTrans  = 111
 	clblastTrans    = 112
 )
+
+// Our matrices are row-major; CLBlast is asked for the same product in
+// column-major terms, C ᵀ = op(B)ᵀ·op(A)ᵀ, a row-major matrix being its
+// transpose in column-major: B's buffer as the first operand (with B's
+// flag), A's as the second (with A's), m and n swapped. The arithmetic is
+// the same; CLBlast's indirect GEMM (the large products) wants C in
+// column-major order, so a row-major call always copies C into a
+// transposed temporary and back (CLBlast's Xgemm::ProcessArguments:
+// c_rotated for kRowMajor), two kernels a product the column-major call
+// does not launch when C's sizes fit its tiles.
 
 func transpose(t bool) int32 {
 	if t {
@@ -53,8 +63,8 @@ func (c *Context) Sgemm(transA, transB bool, m, n, k int, alpha float32, a *Buff
 	clblastMu.Lock()
 	defer clblastMu.Unlock()
 	c.blas = true
-	code := bl.sgemm(clblastRowMajor, transpose(transA), transpose(transB), uintptr(m), uintptr(n), uintptr(k), alpha,
-		a.mem, uintptr(aOff), uintptr(lda), b.mem, uintptr(bOff), uintptr(ldb), beta,
+	code := bl.sgemm(clblastColMajor, transpose(transB), transpose(transA), uintptr(n), uintptr(m), uintptr(k), alpha,
+		b.mem, uintptr(bOff), uintptr(ldb), a.mem, uintptr(aOff), uintptr(lda), beta,
 		cb.mem, uintptr(cOff), uintptr(ldc), &c.queue)
 	if err := check("CLBlastSgemm", code); err != nil {
 		return c.explain(fmt.Errorf("%w (m=%d n=%d k=%d lda=%d ldb=%d ldc=%d)", err, m, n, k, lda, ldb, ldc))
@@ -81,8 +91,8 @@ func (c *Context) SgemmStridedBatched(transA, transB bool, m, n, k int, alpha fl
 	clblastMu.Lock()
 	defer clblastMu.Unlock()
 	c.blas = true
-	code := bl.sgemmBatched(clblastRowMajor, transpose(transA), transpose(transB), uintptr(m), uintptr(n), uintptr(k), alpha,
-		a.mem, uintptr(aOff), uintptr(lda), uintptr(aStride), b.mem, uintptr(bOff), uintptr(ldb), uintptr(bStride), beta,
+	code := bl.sgemmBatched(clblastColMajor, transpose(transB), transpose(transA), uintptr(n), uintptr(m), uintptr(k), alpha,
+		b.mem, uintptr(bOff), uintptr(ldb), uintptr(bStride), a.mem, uintptr(aOff), uintptr(lda), uintptr(aStride), beta,
 		cb.mem, uintptr(cOff), uintptr(ldc), uintptr(cStride), uintptr(batch), &c.queue)
 	if err := check("CLBlastSgemmStridedBatched", code); err != nil {
 		return c.explain(fmt.Errorf("%w (m=%d n=%d k=%d batch=%d)", err, m, n, k, batch))

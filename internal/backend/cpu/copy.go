@@ -34,3 +34,13 @@ func copy2D[T float32 | float64](dst []T, dOff, dLd int, src []T, sOff, sLd, row
 		copy(dst[dOff+r*dLd:dOff+r*dLd+cols], src[sOff+r*sLd:sOff+r*sLd+cols])
 	}
 }
+
+// Stack is Copy2D of each block in turn.
+func (c *CPU) Stack(dst backend.Buf, xs []backend.Buf, n int) error {
+	for t, x := range xs {
+		if err := c.Copy2D(dst, t*n, n, x, 0, n, 1, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -21,6 +21,25 @@ __kernel void gru_gates(__global float *out, __global const float *xi, __global 
 	o[3 * H + i] = hn;
 }
 
+// gru_gates with two input projections, summed here as the host sums them
+// (x1 + x2, rounded, then the gates' sums).
+__kernel void gru_gates2(__global float *out, __global const float *x1, __global const float *x2, __global const float *hh,
+	__global const float *b, __global const float *bhn, const int B, const int H) {
+	int j = get_global_id(0);
+	if (j >= B * H) return;
+	int r = j / H, i = j % H;
+	__global const float *xa = x1 + (size_t)r * 3 * H, *xb = x2 + (size_t)r * 3 * H, *h = hh + (size_t)r * 3 * H;
+	__global float *o = out + (size_t)r * 4 * H;
+	float x0 = xa[i] + xb[i], xz = xa[H + i] + xb[H + i], xn = xa[2 * H + i] + xb[2 * H + i];
+	float rg = sigm(b[i] + h[i] + x0);
+	float z = sigm(b[H + i] + h[H + i] + xz);
+	float hn = h[2 * H + i] + bhn[i];
+	o[i] = rg;
+	o[H + i] = z;
+	o[2 * H + i] = tanh(xn + b[2 * H + i] + rg * hn);
+	o[3 * H + i] = hn;
+}
+
 // [δr | δz | δn] (dh = 0) or [δr | δz | g_hn + δn·r] (dh = 1) [B,3H].
 __kernel void gru_gates_back(__global float *out, __global const float *gates, __global const float *g, const int B,
 	const int H, const int dh) {

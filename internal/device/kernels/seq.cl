@@ -11,6 +11,18 @@ __kernel void copy2d(__global float *dst, const int dOff, const int dLd, __globa
 	dst[dOff + r * dLd + c] = src[sOff + r * sLd + c];
 }
 
+// Stack: dst[off + t·n + i] = x_t[i] for the count ≤ 8 blocks x0…x7 (the
+// unused ones are never read).
+__kernel void stack8(__global float *dst, const int off, __global const float *x0, __global const float *x1,
+	__global const float *x2, __global const float *x3, __global const float *x4, __global const float *x5,
+	__global const float *x6, __global const float *x7, const int count, const int n) {
+	int i = get_global_id(0);
+	if (i >= count * n) return;
+	int t = i / n, j = i % n;
+	__global const float *x = t == 0 ? x0 : t == 1 ? x1 : t == 2 ? x2 : t == 3 ? x3 : t == 4 ? x4 : t == 5 ? x5 : t == 6 ? x6 : x7;
+	dst[off + i] = x[j];
+}
+
 // A token id as the host reads it (internal/backend/cpu: gather.go, rows.go): x
 // truncated toward zero, or −1 when that is not in [0, V) (NaN too).
 // Comparing x before converting keeps the conversion defined.
