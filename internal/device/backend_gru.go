@@ -104,10 +104,10 @@ func (b clBackend) GRUSeq(out, xw backend.Buf, u backend.Mat, bias, bhn, h0, kee
 	return nil
 }
 
-// GRUSeqBack: per position, last first, the step kernel, dhp = ∂hh·U and
-// carry += dhp.
-func (b clBackend) GRUSeqBack(dxi, dhh, hprev, carry backend.Buf, fwd, gr backend.Buf, u backend.Mat, h0, keep backend.Buf, B, S, H int, reverse bool, dhp backend.Buf) error {
-	if err := mems("GRUSeqBack", dxi, dhh, hprev, carry, fwd, gr, u.Buf, h0, keep, dhp); err != nil {
+// GRUSeqBack: per position, last first, the step kernel and carry += ∂hh·U
+// (one SGEMM with β = 1; dhp, the host's working row, is not needed).
+func (b clBackend) GRUSeqBack(dxi, dhh, hprev, carry backend.Buf, fwd, gr backend.Buf, u backend.Mat, h0, keep backend.Buf, B, S, H int, reverse bool, _ backend.Buf) error {
+	if err := mems("GRUSeqBack", dxi, dhh, hprev, carry, fwd, gr, u.Buf, h0, keep); err != nil {
 		return err
 	}
 	if err := b.o.Kernel("fill", B*H, carry.Mem, float32(0), B*H); err != nil {
@@ -121,10 +121,7 @@ func (b clBackend) GRUSeqBack(dxi, dhh, hprev, carry backend.Buf, fwd, gr backen
 		if err := b.o.Kernel("gru_seq_back_step", B*H, fwd.Mem, gr.Mem, carry.Mem, h0.Mem, hprev.Mem, dxi.Mem, dhh.Mem, keep.Mem, B, S, H, p, q); err != nil {
 			return err
 		}
-		if err := b.o.SgemmAt(false, false, B, H, 3*H, 1, dhh.Mem, p*B*3*H, 3*H, u.Buf.Mem, u.Off, u.Ld, 0, dhp.Mem, 0, H); err != nil {
-			return err
-		}
-		if err := b.o.Kernel("add_into", B*H, carry.Mem, dhp.Mem, B*H); err != nil {
+		if err := b.o.SgemmAt(false, false, B, H, 3*H, 1, dhh.Mem, p*B*3*H, 3*H, u.Buf.Mem, u.Off, u.Ld, 1, carry.Mem, 0, H); err != nil {
 			return err
 		}
 	}
