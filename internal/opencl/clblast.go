@@ -66,7 +66,7 @@ func (c *Context) Sgemm(transA, transB bool, m, n, k int, alpha float32, a *Buff
 	code := bl.sgemm(clblastColMajor, transpose(transB), transpose(transA), uintptr(n), uintptr(m), uintptr(k), alpha,
 		b.mem, uintptr(bOff), uintptr(ldb), a.mem, uintptr(aOff), uintptr(lda), beta,
 		cb.mem, uintptr(cOff), uintptr(ldc), &c.queue)
-	if err := check("CLBlastSgemm", code); err != nil {
+	if err := check("CLBlastSgemm", ourAB(code)); err != nil {
 		return c.explain(fmt.Errorf("%w (m=%d n=%d k=%d lda=%d ldb=%d ldc=%d)", err, m, n, k, lda, ldb, ldc))
 	}
 	return nil
@@ -94,7 +94,7 @@ func (c *Context) SgemmStridedBatched(transA, transB bool, m, n, k int, alpha fl
 	code := bl.sgemmBatched(clblastColMajor, transpose(transB), transpose(transA), uintptr(n), uintptr(m), uintptr(k), alpha,
 		b.mem, uintptr(bOff), uintptr(ldb), uintptr(bStride), a.mem, uintptr(aOff), uintptr(lda), uintptr(aStride), beta,
 		cb.mem, uintptr(cOff), uintptr(ldc), uintptr(cStride), uintptr(batch), &c.queue)
-	if err := check("CLBlastSgemmStridedBatched", code); err != nil {
+	if err := check("CLBlastSgemmStridedBatched", ourAB(code)); err != nil {
 		return c.explain(fmt.Errorf("%w (m=%d n=%d k=%d batch=%d)", err, m, n, k, batch))
 	}
 	return nil
@@ -110,6 +110,20 @@ func clearCLBlastCache() error {
 	clblastMu.Lock()
 	defer clblastMu.Unlock()
 	return check("CLBlastClearCache", bl.ClearCache())
+}
+
+// ourAB names CLBlast's status for our operands: its A is our B and its B
+// our A (the column-major call), so a code about one is about the other.
+func ourAB(code int32) int32 {
+	for _, p := range [][2]int32{{-1022, -1021}, {-1016, -1015}, {-1011, -1010}} { // InvalidMatrix, InvalidLeadDim, InsufficientMemory
+		switch code {
+		case p[0]:
+			return p[1]
+		case p[1]:
+			return p[0]
+		}
+	}
+	return code
 }
 
 // usable checks that no buffer is nil or released.
