@@ -10,10 +10,10 @@ type Gather interface {
 	// (it names the id and its position) and a row of NaN on a device.
 	Embed(out, E, ids Buf, V, D, N int) error
 	// EmbedGrad sets dE [V, D] to Σ_{n: ids[n] = v} g[n, :] per row v (0
-	// for an id that is absent), the terms added in ascending n; link
-	// holds 2N values of working memory. The ids are Embed's, in [0, V).
-	// With acc it adds the sums into dE (the rows of absent ids unchanged).
-	EmbedGrad(dE, g, ids, link Buf, V, D, N int, acc bool) error
+	// for an id that is absent), the terms added in ascending n. The ids
+	// are Embed's, in [0, V). With acc it adds the sums into dE (the rows
+	// of absent ids unchanged).
+	EmbedGrad(dE, g, ids Buf, V, D, N int, acc bool) error
 	// Im2Col gathers every neighbourhood of x [B, H·W, C] (see ConvGeom)
 	// into a row of out [B, Ho·Wo, K·K·C]:
 	//	out[b, (o, ky, kx), c] = x[b, src(o, ky, kx), c], 0 outside the image

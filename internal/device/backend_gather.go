@@ -4,11 +4,11 @@ import "github.com/attnzoo/attnzoo/internal/backend"
 
 // The Gather family (backend/gather.go has the equations; kernels/seq.cl).
 //
-// EmbedGrad adds no two rows at once into one place: embed_links lists, for
-// each id, its positions in ascending order (link[n]: the next position
-// with the same id) and marks its first one; embed_grad then sums each
-// list from its first position, into a zero-filled dE: the host's sums in
-// the host's order, bit for bit, in O(N² + N·D + V·D) work.
+// EmbedGrad adds no two rows at once into one place: embed_grad's
+// work-item for an id's first position (and a column) sums the id's rows
+// in ascending n, into a zero-filled dE (or into dE as it is, with acc):
+// the host's sums in the host's order, bit for bit, in O(N²·D + V·D) work
+// and one launch (two with the fill).
 //
 // Token ids are read as the host reads them (kernels/seq.cl, token_id).
 // The host's Embed fails on an id that is not a whole number in [0, V);
@@ -32,8 +32,8 @@ func (b clBackend) Embed(out, E, ids backend.Buf, V, D, N int) error {
 	return b.o.Kernel("embed", N*D, out.Mem, E.Mem, ids.Mem, V, D, N)
 }
 
-func (b clBackend) EmbedGrad(dE, g, ids, link backend.Buf, V, D, N int, acc bool) error {
-	if err := mems("EmbedGrad", dE, g, ids, link); err != nil {
+func (b clBackend) EmbedGrad(dE, g, ids backend.Buf, V, D, N int, acc bool) error {
+	if err := mems("EmbedGrad", dE, g, ids); err != nil {
 		return err
 	}
 	if !acc {
@@ -41,10 +41,7 @@ func (b clBackend) EmbedGrad(dE, g, ids, link backend.Buf, V, D, N int, acc bool
 			return err
 		}
 	}
-	if err := b.o.Kernel("embed_links", N, link.Mem, ids.Mem, V, N); err != nil {
-		return err
-	}
-	return b.o.Kernel("embed_grad", N*D, dE.Mem, g.Mem, link.Mem, D, N, flag(acc))
+	return b.o.Kernel("embed_grad", N*D, dE.Mem, g.Mem, ids.Mem, V, D, N, flag(acc))
 }
 
 func (b clBackend) Im2Col(out, x backend.Buf, geo backend.ConvGeom, B, C int) error {

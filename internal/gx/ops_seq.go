@@ -80,15 +80,8 @@ func (op *embedGradOp) accumulate(c *call, dst backend.Buf) error { return op.gr
 
 func (op *embedGradOp) grad(c *call, dst backend.Buf, acc bool) error {
 	N, D := c.sh[0][0], c.sh[0][1]
-	link, err := c.temp(2 * N)
-	if err != nil {
-		return err
-	}
-	return c.be.EmbedGrad(dst, c.in[0], c.in[1], link, op.V, D, N, acc)
+	return c.be.EmbedGrad(dst, c.in[0], c.in[1], op.V, D, N, acc)
 }
-
-// workspace: EmbedGrad's link.
-func (op *embedGradOp) workspace(in []tensor.Shape) []int { return []int{2 * in[0][0]} }
 
 type stackOp struct{ base }
 type takeStepOp struct {

@@ -30,9 +30,8 @@ func embed[T kern.Float](E, ids, out []T, V, D int) error {
 	return nil
 }
 
-// EmbedGrad needs no link: it adds the rows of g in ascending n (into
-// dE as it is with acc).
-func (*CPU) EmbedGrad(dE, g, ids, _ backend.Buf, V, D, N int, acc bool) error {
+// EmbedGrad adds the rows of g in ascending n (into dE as it is with acc).
+func (*CPU) EmbedGrad(dE, g, ids backend.Buf, V, D, N int, acc bool) error {
 	is32, err := checkSizes("EmbedGrad", []backend.Buf{dE, g, ids}, V*D, N*D, N)
 	if err != nil {
 		return err

@@ -40,37 +40,27 @@ __kernel void embed(__global float *out, __global const float *E, __global const
 	out[i] = (id >= 0 && (float)id == ids[n]) ? E[(size_t)id * D + d] : NAN;
 }
 
-// EmbedGrad's lists, one work-item per position n of ids [N]: link[n] is
-// the next position with the same id (−1 after the last), link[N + n] the
-// id when n is its first position (else −1). An id out of [0, V) is in no
-// list (the forward op has rejected it).
-__kernel void embed_links(__global int *link, __global const float *ids, const int V, const int N) {
-	int n = get_global_id(0);
-	if (n >= N) return;
-	int v = token_id(ids[n], V), next = -1, first = v;
-	for (int m = n + 1; v >= 0 && next < 0 && m < N; m++) {
-		if (token_id(ids[m], V) == v) next = m;
-	}
-	for (int m = 0; v >= 0 && first >= 0 && m < n; m++) {
-		if (token_id(ids[m], V) == v) first = -1;
-	}
-	link[n] = next;
-	link[N + n] = first;
-}
-
-// EmbedGrad: dE[v, d] = Σ_{n: ids[n] = v} g[n, d], one work-item per first
-// position of an id and column, summing along the id's list in ascending n
-// (the host's order; no two work-items write one entry). dE is zero-filled
-// first: the rows of absent ids stay 0.
-__kernel void embed_grad(__global float *dE, __global const float *g, __global const int *link, const int D, const int N,
-	const int add) {
+// EmbedGrad: dE[v, d] = Σ_{n: ids[n] = v} g[n, d], one work-item per
+// position n and column d: the work-item of an id's first position sums
+// the id's rows in ascending n (the host's order; no two work-items write
+// one entry), the others return; with add the sum is added into dE. An id
+// out of [0, V) is skipped (the forward op has rejected it). O(N) id reads
+// a work-item, one launch.
+__kernel void embed_grad(__global float *dE, __global const float *g, __global const float *ids, const int V, const int D,
+	const int N, const int add) {
 	int i = get_global_id(0);
 	if (i >= N * D) return;
-	int n = i / D, d = i % D, v = link[N + n];
+	int n = i / D, d = i % D, v = token_id(ids[n], V);
 	if (v < 0) return;
+	for (int m = 0; m < n; m++) {
+		if (token_id(ids[m], V) == v) return;
+	}
 	float acc = 0.0f;
-	for (int m = n; m >= 0; m = link[m]) acc += g[(size_t)m * D + d];
-	dE[(size_t)v * D + d] = add ? dE[(size_t)v * D + d] + acc : acc;
+	for (int m = n; m < N; m++) {
+		if (token_id(ids[m], V) == v) acc += g[(size_t)m * D + d];
+	}
+	__global float *e = dE + (size_t)v * D + d;
+	*e = add ? *e + acc : acc;
 }
 
 // SumRows: out[c] = Σ_r x[r, c] (the bias gradient), rows in order
