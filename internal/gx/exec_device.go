@@ -194,26 +194,25 @@ func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 
 // onBackend is an op's forward on a device backend's buffers.
 func (r *devRun) onBackend(op forwarder, be backend.Backend, in []tensor.Shape, out tensor.Shape) deviceFn {
-	c := &call{be: be, in: make([]backend.Buf, len(in)), sh: in, osh: out, dev: r}
-	return func(out device.Buffer, args []device.Buffer) error {
-		c.out, c.ti = backend.Buf{Mem: out}, 0
-		for j, a := range args {
-			c.in[j] = backend.Buf{Mem: a}
-		}
-		return op.forward(c)
-	}
+	return r.onBuffers(be, in, out, op.forward)
 }
 
 // onBackendAcc is an op's accumulate on a device backend's buffers: it
 // adds its result into its output's buffer, its fused Add's (fuseAdds).
 func (r *devRun) onBackendAcc(op adder, be backend.Backend, in []tensor.Shape, out tensor.Shape) deviceFn {
+	return r.onBuffers(be, in, out, func(c *call) error { return op.accumulate(c, c.out) })
+}
+
+// onBuffers runs f on a call whose operands and output are a step's
+// device buffers (one call, reused every run).
+func (r *devRun) onBuffers(be backend.Backend, in []tensor.Shape, out tensor.Shape, f func(*call) error) deviceFn {
 	c := &call{be: be, in: make([]backend.Buf, len(in)), sh: in, osh: out, dev: r}
 	return func(out device.Buffer, args []device.Buffer) error {
 		c.out, c.ti = backend.Buf{Mem: out}, 0
 		for j, a := range args {
 			c.in[j] = backend.Buf{Mem: a}
 		}
-		return op.accumulate(c, c.out)
+		return f(c)
 	}
 }
 
