@@ -7,8 +7,8 @@ import (
 )
 
 // The Attention family on the device: kernels/attention.cl (and seq.cl's
-// sum_rows and add_bias), one work-item per output value summing in index
-// order, the host's; the matrix–vector products on CLBlast's SGEMM with one
+// add_bias), one work-item per output value summing in index order, the
+// host's (the column sums, gru.cl's sum_rows_at, in a work-group a tile); the matrix–vector products on CLBlast's SGEMM with one
 // column.
 
 func (b clBackend) BiasAdd(y, x, bias backend.Buf, rows, n int) error {
@@ -22,7 +22,19 @@ func (b clBackend) SumRows(y, x backend.Buf, rows, n int, acc bool) error {
 	if err := mems("SumRows", y, x); err != nil {
 		return err
 	}
-	return b.o.Kernel("sum_rows", n, y.Mem, x.Mem, rows, n, flag(acc))
+	return b.colSums(y, 0, x, 0, n, rows, n, acc)
+}
+
+// colSums runs sum_rows_at (kernels/gru.cl): one work-group per tile of
+// min(8, WG) adjacent columns, its work-items splitting the rows, in an
+// order fixed by WG (the same sums every run; not the host's sequential
+// order, so the last bits may differ from it).
+func (b clBackend) colSums(y backend.Buf, yOff int, x backend.Buf, xOff, ld, rows, cols int, acc bool) error {
+	if cols < 1 {
+		return nil
+	}
+	ct := min(8, b.o.GroupSize())
+	return b.o.KernelRows("sum_rows_at", (cols+ct-1)/ct, y.Mem, yOff, x.Mem, xOff, ld, rows, cols, flag(acc))
 }
 
 // flag is a kernel's int argument for a bool.

@@ -80,7 +80,7 @@ func (b clBackend) ColSums(y backend.Buf, yOff int, x backend.Buf, xOff, ld, row
 	if err := mems("ColSums", y, x); err != nil {
 		return err
 	}
-	return b.o.Kernel("sum_rows_at", cols, y.Mem, yOff, x.Mem, xOff, ld, rows, cols, flag(acc))
+	return b.colSums(y, yOff, x, xOff, ld, rows, cols, acc)
 }
 
 // GRUSeq: per position hh = U h_prev (an SGEMM reading h_prev in place:

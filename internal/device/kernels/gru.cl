@@ -84,15 +84,30 @@ __kernel void gru_blend_dh(__global float *out, __global const float *gates, __g
 	out[j] = acc ? out[j] + d : d;
 }
 
-// out[oOff + c] = Σ_r x[xOff + r·ld + c], c < cols, rows in order (added
-// into out when add is 1).
+// Column sums (the bias gradients: SumRows, ColSums): out[oOff + c] =
+// Σ_r x[xOff + r·ld + c] for c < cols (added into out when add is 1). A
+// work-group of WG work-items takes CT adjacent columns and L = WG/CT row
+// lanes: work-item (lane, j) sums rows lane, lane + L, lane + 2L, … of
+// column j in order (a group reads CT adjacent values a row, coalesced on
+// a GPU), then the L lanes' sums of a column are added pairwise in a fixed
+// tree. The summation order depends on WG only: the same sums every run.
+#define CT (WG < 8 ? WG : 8)
 __kernel void sum_rows_at(__global float *out, const int oOff, __global const float *x, const int xOff, const int ld,
 	const int rows, const int cols, const int add) {
-	int c = get_global_id(0);
-	if (c >= cols) return;
+	__local float red[WG];
+	const int l = get_local_id(0), j = l % CT, lane = l / CT, L = WG / CT;
+	const int c = get_group_id(0) * CT + j;
 	float acc = 0.0f;
-	for (int r = 0; r < rows; r++) acc += x[xOff + (size_t)r * ld + c];
-	out[oOff + c] = add ? out[oOff + c] + acc : acc;
+	if (c < cols) {
+		for (int r = lane; r < rows; r += L) acc += x[xOff + (size_t)r * ld + c];
+	}
+	red[l] = acc;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (int s = L / 2; s > 0; s >>= 1) {
+		if (lane < s) red[l] += red[l + s * CT];
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+	if (lane == 0 && c < cols) out[oOff + c] = add ? out[oOff + c] + red[j] : red[j];
 }
 
 // One position p of GRUSequence: from xw [S·B,3H] (Σ x_j W_jᵀ), hh = U

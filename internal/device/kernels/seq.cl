@@ -63,16 +63,6 @@ __kernel void embed_grad(__global float *dE, __global const float *g, __global c
 	*e = add ? *e + acc : acc;
 }
 
-// SumRows: out[c] = Σ_r x[r, c] (the bias gradient), rows in order
-// (added into out when add is 1).
-__kernel void sum_rows(__global float *out, __global const float *x, const int rows, const int cols, const int add) {
-	int c = get_global_id(0);
-	if (c >= cols) return;
-	float acc = 0.0f;
-	for (int r = 0; r < rows; r++) acc += x[(size_t)r * cols + c];
-	out[c] = add ? out[c] + acc : acc;
-}
-
 // AddBias: out[r, c] = x[r, c] + b[c].
 __kernel void add_bias(__global float *out, __global const float *x, __global const float *b, const int cols, const int n) {
 	int i = get_global_id(0);
