@@ -124,6 +124,17 @@ func (b clBackend) AddTanh(y, P, u, c backend.Buf, B, S, A int) error {
 	return b.o.Kernel("add_tanh", B*S*A, y.Mem, P.Mem, u.Mem, c.Mem, S, A, B*S*A)
 }
 
+// AdditiveDeltaSum is SumMid of AdditiveDelta's δ [B,S,A] computed from
+// δ's operands, T [B,S,A], v [A], g [B,S], into y [B,A] in one kernel:
+// the device machine's ∂u, which leaves δ's buffer free to hold the sum of
+// the positions' δ (gx's fuseAdds).
+func (b clBackend) AdditiveDeltaSum(y, T, v, g backend.Buf, B, S, A int) error {
+	if err := mems("AdditiveDeltaSum", y, T, v, g); err != nil {
+		return err
+	}
+	return b.o.Kernel("additive_delta_sum", B*A, y.Mem, T.Mem, v.Mem, g.Mem, B, S, A)
+}
+
 func (b clBackend) AdditiveDelta(y, T, v, g backend.Buf, N, A int, acc bool) error {
 	if err := mems("AdditiveDelta", y, T, v, g); err != nil {
 		return err

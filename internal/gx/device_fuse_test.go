@@ -17,9 +17,13 @@ import (
 //	∂bhn = SumCols + SumCols      bhn read by two GRUGates: 1 Add
 //	∂E   = EmbedGrad + EmbedGrad  E looked up twice: 1 Add
 //	∂v   = ProjLastV + ProjLastV  v scoring twice (Additive): 1 Add
+//	∂P   = AdditiveDelta + AdditiveDelta  P scored twice (Additive): 1 Add
 //
-// 3 + 1 + 1 + 1 + 1 + 1 = 8 Adds, each of which the device machine folds
-// into the op computing its later operand.
+// 3 + 1 + 1 + 1 + 1 + 1 + 1 = 9 Adds, each of which the device machine
+// folds into the op computing its later operand. (Each δ is also read by
+// its SumMid, ∂u: the device machine computes that from δ's operands,
+// sumDeltasFromOperands, so δ is read by its Add alone; ∂u is watched to
+// check it.)
 func fusedSums(g *devGraph, B, D int) []*gx.Node {
 	const V, S = 7, 4
 	x, W1, W2, b := g.In(1, B, D), g.In(1, D, D), g.In(1, D, D), g.In(1, D)
@@ -35,21 +39,21 @@ func fusedSums(g *devGraph, B, D int) []*gx.Node {
 	h := g.Sum(g.GRUBlend(gates1, x), g.GRUBlend(gates2, x))
 	P, u, c, v := g.In(1, B, S, D), g.In(1, B, D), g.In(1, D), g.In(1, D)
 	s1 := g.Additive(P, u, c, v)
-	s2 := g.Additive(g.In(1, B, S, D), g.In(1, B, D), g.In(1, D), v)
+	s2 := g.Additive(P, g.In(1, B, D), g.In(1, D), v)
 	cost := g.Sum(g.Cost(y1), g.Cost(y2), g.Cost(e), g.Cost(h), g.Cost(s1), g.Cost(s2))
-	return g.Grad(cost, x, W1, b, bhn, E, v)
+	return g.Grad(cost, x, W1, b, bhn, E, v, P, u)
 }
 
 // TestDeviceFusedSums: the gradients summed by folded Adds agree with the
-// host's (agreeOnDevice's bound), and the folding launches 9 kernels
-// fewer: the 8 Adds, and the zero fill of the EmbedGrad that adds into the
+// host's (agreeOnDevice's bound), and the folding launches 10 kernels
+// fewer: the 9 Adds, and the zero fill of the EmbedGrad that adds into the
 // other's ∂E (its rows of absent ids stay the first's).
 func TestDeviceFusedSums(t *testing.T) {
 	d := devicetest.OpenCL(t)
 	for _, D := range deviceSizes {
 		B := min(6, D+2)
 		what := fmt.Sprintf("fused sums B=%d D=%d", B, D)
-		agreeOnDevice(t, what, []string{"LinearT", "LinearW", "SumRows", "SumCols", "EmbedGrad", "ProjLastV", "GRUBlendDH"},
+		agreeOnDevice(t, what, []string{"LinearT", "LinearW", "SumRows", "SumCols", "EmbedGrad", "ProjLastV", "GRUBlendDH", "AdditiveDelta", "SumMid"},
 			func(g *devGraph) []*gx.Node { return fusedSums(g, B, D) })
 		launches := func(fold bool) int64 {
 			defer gx.SetFoldDeviceAdds(gx.SetFoldDeviceAdds(fold))
@@ -74,8 +78,8 @@ func TestDeviceFusedSums(t *testing.T) {
 		}
 		apart, folded := launches(false), launches(true)
 		t.Logf("%s: %d launches a run, %d with the Adds folded", what, apart, folded)
-		if apart-folded != 9 {
-			t.Errorf("%s: %d launches with the Adds folded, %d without: want 9 fewer", what, folded, apart)
+		if apart-folded != 10 {
+			t.Errorf("%s: %d launches with the Adds folded, %d without: want 10 fewer", what, folded, apart)
 		}
 	}
 }

@@ -120,6 +120,7 @@ func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 	if b, ok := d.(interface{ Backend() backend.Backend }); ok {
 		be = b.Backend()
 		r.sited, _ = be.(backend.Sited)
+		sumDeltasFromOperands(m, be)
 	}
 	for k := range m.steps {
 		s := &m.steps[k]

@@ -1,6 +1,11 @@
 package gx
 
-import "github.com/attnzoo/attnzoo/internal/backend"
+import (
+	"slices"
+
+	"github.com/attnzoo/attnzoo/internal/backend"
+	G "gorgonia.org/gorgonia"
+)
 
 // On a device an Add is a kernel launch of its own, and gorgonia's
 // backward pass sums every gradient that has several contributions with
@@ -91,4 +96,40 @@ func fuseAdds(m *Machine, onDevice []bool, watched []bool) *devFusion {
 		}
 	}
 	return f
+}
+
+// sumDeltasFromOperands: the additive score's δ at each position is read
+// twice, by its SumMid (∂u) and by the Add that sums the positions' δ
+// into the projected keys' gradient, so that Add could not be folded (δ
+// not private): a launch per position. On a backend that sums δ from its
+// operands in one kernel (deltaSummer), each SumMid of an AdditiveDelta
+// reads δ's operands (T, v, g) instead, as an additiveDeltaSumOp; δ is
+// then read by its Add alone and fuseAdds folds the chain. It changes the
+// device machine's steps only (compiled for it: the host machine's are
+// its own), before anything is built from them.
+func sumDeltasFromOperands(m *Machine, be backend.Backend) {
+	if _, ok := be.(deltaSummer); !ok || !foldAdds {
+		return
+	}
+	stepOf := make(map[int]int, len(m.steps))
+	for k, s := range m.steps {
+		stepOf[s.out] = k
+	}
+	for k := range m.steps {
+		s := &m.steps[k]
+		op, ok := s.op.(*sumLeadOp)
+		if !ok || op.keep != 2 || len(s.args) != 1 {
+			continue
+		}
+		p, ok := stepOf[s.args[0]]
+		if !ok {
+			continue
+		}
+		if _, ok := m.steps[p].op.(*additiveDeltaOp); !ok {
+			continue
+		}
+		s.op = &additiveDeltaSumOp{*op}
+		s.args = slices.Clone(m.steps[p].args) // T, v, g
+		s.argv = make([]G.Value, len(s.args))
+	}
 }

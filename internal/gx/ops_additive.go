@@ -1,6 +1,8 @@
 package gx
 
 import (
+	"fmt"
+
 	"github.com/attnzoo/attnzoo/internal/backend"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -127,6 +129,28 @@ func (op *projLastVOp) accumulate(c *call, dst backend.Buf) error { return op.pr
 func (op *projLastVOp) product(c *call, dst backend.Buf, acc bool) error {
 	N, A := lead(c.sh[0]), last(c.sh[0])
 	return c.be.MatVec(A, N, backend.Mat{Buf: c.in[0], Ld: A, T: true}, c.in[1], dst, acc)
+}
+
+// additiveDeltaSumOp is ∂u = Σ_i δ[b,i,:] computed from δ's operands T, v
+// and g (a SumMid of an AdditiveDelta, in one kernel) on a backend that
+// can (deltaSummer). The device machine puts it in place of the SumMid
+// (sumDeltasFromOperands), so that δ is read once and its buffer may hold
+// the sum of the positions' δ (fuseAdds); it is never in a graph.
+type additiveDeltaSumOp struct{ sumLeadOp }
+
+// deltaSummer is a backend with AdditiveDeltaSum: y[b,a] = Σ_i g[b,i]
+// v[a] (1 − T[b,i,a]²) for T [B,S,A], v [A], g [B,S].
+type deltaSummer interface {
+	AdditiveDeltaSum(y, T, v, g backend.Buf, B, S, A int) error
+}
+
+func (op *additiveDeltaSumOp) forward(c *call) error {
+	ds, ok := c.be.(deltaSummer)
+	if !ok {
+		return fmt.Errorf("gx: SumMid of δ's operands on %s, which has no AdditiveDeltaSum", c.be.Name())
+	}
+	B, S, A := c.sh[0][0], c.sh[0][1], c.sh[0][2]
+	return ds.AdditiveDeltaSum(c.out, c.in[0], c.in[1], c.in[2], B, S, A)
 }
 
 // sumLeadOp sums a [B,S,A] tensor over its middle axis (keep=2: → [B,A]) or

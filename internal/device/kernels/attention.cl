@@ -81,6 +81,22 @@ __kernel void sum_mid(__global float *out, __global const float *x, const int B,
 	out[j] = acc;
 }
 
+// Σ_i δ[b,i,a] from δ's operands: out[b,a] = Σ_i g[b,i] · v[a] · (1 −
+// T[b,i,a]²), i ascending (sum_mid of additive_delta's values, each
+// computed as there)
+__kernel void additive_delta_sum(__global float *out, __global const float *T, __global const float *v, __global const float *g,
+	const int B, const int S, const int A) {
+	int j = get_global_id(0);
+	if (j >= B * A) return;
+	int a = j % A, b = j / A;
+	float va = v[a], acc = 0.0f;
+	for (int i = 0; i < S; i++) {
+		float t = T[((size_t)b * S + i) * A + a];
+		acc += g[b * S + i] * va * (1.0f - t * t);
+	}
+	out[j] = acc;
+}
+
 // HeadMean (GroupSum): out[b,i] = Σ_k c · x[b·h+k, i], k ascending
 __kernel void group_sum(__global float *out, __global const float *x, const float c, const int B, const int S, const int h) {
 	int j = get_global_id(0);
