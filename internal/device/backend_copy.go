@@ -56,3 +56,46 @@ func (b clBackend) Stack(dst backend.Buf, xs []backend.Buf, n int) error {
 	}
 	return nil
 }
+
+// Unstack copies blocks of src into buffers of their own, xs[t][i] =
+// src[offs[t] + i] for i < n, up to stackWidth blocks a launch (unstack8,
+// its unused block arguments the first block again, never written): the
+// device machine's Rows that split a stacked gradient, one launch for up
+// to 8 of them (gx's unstackRows).
+func (b clBackend) Unstack(xs []backend.Buf, src backend.Buf, offs []int, n int) error {
+	if n == 0 || len(xs) == 0 {
+		return nil
+	}
+	if len(offs) != len(xs) {
+		return fmt.Errorf("device: opencl: Unstack: %d blocks, %d offsets", len(xs), len(offs))
+	}
+	if err := mems("Unstack", src); err != nil {
+		return err
+	}
+	if err := mems("Unstack", xs...); err != nil {
+		return err
+	}
+	for t, x := range xs {
+		if x.Len() < n || offs[t] < 0 || offs[t]+n > src.Len() {
+			return fmt.Errorf("device: opencl: Unstack: block %d of %d values at %d: a buffer of %d from one of %d",
+				t, n, offs[t], x.Len(), src.Len())
+		}
+	}
+	for t0 := 0; t0 < len(xs); t0 += stackWidth {
+		count := min(len(xs)-t0, stackWidth)
+		var args [3 + 2*stackWidth]any
+		args[0] = src.Mem
+		for j := range stackWidth {
+			t := t0
+			if j < count {
+				t = t0 + j
+			}
+			args[1+j], args[1+stackWidth+j] = xs[t].Mem, offs[t]
+		}
+		args[1+2*stackWidth], args[2+2*stackWidth] = count, n
+		if err := b.o.Kernel("unstack8", count*n, args[:]...); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -47,16 +47,22 @@ func TestDeviceSeq(t *testing.T) {
 				sl := g.AddBias(g.SliceLast(c, 1, H+3), g.In(1, H+2)) // [2B−2,H+2]
 				return append([]*gx.Node{X, st, sl}, g.Grad(g.Cost(sl), xs...)...)
 			})
-		// 11 blocks: one launch of 8 and one of 3 (the device's Stack)
-		agreeOnDevice(t, fmt.Sprintf("stack of 11 H=%d", H), []string{"StackRows", "Rows"},
-			func(g *devGraph) []*gx.Node {
-				xs := make([]*gx.Node, 11)
-				for i := range xs {
-					xs[i] = g.In(1, seqB, H)
-				}
-				st := g.StackRows(xs...)
-				return append([]*gx.Node{st}, g.Grad(g.Cost(st), xs...)...)
-			})
+		// 11 blocks: one launch of 8 and one of 3 (the device's Stack), and
+		// the gradient's 11 Rows the same (Unstack: 11 − 2 = 9 launches
+		// fewer than a Rows apiece)
+		stack11 := func(g *devGraph) []*gx.Node {
+			xs := make([]*gx.Node, 11)
+			for i := range xs {
+				xs[i] = g.In(1, seqB, H)
+			}
+			st := g.StackRows(xs...)
+			return append([]*gx.Node{st}, g.Grad(g.Cost(st), xs...)...)
+		}
+		agreeOnDevice(t, fmt.Sprintf("stack of 11 H=%d", H), []string{"StackRows", "Rows"}, stack11)
+		apart, together := runLaunches(t, stack11, false), runLaunches(t, stack11, true)
+		if apart-together != 9 {
+			t.Errorf("stack of 11 H=%d: %d launches a run with the Rows copied together, %d apart: want 9 fewer", H, together, apart)
+		}
 	}
 	for _, V := range []int{37, 129, 1023} {
 		for _, D := range []int{1, 37} {
@@ -187,4 +193,30 @@ func TestDeviceConv(t *testing.T) {
 			return append([]*gx.Node{y}, g.Grad(g.Cost(y), x)...)
 		})
 	}
+}
+
+// runLaunches is the kernels one run of build's graph launches on the
+// device (its second run: the first allocates the ops' working buffers),
+// with the device machine's folding (Adds, Rows) on or off.
+func runLaunches(t *testing.T, build func(g *devGraph) []*gx.Node, fold bool) int64 {
+	t.Helper()
+	d := devicetest.OpenCL(t)
+	defer gx.SetFoldDeviceAdds(gx.SetFoldDeviceAdds(fold))
+	g := newDevGraph()
+	for _, n := range build(g) {
+		g.Watch(n)
+	}
+	m, err := g.MachineOn(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if err := m.Run(); err != nil {
+		t.Fatal(err)
+	}
+	before := d.Traffic().Launches
+	if err := m.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return d.Traffic().Launches - before
 }

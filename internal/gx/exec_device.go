@@ -40,29 +40,30 @@ type deviceFn func(out device.Buffer, args []device.Buffer) error
 
 // devRun is a machine's state on a device.
 type devRun struct {
-	d      device.Kernels
-	shapes []tensor.Shape    // per node
-	bufs   []device.Buffer   // per node
-	host   []G.Value         // per node: the host value, when hostAt == gen
-	own    []G.Value         // per node: a host value of ours to read into
-	hostAt []uint64          // run in which host[i] was last valid
-	devAt  []uint64          // run in which bufs[i] was last valid
-	fns    []deviceFn        // per step; nil = host op
-	sited  backend.Sited     // the backend, when it keeps launches per call site
-	sites  []backend.Site    // per device step: its call site (sited)
-	argb   [][]device.Buffer // per step, reused
-	scr    []float32         // conversion scratch
-	gen    uint64
-	hostOp []string // names of the ops that run on the host, sorted
-	res    *Resident
-	fuse   *devFusion     // the Adds folded into their operands' ops
-	preset map[int]bool   // inputs whose buffer was filled on the device for the next run
-	params map[int]*Param // input nodes that are resident parameters
-	idx    map[*Node]int
-	owned  []device.Buffer   // ops' scratch buffers (tracked), freed with the machine
-	sent   map[int][]float32 // per input: the values its buffer holds
-	inputs map[int]bool
-	devIn  []slot // the inputs a step on the device reads, written at a run's start
+	d       device.Kernels
+	shapes  []tensor.Shape    // per node
+	bufs    []device.Buffer   // per node
+	host    []G.Value         // per node: the host value, when hostAt == gen
+	own     []G.Value         // per node: a host value of ours to read into
+	hostAt  []uint64          // run in which host[i] was last valid
+	devAt   []uint64          // run in which bufs[i] was last valid
+	fns     []deviceFn        // per step; nil = host op
+	sited   backend.Sited     // the backend, when it keeps launches per call site
+	sites   []backend.Site    // per device step: its call site (sited)
+	argb    [][]device.Buffer // per step, reused
+	scr     []float32         // conversion scratch
+	gen     uint64
+	hostOp  []string // names of the ops that run on the host, sorted
+	res     *Resident
+	fuse    *devFusion     // the Adds folded into their operands' ops
+	unstack *unstack       // the Rows copied together (exec_device_unstack.go)
+	preset  map[int]bool   // inputs whose buffer was filled on the device for the next run
+	params  map[int]*Param // input nodes that are resident parameters
+	idx     map[*Node]int
+	owned   []device.Buffer   // ops' scratch buffers (tracked), freed with the machine
+	sent    map[int][]float32 // per input: the values its buffer holds
+	inputs  map[int]bool
+	devIn   []slot // the inputs a step on the device reads, written at a run's start
 
 	allocs     []device.Buffer // the values' buffers, each once (values share them: plan)
 	allocBytes int64           // the computed values' buffers
@@ -122,6 +123,7 @@ func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 		r.sited, _ = be.(backend.Sited)
 		sumDeltasFromOperands(m, be)
 	}
+	r.unstack = unstackRows(m, be) // reorders m.steps: before anything is built from them
 	for k := range m.steps {
 		s := &m.steps[k]
 		in := make([]tensor.Shape, len(s.args))
@@ -131,7 +133,13 @@ func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 		r.argb[k] = make([]device.Buffer, len(s.args))
 		switch op := s.op.(type) {
 		case forwarder:
-			if be != nil {
+			switch {
+			case be == nil:
+			case r.unstack.none[k]:
+				r.fns[k] = func(device.Buffer, []device.Buffer) error { return nil }
+			case r.unstack.lead[k] != nil:
+				r.fns[k] = r.unstackFn(m, be, r.unstack.lead[k])
+			default:
 				r.fns[k] = r.onBackend(op, be, in, r.shapes[s.out])
 			}
 		default:
@@ -304,6 +312,11 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 	for i, w := range m.watched {
 		if w {
 			last[i] = end
+		}
+	}
+	for _, g := range r.unstack.lead { // Rows copied together live from the first's step
+		for _, j := range g {
+			last[m.steps[j].out] = max(last[m.steps[j].out], g[len(g)-1])
 		}
 	}
 	alias := r.fuse.alias // a folded Add's value and its product's share one buffer
