@@ -239,9 +239,8 @@ func TestDeviceTraining(t *testing.T) {
 // (issue 25's bar), measured as runtime.MemStats' TotalAlloc over 5 steps
 // after 2 that compile the graph and set up its launch sites: the whole
 // step as Step and as Push (the loss one step late, as runs train) make
-// it, and the training graph's run alone (forward and backward). Before
-// launches stopped allocating (launches through purego's reflection,
-// arguments boxed) a step allocated 852 KB in 31,449 allocations.
+// it, and the training graph's run alone (forward and backward). (The figures
+// before and after are in docs/gpu.md.)
 func TestDeviceStepAllocs(t *testing.T) {
 	d := devicetest.OpenCL(t)
 	m, err := New(AnchorConfig())
