@@ -234,8 +234,7 @@ func TestDeviceTraining(t *testing.T) {
 }
 
 // TestDeviceStepAllocs: a training step of the anchor (AnchorConfig,
-// AnchorBatch, Adam with clipping: 825 kernel launches and CLBlast calls a
-// step on pocl) on the OpenCL device allocates at most 8 KB of host memory
+// AnchorBatch, Adam with clipping) on the OpenCL device allocates at most 8 KB of host memory
 // (issue 25's bar), measured as runtime.MemStats' TotalAlloc over 5 steps
 // after 2 that compile the graph and set up its launch sites: the whole
 // step as Step and as Push (the loss one step late, as runs train) make
