@@ -23,6 +23,12 @@ const stackWidth = 8
 // arguments the first block again): the decoder stacks a state per
 // position, 13 at the anchor, in 2 launches instead of 13.
 func (b clBackend) Stack(dst backend.Buf, xs []backend.Buf, n int) error {
+	return b.StackAt(dst, 0, xs, n)
+}
+
+// StackAt is Stack from value off of dst on: dst[off + t·n + i] = xs[t][i]
+// (gx stacks a chain's operands a block of stackWidth at a time).
+func (b clBackend) StackAt(dst backend.Buf, off int, xs []backend.Buf, n int) error {
 	if n == 0 || len(xs) == 0 {
 		return nil
 	}
@@ -32,13 +38,13 @@ func (b clBackend) Stack(dst backend.Buf, xs []backend.Buf, n int) error {
 	if err := mems("Stack", xs...); err != nil {
 		return err
 	}
-	if dst.Len() < len(xs)*n {
-		return fmt.Errorf("device: opencl: Stack: %d blocks of %d values into a buffer of %d", len(xs), n, dst.Len())
+	if off < 0 || dst.Len() < off+len(xs)*n {
+		return fmt.Errorf("device: opencl: Stack: %d blocks of %d values at %d into a buffer of %d", len(xs), n, off, dst.Len())
 	}
 	for t0 := 0; t0 < len(xs); t0 += stackWidth {
 		group := xs[t0:min(len(xs), t0+stackWidth)]
-		args := make([]any, 0, 4+stackWidth)
-		args = append(args, dst.Mem, t0*n)
+		var args [4 + stackWidth]any
+		args[0], args[1] = dst.Mem, off+t0*n
 		for j := range stackWidth {
 			x := group[0]
 			if j < len(group) {
@@ -47,10 +53,10 @@ func (b clBackend) Stack(dst backend.Buf, xs []backend.Buf, n int) error {
 			if x.Len() < n {
 				return fmt.Errorf("device: opencl: Stack: block %d holds %d values, want %d", t0+j, x.Len(), n)
 			}
-			args = append(args, x.Mem)
+			args[2+j] = x.Mem
 		}
-		args = append(args, len(group), n)
-		if err := b.o.Kernel("stack8", len(group)*n, args...); err != nil {
+		args[2+stackWidth], args[3+stackWidth] = len(group), n
+		if err := b.o.Kernel("stack8", len(group)*n, args[:]...); err != nil {
 			return err
 		}
 	}

@@ -57,6 +57,7 @@ type devRun struct {
 	res     *Resident
 	fuse    *devFusion     // the Adds folded into their operands' ops
 	unstack *unstack       // the Rows copied together (exec_device_unstack.go)
+	stk     *stacked       // the gradient chains run as one product (exec_device_stack.go)
 	preset  map[int]bool   // inputs whose buffer was filled on the device for the next run
 	params  map[int]*Param // input nodes that are resident parameters
 	idx     map[*Node]int
@@ -187,6 +188,9 @@ func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 			}
 			r.fns[k] = r.onBackendAcc(s.op.(adder), be, in, r.shapes[s.out])
 		}
+	}
+	if be != nil {
+		r.stackGradGroups(m, be, onDevice)
 	}
 	if err := r.plan(m, nodes); err != nil {
 		r.free()
@@ -319,7 +323,8 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 			last[m.steps[j].out] = max(last[m.steps[j].out], g[len(g)-1])
 		}
 	}
-	alias := r.fuse.alias // a folded Add's value and its product's share one buffer
+	r.stk.extendLives(last) // a stacked operand lives until its copy
+	alias := r.fuse.alias   // a folded Add's value and its product's share one buffer
 	for v, root := range alias {
 		last[root] = max(last[root], last[v])
 	}
@@ -332,12 +337,46 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 	free := map[int][]device.Buffer{} // by size
 	var offs freeList                 // the same lifetimes at offsets, as the host plans them
 	off := make([]int, len(nodes))
+	take := func(n int) (device.Buffer, int, error) { // a buffer of n values, and its offset
+		o := offs.alloc(n)
+		if l := free[n]; len(l) > 0 {
+			b := l[len(l)-1]
+			free[n] = l[:len(l)-1]
+			return b, o, nil
+		}
+		b, err := r.d.Alloc(n)
+		if err == nil {
+			r.allocs = append(r.allocs, b)
+		}
+		return b, o, err
+	}
+	var stacks []*gradStack
+	if r.stk != nil {
+		stacks = r.stk.stacks
+	}
+	stackOff := make([]int, len(stacks))
 	for k, s := range m.steps {
 		if k > 0 {
 			for _, j := range release[k-1] {
 				n := r.bufs[j].Len()
 				free[n] = append(free[n], r.bufs[j])
 				offs.free(off[j], n)
+			}
+			for i, st := range stacks { // a stack's working buffer, after its last reader
+				if st.to == k-1 {
+					n := r.stk.bufs[i].Len()
+					free[n] = append(free[n], r.stk.bufs[i])
+					offs.free(stackOff[i], n)
+				}
+			}
+		}
+		for i, st := range stacks { // from its first copy
+			if st.from == k {
+				n := len(st.vals) * st.n
+				var err error
+				if r.stk.bufs[i], stackOff[i], err = take(n); err != nil {
+					return fmt.Errorf("gx: %d values of %d stacked on %s: %w", len(st.vals), st.n, r.d.Name(), err)
+				}
 			}
 		}
 		if root := alias[s.out]; root != s.out {

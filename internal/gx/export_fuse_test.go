@@ -9,3 +9,12 @@ func SetFoldDeviceAdds(on bool) bool {
 	foldAdds = on
 	return was
 }
+
+// SetStackDeviceGrads turns the device machine's stacking of gradient
+// chains into one product (exec_device_stack.go) on or off for the
+// machines compiled after it, and returns the previous setting.
+func SetStackDeviceGrads(on bool) bool {
+	was := stackGrads
+	stackGrads = on
+	return was
+}
