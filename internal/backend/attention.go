@@ -38,3 +38,59 @@ type Attention interface {
 	// with acc it adds that into y.
 	AdditiveDelta(y, T, v, g Buf, N, A int, acc bool) error
 }
+
+// FusedAttention is the ability of a backend (the OpenCL one) to run one
+// decoder position's attention chain — the score, its masked softmax and
+// the context — in one launch, and its gradient in one more: internal/gx's
+// device machine groups a chain's steps into one (exec_device_attend.go).
+// Each computes what the unfused ops compute, a sum along a row possibly in
+// another order. It is not part of Backend: the host runs the ops.
+type FusedAttention interface {
+	Attend(a Attend) error
+	AttendBack(a AttendBack) error
+}
+
+// Attend is a chain forward for B batch rows of S keys: the scores Score
+// [B,S], from the additive score when A > 0, the dot score when K > 0, or
+// read as they are; then the weights W = the masked softmax of Score over
+// Mask [B,S] (1 = present), and the context Ctx[b,d] = Σ_i (CC·W[b,i])·H[b,i,d]
+// for H [B,S,D], a zero weight skipped.
+type Attend struct {
+	B, S, D        int
+	Score, Mask, W Buf
+	H, Ctx         Buf
+	CC             float64
+	A              int // additive: T = tanh(P + U + C) [B,S,A], Score = T·V
+	P, U, C, V, T  Buf // P [B,S,A], U [B,A], C and V [A]
+	K              int // dot: Score[b,i] = SC · Σ_k X[b,i,k]·Q[b,k]
+	X, Q           Buf // X [B,S,K], Q [B,K]
+	SC             float64
+}
+
+// AttendBack is a chain's gradient from the context's G [B,D]: the
+// weights' DW[b,i] = CC·Σ_d H[b,i,d]·G[b,d] and the scores' DS[b,i] =
+// W[b,i]·(DW[b,i] − Σ_j W[b,j]·DW[b,j]) always; then, where the buffer is
+// set (Mem not nil), with Acc adding into it:
+//
+//	DH[b,i,d]    = (CC·W[b,i])·G[b,d]                      [B,S,D]
+//	Delta[b,i,a] = (DS[b,i]·V[a])·(1 − T[b,i,a]²)          [B,S,A]  (additive)
+//	DU[b,a]      = Σ_i Delta[b,i,a], not added into         [B,A]
+//	DX[b,i,k]    = (SC·DS[b,i])·Q[b,k]                     [B,S,K]  (dot)
+//	DQ[b,k]      = Σ_i (SC·DS[b,i])·X[b,i,k], not added into [B,K]
+type AttendBack struct {
+	B, S, D   int
+	H, G, W   Buf
+	CC        float64
+	DW, DS    Buf
+	DH        Buf
+	DHAcc     bool
+	A         int
+	T, V      Buf
+	Delta, DU Buf
+	DeltaAcc  bool
+	K         int
+	X, Q      Buf
+	SC        float64
+	DX, DQ    Buf
+	DXAcc     bool
+}

@@ -58,6 +58,7 @@ type devRun struct {
 	fuse    *devFusion     // the Adds folded into their operands' ops
 	unstack *unstack       // the Rows copied together (exec_device_unstack.go)
 	stk     *stacked       // the gradient chains run as one product (exec_device_stack.go)
+	attend  *attendGroups  // the attention chains run by one step (exec_device_attend.go)
 	preset  map[int]bool   // inputs whose buffer was filled on the device for the next run
 	params  map[int]*Param // input nodes that are resident parameters
 	idx     map[*Node]int
@@ -192,6 +193,7 @@ func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 	if be != nil {
 		r.stackGradGroups(m, be, onDevice)
 	}
+	r.attend = r.fuseAttention(m, be)
 	if err := r.plan(m, nodes); err != nil {
 		r.free()
 		return nil, err
@@ -355,6 +357,15 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 		stacks = r.stk.stacks
 	}
 	stackOff := make([]int, len(stacks))
+	place := func(v int) error { // a computed value's buffer
+		b, o, err := take(max(1, r.shapes[v].TotalSize()))
+		if err != nil {
+			return fmt.Errorf("gx: node %s %v on %s: %w", nodes[v].Name(), r.shapes[v], r.d.Name(), err)
+		}
+		r.bufs[v], off[v] = b, o
+		return nil
+	}
+	given := make([]bool, len(nodes)) // the values of an attention group, given their buffers at its lead
 	for k, s := range m.steps {
 		if k > 0 {
 			for _, j := range release[k-1] {
@@ -379,17 +390,22 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 				}
 			}
 		}
+		if r.attend != nil {
+			for _, v := range r.attend.early[k] {
+				if err := place(v); err != nil {
+					return err
+				}
+				given[v] = true
+			}
+		}
 		if root := alias[s.out]; root != s.out {
 			r.bufs[s.out] = r.bufs[root]
 			continue
 		}
-		n := max(1, r.shapes[s.out].TotalSize())
-		off[s.out] = offs.alloc(n)
-		if l := free[n]; len(l) > 0 {
-			r.bufs[s.out], free[n] = l[len(l)-1], l[:len(l)-1]
+		if given[s.out] {
 			continue
 		}
-		if err := alloc(s.out); err != nil {
+		if err := place(s.out); err != nil {
 			return err
 		}
 	}

@@ -18,3 +18,12 @@ func SetStackDeviceGrads(on bool) bool {
 	stackGrads = on
 	return was
 }
+
+// SetFuseAttention turns the device machine's grouping of attention
+// chains (exec_device_attend.go) on or off for the machines compiled after
+// it, and returns the previous setting.
+func SetFuseAttention(on bool) bool {
+	was := fuseAttend
+	fuseAttend = on
+	return was
+}

@@ -1,0 +1,180 @@
+// One decoder position's attention chain in one launch each way
+// (internal/gx's exec_device_attend.go groups the steps; the backend is
+// backend_attend.go): one work-group of WG work-items per batch row b
+// (KernelRows, no early return: _reduce.cl). Each part computes what its
+// unfused kernel computes, in the same order where that kernel is one
+// work-item per value (add_tanh, masked_softmax, softmax_grad, wsum_heads,
+// outer_heads, additive_delta, additive_delta_sum) and as a work-group
+// tree (red_sum) where it is a sum along a row (matvec_rows' score; the
+// dot score and dw, which bmv_heads sums in sequence). The values a part
+// writes for another work-item of the group to read go through global
+// memory behind a barrier(CLK_GLOBAL_MEM_FENCE).
+
+// the masked softmax of row sr (the group's scores, written before) into
+// wr, then the context cb[d] = Σ_i (cc·w_i)·Hb[i,d], a zero weight skipped
+// (masked_softmax, then wsum_heads with one head)
+void attend_softmax_context(__local float *red, __global const float *sr, __global const float *mr,
+                            __global float *wr, __global const float *Hb, __global float *cb, const float cc,
+                            const int S, const int D) {
+	int l = get_local_id(0);
+	barrier(CLK_GLOBAL_MEM_FENCE);
+	float m = -INFINITY, kept = 0.0f;
+	for (int i = l; i < S; i += WG) {
+		if (mr[i] > 0.5f) {
+			m = fmax(m, sr[i]);
+			kept = 1.0f;
+		}
+	}
+	m = red_max(red, m);
+	kept = red_max(red, kept);
+	float s = 0.0f;
+	for (int i = l; i < S; i += WG) {
+		float e = (kept > 0.0f && mr[i] > 0.5f) ? exp(sr[i] - m) : 0.0f;
+		wr[i] = e;
+		s += e;
+	}
+	s = red_sum(red, s);
+	if (kept != 0.0f)
+		for (int i = l; i < S; i += WG) wr[i] /= s;
+	barrier(CLK_GLOBAL_MEM_FENCE);
+	for (int d = l; d < D; d += WG) {
+		float acc = 0.0f;
+		for (int i = 0; i < S; i++) {
+			float wi = cc * wr[i];
+			if (wi != 0.0f) acc += wi * Hb[(size_t)i * D + d];
+		}
+		cb[d] = acc;
+	}
+}
+
+// The additive score, its masked softmax and the context, for P [B,S,A],
+// u [B,A], c [A], v [A], mask [B,S], H [B,S,D]:
+//
+//	T[b,i,a] = tanh(P[b,i,a] + u[b,a] + c[a]),  s[b,i] = Σ_a T[b,i,a]·v[a],
+//	w = masked softmax of s,  ctx[b,d] = Σ_i (cc·w[b,i])·H[b,i,d]
+__kernel void attend_additive(__global float *T, __global float *s, __global float *w, __global float *ctx,
+                              __global const float *P, __global const float *u, __global const float *c,
+                              __global const float *v, __global const float *mask, __global const float *H,
+                              const float cc, const int S, const int A, const int D) {
+	__local float red[WG];
+	int b = get_group_id(0), l = get_local_id(0);
+	__global const float *ub = u + (size_t)b * A;
+	for (int i = 0; i < S; i++) {
+		size_t r = (size_t)b * S + i;
+		float acc = 0.0f;
+		for (int a = l; a < A; a += WG) {
+			float t = tanh(P[r * A + a] + ub[a] + c[a]);
+			T[r * A + a] = t;
+			acc += t * v[a];
+		}
+		acc = red_sum(red, acc);
+		if (l == 0) s[r] = acc;
+	}
+	attend_softmax_context(red, s + (size_t)b * S, mask + (size_t)b * S, w + (size_t)b * S, H + (size_t)b * S * D,
+	                       ctx + (size_t)b * D, cc, S, D);
+}
+
+// The dot score s[b,i] = sc · Σ_k X[b,i,k]·q[b,k] (X [B,S,K], q [B,K]),
+// then as attend_additive.
+__kernel void attend_dot(__global float *s, __global float *w, __global float *ctx, __global const float *X,
+                         __global const float *q, const float sc, __global const float *mask, __global const float *H,
+                         const float cc, const int S, const int K, const int D) {
+	__local float red[WG];
+	int b = get_group_id(0), l = get_local_id(0);
+	__global const float *qb = q + (size_t)b * K;
+	for (int i = 0; i < S; i++) {
+		__global const float *x = X + ((size_t)b * S + i) * K;
+		float acc = 0.0f;
+		for (int k = l; k < K; k += WG) acc += x[k] * qb[k];
+		acc = red_sum(red, acc);
+		if (l == 0) s[(size_t)b * S + i] = sc * acc;
+	}
+	attend_softmax_context(red, s + (size_t)b * S, mask + (size_t)b * S, w + (size_t)b * S, H + (size_t)b * S * D,
+	                       ctx + (size_t)b * D, cc, S, D);
+}
+
+// Scores computed before: the masked softmax and the context alone.
+__kernel void attend_scored(__global const float *s, __global float *w, __global float *ctx,
+                            __global const float *mask, __global const float *H, const float cc, const int S,
+                            const int D) {
+	__local float red[WG];
+	int b = get_group_id(0);
+	attend_softmax_context(red, s + (size_t)b * S, mask + (size_t)b * S, w + (size_t)b * S, H + (size_t)b * S * D,
+	                       ctx + (size_t)b * D, cc, S, D);
+}
+
+// The chain backward from the context's gradient g [B,D], for weights w
+// [B,S] and H [B,S,D]:
+//
+//	dw[b,i] = cc · Σ_d H[b,i,d]·g[b,d]           (the context's ∂w)
+//	ds[b,i] = w[b,i]·(dw[b,i] − Σ_j w[b,j]·dw[b,j])  (the softmax's ∂s)
+//	dH[b,i,d] (+)= (cc·w[b,i])·g[b,d]            when fl & 1 (+= when fl & 2)
+//	δ[b,i,a] (+)= (ds[b,i]·v[a])·(1 − T[b,i,a]²)  when fl & 4 (+= when fl & 8)
+//	du[b,a] = Σ_i (ds[b,i]·v[a])·(1 − T[b,i,a]²)  when fl & 16
+//	dX[b,i,k] (+)= (sc·ds[b,i])·q[b,k]           when fl & 32 (+= when fl & 64)
+//	dq[b,k] = Σ_i (sc·ds[b,i])·X[b,i,k]          when fl & 128, a zero skipped
+//
+// the additive score's δ and ∂u (T [B,S,A], v [A]) and the dot score's
+// ∂X and ∂q (X [B,S,K], q [B,K]); a buffer whose flag is off is not touched.
+__kernel void attend_back(__global float *dw, __global float *ds, __global float *dH, __global float *delta,
+                          __global float *du, __global float *dX, __global float *dq, __global const float *H,
+                          __global const float *g, __global const float *w, const float cc, __global const float *T,
+                          __global const float *v, __global const float *X, __global const float *q,
+                          const float sc, const int S, const int D, const int A, const int K, const int fl) {
+	__local float red[WG];
+	int b = get_group_id(0), l = get_local_id(0);
+	__global const float *gb = g + (size_t)b * D, *wr = w + (size_t)b * S;
+	__global float *dwr = dw + (size_t)b * S, *dsr = ds + (size_t)b * S;
+	for (int i = 0; i < S; i++) {
+		__global const float *x = H + ((size_t)b * S + i) * D;
+		float acc = 0.0f;
+		for (int d = l; d < D; d += WG) acc += x[d] * gb[d];
+		acc = red_sum(red, acc);
+		if (l == 0) dwr[i] = cc * acc;
+	}
+	barrier(CLK_GLOBAL_MEM_FENCE);
+	float dot = 0.0f;
+	for (int i = l; i < S; i += WG) dot += wr[i] * dwr[i];
+	dot = red_sum(red, dot);
+	for (int i = l; i < S; i += WG) dsr[i] = wr[i] * (dwr[i] - dot);
+	barrier(CLK_GLOBAL_MEM_FENCE);
+	if (fl & 1) {
+		for (int d = l; d < D; d += WG) {
+			float gd = gb[d];
+			for (int i = 0; i < S; i++) {
+				size_t j = ((size_t)b * S + i) * D + d;
+				float p = cc * wr[i] * gd; // rounded, then added: no FMA across statements
+				dH[j] = (fl & 2) ? dH[j] + p : p;
+			}
+		}
+	}
+	if (fl & (4 | 16)) {
+		for (int a = l; a < A; a += WG) {
+			float va = v[a], acc = 0.0f;
+			for (int i = 0; i < S; i++) {
+				size_t j = ((size_t)b * S + i) * A + a;
+				float t = T[j];
+				float d = dsr[i] * va * (1.0f - t * t);
+				if (fl & 4) delta[j] = (fl & 8) ? delta[j] + d : d;
+				acc += d;
+			}
+			if (fl & 16) du[(size_t)b * A + a] = acc;
+		}
+	}
+	if (fl & (32 | 128)) {
+		__global const float *qb = q + (size_t)b * K;
+		for (int k = l; k < K; k += WG) {
+			float qk = (fl & 32) ? qb[k] : 0.0f, acc = 0.0f;
+			for (int i = 0; i < S; i++) {
+				size_t j = ((size_t)b * S + i) * K + k;
+				float wi = sc * dsr[i];
+				if (fl & 32) {
+					float p = wi * qk;
+					dX[j] = (fl & 64) ? dX[j] + p : p;
+				}
+				if ((fl & 128) && wi != 0.0f) acc += wi * X[j];
+			}
+			if (fl & 128) dq[(size_t)b * K + k] = acc;
+		}
+	}
+}
