@@ -211,7 +211,7 @@ fmt-check:
 # experiments are designed but not yet run: FINDINGS_PENDING (make
 # findings-pending).
 FINDINGS := findings-scaled findings-britz findings-luong findings-length findings-sparsemax
-FINDINGS_PENDING :=
+FINDINGS_PENDING := findings-captioning
 findings: build
 	@for f in $(FINDINGS); do ./$(BIN) run experiments/$$f.toml --out results --resume || exit 1; done
 findings-pending: build

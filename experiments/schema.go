@@ -526,7 +526,10 @@ func (e *Experiment) validateReport() error {
 		if !ok {
 			full = t
 		}
-		axes, _ := e.axes()
+		axes, err := e.axes()
+		if err != nil {
+			return err // the sweep's own error names its key
+		}
 		var have []string
 		for _, a := range axes {
 			have = append(have, a.full)

@@ -77,6 +77,10 @@ func TestTuneErrors(t *testing.T) {
 		{strings.Replace(base, "batch = 4\n", "batch = 4\nselect = \"token_acc\"\n", 1) + "[report]\ntune = \"hidden\"\n",
 			`[report] tune: "hidden" is not a swept key (sweep: train.lr)`},
 		{base + "[report]\ntune = \"lr\"\n", "[report] tune: chooses lr on a dev metric: set [train] select"},
+		// a sweep key that is no key: the sweep's own error, not "lr is not
+		// a swept key (sweep: )" (the sweep read as empty)
+		{strings.Replace(base, "lr = [0.001, 0.01]\n", "lr = [0.001, 0.01]\nlambda = [0.0, 0.02]\n", 1) + "[report]\ntune = \"lr\"\n",
+			"[sweep] lambda: unknown key"},
 	} {
 		if _, err := Load(writeExp(t, c.text)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v, want %q", err, c.want)
