@@ -210,7 +210,7 @@ fmt-check:
 # results/; the page's numbers are in docs/findings/<name>/. The page's other
 # experiments are designed but not yet run: FINDINGS_PENDING (make
 # findings-pending).
-FINDINGS := findings-scaled findings-britz findings-luong findings-length findings-sparsemax
+FINDINGS := findings-scaled findings-britz findings-luong findings-length findings-sparsemax findings-sparsemax-margin
 FINDINGS_PENDING := findings-captioning
 findings: build
 	@for f in $(FINDINGS); do ./$(BIN) run experiments/$$f.toml --out results --resume || exit 1; done
