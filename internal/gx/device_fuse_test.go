@@ -49,34 +49,14 @@ func fusedSums(g *devGraph, B, D int) []*gx.Node {
 // fewer: the 9 Adds, and the zero fill of the EmbedGrad that adds into the
 // other's ∂E (its rows of absent ids stay the first's).
 func TestDeviceFusedSums(t *testing.T) {
-	d := devicetest.OpenCL(t)
+	devicetest.OpenCL(t) // skip (or fail) before building anything
 	for _, D := range deviceSizes {
 		B := min(6, D+2)
 		what := fmt.Sprintf("fused sums B=%d D=%d", B, D)
 		agreeOnDevice(t, what, []string{"LinearT", "LinearW", "SumRows", "SumCols", "EmbedGrad", "ProjLastV", "GRUBlendDH", "AdditiveDelta", "SumMid"},
 			func(g *devGraph) []*gx.Node { return fusedSums(g, B, D) })
-		launches := func(fold bool) int64 {
-			defer gx.SetFoldDeviceAdds(gx.SetFoldDeviceAdds(fold))
-			g := newDevGraph()
-			outs := fusedSums(g, B, D)
-			for _, n := range outs {
-				g.Watch(n)
-			}
-			m, err := g.MachineOn(d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer m.Close()
-			if err := m.Run(); err != nil { // the first run allocates the ops' working buffers
-				t.Fatal(err)
-			}
-			before := d.Traffic().Launches
-			if err := m.Run(); err != nil {
-				t.Fatal(err)
-			}
-			return d.Traffic().Launches - before
-		}
-		apart, folded := launches(false), launches(true)
+		build := func(g *devGraph) []*gx.Node { return fusedSums(g, B, D) }
+		apart, folded := runLaunches(t, build, gx.SetFoldDeviceAdds, false), runLaunches(t, build, gx.SetFoldDeviceAdds, true)
 		t.Logf("%s: %d launches a run, %d with the Adds folded", what, apart, folded)
 		if apart-folded != 10 {
 			t.Errorf("%s: %d launches with the Adds folded, %d without: want 10 fewer", what, folded, apart)

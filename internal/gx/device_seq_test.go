@@ -59,7 +59,7 @@ func TestDeviceSeq(t *testing.T) {
 			return append([]*gx.Node{st}, g.Grad(g.Cost(st), xs...)...)
 		}
 		agreeOnDevice(t, fmt.Sprintf("stack of 11 H=%d", H), []string{"StackRows", "Rows"}, stack11)
-		apart, together := runLaunches(t, stack11, false), runLaunches(t, stack11, true)
+		apart, together := runLaunches(t, stack11, gx.SetFoldDeviceAdds, false), runLaunches(t, stack11, gx.SetFoldDeviceAdds, true)
 		if apart-together != 9 {
 			t.Errorf("stack of 11 H=%d: %d launches a run with the Rows copied together, %d apart: want 9 fewer", H, together, apart)
 		}
@@ -197,11 +197,13 @@ func TestDeviceConv(t *testing.T) {
 
 // runLaunches is the kernels one run of build's graph launches on the
 // device (its second run: the first allocates the ops' working buffers),
-// with the device machine's folding (Adds, Rows) on or off.
-func runLaunches(t *testing.T, build func(g *devGraph) []*gx.Node, fold bool) int64 {
+// with one of the device machine's rewrites on or off: set is its switch
+// (gx.SetFoldDeviceAdds, gx.SetStackDeviceGrads, gx.SetFuseAttention),
+// which returns the setting before.
+func runLaunches(t *testing.T, build func(g *devGraph) []*gx.Node, set func(bool) bool, on bool) int64 {
 	t.Helper()
 	d := devicetest.OpenCL(t)
-	defer gx.SetFoldDeviceAdds(gx.SetFoldDeviceAdds(fold))
+	defer set(set(on))
 	g := newDevGraph()
 	for _, n := range build(g) {
 		g.Watch(n)

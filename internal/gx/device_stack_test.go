@@ -118,27 +118,7 @@ func (p *positions) build(g *devGraph) []*gx.Node {
 // was; the sum takes 1 + 1 = 2 for 3: 1 fewer. Every other launch of the
 // graph is the same either way.
 func TestDeviceStackedGradLaunches(t *testing.T) {
-	d := devicetest.OpenCL(t)
-	launches := func(p positions, stack bool) int64 {
-		defer gx.SetStackDeviceGrads(gx.SetStackDeviceGrads(stack))
-		g := newDevGraph()
-		for _, n := range p.build(g) {
-			g.Watch(n)
-		}
-		m, err := g.MachineOn(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer m.Close()
-		if err := m.Run(); err != nil { // the first run allocates the ops' working buffers
-			t.Fatal(err)
-		}
-		before := d.Traffic().Launches
-		if err := m.Run(); err != nil {
-			t.Fatal(err)
-		}
-		return d.Traffic().Launches - before
-	}
+	devicetest.OpenCL(t) // skip (or fail) before building anything
 	for _, c := range []struct {
 		p     positions
 		fewer int64
@@ -147,7 +127,7 @@ func TestDeviceStackedGradLaunches(t *testing.T) {
 		{positions{T: 11, B: 5, D: 37, H: 7, stacked: true}, 18},
 		{positions{T: 3, B: 5, D: 37, H: 7}, 1},
 	} {
-		apart, together := launches(c.p, false), launches(c.p, true)
+		apart, together := runLaunches(t, c.p.build, gx.SetStackDeviceGrads, false), runLaunches(t, c.p.build, gx.SetStackDeviceGrads, true)
 		t.Logf("T=%d stacked=%v: %d launches a run per position, %d stacked", c.p.T, c.p.stacked, apart, together)
 		if apart-together != c.fewer {
 			t.Errorf("T=%d stacked=%v: %d launches a run stacked, %d apart: want %d fewer", c.p.T, c.p.stacked, together, apart, c.fewer)
