@@ -18,24 +18,7 @@ void attend_softmax_context(__local float *red, __global const float *sr, __glob
                             const int S, const int D) {
 	int l = get_local_id(0);
 	barrier(CLK_GLOBAL_MEM_FENCE);
-	float m = -INFINITY, kept = 0.0f;
-	for (int i = l; i < S; i += WG) {
-		if (mr[i] > 0.5f) {
-			m = fmax(m, sr[i]);
-			kept = 1.0f;
-		}
-	}
-	m = red_max(red, m);
-	kept = red_max(red, kept);
-	float s = 0.0f;
-	for (int i = l; i < S; i += WG) {
-		float e = (kept > 0.0f && mr[i] > 0.5f) ? exp(sr[i] - m) : 0.0f;
-		wr[i] = e;
-		s += e;
-	}
-	s = red_sum(red, s);
-	if (kept != 0.0f)
-		for (int i = l; i < S; i += WG) wr[i] /= s;
+	masked_softmax_row(red, sr, mr, wr, S);
 	barrier(CLK_GLOBAL_MEM_FENCE);
 	for (int d = l; d < D; d += WG) {
 		float acc = 0.0f;

@@ -11,27 +11,8 @@
 __kernel void masked_softmax(__global float *y, __global const float *x, __global const float *mask,
                              const int rows, const int cols) {
 	__local float red[WG];
-	int r = get_group_id(0), l = get_local_id(0);
-	__global const float *xr = x + (size_t)r * cols, *mr = mask + (size_t)r * cols;
-	__global float *yr = y + (size_t)r * cols;
-	float m = -INFINITY, kept = 0.0f;
-	for (int i = l; i < cols; i += WG) {
-		if (mr[i] > 0.5f) {
-			m = fmax(m, xr[i]);
-			kept = 1.0f;
-		}
-	}
-	m = red_max(red, m);
-	kept = red_max(red, kept);
-	float s = 0.0f;
-	for (int i = l; i < cols; i += WG) {
-		float e = (kept > 0.0f && mr[i] > 0.5f) ? exp(xr[i] - m) : 0.0f;
-		yr[i] = e;
-		s += e;
-	}
-	s = red_sum(red, s);
-	if (kept == 0.0f) return;
-	for (int i = l; i < cols; i += WG) yr[i] /= s;
+	size_t r = get_group_id(0);
+	masked_softmax_row(red, x + r * cols, mask + r * cols, y + r * cols, cols);
 }
 
 // dx_i = y_i·(g_i − Σ_j y_j·g_j) per row.
