@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/attnzoo/attnzoo/initializers"
 	"github.com/attnzoo/attnzoo/internal/gx"
 	"github.com/attnzoo/attnzoo/internal/registry"
 )
@@ -24,7 +25,9 @@ type Config struct {
 	Hidden int
 	Dtype  gx.Dtype   // gx.Float32 or gx.Float64; the zero value means Float64
 	Rand   *rand.Rand // initialises the weights; nil means rand.New(rand.NewPCG(1, 2))
-	Prefix string     // prepended to parameter names, e.g. "enc.fwd."
+	// Init draws the parameters (the zero Scheme: initializers.Default()).
+	Init   initializers.Scheme
+	Prefix string // prepended to parameter names, e.g. "enc.fwd."
 }
 
 // Cell is one step of a recurrent network.

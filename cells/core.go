@@ -2,8 +2,8 @@ package cells
 
 import (
 	"fmt"
-	"math"
 
+	"github.com/attnzoo/attnzoo/initializers"
 	"github.com/attnzoo/attnzoo/internal/gx"
 )
 
@@ -21,20 +21,22 @@ type core struct {
 	params []*gx.Param
 }
 
-// newCore makes the parameters W_0 … W_{k−1}, U and b, drawing the matrices
-// in that order from U(−1/√H, 1/√H) (PyTorch's nn.RNN/GRU/LSTM default);
-// the biases start at zero.
+// newCore makes the parameters W_0 … W_{k−1}, U and b, drawn in that order
+// through c.Init as a cell's (initializers.Cell, CellBiasOf: with the
+// "pytorch" scheme all from U(±1/√H), PyTorch's nn.RNN/GRU/LSTM default;
+// where PyTorch's b_ih and b_hh both act, their sum is one draw here).
 func newCore(name string, c Config, gates int) core {
 	cr := core{name: name, cfg: c, gates: gates}
-	H, a := c.Hidden, 1/math.Sqrt(float64(c.Hidden))
+	H := c.Hidden
 	for j, in := range c.Inputs {
 		cr.W = append(cr.W, cr.param(fmt.Sprintf("W_%d", j), gates*H, in))
 	}
 	cr.U = cr.param("U", gates*H, H)
 	for _, p := range cr.params {
-		p.Uniform(c.Rand, a)
+		c.Init.Draw(p, initializers.Cell(H), c.Rand)
 	}
 	cr.B = cr.param("b", gates*H)
+	c.Init.Draw(cr.B, initializers.CellBiasOf(H), c.Rand)
 	return cr
 }
 

@@ -3,6 +3,7 @@ package cells
 import (
 	"fmt"
 
+	"github.com/attnzoo/attnzoo/initializers"
 	"github.com/attnzoo/attnzoo/internal/gx"
 )
 
@@ -44,6 +45,7 @@ func init() {
 	Register("gru", func(c Config) (Cell, error) {
 		cell := &GRU{core: newCore("gru", c, 3)}
 		cell.Bhn = cell.param("b_hn", c.Hidden)
+		c.Init.Draw(cell.Bhn, initializers.CellBiasOf(c.Hidden), c.Rand)
 		return cell, nil
 	})
 }

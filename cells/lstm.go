@@ -20,9 +20,10 @@ import "github.com/attnzoo/attnzoo/internal/gx"
 //	U   [4H, H]     "U"
 //	b   [4H]        "b"                 (nn.LSTM's b_ih + b_hh)
 //
-// Matrices start U(−1/√H, 1/√H) as in PyTorch. Biases start at zero except
-// the forget gate's, which starts at 1 (Gers et al. 2000; Jozefowicz et al.
-// 2015): f ≈ σ(1) ≈ 0.73 keeps the memory from the first update on, so
+// Every parameter is drawn through Config.Init (the "pytorch" scheme:
+// U(−1/√H, 1/√H) as in PyTorch; the others leave b at zero); then the
+// forget gate's bias is set to 1, whatever the scheme (Gers et al. 2000;
+// Jozefowicz et al. 2015): f ≈ σ(1) ≈ 0.73 keeps the memory from the first update on, so
 // gradients flow through c from the start of training.
 type LSTM struct{ core }
 

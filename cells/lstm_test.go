@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/attnzoo/attnzoo/cells"
+	"github.com/attnzoo/attnzoo/initializers"
 	"github.com/attnzoo/attnzoo/internal/gx"
 )
 
@@ -75,22 +76,32 @@ func testLSTMReferenceSteps(t *testing.T, H int) {
 	closeTo(t, "c_T", gotC, flat(cc), 1e-13)
 }
 
-// TestLSTMInit checks the documented initialisation: b is zero except the
-// forget gate's block, which is 1; the matrices lie in ±1/√H.
+// TestLSTMInit checks the documented initialisation: the forget gate's
+// block of b is 1 under any scheme; the rest of b is a draw from U(±1/√H)
+// under the default ("pytorch") and zero under "glorot"; the matrices lie
+// in ±1/√H under the default.
 func TestLSTMInit(t *testing.T) {
 	const H = 5
+	glorot, _ := initializers.Parse("glorot")
 	c := newCell(t, "lstm", cells.Config{Inputs: []int{3}, Hidden: H, Prefix: "dec."})
+	g := newCell(t, "lstm", cells.Config{Inputs: []int{3}, Hidden: H, Prefix: "dec.", Init: initializers.Scheme{Embed: glorot, Weights: glorot}})
+	for k, x := range g.Params()[2].Float64s() {
+		want := 0.0
+		if k >= H && k < 2*H {
+			want = 1
+		}
+		if x != want {
+			t.Errorf("glorot: b[%d] = %v, want %v (gates i, f, g, o; forget bias 1)", k, x, want)
+		}
+	}
 	for _, p := range c.Params() {
 		v := p.Float64s()
 		switch p.Name {
 		case "dec.b":
 			for k, x := range v {
-				want := 0.0
-				if k >= H && k < 2*H {
-					want = 1
-				}
-				if x != want {
-					t.Errorf("b[%d] = %v, want %v (gates i, f, g, o; forget bias 1)", k, x, want)
+				forget := k >= H && k < 2*H
+				if forget && x != 1 || !forget && (math.Abs(x) > 1/math.Sqrt(H) || x == 0) {
+					t.Errorf("b[%d] = %v, want 1 in the forget block (gates i, f, g, o), else a draw from U(±1/√%d)", k, x, H)
 				}
 			}
 		case "dec.W_0", "dec.U":

@@ -252,7 +252,14 @@ func (e *Experiment) prepare(ctx context.Context, r *Run, dir string) (*executio
 func (x *execution) resume() error {
 	saved, st, err := readState(x.dir)
 	if err == nil {
-		if diff := modelDiff(st.Model.Config, x.model.Cfg); len(diff) > 0 {
+		cfg := st.Model.Config
+		if cfg.InitEmbed == "" && cfg.InitWeights == "" {
+			// written before [model] init_embed and init_weights: the
+			// initialisation only drew step 0's weights, and the checkpoint
+			// holds later ones, so the run goes on as it would have
+			cfg.InitEmbed, cfg.InitWeights = x.model.Cfg.InitEmbed, x.model.Cfg.InitWeights
+		}
+		if diff := modelDiff(cfg, x.model.Cfg); len(diff) > 0 {
 			return fmt.Errorf("experiments: %s was trained with another model configuration than the experiment file now gives (checkpoint → file):\n  %s\nresume with the file it was started with, or use another --out",
 				x.path(checkpointFile), strings.Join(diff, "\n  "))
 		}

@@ -186,6 +186,7 @@ func (e *Error) Error() string {
 var sweepShortcuts = map[string]string{
 	"scorer": "model.scorer", "decoder": "model.decoder", "encoder": "model.encoder",
 	"cell": "model.cell", "normalizer": "model.normalizer", "init": "model.init",
+	"init_embed": "model.init_embed", "init_weights": "model.init_weights",
 	"hidden": "model.hidden", "lr": "train.lr", "optimizer": "train.optimizer", "dtype": "dtype",
 }
 

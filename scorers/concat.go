@@ -1,8 +1,7 @@
 package scorers
 
 import (
-	"math"
-
+	"github.com/attnzoo/attnzoo/initializers"
 	"github.com/attnzoo/attnzoo/internal/gx"
 )
 
@@ -28,9 +27,10 @@ func init() {
 		s.Wk = s.param("W_k", A, c.Key)
 		s.V = s.param("v", A)
 		s.B = s.param("b", A)
-		s.Wq.Glorot(c.Rand)
-		s.Wk.Glorot(c.Rand)
-		s.V.Uniform(c.Rand, 1/math.Sqrt(float64(A)))
+		s.draw(s.Wq, initializers.Linear(c.Query, A))
+		s.draw(s.Wk, initializers.Linear(c.Key, A))
+		s.draw(s.V, initializers.Linear(A, 1))         // vᵀ: a map from A units to one
+		s.draw(s.B, initializers.LinearBias(c.Key, A)) // W_k's bias
 		return s, nil
 	}, Setting{
 		Name: "attention", Usage: "concat: the size A of W_q q + W_k k_i (0 = the key size Dk)", Int: true,

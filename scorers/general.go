@@ -1,6 +1,9 @@
 package scorers
 
-import "github.com/attnzoo/attnzoo/internal/gx"
+import (
+	"github.com/attnzoo/attnzoo/initializers"
+	"github.com/attnzoo/attnzoo/internal/gx"
+)
 
 // General is Luong et al.'s (2015) "general" (bilinear) score,
 // s_i = qᵀ W k_i with W of shape Dq×Dk. W k_i is computed once per source
@@ -16,7 +19,7 @@ func init() {
 	Register("general", func(c Config) (Scorer, error) {
 		s := &General{core: core{name: "general", cfg: c}}
 		s.W = s.param("W", c.Query, c.Key)
-		s.W.Glorot(c.Rand)
+		s.draw(s.W, initializers.Linear(c.Key, c.Query)) // qᵀ(W k): W maps the key
 		return s, nil
 	})
 	RegisterAlias("luong", "general")

@@ -3,6 +3,7 @@ package scorers
 import (
 	"fmt"
 
+	"github.com/attnzoo/attnzoo/initializers"
 	"github.com/attnzoo/attnzoo/internal/gx"
 )
 
@@ -31,7 +32,7 @@ func init() {
 		}
 		s := &Location{core: core{name: "location", cfg: c}}
 		s.W = s.param("W", c.MaxLen, c.Query)
-		s.W.Glorot(c.Rand)
+		s.draw(s.W, initializers.Linear(c.Query, c.MaxLen))
 		return s, nil
 	}, Setting{
 		Name: "max_len", Usage: "location: the longest source it can score (0 = the longest source seen: the task's, or the number of keys)", Int: true,

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/attnzoo/attnzoo/initializers"
 	"github.com/attnzoo/attnzoo/internal/gx"
 	"github.com/attnzoo/attnzoo/internal/registry"
 )
@@ -84,9 +85,11 @@ type Config struct {
 	// keeps them fixed.
 	Learn bool
 
-	Dtype  gx.Dtype   // tensor.Float64 or tensor.Float32; zero value means Float64
-	Rand   *rand.Rand // initialises the parameters; nil means a fixed seed
-	Prefix string     // prepended to parameter names, e.g. "attn."
+	Dtype gx.Dtype   // tensor.Float64 or tensor.Float32; zero value means Float64
+	Rand  *rand.Rand // initialises the parameters; nil means a fixed seed
+	// Init draws the parameters (the zero Scheme: initializers.Default()).
+	Init   initializers.Scheme
+	Prefix string // prepended to parameter names, e.g. "attn."
 }
 
 func (c *Config) fill() {
@@ -218,12 +221,16 @@ func (c *core) param(name string, shape ...int) *gx.Param {
 	return p
 }
 
-// projections adds W_q [A, Dq] and W_k [A, Dk], Glorot-initialised in
-// that order (multiplicative, projected-dot).
+// draw fills p through the configured scheme at site s.
+func (c *core) draw(p *gx.Param, s initializers.Site) { c.cfg.Init.Draw(p, s, c.cfg.Rand) }
+
+// projections adds W_q [A, Dq] and W_k [A, Dk], the matrices of linear maps
+// from the query and the key, drawn in that order (multiplicative,
+// projected-dot).
 func (c *core) projections(A int) (wq, wk *gx.Param) {
 	wq, wk = c.param("W_q", A, c.cfg.Query), c.param("W_k", A, c.cfg.Key)
-	wq.Glorot(c.cfg.Rand)
-	wk.Glorot(c.cfg.Rand)
+	c.draw(wq, initializers.Linear(c.cfg.Query, A))
+	c.draw(wk, initializers.Linear(c.cfg.Key, A))
 	return wq, wk
 }
 

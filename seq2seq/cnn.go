@@ -282,10 +282,9 @@ type convStack struct {
 
 // newConvStack adds the conv layers, "cnn.l.W" [Conv[l], k_l·k_l·C_in] and
 // "cnn.l.b" [Conv[l]] for l = 0..L−1 (k_l: the layer's kernel, 3 at stride
-// 1; C_in: the previous layer's channels, or the image's). W is drawn
-// He/Kaiming-uniform, U(±√(6/fan_in)) with fan_in = k_l·k_l·C_in: ReLU
-// layers so drawn keep the variance of their activations from layer to
-// layer (He et al. 2015, §2.2); b = 0.
+// 1; C_in: the previous layer's channels, or the image's), drawn as a
+// linear map from fan_in = k_l·k_l·C_in units (Builder.Linear; "pytorch":
+// U(±1/√fan_in) both, as nn.Conv2d).
 func newConvStack(bl *Builder) *convStack {
 	c := bl.Cfg
 	cs := &convStack{geoms: c.cnnGeoms()}
@@ -293,10 +292,8 @@ func newConvStack(bl *Builder) *convStack {
 	for l, out := range c.IntsSetting("conv") {
 		k, _ := c.layerKernel(l)
 		fanIn := k * k * in
-		W := bl.Param(fmt.Sprintf("cnn.%d.W", l), out, fanIn)
-		W.Uniform(bl.Rand, math.Sqrt(6/float64(fanIn)))
-		cs.w = append(cs.w, W)
-		cs.b = append(cs.b, bl.Param(fmt.Sprintf("cnn.%d.b", l), out))
+		W, b := bl.Linear(fmt.Sprintf("cnn.%d.W", l), fmt.Sprintf("cnn.%d.b", l), fanIn, out)
+		cs.w, cs.b = append(cs.w, W), append(cs.b, b)
 		in = out
 	}
 	return cs

@@ -170,17 +170,18 @@ func TestCnnConfig(t *testing.T) {
 		t.Errorf("conv_stride [2 2 1] layers: %s, want %s", got, want)
 	}
 	ms1 := checkParamShapes(t, s1, "conv_stride [2 2 1]", map[string][]int{"cnn.0.W": {32, 48}, "cnn.1.W": {64, 512}, "cnn.2.W": {64, 576}})
-	// He-uniform with fan_in k_l·k_l·C_in: the stride-1 layer's bound is √(6/576).
+	// drawn as nn.Conv2d is (the default init_weights, "pytorch"), U(±1/√fan_in)
+	// with fan_in k_l·k_l·C_in: the stride-1 layer's bound is 1/√576 = 1/24.
 	for _, p := range ms1.Params() {
 		if p.Name != "cnn.2.W" {
 			continue
 		}
-		bound, worst := math.Sqrt(6.0/576), 0.0
+		bound, worst := 1.0/24, 0.0
 		for _, v := range p.Float64s() {
 			worst = math.Max(worst, math.Abs(v))
 		}
 		if worst > bound || worst < 0.9*bound {
-			t.Errorf("cnn.2.W: largest |w| %g, want just under √(6/576) = %g", worst, bound)
+			t.Errorf("cnn.2.W: largest |w| %g, want just under 1/√576 = %g", worst, bound)
 		}
 	}
 	// every layer stride 1: the grid is the image (n = 0 halvings)

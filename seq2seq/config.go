@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/attnzoo/attnzoo/cells"
+	"github.com/attnzoo/attnzoo/initializers"
 	"github.com/attnzoo/attnzoo/scorers"
 	"github.com/attnzoo/attnzoo/source"
 )
@@ -15,20 +16,25 @@ import (
 // and the fields tagged toml:"-" come from elsewhere (the task's data, the
 // file's dtype, seed and [train] lambda).
 type Config struct {
-	Cell       string  `json:"cell" toml:"cell"`             // rnn | gru | lstm
-	Encoder    string  `json:"encoder" toml:"encoder"`       // rnn | birnn | cnn | patches | features
-	Decoder    string  `json:"decoder" toml:"decoder"`       // bahdanau | luong
-	Scorer     string  `json:"scorer" toml:"scorer"`         // any registered scorer
-	Normalizer string  `json:"normalizer" toml:"normalizer"` // a scorers normaliser: softmax, sparsemax, …
-	Init       string  `json:"init" toml:"init"`             // decoder initial state (RegisterInit): final, mean, zero, …
-	SrcVocab   int     `json:"src_vocab" toml:"-"`
-	TgtVocab   int     `json:"tgt_vocab" toml:"-"`
-	Embed      int     `json:"embed" toml:"embed"`
-	Hidden     int     `json:"hidden" toml:"hidden"`
-	Attention  int     `json:"attention" toml:"attention"` // A, the concat scorer's setting "attention" (kept as a field: older checkpoints and config files name it)
-	MaxSrcLen  int     `json:"max_src_len" toml:"-"`       // the longest source (location scorer)
-	Dropout    float64 `json:"dropout" toml:"dropout"`
-	Dtype      string  `json:"dtype" toml:"-"` // float32 | float64
+	Cell       string `json:"cell" toml:"cell"`             // rnn | gru | lstm
+	Encoder    string `json:"encoder" toml:"encoder"`       // rnn | birnn | cnn | patches | features
+	Decoder    string `json:"decoder" toml:"decoder"`       // bahdanau | luong
+	Scorer     string `json:"scorer" toml:"scorer"`         // any registered scorer
+	Normalizer string `json:"normalizer" toml:"normalizer"` // a scorers normaliser: softmax, sparsemax, …
+	Init       string `json:"init" toml:"init"`             // decoder initial state (RegisterInit): final, mean, zero, …
+	// InitEmbed and InitWeights draw the parameters at the start
+	// (package initializers: normal(σ), uniform(a), glorot, pytorch):
+	// the embedding tables, and every other parameter.
+	InitEmbed   string  `json:"init_embed,omitempty" toml:"init_embed"`
+	InitWeights string  `json:"init_weights,omitempty" toml:"init_weights"`
+	SrcVocab    int     `json:"src_vocab" toml:"-"`
+	TgtVocab    int     `json:"tgt_vocab" toml:"-"`
+	Embed       int     `json:"embed" toml:"embed"`
+	Hidden      int     `json:"hidden" toml:"hidden"`
+	Attention   int     `json:"attention" toml:"attention"` // A, the concat scorer's setting "attention" (kept as a field: older checkpoints and config files name it)
+	MaxSrcLen   int     `json:"max_src_len" toml:"-"`       // the longest source (location scorer)
+	Dropout     float64 `json:"dropout" toml:"dropout"`
+	Dtype       string  `json:"dtype" toml:"-"` // float32 | float64
 
 	// Region encoders: S regions of RegionSize values, as the encoder's
 	// Shape gives them from the task's sources (the cnn derives both from
@@ -95,6 +101,9 @@ func (c Config) CheckModel() error {
 	if err := c.checkSettings(); err != nil {
 		return err
 	}
+	if _, err := c.filled().scheme(); err != nil {
+		return err
+	}
 	if !(c.Dropout >= 0 && c.Dropout < 1) {
 		return fieldErr("dropout", "must be in [0, 1), got %g", c.Dropout)
 	}
@@ -112,6 +121,12 @@ func (c Config) filled() Config {
 	if c.Init == "" {
 		c.Init = "final"
 	}
+	if c.InitEmbed == "" {
+		c.InitEmbed = initializers.DefaultEmbed
+	}
+	if c.InitWeights == "" {
+		c.InitWeights = initializers.DefaultWeights
+	}
 	if c.Dtype == "" {
 		c.Dtype = "float32"
 	}
@@ -128,6 +143,20 @@ func oneOf(key, v string, allowed []string) error {
 		}
 	}
 	return fmt.Errorf("seq2seq: %s: unknown %q (have: %s)", key, v, strings.Join(allowed, ", "))
+}
+
+// scheme is the initialisation init_embed and init_weights name; an error
+// is a *FieldError naming the key.
+func (c Config) scheme() (initializers.Scheme, error) {
+	e, err := initializers.Parse(c.InitEmbed)
+	if err != nil {
+		return initializers.Scheme{}, fieldErr("init_embed", "%v (have: %s)", err, strings.Join(initializers.Names(), ", "))
+	}
+	w, err := initializers.Parse(c.InitWeights)
+	if err != nil {
+		return initializers.Scheme{}, fieldErr("init_weights", "%v (have: %s)", err, strings.Join(initializers.Names(), ", "))
+	}
+	return initializers.Scheme{Embed: e, Weights: w}, nil
 }
 
 // Validate checks every field, naming the field and the allowed values. It
@@ -192,6 +221,11 @@ func (c Config) Resolve() (Config, error) {
 	if err := oneOf("init", c.Init, InitNames()); err != nil {
 		return c, err
 	}
+	sc, err := c.scheme()
+	if err != nil {
+		return c, err
+	}
+	c.InitEmbed, c.InitWeights = sc.Embed.String(), sc.Weights.String()
 	if err := oneOf("dtype", c.Dtype, []string{"float32", "float64"}); err != nil {
 		return c, err
 	}

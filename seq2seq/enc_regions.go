@@ -112,9 +112,7 @@ func flatten(f [][]float32) ([]float32, error) {
 func newRegionEncoder(b *Builder, convs *convStack) *regionEncoder {
 	H := b.Cfg.Hidden
 	e := &regionEncoder{cfg: b.Cfg, convs: convs}
-	e.w = b.Param("reg.W", H, b.Cfg.RegionSize)
-	e.b = b.Param("reg.b", H)
-	e.w.Glorot(b.Rand)
+	e.w, e.b = b.Linear("reg.W", "reg.b", b.Cfg.RegionSize, H)
 	return e
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/attnzoo/attnzoo/cells"
+	"github.com/attnzoo/attnzoo/initializers"
 	"github.com/attnzoo/attnzoo/internal/gx"
 	"github.com/attnzoo/attnzoo/source"
 )
@@ -59,7 +60,7 @@ func newTokenEncoder(b *Builder, bi bool) (Encoder, error) {
 		e.hidden = c.Hidden / 2
 	}
 	e.emb = b.Param("src.emb", c.SrcVocab, c.Embed)
-	e.emb.Uniform(b.Rand, 0.1)
+	b.Draw(e.emb, initializers.Table)
 	b.Later(func() (err error) {
 		if e.fwd, err = b.Cell("enc.fwd.", []int{c.Embed}, e.hidden); err != nil {
 			return err

@@ -8,6 +8,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/attnzoo/attnzoo/cells"
+	"github.com/attnzoo/attnzoo/initializers"
 	"github.com/attnzoo/attnzoo/internal/gx"
 	"github.com/attnzoo/attnzoo/scorers"
 )
@@ -60,12 +61,13 @@ func New(cfg Config) (*Model, error) {
 	m.pool, _ = inits.Get(cfg.Init)
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x5eed))
 	H, E := cfg.Hidden, cfg.Embed
-	b := &Builder{Cfg: cfg, Dtype: m.dt, Rand: rng, m: m}
+	scheme, _ := cfg.scheme() // Resolve checked it
+	b := &Builder{Cfg: cfg, Dtype: m.dt, Rand: rng, Init: scheme, m: m}
 	if m.enc, err = m.encInfo.New(b); err != nil {
 		return nil, err
 	}
-	m.tgtEmb = m.param("tgt.emb", cfg.TgtVocab, E)
-	m.tgtEmb.Uniform(rng, 0.1)
+	m.tgtEmb = b.Param("tgt.emb", cfg.TgtVocab, E)
+	b.Draw(m.tgtEmb, initializers.Table)
 	for _, f := range b.later {
 		if err := f(); err != nil {
 			return nil, err
@@ -81,7 +83,7 @@ func New(cfg Config) (*Model, error) {
 	}
 	m.scorer, err = scorers.New(cfg.Scorer, scorers.Config{
 		Query: H, Key: H, MaxLen: cfg.MaxSrcLen, Settings: settings,
-		Learn: true, Dtype: m.dt, Rand: rng, Prefix: "attn.",
+		Learn: true, Dtype: m.dt, Rand: rng, Init: scheme, Prefix: "attn.",
 	})
 	if err != nil {
 		return nil, fmt.Errorf("seq2seq: %w", err)
@@ -91,27 +93,18 @@ func New(cfg Config) (*Model, error) {
 		return nil, err
 	}
 	if m.pool != nil {
-		m.initW = m.param("init.W", H, H)
-		m.initB = m.param("init.b", H)
-		m.initW.Glorot(rng)
+		m.initW, m.initB = b.Linear("init.W", "init.b", H, H)
 	}
-	m.outS = m.param("out.W_s", H, H)
-	m.outC = m.param("out.W_c", H, H)
-	m.outB = m.param("out.b", H)
-	m.vocabW = m.param("vocab.W", cfg.TgtVocab, H)
-	m.vocabB = m.param("vocab.b", cfg.TgtVocab)
-	for _, p := range []*gx.Param{m.outS, m.outC, m.vocabW} {
-		p.Glorot(rng)
-	}
+	// the attentional layer W_s s + W_c c + b: b is W_c's bias
+	m.outS = b.Param("out.W_s", H, H)
+	b.Draw(m.outS, initializers.Linear(H, H))
+	m.outC, m.outB = b.Linear("out.W_c", "out.b", H, H)
+	m.vocabW, m.vocabB = b.Linear("vocab.W", "vocab.b", H, cfg.TgtVocab)
 	if !m.encInfo.Final && m.dec.HasMemory() && m.pool != nil {
-		m.initCW = m.param("init.W_c", H, H)
-		m.initCB = m.param("init.b_c", H)
-		m.initCW.Glorot(rng)
+		m.initCW, m.initCB = b.Linear("init.W_c", "init.b_c", H, H)
 	}
 	if cfg.Beta {
-		m.betaW = m.param("beta.W", 1, H)
-		m.betaB = m.param("beta.b", 1)
-		m.betaW.Glorot(rng)
+		m.betaW, m.betaB = b.Linear("beta.W", "beta.b", H, 1)
 	}
 	for _, p := range m.params {
 		if _, dup := m.byName[p.Name]; dup {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/attnzoo/attnzoo/cells"
+	"github.com/attnzoo/attnzoo/initializers"
 	"github.com/attnzoo/attnzoo/internal/gx"
 	"github.com/attnzoo/attnzoo/internal/registry"
 	"github.com/attnzoo/attnzoo/source"
@@ -136,6 +137,7 @@ type Builder struct {
 	Cfg   Config     // the model's resolved configuration
 	Dtype gx.Dtype   // the parameters' dtype
 	Rand  *rand.Rand // draws the initial values
+	Init  initializers.Scheme
 	m     *Model
 	later []func() error
 }
@@ -143,9 +145,22 @@ type Builder struct {
 // Param adds a parameter to the model.
 func (b *Builder) Param(name string, shape ...int) *gx.Param { return b.m.param(name, shape...) }
 
+// Draw fills p, a parameter at site s, through the model's initialisation
+// ([model] init_embed, init_weights).
+func (b *Builder) Draw(p *gx.Param, s initializers.Site) { b.Init.Draw(p, s, b.Rand) }
+
+// Linear adds the matrix [out, in] and bias [out] of a linear map from in
+// to out units, named w and bias, and draws them in that order.
+func (b *Builder) Linear(w, bias string, in, out int) (*gx.Param, *gx.Param) {
+	W, B := b.Param(w, out, in), b.Param(bias, out)
+	b.Draw(W, initializers.Linear(in, out))
+	b.Draw(B, initializers.LinearBias(in, out))
+	return W, B
+}
+
 // Cell adds a recurrent cell of the model's kind (Cfg.Cell) to the model.
 func (b *Builder) Cell(prefix string, inputs []int, hidden int) (cells.Cell, error) {
-	c, err := cells.New(b.Cfg.Cell, cells.Config{Inputs: inputs, Hidden: hidden, Dtype: b.Dtype, Rand: b.Rand, Prefix: prefix})
+	c, err := cells.New(b.Cfg.Cell, cells.Config{Inputs: inputs, Hidden: hidden, Dtype: b.Dtype, Rand: b.Rand, Init: b.Init, Prefix: prefix})
 	if err != nil {
 		return nil, fmt.Errorf("seq2seq: %w", err)
 	}

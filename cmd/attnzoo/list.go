@@ -11,6 +11,7 @@ import (
 
 	"github.com/attnzoo/attnzoo/cells"
 	"github.com/attnzoo/attnzoo/experiments"
+	"github.com/attnzoo/attnzoo/initializers"
 	"github.com/attnzoo/attnzoo/internal/device"
 	"github.com/attnzoo/attnzoo/optimizers"
 	"github.com/attnzoo/attnzoo/scorers"
@@ -30,6 +31,7 @@ type listing struct {
 	Decoders        []string                    `json:"decoders"`
 	Tasks           []string                    `json:"tasks"`
 	Inits           []string                    `json:"inits"`
+	Initializers    []string                    `json:"initializers"` // [model] init_embed, init_weights
 	Optimizers      []string                    `json:"optimizers"`
 	Corpora         []string                    `json:"corpora"` // the kinds of task runs train on
 	Devices         []string                    `json:"devices"`
@@ -73,15 +75,16 @@ func (s encoderSetting) describe() string {
 
 func buildListing() listing {
 	l := listing{
-		Normalizers: scorers.NormalizerNames(),
-		Cells:       cells.Names(),
-		Encoders:    seq2seq.EncoderNames(),
-		Decoders:    seq2seq.DecoderNames(),
-		Tasks:       tasks.Names(),
-		Inits:       seq2seq.InitNames(),
-		Optimizers:  optimizers.Names(),
-		Corpora:     experiments.Corpora(),
-		Devices:     device.Kinds(),
+		Normalizers:  scorers.NormalizerNames(),
+		Cells:        cells.Names(),
+		Encoders:     seq2seq.EncoderNames(),
+		Decoders:     seq2seq.DecoderNames(),
+		Tasks:        tasks.Names(),
+		Inits:        seq2seq.InitNames(),
+		Initializers: initializers.Forms(),
+		Optimizers:   optimizers.Names(),
+		Corpora:      experiments.Corpora(),
+		Devices:      device.Kinds(),
 	}
 	l.EncoderSettings = map[string][]encoderSetting{}
 	for _, n := range l.Encoders {
@@ -157,7 +160,8 @@ func cmdList(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		items []string
 	}{
 		{"normalizers", l.Normalizers}, {"cells", l.Cells}, {"encoders", encoders},
-		{"decoders", l.Decoders}, {"tasks", l.Tasks}, {"inits", l.Inits}, {"optimizers", l.Optimizers},
+		{"decoders", l.Decoders}, {"tasks", l.Tasks}, {"inits", l.Inits},
+		{"initializers", l.Initializers}, {"optimizers", l.Optimizers},
 		{"corpora", l.Corpora}, {"devices", l.Devices},
 	} {
 		items := strings.Join(sec.items, ", ")

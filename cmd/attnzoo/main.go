@@ -105,7 +105,7 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"list":    {cmdList, "list the components: scorers, normalizers, cells, encoders, decoders, tasks, inits, optimizers, corpora, devices"},
+	"list":    {cmdList, "list the components: scorers, normalizers, cells, encoders, decoders, tasks, inits, initializers, optimizers, corpora, devices"},
 	"score":   {cmdScore, "score a query against keys with one scorer"},
 	"eval":    {cmdEval, "score outputs of any system: BLEU, AER"},
 	"run":     {cmdRun, "train and evaluate every run of an experiment file"},

@@ -100,3 +100,17 @@ func (p *Param) Data64() []float64 {
 	}
 	return p.Value.Float64s()
 }
+
+// Fill sets every entry, in row-major order, to a value of next.
+func (p *Param) Fill(next func() float64) {
+	switch d := p.Value.Data().(type) {
+	case []float64:
+		for i := range d {
+			d[i] = next()
+		}
+	case []float32:
+		for i := range d {
+			d[i] = float32(next())
+		}
+	}
+}

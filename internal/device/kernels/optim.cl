@@ -76,7 +76,8 @@ __kernel void sum_squares(__global float *out, const int at, __global const floa
 // order: the same bits every run) and the step's state goes to st:
 //
 //	st[0] = the loss (loss[0]), st[1] = the norm,
-//	st[2] = the clip factor: clip/norm where clip > 0 and norm > clip, else 1,
+//	st[2] = the clip factor: clip/(norm + 1e-6) where clip > 0 and that is
+//	        below 1, else 1 (seq2seq.ClipScale, PyTorch's clip_grad_norm_),
 //	st[3] = 1 while every loss so far was finite, else 0 (the update
 //	        kernels then change nothing, until the host sets it to 1 again).
 __kernel void clip_finish(__global float *st, __global const float *parts, const int n, __global const float *loss,
@@ -90,7 +91,8 @@ __kernel void clip_finish(__global float *st, __global const float *parts, const
 		float lo = loss[0], norm = sqrt(ss);
 		st[0] = lo;
 		st[1] = norm;
-		st[2] = clip > 0.0f && norm > clip ? clip / norm : 1.0f;
+		float s = clip / (norm + 1e-6f);
+		st[2] = clip > 0.0f && s < 1.0f ? s : 1.0f;
 		st[3] = st[3] != 0.0f && isfinite(lo) ? 1.0f : 0.0f;
 	}
 }
