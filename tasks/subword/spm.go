@@ -216,18 +216,7 @@ func (m *SentencePieceModel) Encode(text string) []string {
 func (m *SentencePieceModel) Decode(pieces []string) string {
 	var text strings.Builder
 	var run []byte // byte pieces not yet written
-	flush := func() {
-		for len(run) > 0 {
-			r, size := utf8.DecodeRune(run)
-			if r == utf8.RuneError && size <= 1 {
-				text.WriteString("\uFFFD")
-				size = 1
-			} else {
-				text.Write(run[:size])
-			}
-			run = run[size:]
-		}
-	}
+	flush := func() { run = writeUTF8(&text, run) }
 	bos, bosSpaceSeen := true, false // DecodeSentencePiece's is_bos_ws and bos_ws_seen
 	for _, p := range pieces {
 		id := m.id(p)
@@ -260,6 +249,22 @@ func (m *SentencePieceModel) Decode(pieces []string) string {
 	}
 	flush()
 	return text.String()
+}
+
+// writeUTF8 writes the text bytes spell, as spm_decode does: a byte that
+// starts no valid UTF-8 character as U+FFFD. It returns bytes[:0].
+func writeUTF8(b *strings.Builder, bytes []byte) []byte {
+	for rest := bytes; len(rest) > 0; {
+		r, size := utf8.DecodeRune(rest)
+		if r == utf8.RuneError && size <= 1 {
+			b.WriteString("\uFFFD")
+			size = 1
+		} else {
+			b.Write(rest[:size])
+		}
+		rest = rest[size:]
+	}
+	return bytes[:0]
 }
 
 // EncodeLines writes the pieces of every line of r to w, joined by

@@ -13,13 +13,10 @@ import (
 type spmProto struct {
 	pieces []spmPiece
 	// trainer_spec
-	modelType      uint64 // 1 unigram, 2 bpe, 3 word, 4 char
-	suffix         bool   // treat_whitespace_as_suffix
-	byteFallback   bool
-	unkSurface     string
-	hasUnkSurface  bool
-	vocabSize      int64
-	normalizerName string
+	modelType    uint64 // 1 unigram, 2 bpe, 3 word, 4 char
+	suffix       bool   // treat_whitespace_as_suffix
+	byteFallback bool
+	unkSurface   string
 	// normalizer_spec
 	charsmap                               []byte
 	dummyPrefix, removeExtra, escapeSpaces bool
@@ -58,12 +55,10 @@ const (
 	fPieceType  = 3
 
 	fTrainerModelType    = 3
-	fTrainerVocabSize    = 4
 	fTrainerSuffix       = 24
 	fTrainerByteFallback = 35
 	fTrainerUnkSurface   = 44
 
-	fNormName        = 1
 	fNormCharsmap    = 2
 	fNormDummyPrefix = 3
 	fNormRemoveExtra = 4
@@ -106,17 +101,11 @@ func parseSPMProto(b []byte) (*spmProto, error) {
 				switch num {
 				case fTrainerModelType:
 					return v.varint(&m.modelType)
-				case fTrainerVocabSize:
-					var n uint64
-					err := v.varint(&n)
-					m.vocabSize = int64(int32(n))
-					return err
 				case fTrainerSuffix:
 					return v.boolean(&m.suffix)
 				case fTrainerByteFallback:
 					return v.boolean(&m.byteFallback)
 				case fTrainerUnkSurface:
-					m.hasUnkSurface = true
 					return v.str(&m.unkSurface)
 				}
 				return nil
@@ -124,8 +113,6 @@ func parseSPMProto(b []byte) (*spmProto, error) {
 		case fModelNormalizer:
 			return v.message(func(num protowire.Number, v fieldValue) error {
 				switch num {
-				case fNormName:
-					return v.str(&m.normalizerName)
 				case fNormCharsmap:
 					return v.bytes(&m.charsmap)
 				case fNormDummyPrefix:
