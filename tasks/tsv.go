@@ -66,7 +66,7 @@ func ParseTSV(r io.Reader, name string, f TSVFormat) ([]Example, error) {
 //	tgt_tokenizer   tokenizer's  the target side's, likewise
 //	src_bpe_codes   ""   "bpe": a codes file (attnzoo bpe learn, subword-nmt learn-bpe), applied to
 //	                     the word tokens (the white-space tokens with tokenizer = "space")
-//	src_spm_model   ""   "sentencepiece": a SentencePiece BPE .model file, applied to the normalised text
+//	src_spm_model   ""   "sentencepiece": a SentencePiece BPE or unigram .model file, applied to the normalised text
 //	tgt_bpe_codes, tgt_spm_model  likewise; with subword pieces, test_align's indices are of words
 //	lowercase       true
 //	reverse         false  swap a TSV's columns: translate the second into the first

@@ -11,7 +11,7 @@ import (
 // TSVFormat's normalisation (’ to ', lowercasing): words, white-space
 // tokens or characters as TSVFormat splits them, BPE pieces of the word
 // (or white-space) tokens in subword-nmt's "@@" convention, or the pieces
-// of a SentencePiece BPE model applied to the normalised text.
+// of a SentencePiece BPE or unigram model applied to the normalised text.
 type Side struct {
 	Char, Space bool // as TSVFormat's; neither: word tokens
 	BPE         *subword.BPE
@@ -81,7 +81,7 @@ func readSide(r *optionReader, prefix, def string) Side {
 		s.Space = def == "space" // BPE on the white-space tokens of pre-tokenized text
 	case "sentencepiece":
 		if model == "" {
-			r.Check(false, `%s_tokenizer = "sentencepiece" needs %s_spm_model, a SentencePiece BPE .model file`, prefix, prefix)
+			r.Check(false, `%s_tokenizer = "sentencepiece" needs %s_spm_model, a SentencePiece .model file (BPE or unigram)`, prefix, prefix)
 			break
 		}
 		m, err := subword.LoadSentencePiece(model)

@@ -57,8 +57,8 @@ func TestTSVSubwordErrors(t *testing.T) {
 	}{
 		{Options{"src_tokenizer": "bpe"}, []string{`src_tokenizer = "bpe" needs src_bpe_codes`}},
 		{Options{"tgt_bpe_codes": tinyCodes}, []string{`tgt_bpe_codes: only with tgt_tokenizer = "bpe" (got "word")`}},
-		{Options{"src_tokenizer": "sentencepiece", "src_spm_model": filepath.Join("subword", "testdata", "spm-unigram.model")},
-			[]string{"src_spm_model", "spm-unigram.model: a unigram SentencePiece model"}},
+		{Options{"src_tokenizer": "sentencepiece", "src_spm_model": filepath.Join("subword", "testdata", "spm", "char.model")},
+			[]string{"src_spm_model", "char.model: model_type char is not supported"}},
 		{Options{"tgt_tokenizer": "bpe", "tgt_bpe_codes": tinyTSV}, []string{"tgt_bpe_codes", "tiny.tsv:1: a merge must be two symbols"}},
 		{Options{"src_tokenizer": "wordpiece"}, []string{`src_tokenizer: must be "word", "space", "char", "bpe" or "sentencepiece", got "wordpiece"`}},
 	} {

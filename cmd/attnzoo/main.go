@@ -113,6 +113,7 @@ var commands = map[string]command{
 	"decode":  {cmdDecode, "decode one input with a trained run, with its alignment"},
 	"plot":    {cmdPlot, "redraw every figure and report.html of a results folder"},
 	"bpe":     {cmdBPE, "learn, apply and undo BPE subwords (subword-nmt's codes and @@)"},
+	"spm":     {cmdSPM, "encode and decode with SentencePiece models (spm_encode, spm_decode)"},
 	"bench":   {cmdBench, "time training and decoding on the toy-reverse speed anchor"},
 	"devices": {cmdDevices, "list the devices runs can use: cpu and the OpenCL platforms' devices"},
 }

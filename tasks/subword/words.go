@@ -57,20 +57,37 @@ func (s Scheme) WordOf(toks []string) []int {
 
 // Join returns the words of toks, one for each index WordOf gives: BPE
 // pieces lose their separators ([low@@ est er] is [lowest er]) and
-// SentencePiece pieces their spaces ([▁low est ▁er] is [lowest er]). A
-// word left empty (a lone "▁", say) is kept as "".
+// SentencePiece pieces their spaces ([▁low est ▁er] is [lowest er]), and
+// byte pieces (byte fallback) become the UTF-8 they spell ([▁caf <0xC3>
+// <0xA9>] is [café]) as spm_decode reads them. A word left empty (a lone
+// "▁", say) is kept as "".
 func (s Scheme) Join(toks []string) []string {
 	if len(toks) == 0 {
 		return nil
 	}
 	of := s.WordOf(toks)
 	words := make([]string, of[len(of)-1]+1)
+	if s == SentencePiece {
+		var b strings.Builder
+		var run []byte
+		for i, t := range toks {
+			if c, ok := pieceByte(t); ok {
+				run = append(run, c)
+			} else {
+				run = writeUTF8(&b, run)
+				b.WriteString(strings.ReplaceAll(t, Space, ""))
+			}
+			if i+1 == len(toks) || of[i+1] != of[i] {
+				run = writeUTF8(&b, run)
+				words[of[i]] = b.String()
+				b.Reset()
+			}
+		}
+		return words
+	}
 	for i, t := range toks {
-		switch s {
-		case BPEPieces:
+		if s == BPEPieces {
 			t = strings.TrimSuffix(t, Separator)
-		case SentencePiece:
-			t = strings.ReplaceAll(t, Space, "")
 		}
 		words[of[i]] += t
 	}

@@ -36,6 +36,11 @@ func TestWordOfAndJoin(t *testing.T) {
 		{BPEPieces, []string{"low@@", "est", "er", "new@@", "er@@"}, []int{0, 0, 1, 2, 2}, []string{"lowest", "er", "newer"}},
 		{SentencePiece, []string{"▁low", "est", "▁er", "▁", "3"}, []int{0, 0, 1, 2, 2}, []string{"lowest", "er", "3"}},
 		{SentencePiece, []string{"low", "▁er"}, []int{0, 1}, []string{"low", "er"}},
+		// byte pieces as spm_decode reads them (decode.pieces' fifth line
+		// in testdata/spm: <0xC3> <0xA9> is é, <0xFF> and a lone <0xC3>
+		// are U+FFFD each); "▁<0x41>" is no byte piece
+		{SentencePiece, []string{"▁caf", "<0xC3>", "<0xA9>", "▁<0x41>", "<0x41>", "<0xFF>", "<0xC3>", "▁z"}, []int{0, 0, 0, 1, 1, 1, 1, 2},
+			[]string{"café", "<0x41>A\uFFFD\uFFFD", "z"}},
 		{Words, []string{"a", "b@@"}, []int{0, 1}, []string{"a", "b@@"}},
 	} {
 		if got := c.s.WordOf(c.toks); !slices.Equal(got, c.of) {
