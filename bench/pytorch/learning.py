@@ -211,6 +211,7 @@ def main():
     ap.add_argument('--init-embed', default='pytorch')
     ap.add_argument('--init-weights', default='pytorch')
     ap.add_argument('--hyp', help='write the test translations here (one line each, tokens joined by spaces)')
+    ap.add_argument('--ref', help='write the test references here, as --hyp (for attnzoo eval bleu --tokenize none)')
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--threads', type=int, default=1)
     ap.add_argument('--only', choices=['train', 'replay'], default='train')
@@ -272,9 +273,10 @@ def main():
                     break
                 toks.append(tv.tokens[y])
             lines.append(' '.join(toks))
-    if a.hyp:
-        with open(a.hyp, 'w', encoding='utf-8') as fh:
-            fh.write(''.join(l + '\n' for l in lines))
+    for path, out in ((a.hyp, lines), (a.ref, [' '.join(t) for _, t in test])):
+        if path:
+            with open(path, 'w', encoding='utf-8') as fh:
+                fh.write(''.join(l + '\n' for l in out))
     print(json.dumps({'done': True, 'steps': a.steps, 'train_s': round(train_s, 1), 'hyp': a.hyp}))
 
 

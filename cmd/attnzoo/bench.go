@@ -81,6 +81,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		"       attnzoo bench --parallel N [--parallel-steps S] [--json]",
 		"       attnzoo bench --table-from RESULTS.jsonl",
 		"       attnzoo bench --corpus-table DIR",
+		"       attnzoo bench --learning-table DIR",
 		"Runs the toy-reverse speed anchor (bench/README.md) through the harness:",
 		"concat scorer, GRU, Bahdanau decoder, V=32, S=12, T=13, B=64, E=64, H=128, A=128, float32, Adam;",
 		"--hidden, --batch, --src-len and --vocab resize it (bench/pytorch/reverse.py takes the same flags).")
@@ -89,6 +90,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	torch := fs.String("torch", "", "compare with `FILE`, a JSON line from bench/pytorch/reverse.py (ratios)")
 	tableFrom := fs.String("table-from", "", "instead: print the table of a `FILE` of JSON lines from both systems, one pair per size")
 	corpusTable := fs.String("corpus-table", "", "instead: print make bench-corpus's table from its folder `DIR` (bench/README.md)")
+	learningTable := fs.String("learning-table", "", "instead: print make bench-learning's table from its folder `DIR` (bench/README.md)")
 	opt := benchOptions{}
 	opt.benchSizes.flags(fs)
 	fs.IntVar(&opt.steps, "steps", 55, "training steps (the first --warmup are not timed)")
@@ -107,6 +109,9 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *tableFrom != "" {
 		return printTableFrom(stdout, *tableFrom)
+	}
+	if *learningTable != "" {
+		return printLearningTable(stdout, *learningTable)
 	}
 	if *corpusTable != "" {
 		return printCorpusTable(stdout, *corpusTable)
