@@ -1,9 +1,9 @@
 // Command attnzoo compares attention scoring functions: it runs the
 // experiments of a TOML file (training, evaluation, a summary, figures and
 // a report), and around that lists the registered components and devices,
-// scores a query against keys, decodes and translates with a trained run, scores any
-// system's outputs, learns BPE subwords and times the engine (the commands
-// table below).
+// scores a query against keys, decodes and translates with a trained run,
+// scores any system's outputs, learns BPE subwords and times the engine
+// (the commands table below).
 //
 // main only parses and calls run, so every command is testable; usage errors
 // exit 2, runtime errors exit 1.

@@ -178,6 +178,9 @@ func TestTranslate(t *testing.T) {
 	if md := read(filepath.Join(dir, "out", "tr", "summary.md")); !strings.Contains(md, "`BLEU|"+final.BLEUSignature+"`") {
 		t.Errorf("summary.md does not name the BLEU signature:\n%s", md)
 	}
+	if html := read(filepath.Join(dir, "out", "tr", "report.html")); !strings.Contains(html, "BLEU|"+final.BLEUSignature) {
+		t.Errorf("report.html does not name the BLEU signature")
+	}
 
 	// best != last: seed 1's last checkpoint replaced by seed 2's (another
 	// model), its best.json kept. translate and decode must still use
