@@ -281,6 +281,23 @@ func (s *capScoring) add(idx int, h seq2seq.Hypothesis, keep bool) (*Example, er
 	return e, nil
 }
 
+// bleuSignature: BLEU-4 of the caption tokens, unsmoothed (sacreBLEU's
+// tokenizer none, smoothing none, on the tokens joined by spaces), with
+// every reference of an image; captions are lowercased (tasks/captioning),
+// so case:lc. nrefs is "var" when images have different numbers of
+// references.
+func (s *capScoring) bleuSignature() string {
+	n := 0
+	for i, r := range s.refs {
+		if i > 0 && len(r) != n {
+			n = 0
+			break
+		}
+		n = len(r)
+	}
+	return metrics.BLEUSignature(n, metrics.TokenizerNone, metrics.BLEUOptions{Lowercase: true})
+}
+
 func (s *capScoring) metrics(m map[string]float64) error {
 	for order := 1; order <= 4; order++ {
 		bl, err := metrics.CorpusBLEU(s.hyps, s.refs, metrics.BLEUOptions{MaxOrder: order})

@@ -70,6 +70,9 @@ func newTextCorpus(ctx context.Context, task tasks.Named, r *Run) (corpus, error
 		return nil, err
 	}
 	c := &textCorpus{ctx: ctx, data: data, bleuTok: r.Decode.BLEUTokenize, train: data.Split("train"), dev: data.Split("dev"), test: data.Split("test")}
+	if l, ok := task.(tasks.Lowercaser); ok {
+		c.lower = l.Lowercases()
+	}
 	if c.train.Len() == 0 || c.dev.Len() == 0 || c.test.Len() == 0 {
 		return nil, fmt.Errorf("task %s gave %d training, %d dev and %d test examples: every split needs some (dev is evaluated every eval_every steps)", r.TaskID, c.train.Len(), c.dev.Len(), c.test.Len())
 	}
@@ -90,6 +93,7 @@ type textCorpus struct {
 	ctx              context.Context // stops alignment
 	data             *tasks.Data
 	bleuTok          string      // [decode] bleu_tokenize
+	lower            bool        // the task lowercases its text (tasks.Lowercaser)
 	train, dev, test tasks.Pairs // read through: ids are made for each batch, so a corpus held as token ids is not copied
 }
 
@@ -157,7 +161,7 @@ func (c *textCorpus) scoringBatches(split string, size int) ([]*seq2seq.Batch, e
 }
 
 func (c *textCorpus) scoring(split, _ string) scoring {
-	return &textScoring{data: c.data, sp: c.split(split), bleuTok: c.bleuTok}
+	return &textScoring{data: c.data, sp: c.split(split), bleuTok: c.bleuTok, lower: c.lower}
 }
 
 func (c *textCorpus) vocabs() ([]string, []string) {

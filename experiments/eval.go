@@ -62,6 +62,9 @@ type scoring interface {
 	add(i int, h seq2seq.Hypothesis, keep bool) (*Example, error)
 	// metrics adds the corpus-level metrics to m.
 	metrics(m map[string]float64) error
+	// bleuSignature is sacreBLEU's signature of the "bleu" metrics puts
+	// in m: how it was computed.
+	bleuSignature() string
 }
 
 // evaluate decodes the first o.N examples of a split, o.Batch at a time
@@ -120,6 +123,7 @@ type textScoring struct {
 	data    *tasks.Data
 	sp      tasks.Pairs
 	bleuTok string
+	lower   bool // the task lowercased the references (tasks.Lowercaser)
 
 	hyps, refs        [][]string
 	refsB             [][][]string
@@ -193,28 +197,71 @@ func (s *textScoring) metrics(m map[string]float64) error {
 	return nil
 }
 
-// runBLEU is a text run's "bleu". With tok "" ([decode] bleu_tokenize
-// unset) it counts the task's tokens, unsmoothed; with a tokenizer's name
-// it is sacreBLEU's default BLEU (metrics.CorpusBLEUText, exp smoothing)
-// of the tokens joined by spaces, which for detokenized data is the BLEU
-// papers report.
-func runBLEU(hyps [][]string, refs [][][]string, tok string) (metrics.BLEUScore, error) {
+func (s *textScoring) bleuSignature() string { return runBLEUSignature(s.bleuTok, s.lower) }
+
+// text is the split's hypotheses and references as text, one line each
+// (textLine): test.hyp and test.ref.
+func (s *textScoring) text() (hyp, ref []string) {
+	hyp, ref = make([]string, len(s.hyps)), make([]string, len(s.refs))
+	for i := range s.hyps {
+		hyp[i], ref[i] = textLine(s.hyps[i]), textLine(s.refs[i])
+	}
+	return hyp, ref
+}
+
+// textLine is the line a text run writes for a sentence's words (subword
+// pieces already joined into words, toWords): the words separated by
+// single spaces. It is what `attnzoo translate` prints, what test.hyp and
+// test.ref hold, and what the run's "bleu" scores.
+func textLine(words []string) string { return strings.Join(words, " ") }
+
+// runBLEUSetting is how a text run's "bleu" is computed ([decode]
+// bleu_tokenize: tok). With tok "" (unset) it counts the task's tokens,
+// unsmoothed: sacreBLEU's tokenizer none with smoothing none on the lines
+// textLine writes, since no token holds white space. With a tokenizer's
+// name it is sacreBLEU's default BLEU (exp smoothing) with that tokenizer
+// on those lines, which for detokenized data is the BLEU papers report.
+func runBLEUSetting(tok string) (metrics.Tokenizer, metrics.BLEUOptions, error) {
 	if tok == "" {
-		return metrics.CorpusBLEU(hyps, refs, metrics.BLEUOptions{})
+		return metrics.TokenizerNone, metrics.BLEUOptions{}, nil
 	}
 	t, err := metrics.ParseTokenizer(tok)
+	return t, metrics.BLEUOptions{Smooth: metrics.SmoothExp}, err
+}
+
+// runBLEU is a text run's "bleu" (runBLEUSetting).
+func runBLEU(hyps [][]string, refs [][][]string, tok string) (metrics.BLEUScore, error) {
+	t, opt, err := runBLEUSetting(tok)
 	if err != nil {
 		return metrics.BLEUScore{}, err
+	}
+	if tok == "" {
+		return metrics.CorpusBLEU(hyps, refs, opt)
 	}
 	h := make([]string, len(hyps))
 	r := make([][]string, len(refs))
 	for i := range hyps {
-		h[i] = strings.Join(hyps[i], " ")
+		h[i] = textLine(hyps[i])
 		for _, ref := range refs[i] {
-			r[i] = append(r[i], strings.Join(ref, " "))
+			r[i] = append(r[i], textLine(ref))
 		}
 	}
-	return metrics.CorpusBLEUText(h, r, t, metrics.BLEUOptions{Smooth: metrics.SmoothExp})
+	return metrics.CorpusBLEUText(h, r, t, opt)
+}
+
+// runBLEUSignature is sacreBLEU's signature of a text run's "bleu"
+// (runBLEUSetting), one reference a sentence: what `attnzoo eval bleu`
+// prints for test.hyp against test.ref with that tokenizer and smoothing.
+// lower says the task lowercased the references (tasks.Lowercaser): the
+// score is then case-insensitive to the text as written, case:lc, what
+// --lowercase gives against the task's own reference file.
+func runBLEUSignature(tok string, lower bool) string {
+	t, opt, err := runBLEUSetting(tok)
+	if err != nil {
+		return ""
+	}
+	opt.Lowercase = lower
+	return metrics.BLEUSignature(1, t, opt)
 }
 
 // words is one decoded example at the word level.

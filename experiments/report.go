@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"path/filepath"
 	"sort"
+	"strings"
 )
 
 // reportPage is report.html: the summary tables and every figure, one
@@ -30,6 +31,8 @@ figcaption { font-size: 0.85em; color: #555; }
 <body>
 <h1>{{.Name}}</h1>
 <p>{{.Finished}} finished runs{{if .Failed}}, {{len .Failed}} failed{{end}}. Metrics on the test split. Data: <a href="summary.csv">summary.csv</a>, <a href="summary.md">summary.md</a>, <a href="experiment.toml">experiment.toml</a>.</p>
+{{if .BLEUNote}}<p>{{.BLEUNote}}</p>
+{{end}}
 <h2>{{.PointsTitle}}</h2>
 <p>{{.PointsNote}}</p>
 <table>
@@ -67,6 +70,7 @@ figcaption { font-size: 0.85em; color: #555; }
 type reportData struct {
 	Name     string
 	Finished int
+	BLEUNote string // the BLEU reported, with its signature (Summary.bleuNote)
 	Metrics  []string
 	Points   [][]string // point, seeds, then mean (± sd) per metric
 	// PointsTitle and PointsNote head Points (Summary.pointsTitle).
@@ -86,7 +90,7 @@ type failedRun struct{ ID, Msg string }
 
 // writeReport writes report.html in dir.
 func writeReport(dir string, s *Summary, set *FigureSet) error {
-	d := reportData{Name: filepath.Base(dir), Finished: len(s.Runs), Metrics: s.Metrics, Sections: set.Sections}
+	d := reportData{Name: filepath.Base(dir), Finished: len(s.Runs), BLEUNote: strings.ReplaceAll(s.bleuNote(), "`", ""), Metrics: s.Metrics, Sections: set.Sections}
 	for _, p := range s.Points() {
 		row := []string{p.Label, fmt.Sprint(len(p.Runs))}
 		for _, m := range s.Metrics {

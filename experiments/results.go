@@ -245,7 +245,11 @@ func (s *Summary) writeMD(path, name string) error {
 	if len(s.Failed) > 0 {
 		fmt.Fprintf(&b, ", %d failed", len(s.Failed))
 	}
-	b.WriteString(". Metrics on the test split; `_beam` columns decode with the configured beam.\n\n## Runs\n\n")
+	b.WriteString(". Metrics on the test split; `_beam` columns decode with the configured beam.\n\n")
+	if note := s.bleuNote(); note != "" {
+		b.WriteString(note + "\n\n")
+	}
+	b.WriteString("## Runs\n\n")
 	head := append([]string{"run", "seed"}, shortKeys(s.Keys)...)
 	head = append(head, s.Metrics...)
 	head = append(head, "train s", "steps/s")
@@ -302,6 +306,35 @@ func (s *Summary) writeMD(path, name string) error {
 		}
 	}
 	return seq2seq.WriteFileAtomic(path, []byte(b.String()))
+}
+
+// bleuNote names the BLEU the runs report, with sacreBLEU's signature
+// (Final.BLEUSignature; runs finished before it was recorded have none),
+// and how to reproduce it: "" when no run has one.
+func (s *Summary) bleuNote() string {
+	var sigs []string
+	runs := map[string]int{}
+	for _, f := range s.Runs {
+		if f.BLEUSignature == "" {
+			continue
+		}
+		if runs[f.BLEUSignature] == 0 {
+			sigs = append(sigs, f.BLEUSignature)
+		}
+		runs[f.BLEUSignature]++
+	}
+	if len(sigs) == 0 {
+		return ""
+	}
+	named := make([]string, len(sigs))
+	for i, sig := range sigs {
+		named[i] = "`BLEU|" + sig + "`"
+		if len(sigs) > 1 {
+			named[i] += fmt.Sprintf(" (%d runs)", runs[sig])
+		}
+	}
+	return "BLEU (`bleu`, `bleu_beam`) is sacreBLEU's " + strings.Join(named, ", ") +
+		": in a translation run's folder, `attnzoo eval bleu --hyp test.hyp --ref test.ref` with that tokenizer, smoothing and case gives it for the run's [decode] beam."
 }
 
 func shortKeys(ks []string) []string {

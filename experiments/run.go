@@ -47,6 +47,9 @@ type Final struct {
 	Provenance        *Provenance       `json:"provenance,omitempty"`      // absent in runs finished before it was recorded
 	StoppedAt         int               `json:"stopped_at,omitempty"`      // the step early stopping ([train] patience) ended training at
 	Selected          *Selected         `json:"selected,omitempty"`        // the checkpoint the test metrics come from ([train] select)
+	// BLEUSignature is sacreBLEU's signature of the "bleu" metrics (and
+	// "bleu_beam"): how they were computed (runBLEUSignature).
+	BLEUSignature string `json:"bleu_signature,omitempty"`
 }
 
 // Progress is one update of a run in progress.
@@ -520,7 +523,8 @@ func (x *execution) finish(ctx context.Context, report func(Progress)) (*Final, 
 		x.model, x.evalCache = best, bestCache
 	}
 	t0 := time.Now()
-	ev, err := evaluate(ctx, x.model, x.data.scoring("test", x.dir), x.evalOptions(1<<30, 1, r.Decode.Examples))
+	test := x.data.scoring("test", x.dir)
+	ev, err := evaluate(ctx, x.model, test, x.evalOptions(1<<30, 1, r.Decode.Examples))
 	testDecodeSeconds := time.Since(t0).Seconds()
 	if ctx.Err() != nil {
 		return nil, ErrInterrupted
@@ -529,7 +533,14 @@ func (x *execution) finish(ctx context.Context, report func(Progress)) (*Final, 
 		return nil, err
 	}
 	m := ev.metrics
-	if err := x.testScores(ctx, m); err != nil {
+	beam, err := x.testScores(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	if beam != nil { // the decoding `attnzoo translate` does by default: the run's beam
+		test = beam
+	}
+	if err := x.writeText(test); err != nil {
 		return nil, err
 	}
 	if err := finiteMetrics(m); err != nil {
@@ -545,6 +556,7 @@ func (x *execution) finish(ctx context.Context, report func(Progress)) (*Final, 
 		return nil, err
 	}
 	f := x.final(m, testDecodeSeconds)
+	f.BLEUSignature = test.bleuSignature()
 	if err := writeJSON(x.path("final.json"), f); err != nil {
 		return nil, err
 	}
@@ -555,47 +567,86 @@ func (x *execution) finish(ctx context.Context, report func(Progress)) (*Final, 
 
 // testScores adds to the test metrics m the perplexity, the alignment on
 // the reference (align.go: aer, loc_peak, loc_mass and their baselines)
-// and, with [decode] beam > 1, the beam's metrics as NAME_beam.
-func (x *execution) testScores(ctx context.Context, m map[string]float64) error {
+// and, with [decode] beam > 1, the beam's metrics as NAME_beam; it then
+// returns the beam's scoring (else nil).
+func (x *execution) testScores(ctx context.Context, m map[string]float64) (scoring, error) {
 	r := x.r
 	nll, toks := 0.0, 0
 	batches, err := x.data.scoringBatches("test", r.Train.Batch)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, b := range batches {
 		if ctx.Err() != nil {
-			return ErrInterrupted
+			return nil, ErrInterrupted
 		}
 		l, n, err := x.model.NLL(b, x.evalCache)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		nll, toks = nll+l, toks+n
 	}
 	if m["perplexity"], err = metrics.Perplexity(nll, toks); err != nil {
-		return err
+		return nil, err
 	}
 	al, err := x.data.alignment(x.model, "test", r.Train.Batch, r.Eval.AlignShift, x.evalCache, x.dir)
 	if ctx.Err() != nil {
-		return ErrInterrupted
+		return nil, ErrInterrupted
 	}
 	if err != nil {
-		return x.errorf("alignment on the reference: %w", err)
+		return nil, x.errorf("alignment on the reference: %w", err)
 	}
 	for k, v := range al {
 		m[k] = v
 	}
-	if r.Decode.Beam > 1 {
-		evb, err := evaluate(ctx, x.model, x.data.scoring("test", x.dir), x.evalOptions(1<<30, r.Decode.Beam, 0))
-		if ctx.Err() != nil {
-			return ErrInterrupted
+	if r.Decode.Beam <= 1 {
+		return nil, nil
+	}
+	beam := x.data.scoring("test", x.dir)
+	evb, err := evaluate(ctx, x.model, beam, x.evalOptions(1<<30, r.Decode.Beam, 0))
+	if ctx.Err() != nil {
+		return nil, ErrInterrupted
+	}
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range evb.metrics {
+		m[k+"_beam"] = v
+	}
+	return beam, nil
+}
+
+// texter is a scoring whose hypotheses and references are text (a
+// translation split's): textScoring.text.
+type texter interface {
+	text() (hyp, ref []string)
+}
+
+// testHyp and testRef are a text run's test split as text: the output of
+// the run's [decode] beam, one line per test example in order, as
+// `attnzoo translate` writes it, and the references as the run scored
+// them (textLine).
+const testHyp, testRef = "test.hyp", "test.ref"
+
+// writeText writes test.hyp and test.ref from the test split's scoring s,
+// where its hypotheses are text.
+func (x *execution) writeText(s scoring) error {
+	t, ok := s.(texter)
+	if !ok {
+		return nil
+	}
+	hyp, ref := t.text()
+	for _, f := range []struct {
+		name  string
+		lines []string
+	}{{testHyp, hyp}, {testRef, ref}} {
+		var b strings.Builder
+		for _, l := range f.lines {
+			b.WriteString(l)
+			b.WriteByte('\n')
 		}
-		if err != nil {
-			return err
-		}
-		for k, v := range evb.metrics {
-			m[k+"_beam"] = v
+		if err := writeFile(x.path(f.name), b.String()); err != nil {
+			return x.errorf("%w", err)
 		}
 	}
 	return nil

@@ -41,3 +41,27 @@ func TestRunBLEU(t *testing.T) {
 		t.Error("bleu_tokenize zh accepted")
 	}
 }
+
+// TestRunBLEUSignature: the signature a text run records for its "bleu"
+// names what runBLEU computes. Unset, the task's tokens unsmoothed:
+// sacreBLEU's tokenizer none (split at white space, which no token holds)
+// with smoothing none, the value TestRunBLEU checks for "" and "none"
+// alike (no order lacks a match there). Set, that tokenizer with exp
+// smoothing. A task that lowercased its text gives case:lc.
+func TestRunBLEUSignature(t *testing.T) {
+	for _, tt := range []struct {
+		tok   string
+		lower bool
+		want  string
+	}{
+		{"", false, "nrefs:1|case:mixed|eff:no|tok:none|smooth:none|version:attnzoo-2.6.0"},
+		{"", true, "nrefs:1|case:lc|eff:no|tok:none|smooth:none|version:attnzoo-2.6.0"},
+		{"none", false, "nrefs:1|case:mixed|eff:no|tok:none|smooth:exp|version:attnzoo-2.6.0"},
+		{"13a", true, "nrefs:1|case:lc|eff:no|tok:13a|smooth:exp|version:attnzoo-2.6.0"},
+		{"intl", false, "nrefs:1|case:mixed|eff:no|tok:intl|smooth:exp|version:attnzoo-2.6.0"},
+	} {
+		if got := runBLEUSignature(tt.tok, tt.lower); got != tt.want {
+			t.Errorf("bleu_tokenize %q, lowercased %v: %q, want %q", tt.tok, tt.lower, got, tt.want)
+		}
+	}
+}

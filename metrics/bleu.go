@@ -28,6 +28,11 @@ type BLEUOptions struct {
 	// hypothesis shorter than n), instead of scoring 0. Orders that have
 	// n-grams but no match still count. Useful for sentence BLEU.
 	EffectiveOrder bool
+	// Lowercase, as sacreBLEU's -lc (lowercase=True), compares lowercased
+	// text (Lower: Python's str.lower): CorpusBLEUText lowercases each line
+	// before tokenizing it, CorpusBLEU each token. Its signature says
+	// case:lc.
+	Lowercase bool
 }
 
 // BLEUScore is a corpus BLEU result, with the statistics behind it.
@@ -71,7 +76,7 @@ func (s BLEUScore) String() string {
 // are summed over the corpus before the precisions and the brevity penalty
 // are taken (micro-average, not a mean of sentence scores).
 //
-// Tokens are compared exactly; tokenize and lowercase beforehand. It is an
+// Tokens are compared exactly (lowercased first with opt.Lowercase). It is an
 // error if the slices differ in length or are empty, or if a sentence has no
 // reference.
 func CorpusBLEU(hyps [][]string, refs [][][]string, opt BLEUOptions) (BLEUScore, error) {
@@ -100,14 +105,24 @@ func CorpusBLEU(hyps [][]string, refs [][][]string, opt BLEUOptions) (BLEUScore,
 		totals         = make([]int, n)
 		hypLen, refLen int
 	)
+	lower := func(toks []string) []string { return toks }
+	if opt.Lowercase {
+		lower = func(toks []string) []string {
+			out := make([]string, len(toks))
+			for i, t := range toks {
+				out[i] = Lower(t)
+			}
+			return out
+		}
+	}
 	for i, hyp := range hyps {
 		if len(refs[i]) == 0 {
 			return BLEUScore{}, fmt.Errorf("metrics: bleu: sentence %d has no reference", i)
 		}
-		h := c.encode(hyp)
+		h := c.encode(lower(hyp))
 		rs := make([][]uint32, len(refs[i]))
 		for k, r := range refs[i] {
-			rs[k] = c.encode(r)
+			rs[k] = c.encode(lower(r))
 		}
 		for order := 1; order <= n; order++ {
 			hc := c.count(h, order)

@@ -25,6 +25,15 @@ type Tokenizer interface {
 	Tokenize(s string) []string
 }
 
+// Lowercaser is implemented by tasks that may lowercase the text they read
+// (the tsv task's lowercase key): Lowercases reports whether they do, so
+// that a BLEU on their references is case-insensitive to the text as
+// written (sacreBLEU's case:lc). Tasks that generate their data do not
+// implement it.
+type Lowercaser interface {
+	Lowercases() bool
+}
+
 // Options is the [task] table of an experiment file minus "name", as
 // github.com/BurntSushi/toml decodes it: values are int64, float64, string,
 // bool or []any. Go ints and floats of any size are accepted too.

@@ -249,6 +249,9 @@ func (t *tsvTask) Tokenize(s string) []string {
 	return toks
 }
 
+// Lowercases reports whether the task lowercases its text (lowercase).
+func (t *tsvTask) Lowercases() bool { return t.format.Lowercase }
+
 // open opens split i (3: path) for reading.
 func (t *tsvTask) open(ctx context.Context, i int) (*pairReader, error) {
 	path := [4]string{t.files[0], t.files[1], t.files[2], t.path}[i]

@@ -42,6 +42,8 @@ func evalBLEU(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	smooth := fs.String("smooth", metrics.SmoothExp.String(), "smoothing of n-gram orders without a match: none, floor, add-k or exp")
 	smoothValue := fs.Float64("smooth-value", 0, "ε for floor or k for add-k (0 means sacrebleu's 0.1 and 1)")
 	maxOrder := fs.Int("max-order", metrics.DefaultMaxOrder, "largest n-gram order N (BLEU-N)")
+	lowercase := fs.Bool("lowercase", false, "compare lowercased text, as sacreBLEU's -lc (signature case:lc)")
+	fs.BoolVar(lowercase, "lc", false, "the same as --lowercase")
 	if stop, err := parseFlags(fs, args); stop || err != nil {
 		return err
 	}
@@ -67,7 +69,7 @@ func evalBLEU(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("eval bleu: %w", err)
 	}
-	opt := metrics.BLEUOptions{MaxOrder: *maxOrder, Smooth: method, SmoothValue: *smoothValue}
+	opt := metrics.BLEUOptions{MaxOrder: *maxOrder, Smooth: method, SmoothValue: *smoothValue, Lowercase: *lowercase}
 	s, err := metrics.CorpusBLEUText(hyps, refSets, tok, opt)
 	if err != nil {
 		return fmt.Errorf("eval bleu: %w", err)

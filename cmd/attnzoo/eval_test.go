@@ -79,8 +79,17 @@ func TestEvalBLEU(t *testing.T) {
 		"refA.txt":   tok13a(readmeRefA),
 		"refB.txt":   tok13a(readmeRefB),
 		"rawhyp.txt": readmeHyp,
+		"cathyp.txt": "The cat sat on the mat\nA Dog ran\n",
+		"catref.txt": "the cat sat on a mat\na dog ran fast\n",
 	})
 	tests := []evalCase{
+		// --lowercase (and its short form -lc, as sacreBLEU's): case:lc in
+		// the signature; the score is worked by hand in TestEvalBLEUJSON
+		// (100 · exp(−1/9) · (8/63)^(1/4) = 53.4176).
+		{"lowercase", []string{"eval", "bleu", "--lowercase", "--hyp", "@cathyp.txt", "--ref", "@catref.txt"},
+			"BLEU|nrefs:1|case:lc|eff:no|tok:13a|smooth:exp|version:attnzoo-2.6.0 = 53.42 88.9/71.4/60.0/33.3 (BP = 0.895 ratio = 0.900 hyp_len = 9 ref_len = 10)\n"},
+		{"lc", []string{"eval", "bleu", "-lc", "--hyp", "@cathyp.txt", "--ref", "@catref.txt"},
+			"BLEU|nrefs:1|case:lc|eff:no|tok:13a|smooth:exp|version:attnzoo-2.6.0 = 53.42 88.9/71.4/60.0/33.3 (BP = 0.895 ratio = 0.900 hyp_len = 9 ref_len = 10)\n"},
 		// sacrebleu's README prints exactly this line for the example, and
 		// sacreBLEU 2.6.0's `sacrebleu refA refB -i hyp -f text -w 2` the
 		// signature (version aside); the defaults are its 13a tokenizer and
@@ -112,6 +121,8 @@ func TestEvalBLEUJSON(t *testing.T) {
 		"rawrefB.txt": strings.TrimSuffix(readmeRefB, "\n"), // no final newline
 		"axy.txt":     "a b x y\n",
 		"abcd.txt":    "a b c d\r\n", // CRLF
+		"cathyp.txt":  "The cat sat on the mat\nA Dog ran\n",
+		"catref.txt":  "the cat sat on a mat\na dog ran fast\n",
 	})
 	type result struct {
 		BLEU       float64   `json:"bleu"`
@@ -147,6 +158,21 @@ func TestEvalBLEUJSON(t *testing.T) {
 		// add-k 1 for n >= 2: 2/4, 2/4, 1/3, 1/2; product 1/24.
 		{"add-k", []string{"eval", "bleu", "--json", "--smooth", "add-k", "--hyp", "@axy.txt", "--ref", "@abcd.txt"},
 			result{100 * math.Pow(1.0/24, 0.25), []float64{50, 50, 100.0 / 3, 50}, 1, 1, 4, 4}},
+		// --lowercase (sacreBLEU's -lc), worked by hand on two sentences.
+		// Lowercased, hyp 1 "the cat sat on the mat" against "the cat sat
+		// on a mat": unigrams 5/6 (the second "the" is clipped), bigrams
+		// 3/5 (the cat, cat sat, sat on), trigrams 2/4, 4-grams 1/3 (the cat
+		// sat on); hyp 2 "a dog ran" against "a dog ran fast": 3/3, 2/2,
+		// 1/1, 0/0. Summed: 8/9, 5/7, 3/5, 1/3; hyp_len 9, ref_len 10, so
+		// BP = exp(1 − 10/9) and BLEU = 100 · exp(−1/9) · (8/63)^(1/4).
+		{"lowercase", []string{"eval", "bleu", "--json", "--lowercase", "--hyp", "@cathyp.txt", "--ref", "@catref.txt"},
+			result{100 * math.Exp(-1.0/9) * math.Pow(8.0/63, 0.25), []float64{800.0 / 9, 500.0 / 7, 60, 100.0 / 3}, math.Exp(-1.0 / 9), 0.9, 9, 10}},
+		// The same without it: "The", "A" and "Dog" match nothing. Hyp 1:
+		// 5/6, 2/5 (cat sat, sat on), 1/4 (cat sat on), 0/3; hyp 2: 1/3
+		// (ran), 0/2, 0/1. Summed: 6/9, 2/7, 1/5, 0/3; exp smoothing makes
+		// the 4-grams 1/(2·3). BLEU = 100 · exp(−1/9) · (2/315)^(1/4).
+		{"mixed case", []string{"eval", "bleu", "--json", "--hyp", "@cathyp.txt", "--ref", "@catref.txt"},
+			result{100 * math.Exp(-1.0/9) * math.Pow(2.0/315, 0.25), []float64{600.0 / 9, 200.0 / 7, 20, 100.0 / 6}, math.Exp(-1.0 / 9), 0.9, 9, 10}},
 		// BLEU-2: (1/2 · 1/3)^(1/2) = 6^(−1/2).
 		{"max order 2", []string{"eval", "bleu", "--json", "--max-order", "2", "--hyp", "@axy.txt", "--ref", "@abcd.txt"},
 			result{100 / math.Sqrt(6), []float64{50, 100.0 / 3}, 1, 1, 4, 4}},

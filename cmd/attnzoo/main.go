@@ -1,9 +1,9 @@
 // Command attnzoo compares attention scoring functions: it runs the
 // experiments of a TOML file (training, evaluation, a summary, figures and
 // a report), and around that lists the registered components and devices,
-// scores a query against keys, decodes with a trained run, scores any
-// system's outputs, learns BPE subwords and times the engine (the commands
-// table below).
+// scores a query against keys, decodes and translates with a trained run,
+// scores any system's outputs, learns BPE subwords and times the engine
+// (the commands table below).
 //
 // main only parses and calls run, so every command is testable; usage errors
 // exit 2, runtime errors exit 1.
@@ -105,17 +105,18 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"list":    {cmdList, "list the components: scorers, normalizers, cells, encoders, decoders, tasks, inits, initializers, optimizers, corpora, devices"},
-	"score":   {cmdScore, "score a query against keys with one scorer"},
-	"eval":    {cmdEval, "score outputs of any system: BLEU, AER"},
-	"run":     {cmdRun, "train and evaluate every run of an experiment file"},
-	"collect": {cmdCollect, "rebuild a results folder's summary from the runs it holds"},
-	"decode":  {cmdDecode, "decode one input with a trained run, with its alignment"},
-	"plot":    {cmdPlot, "redraw every figure and report.html of a results folder"},
-	"bpe":     {cmdBPE, "learn, apply and undo BPE subwords (subword-nmt's codes and @@)"},
-	"spm":     {cmdSPM, "encode and decode with SentencePiece models (spm_encode, spm_decode)"},
-	"bench":   {cmdBench, "time training and decoding on the toy-reverse speed anchor"},
-	"devices": {cmdDevices, "list the devices runs can use: cpu and the OpenCL platforms' devices"},
+	"list":      {cmdList, "list the components: scorers, normalizers, cells, encoders, decoders, tasks, inits, initializers, optimizers, corpora, devices"},
+	"score":     {cmdScore, "score a query against keys with one scorer"},
+	"eval":      {cmdEval, "score outputs of any system: BLEU, AER"},
+	"run":       {cmdRun, "train and evaluate every run of an experiment file"},
+	"collect":   {cmdCollect, "rebuild a results folder's summary from the runs it holds"},
+	"decode":    {cmdDecode, "decode one input with a trained run, with its alignment"},
+	"translate": {cmdTranslate, "translate a file, one line per line, with a trained run"},
+	"plot":      {cmdPlot, "redraw every figure and report.html of a results folder"},
+	"bpe":       {cmdBPE, "learn, apply and undo BPE subwords (subword-nmt's codes and @@)"},
+	"spm":       {cmdSPM, "encode and decode with SentencePiece models (spm_encode, spm_decode)"},
+	"bench":     {cmdBench, "time training and decoding on the toy-reverse speed anchor"},
+	"devices":   {cmdDevices, "list the devices runs can use: cpu and the OpenCL platforms' devices"},
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -188,6 +189,6 @@ func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "usage: attnzoo COMMAND [flags]")
 	fmt.Fprintln(w, "commands:")
 	for _, n := range commandNames() {
-		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
+		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
 	}
 }

@@ -228,24 +228,11 @@ func cmdDecode(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if dir == "" || *input == "" {
 		return usagef(`decode: want RUN_DIR and --input "..."`)
 	}
-	if err := checkDevice("decode: --device", *dev); err != nil {
-		return err
-	}
-	t, err := experiments.LoadRun(dir)
+	t, done, err := loadRunOn("decode", dir, *dev, stderr)
 	if err != nil {
 		return err
 	}
-	spec, _ := device.ParseSpec(*dev)
-	cl, err := device.Open(spec)
-	if err != nil {
-		return fmt.Errorf("decode: %w", err)
-	}
-	if cl != nil {
-		defer cl.Close()
-		if err := t.Model.UseDevice(cl); err != nil {
-			return fmt.Errorf("decode: %w", err)
-		}
-	}
+	defer done()
 	d, err := t.DecodeText(*input, *beam)
 	if err != nil {
 		return err
@@ -255,6 +242,33 @@ func cmdDecode(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	printAlignment(stdout, d)
 	return nil
+}
+
+// loadRunOn loads the run in dir for command cmd (decode, translate) with
+// the checkpoint its test metrics come from (experiments.LoadRun), says on
+// stderr which checkpoint that is, and moves the model to the device dev;
+// done closes the device.
+func loadRunOn(cmd, dir, dev string, stderr io.Writer) (t *experiments.Trained, done func(), err error) {
+	if err := checkDevice(cmd+": --device", dev); err != nil {
+		return nil, nil, err
+	}
+	if t, err = experiments.LoadRun(dir); err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprintf(stderr, "attnzoo: %s: %s: checkpoint %s\n", cmd, dir, t.Which())
+	spec, _ := device.ParseSpec(dev)
+	cl, err := device.Open(spec)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", cmd, err)
+	}
+	if cl == nil {
+		return t, func() {}, nil
+	}
+	if err := t.Model.UseDevice(cl); err != nil {
+		cl.Close()
+		return nil, nil, fmt.Errorf("%s: %w", cmd, err)
+	}
+	return t, func() { cl.Close() }, nil
 }
 
 // printAlignment prints the output and its alignment as a table: one row
