@@ -32,15 +32,15 @@ import (
 // the safetensors file (one JSON file with the parameters inline in
 // Params, as float64).
 type Checkpoint struct {
-	Config    Config          `json:"config"`
-	SrcVocab  []string        `json:"src_vocab,omitempty"`
-	TgtVocab  []string        `json:"tgt_vocab,omitempty"`
-	Step      int             `json:"step"`
-	Tensors   string          `json:"tensors,omitempty"`   // the safetensors file, in the JSON file's folder
+	Config   Config   `json:"config"`
+	SrcVocab []string `json:"src_vocab,omitempty"`
+	TgtVocab []string `json:"tgt_vocab,omitempty"`
+	Step     int      `json:"step"`
+	Tensors  string   `json:"tensors,omitempty"` // the safetensors file, in the JSON file's folder
 	// TensorsSHA256 is the SHA-256 of the file Tensors names, in hex.
-	TensorsSHA256 string `json:"tensors_sha256,omitempty"`
-	Optimizer *OptimizerState `json:"optimizer,omitempty"` // the step count here, the moments in Tensors
-	Run       json.RawMessage `json:"run,omitempty"`       // the caller's own state, kept as given
+	TensorsSHA256 string          `json:"tensors_sha256,omitempty"`
+	Optimizer     *OptimizerState `json:"optimizer,omitempty"` // the step count here, the moments in Tensors
+	Run           json.RawMessage `json:"run,omitempty"`       // the caller's own state, kept as given
 
 	Params []CheckpointParam `json:"params,omitempty"` // older checkpoints only: the parameters inline
 
