@@ -75,6 +75,9 @@ func (e *Experiment) runWithReport(ctx context.Context, opt Options, hook func(P
 	if err := checkKept(dir, mine, opt.Resume); err != nil {
 		return nil, err
 	}
+	if old := unverified(runsDir, mine); len(old) > 0 {
+		fmt.Fprintf(log, "attnzoo: resuming from checkpoints written before checksums, unverified: %s\n", listSome(old, 3, ", "))
+	}
 	if err := os.MkdirAll(runsDir, 0o755); err != nil {
 		return nil, err
 	}
@@ -129,13 +132,19 @@ func checkKept(dir string, runs []*Run, resume bool) error {
 			stale = append(stale, err.Error())
 		}
 	}
-	if len(stale) > 3 {
-		stale = append(stale[:3], fmt.Sprintf("(and %d more runs)", len(stale)-3))
-	}
 	if len(stale) > 0 {
-		return fmt.Errorf("%s", strings.Join(stale, "\n"))
+		return fmt.Errorf("%s", listSome(stale, 3, "\n"))
 	}
 	return nil
+}
+
+// listSome joins the first n of items with sep, and says how many more
+// there are.
+func listSome(items []string, n int, sep string) string {
+	if len(items) > n {
+		items = append(items[:n:n], fmt.Sprintf("(and %d more runs)", len(items)-n))
+	}
+	return strings.Join(items, sep)
 }
 
 // executeAll executes the runs on workers goroutines, each in its folder
