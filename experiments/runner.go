@@ -40,7 +40,9 @@ type Result struct {
 }
 
 // Run trains every run of the experiment (this shard's, when sharded) with
-// opt.Workers in parallel and writes the summary. Without Resume, a results
+// opt.Workers in parallel and writes the summary. The results folder has
+// one writer: another sweep writing there (other than another shard of
+// this one) is refused, naming it (lock.go). Without Resume, a results
 // folder that already holds runs is an error, so no finished work is lost.
 // A run that fails (a NaN loss, say) is reported and the others go on.
 // When ctx is cancelled, the runs in progress write a checkpoint and stop.
@@ -72,6 +74,11 @@ func (e *Experiment) runWithReport(ctx context.Context, opt Options, hook func(P
 		return nil, err
 	}
 	fmt.Fprintf(log, "attnzoo: %s: %s → %s\n", e.File, plan, dir)
+	release, err := lockFolder(dir, opt.Shard, opt.Shards)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	if err := checkKept(dir, mine, opt.Resume); err != nil {
 		return nil, err
 	}
