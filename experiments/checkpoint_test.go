@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -171,5 +173,153 @@ func TestResumeNamesChangedModelKeys(t *testing.T) {
 	}
 	if err != nil && strings.Contains(err.Error(), "embed") {
 		t.Errorf("the error names an unchanged key: %v", err)
+	}
+}
+
+// finishedOld runs old.toml (20 steps; with selectLine added to [train])
+// into a fresh folder and removes its final.json, so that --resume loads
+// its checkpoint of step 20; it returns the file and the run's folder.
+func finishedOld(t *testing.T, selectLine string) (string, string, string) {
+	t.Helper()
+	text, err := os.ReadFile(filepath.Join("testdata", "json-checkpoint", "old.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := writeExp(t, strings.Replace(string(text), "eval_every = 10\n", "eval_every = 10\n"+selectLine, 1))
+	out := t.TempDir()
+	runExp(t, path, out, Options{Workers: 1})
+	run := filepath.Join(out, "old", "runs", "seed=1")
+	if err := os.Remove(filepath.Join(run, "final.json")); err != nil {
+		t.Fatal(err)
+	}
+	return path, out, run
+}
+
+// TestResumeRefusesBadCheckpoint: a checkpoint whose tensors file is gone,
+// has a flipped bit, or whose step was edited is not resumed from (before
+// checksums, the first restarted the run from step 0 without a word and
+// the others trained on): the run fails saying why, naming the file, and
+// offers the best checkpoint when [train] select keeps one, with the step
+// its best.json records.
+func TestResumeRefusesBadCheckpoint(t *testing.T) {
+	for _, tc := range []struct {
+		name, sel string
+		spoil     func(run string)
+		want      []string
+	}{
+		{"missing tensors", "", func(run string) { os.Remove(filepath.Join(run, "checkpoint-20.safetensors")) },
+			[]string{"checkpoint-20.safetensors is missing", "no earlier checkpoint is kept", "from step 0"}},
+		{"flipped bit", "", func(run string) {
+			p := filepath.Join(run, "checkpoint-20.safetensors")
+			data, _ := os.ReadFile(p)
+			data[len(data)-3] ^= 1
+			os.WriteFile(p, data, 0o644)
+		}, []string{"checkpoint-20.safetensors: checksum mismatch", "no earlier checkpoint is kept"}},
+		{"edited step", "", func(run string) {
+			p := filepath.Join(run, "checkpoint.json")
+			data, _ := os.ReadFile(p)
+			os.WriteFile(p, []byte(strings.Replace(string(data), `"step": 20`, `"step": 10`, 1)), 0o644)
+		}, []string{"checkpoint.json: checksum mismatch"}},
+		{"flipped bit, select", "select = \"bleu\"\n", func(run string) {
+			p := filepath.Join(run, "checkpoint-20.safetensors")
+			data, _ := os.ReadFile(p)
+			data[len(data)-3] ^= 1
+			os.WriteFile(p, data, 0o644)
+		}, []string{"checksum mismatch", "best.json (step "}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path, out, run := finishedOld(t, tc.sel)
+			tc.spoil(run)
+			want := tc.want
+			if tc.sel != "" {
+				var best struct{ Step int }
+				data, _ := os.ReadFile(filepath.Join(run, "best.json"))
+				if err := json.Unmarshal(data, &best); err != nil || best.Step == 0 {
+					t.Fatalf("best.json: %v %s", err, data)
+				}
+				want = append(want, fmt.Sprintf("best.json (step %d)", best.Step))
+			}
+			e, err := Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = e.Run(context.Background(), Options{Out: out, Workers: 1, Resume: true})
+			for _, w := range want {
+				if err == nil || !strings.Contains(err.Error(), w) {
+					t.Errorf("error %v\nwant %q", err, w)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(run, "final.json")); err == nil {
+				t.Error("the run finished from its bad checkpoint")
+			}
+		})
+	}
+}
+
+// TestUnsummedCheckpointResumes: a checkpoint written before checksums
+// (checkpoint.json without them) still resumes, and the sweep says once
+// that it loads unverified.
+func TestUnsummedCheckpointResumes(t *testing.T) {
+	path, out, run := finishedOld(t, "")
+	unsum(t, run)
+	var log strings.Builder
+	runExp(t, path, out, Options{Workers: 1, Resume: true, Log: &log})
+	if n := strings.Count(log.String(), "unverified: seed=1\n"); n != 1 {
+		t.Errorf("said %d times that the checkpoint is unverified:\n%s", n, log.String())
+	}
+	if _, err := ReadFinal(run); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestNaNCheckpointRefused: a checkpoint holding NaN (written without
+// checksums, as an older version could) is refused by decode's LoadRun and
+// by --resume, naming the parameter, instead of decoding <pad>s.
+func TestNaNCheckpointRefused(t *testing.T) {
+	path, out, run := finishedOld(t, "")
+	tp := filepath.Join(run, "checkpoint-20.safetensors")
+	ts, meta, err := seq2seq.ReadTensors(tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list []seq2seq.Tensor
+	for _, tt := range ts {
+		list = append(list, tt)
+	}
+	slices.SortFunc(list, func(a, b seq2seq.Tensor) int { return strings.Compare(a.Name, b.Name) })
+	first := list[0] // the first name, in the model's dtype (float32)
+	first.F32[0] = float32(math.NaN())
+	if err := seq2seq.WriteTensors(tp, list, meta); err != nil {
+		t.Fatal(err)
+	}
+	unsum(t, run)
+	want := first.Name + " holds NaN (entry 0)"
+	if _, err := LoadRun(run); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("LoadRun: %v, want %q", err, want)
+	}
+	e, _ := Load(path)
+	if _, err := e.Run(context.Background(), Options{Out: out, Workers: 1, Resume: true}); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "diverged") {
+		t.Errorf("resume: %v, want %q", err, want)
+	}
+}
+
+// unsum rewrites the run's checkpoint.json without its checksums, as a
+// checkpoint written before them.
+func unsum(t *testing.T, run string) {
+	t.Helper()
+	p := filepath.Join(run, checkpointFile)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ck map[string]any
+	if err := json.Unmarshal(data, &ck); err != nil {
+		t.Fatal(err)
+	}
+	delete(ck, "sha256")
+	delete(ck, "tensors_sha256")
+	data, _ = json.MarshalIndent(ck, "", "  ")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/BurntSushi/toml"
 
 	"github.com/attnzoo/attnzoo/seq2seq"
 )
@@ -31,10 +35,13 @@ type Summary struct {
 
 // Collect rebuilds summary.csv and summary.md of a results folder from
 // whatever runs in it have finished (so the shards of a sweep run on
-// several machines can be gathered into one folder and summarised).
+// several machines can be gathered into one folder and summarised). A
+// finished run whose results are not those of its settings (checkSettings)
+// is an error naming it, and nothing is written.
 func Collect(dir string) (*Summary, error) {
 	s := &Summary{Failed: map[string]string{}, dir: dir}
 	order := map[string]int{}
+	byID := map[string]*Run{}
 	if e, err := loadSaved(filepath.Join(dir, "experiment.toml")); err == nil {
 		s.Report = e.Report
 		if axes, err := e.axes(); err == nil {
@@ -44,7 +51,7 @@ func Collect(dir string) (*Summary, error) {
 		}
 		if runs, err := e.Runs(); err == nil {
 			for _, r := range runs {
-				order[r.ID] = r.Index
+				order[r.ID], byID[r.ID] = r.Index, r
 			}
 		}
 	}
@@ -57,6 +64,7 @@ func Collect(dir string) (*Summary, error) {
 		keys[k] = true
 	}
 	mset := map[string]bool{}
+	var mismatched []string
 	for _, ent := range ents {
 		if !ent.IsDir() {
 			continue
@@ -71,6 +79,10 @@ func Collect(dir string) (*Summary, error) {
 			}
 			continue
 		}
+		if err := checkSettings(rd, f, byID[ent.Name()]); err != nil {
+			mismatched = append(mismatched, err.Error())
+			continue
+		}
 		s.Runs = append(s.Runs, f)
 		for k := range f.Point {
 			if !keys[k] {
@@ -81,6 +93,10 @@ func Collect(dir string) (*Summary, error) {
 		for k := range f.Metrics {
 			mset[k] = true
 		}
+	}
+	if len(mismatched) > 0 {
+		return nil, fmt.Errorf("experiments: %s: %d finished runs are not what their settings say; remove those runs' folders (or their final.json, to train them again with --resume) and collect again:\n%s",
+			dir, len(mismatched), listSome(mismatched, 3, "\n"))
 	}
 	sort.SliceStable(s.Runs, func(i, j int) bool {
 		oi, iok := order[s.Runs[i].Run]
@@ -360,3 +376,64 @@ func mdSep(b *strings.Builder, n int) {
 }
 
 func writeFile(path, text string) error { return seq2seq.WriteFileAtomic(path, []byte(text)) }
+
+// checkSettings checks a finished run in folder rd, with final.json f,
+// against its settings: config.toml must have the config_hash final.json
+// records (so both come from the process that finished it), and, when the
+// folder's experiment.toml gives the run (r non-nil), the settings it gives
+// (checkResumable, key by key). Runs that recorded no hash, or have no
+// config.toml, are checked as far as they can be.
+func checkSettings(rd string, f *Final, r *Run) error {
+	path := filepath.Join(rd, "config.toml")
+	text, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("experiments: run %s: %w", f.Run, err)
+	}
+	if f.Provenance != nil && f.Provenance.ConfigHash != "" {
+		if h := configHash(text); h != f.Provenance.ConfigHash {
+			return fmt.Errorf("experiments: run %s: %s has config_hash %s, final.json records %s: its metrics are another process's settings'", filepath.Base(rd), path, h, f.Provenance.ConfigHash)
+		}
+	}
+	if r == nil {
+		return nil
+	}
+	var old runConfigTOML
+	if _, err := toml.Decode(string(text), &old); err != nil {
+		return fmt.Errorf("experiments: %s: %w", path, err)
+	}
+	return checkResumable(samePaths(r, old, filepath.Dir(filepath.Dir(rd))), rd)
+}
+
+// samePaths is r, read from the experiment.toml in results folder dir, with
+// the data paths of old (a config.toml) where they are the same relative
+// path: experiment.toml resolves a relative path against the results
+// folder, the original file against its own.
+func samePaths(r *Run, old runConfigTOML, dir string) *Run {
+	base, err := filepath.Abs(dir)
+	if err != nil {
+		return r
+	}
+	out := *r
+	out.Task = maps.Clone(r.Task)
+	for k, v := range r.Task {
+		now, ok1 := v.(string)
+		was, ok2 := old.Task[k].(string)
+		if !ok1 || !ok2 || !isPathKey(k) || now == was {
+			continue
+		}
+		rel, err := filepath.Rel(base, now)
+		if err != nil {
+			continue
+		}
+		for strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			rel = rel[3:]
+		}
+		if strings.HasSuffix(was, string(filepath.Separator)+rel) {
+			out.Task[k] = was
+		}
+	}
+	return &out
+}

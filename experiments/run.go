@@ -254,6 +254,9 @@ func (e *Experiment) prepare(ctx context.Context, r *Run, dir string) (*executio
 // configuration is an error that names the keys that differ.
 func (x *execution) resume() error {
 	saved, st, err := readState(x.dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return x.badCheckpoint(err)
+	}
 	if err == nil {
 		cfg := st.Model.Config
 		if cfg.InitEmbed == "" && cfg.InitWeights == "" {
@@ -273,11 +276,31 @@ func (x *execution) resume() error {
 		x.start, x.clock = st.Step, st.runClock
 		x.sel = selection{best: st.BestScore, step: st.BestStep, since: st.SinceBest}
 		x.lines, _ = readLines(x.path("metrics.jsonl"), x.start)
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return err
 	}
 	x.saved = x.start
 	return writeJSONL(x.path("metrics.jsonl"), x.lines)
+}
+
+// badCheckpoint is the error of a run whose checkpoint cannot be trusted
+// (err says why): it says so, names the best checkpoint when one is kept
+// and whole ([train] select's best.json, which holds no optimizer state to
+// train on from), and how to train the run again from step 0.
+func (x *execution) badCheckpoint(err error) error {
+	offer := "no earlier checkpoint is kept"
+	if _, ck, berr := seq2seq.Load(x.path(bestFile)); berr == nil {
+		offer = fmt.Sprintf("its best checkpoint, %s (step %d), is whole: `attnzoo decode` reads it, but it holds no optimizer state to train on from", x.path(bestFile), ck.Step)
+	}
+	return x.errorf("its checkpoint is bad, and it was not trained on: %w\n  %s; to train the run again from step 0, remove %s and %s and rerun with --resume",
+		err, offer, x.path(checkpointFile), x.path("checkpoint-*.safetensors"))
+}
+
+// keptNote says which checkpoint a failed run leaves: the one of the last
+// step saved (Save writes only finite parameters), or none.
+func (x *execution) keptNote() string {
+	if x.saved == 0 {
+		return "no checkpoint was written before it"
+	}
+	return fmt.Sprintf("the checkpoint of step %d is kept", x.saved)
 }
 
 // openBackend opens a run's device (device.OpenBackend); a test replaces
@@ -412,7 +435,7 @@ func (x *execution) took(step int, done seq2seq.StepLoss, ok bool, err error) er
 			step = le.Step
 		}
 		x.fail(step, err)
-		return x.errorf("%w (the last good checkpoint is kept)", err)
+		return x.errorf("%w (%s)", err, x.keptNote())
 	}
 	if !ok {
 		return nil
@@ -491,7 +514,7 @@ func (x *execution) save(step int) error {
 	}
 	ck := seq2seq.Checkpoint{SrcVocab: sv, TgtVocab: tv, Step: step, Optimizer: &ost, Run: clock}
 	if err := x.model.Save(x.path(checkpointFile), ck); err != nil {
-		return x.errorf("%w", err)
+		return x.errorf("%w (%s)", err, x.keptNote())
 	}
 	x.saved = step
 	os.Remove(x.path(oldCheckpointFile)) // an older run's checkpoint, now replaced
@@ -547,7 +570,7 @@ func (x *execution) finish(ctx context.Context, report func(Progress)) (*Final, 
 		// a model that diverged without its loss overflowing (a loss of
 		// 1e30 is finite): the run fails, named, as one whose loss did
 		x.fail(r.Train.Steps, err)
-		return nil, x.errorf("%w (the last checkpoint is kept)", err)
+		return nil, x.errorf("%w (%s)", err, x.keptNote())
 	}
 	if err := writeJSONL(x.path("alignments.jsonl"), ev.examples); err != nil {
 		return nil, err
@@ -721,8 +744,8 @@ func readState(dir string) (*seq2seq.Model, *runState, error) {
 		return nil, nil, fmt.Errorf("experiments: %w", err)
 	}
 	m, ck, err := seq2seq.Load(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("experiments: %w", err) // not ErrNotExist: a missing tensors file is an error
+	if err != nil { // never ErrNotExist (a missing tensors file is an error): the checkpoint is there
+		return nil, nil, fmt.Errorf("experiments: %v", err)
 	}
 	st := &runState{Step: ck.Step, Model: ck}
 	if ck.Optimizer != nil {
@@ -732,6 +755,31 @@ func readState(dir string) (*seq2seq.Model, *runState, error) {
 		return nil, nil, fmt.Errorf("experiments: %s: run: %w", path, err)
 	}
 	return m, st, nil
+}
+
+// unverified lists the runs (by id) among runs, in their folders under
+// runsDir, that have no final.json and would resume from a checkpoint
+// written before checkpoints carried checksums.
+func unverified(runsDir string, runs []*Run) []string {
+	var out []string
+	for _, r := range runs {
+		dir := filepath.Join(runsDir, r.ID)
+		if _, err := os.Stat(filepath.Join(dir, "final.json")); err == nil {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, checkpointFile))
+		if errors.Is(err, os.ErrNotExist) {
+			if _, err := os.Stat(filepath.Join(dir, oldCheckpointFile)); err == nil {
+				out = append(out, r.ID)
+			}
+			continue
+		}
+		var ck seq2seq.Checkpoint
+		if err == nil && json.Unmarshal(data, &ck) == nil && !ck.Verified() {
+			out = append(out, r.ID)
+		}
+	}
+	return out
 }
 
 // readOldState reads the single JSON checkpoint of a run written before

@@ -40,7 +40,9 @@ type Result struct {
 }
 
 // Run trains every run of the experiment (this shard's, when sharded) with
-// opt.Workers in parallel and writes the summary. Without Resume, a results
+// opt.Workers in parallel and writes the summary. The results folder has
+// one writer: another sweep writing there (other than another shard of
+// this one) is refused, naming it (lock.go). Without Resume, a results
 // folder that already holds runs is an error, so no finished work is lost.
 // A run that fails (a NaN loss, say) is reported and the others go on.
 // When ctx is cancelled, the runs in progress write a checkpoint and stop.
@@ -72,8 +74,16 @@ func (e *Experiment) runWithReport(ctx context.Context, opt Options, hook func(P
 		return nil, err
 	}
 	fmt.Fprintf(log, "attnzoo: %s: %s → %s\n", e.File, plan, dir)
+	release, err := lockFolder(dir, opt.Shard, opt.Shards)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	if err := checkKept(dir, mine, opt.Resume); err != nil {
 		return nil, err
+	}
+	if old := unverified(runsDir, mine); len(old) > 0 {
+		fmt.Fprintf(log, "attnzoo: resuming from checkpoints written before checksums, unverified: %s\n", listSome(old, 3, ", "))
 	}
 	if err := os.MkdirAll(runsDir, 0o755); err != nil {
 		return nil, err
@@ -129,13 +139,19 @@ func checkKept(dir string, runs []*Run, resume bool) error {
 			stale = append(stale, err.Error())
 		}
 	}
-	if len(stale) > 3 {
-		stale = append(stale[:3], fmt.Sprintf("(and %d more runs)", len(stale)-3))
-	}
 	if len(stale) > 0 {
-		return fmt.Errorf("%s", strings.Join(stale, "\n"))
+		return fmt.Errorf("%s", listSome(stale, 3, "\n"))
 	}
 	return nil
+}
+
+// listSome joins the first n of items with sep, and says how many more
+// there are.
+func listSome(items []string, n int, sep string) string {
+	if len(items) > n {
+		items = append(items[:n:n], fmt.Sprintf("(and %d more runs)", len(items)-n))
+	}
+	return strings.Join(items, sep)
 }
 
 // executeAll executes the runs on workers goroutines, each in its folder

@@ -230,7 +230,8 @@ func TestInterruptAndResume(t *testing.T) {
 // TestNaNLossStopsOnlyThatRun: a run whose loss overflows (an absurd
 // learning rate, swept for one point only) stops with a message naming the
 // step, writes failed.json and keeps its last good checkpoint; the other
-// runs finish and the summary lists the failure. With SGD and lr = 1e300,
+// runs finish and the summary lists the failure; the error says truly that
+// no checkpoint was written before the failure. With SGD and lr = 1e300,
 // every float32 parameter with a nonzero gradient is ±Inf after the first
 // step (1e300·|g| > 3.4e38 for |g| > 3.4e-262), so the second step's
 // logits hold ∞ − ∞ and its loss is NaN whatever the products' rounding.
@@ -251,6 +252,11 @@ func TestNaNLossStopsOnlyThatRun(t *testing.T) {
 	res, err := e.Run(context.Background(), Options{Out: out, Workers: 2})
 	if err == nil || !strings.Contains(err.Error(), "1 of 2 runs failed") {
 		t.Fatalf("error %v, want one run failed", err)
+	}
+	// the loss is NaN at step 2, and the first checkpoint would have been
+	// written at step 10 (eval_every): there is none to keep
+	if !strings.Contains(err.Error(), "no checkpoint was written before it") {
+		t.Errorf("error %v does not say that no checkpoint was written", err)
 	}
 	if len(res.Finished) != 1 || res.Finished[0].Run != "scorer=dot_lr=0.003_seed=1" {
 		t.Fatalf("finished %v", res.Finished)

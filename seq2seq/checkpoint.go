@@ -2,8 +2,13 @@ package seq2seq
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,18 +25,54 @@ import (
 // "optimizer.v.NAME". PyTorch, numpy and any safetensors reader load the
 // parameters directly.
 //
-// Checkpoints written before the safetensors file (one JSON file with the
-// parameters inline in Params, as float64) still load.
+// Both files carry a SHA-256 that Load verifies: TensorsSHA256 is the
+// safetensors file's, SHA256 the JSON file's own (so an edited step or
+// clock is found too). Checkpoints written before the checksums still
+// load, unverified (Verified says which), and so do those written before
+// the safetensors file (one JSON file with the parameters inline in
+// Params, as float64).
 type Checkpoint struct {
-	Config    Config          `json:"config"`
-	SrcVocab  []string        `json:"src_vocab,omitempty"`
-	TgtVocab  []string        `json:"tgt_vocab,omitempty"`
-	Step      int             `json:"step"`
-	Tensors   string          `json:"tensors,omitempty"`   // the safetensors file, in the JSON file's folder
-	Optimizer *OptimizerState `json:"optimizer,omitempty"` // the step count here, the moments in Tensors
-	Run       json.RawMessage `json:"run,omitempty"`       // the caller's own state, kept as given
+	Config   Config   `json:"config"`
+	SrcVocab []string `json:"src_vocab,omitempty"`
+	TgtVocab []string `json:"tgt_vocab,omitempty"`
+	Step     int      `json:"step"`
+	Tensors  string   `json:"tensors,omitempty"` // the safetensors file, in the JSON file's folder
+	// TensorsSHA256 is the SHA-256 of the file Tensors names, in hex.
+	TensorsSHA256 string          `json:"tensors_sha256,omitempty"`
+	Optimizer     *OptimizerState `json:"optimizer,omitempty"` // the step count here, the moments in Tensors
+	Run           json.RawMessage `json:"run,omitempty"`       // the caller's own state, kept as given
 
 	Params []CheckpointParam `json:"params,omitempty"` // older checkpoints only: the parameters inline
+
+	// SHA256 is the SHA-256, in hex, of the JSON file as written with this
+	// field's 64 digits all "0". It is the file's last key.
+	SHA256 string `json:"sha256,omitempty"`
+}
+
+// Verified reports whether the checkpoint carried checksums, which Load
+// verified; one written before them loads unverified.
+func (ck *Checkpoint) Verified() bool { return ck.SHA256 != "" }
+
+// unsummed is the SHA256 field's placeholder while the file's own
+// checksum is taken.
+var unsummed = strings.Repeat("0", sha256.Size*2)
+
+// sumKey is the text of the JSON file's SHA256 entry holding digest.
+func sumKey(digest string) []byte { return []byte(`"sha256": "` + digest + `"`) }
+
+// jsonSum is the SHA-256 of a checkpoint's JSON text data with its SHA256
+// entry, holding digest, set to the placeholder; ok is false when data has
+// no such entry.
+func jsonSum(data []byte, digest string) (sum string, ok bool) {
+	i := bytes.LastIndex(data, sumKey(digest))
+	if i < 0 {
+		return "", false
+	}
+	h := sha256.New()
+	h.Write(data[:i])
+	h.Write(sumKey(unsummed))
+	h.Write(data[i+len(sumKey(digest)):])
+	return hex.EncodeToString(h.Sum(nil)), true
 }
 
 // CheckpointParam is one parameter tensor inline in an older checkpoint.
@@ -55,10 +96,17 @@ func tensorsPrefix(path string) string { return strings.TrimSuffix(filepath.Base
 // TensorsName(path, ck.Step) beside it. The tensors are written and
 // renamed into place first, then the JSON that names them, then older
 // tensors files of path are removed: a crash at any point leaves the
-// previous checkpoint or the new one whole, never half of one.
+// previous checkpoint or the new one whole, never half of one. A model
+// whose parameters hold NaN or ±Inf is not saved: the error says so, and
+// the checkpoint at path, if any, is left as it was.
 func (m *Model) Save(path string, ck Checkpoint) error {
 	if err := m.Sync(); err != nil { // parameters on a device come back first
 		return fmt.Errorf("seq2seq: save %s: %w", path, err)
+	}
+	for _, p := range m.params {
+		if err := finite(p.Name, p.Data32(), p.Data64()); err != nil {
+			return fmt.Errorf("seq2seq: save %s at step %d: %w: not saved", path, ck.Step, err)
+		}
 	}
 	ck.Config, ck.Params = m.Cfg, nil
 	ck.Tensors = TensorsName(path, ck.Step)
@@ -77,17 +125,23 @@ func (m *Model) Save(path string, ck Checkpoint) error {
 	}
 	dir := filepath.Dir(path)
 	meta := map[string]string{"format": "attnzoo", "step": strconv.Itoa(ck.Step)}
-	if err := WriteTensors(filepath.Join(dir, ck.Tensors), ts, meta); err != nil {
+	var err error
+	if ck.TensorsSHA256, err = writeTensors(filepath.Join(dir, ck.Tensors), ts, meta); err != nil {
 		return fmt.Errorf("seq2seq: save: %w", err)
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // "<s>" as written, not "\u003cs\u003e"
 	enc.SetIndent("", "  ")
+	ck.SHA256 = unsummed
 	if err := enc.Encode(ck); err != nil {
 		return fmt.Errorf("seq2seq: save %s: %w", path, err)
 	}
-	if err := atomicfile.Write(path, buf.Bytes()); err != nil {
+	data := buf.Bytes()
+	sum, _ := jsonSum(data, unsummed)
+	i := bytes.LastIndex(data, sumKey(unsummed))
+	copy(data[i:], sumKey(sum))
+	if err := atomicfile.Write(path, data); err != nil {
 		return fmt.Errorf("seq2seq: save: %w", err)
 	}
 	old, _ := filepath.Glob(filepath.Join(dir, tensorsPrefix(path)+"*.safetensors"))
@@ -116,7 +170,11 @@ func WriteFileAtomic(path string, data []byte) error { return atomicfile.Write(p
 // Load reads a checkpoint and rebuilds its model; ck.Optimizer, when the
 // checkpoint has one, comes back with its moments. Every parameter of the
 // configuration must be present with its shape; an error names the file and
-// the parameter.
+// the parameter. The checksums are verified first (a mismatch names the
+// file and both digests), then the step the tensors file records, and
+// every parameter and moment must be finite. A missing tensors file is an
+// error naming it that does not wrap os.ErrNotExist: the checkpoint
+// exists, and is broken.
 func Load(path string) (*Model, *Checkpoint, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -125,6 +183,11 @@ func Load(path string) (*Model, *Checkpoint, error) {
 	var ck Checkpoint
 	if err := json.Unmarshal(data, &ck); err != nil {
 		return nil, nil, fmt.Errorf("seq2seq: %s: %w", path, err)
+	}
+	if ck.SHA256 != "" {
+		if sum, ok := jsonSum(data, ck.SHA256); !ok || sum != ck.SHA256 {
+			return nil, nil, fmt.Errorf("seq2seq: %s: checksum mismatch: the file records SHA-256 %s, its content has %s: it was changed after it was written", path, ck.SHA256, sum)
+		}
 	}
 	if ck.Tensors == "" { // an older checkpoint: parameters inline
 		m, err := FromCheckpoint(&ck)
@@ -137,9 +200,9 @@ func Load(path string) (*Model, *Checkpoint, error) {
 		return nil, nil, fmt.Errorf("seq2seq: %s: tensors %q is not a file name in the checkpoint's folder", path, ck.Tensors)
 	}
 	tpath := filepath.Join(filepath.Dir(path), ck.Tensors)
-	ts, _, err := ReadTensors(tpath)
+	ts, err := ck.readTensors(path, tpath)
 	if err != nil {
-		return nil, nil, fmt.Errorf("seq2seq: %s: %w", path, err)
+		return nil, nil, err
 	}
 	held := 0
 	for _, t := range ts {
@@ -170,6 +233,54 @@ func Load(path string) (*Model, *Checkpoint, error) {
 		}
 	}
 	return m, &ck, nil
+}
+
+// readTensors reads the tensors file tpath of the checkpoint at path:
+// whole, with the SHA-256 and the step the checkpoint records, and finite.
+func (ck *Checkpoint) readTensors(path, tpath string) (map[string]Tensor, error) {
+	data, err := os.ReadFile(tpath)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("seq2seq: %s: its tensors file %s is missing", path, tpath)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("seq2seq: %s: %v", path, err)
+	}
+	if ck.TensorsSHA256 != "" {
+		h := sha256.Sum256(data)
+		if sum := hex.EncodeToString(h[:]); sum != ck.TensorsSHA256 {
+			return nil, fmt.Errorf("seq2seq: %s: checksum mismatch: %s records SHA-256 %s, the file has %s: it was changed after it was written", tpath, filepath.Base(path), ck.TensorsSHA256, sum)
+		}
+	}
+	ts, meta, err := parseTensors(tpath, data)
+	if err != nil {
+		return nil, fmt.Errorf("seq2seq: %s: %w", path, err)
+	}
+	if s, ok := meta["step"]; ok && s != strconv.Itoa(ck.Step) {
+		return nil, fmt.Errorf("seq2seq: %s: step %d, but its tensors file %s was written at step %s", path, ck.Step, tpath, s)
+	}
+	names := slices.Sorted(maps.Keys(ts))
+	for _, name := range names {
+		if err := finite(name, ts[name].F32, ts[name].F64); err != nil {
+			return nil, fmt.Errorf("seq2seq: %s: %w: the model had diverged when this checkpoint was written", tpath, err)
+		}
+	}
+	return ts, nil
+}
+
+// finite refuses a tensor name whose entries (f32 or f64) hold NaN or ±Inf,
+// naming the first.
+func finite(name string, f32 []float32, f64 []float64) error {
+	for i, v := range f32 {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return fmt.Errorf("%s holds %v (entry %d)", name, v, i)
+		}
+	}
+	for i, v := range f64 {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%s holds %v (entry %d)", name, v, i)
+		}
+	}
+	return nil
 }
 
 // readMoments fills M and V from "optimizer.m.NAME" and "optimizer.v.NAME"

@@ -1,8 +1,11 @@
 package seq2seq
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -230,14 +233,149 @@ func TestCheckpointErrors(t *testing.T) {
 	if _, _, err := Load(path); err == nil || !strings.Contains(err.Error(), "checkpoint-3.safetensors") {
 		t.Errorf("missing file: %v", err)
 	}
-	// a checkpoint of a larger model read as a smaller one
+	// a checkpoint of a larger model read as a smaller one (checkpoint.json
+	// without its checksums, as written before them, so that the shapes are
+	// what is wrong)
 	m, _ := New(func() Config { c := smallConfig("general", "bahdanau"); c.Hidden = 16; return c }())
 	small := filepath.Join(dir, "small.json")
-	if err := m.Save(small, Checkpoint{Step: 1}); err != nil {
+	if err := m.Save(small, Checkpoint{Step: 3}); err != nil {
 		t.Fatal(err)
 	}
-	os.Rename(filepath.Join(dir, "small-1.safetensors"), tensors)
+	os.Rename(filepath.Join(dir, "small-3.safetensors"), tensors)
+	unsum(t, path)
 	if _, _, err := Load(path); err == nil || !strings.Contains(err.Error(), "checkpoint-3.safetensors") || !strings.Contains(err.Error(), "has shape") {
 		t.Errorf("wrong shapes: %v", err)
+	}
+}
+
+// unsum rewrites the checkpoint at path without its checksums, as a
+// checkpoint written before them.
+func unsum(t *testing.T, path string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ck map[string]any
+	if err := json.Unmarshal(data, &ck); err != nil {
+		t.Fatal(err)
+	}
+	delete(ck, "sha256")
+	delete(ck, "tensors_sha256")
+	data, _ = json.MarshalIndent(ck, "", "  ")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCheckpointChecksums: the JSON file records the SHA-256 of its
+// tensors file and its own (its text with the digest's 64 digits zeroed),
+// each recomputed here from the bytes on disk; Load verifies both. A bit
+// flipped in the tensors file, or the step edited in the JSON file, is an
+// error naming the file and both digests; a missing tensors file is an
+// error naming it that is not os.ErrNotExist (no checkpoint); a step
+// edited in a checkpoint without checksums disagrees with the step its
+// tensors file's header records.
+func TestCheckpointChecksums(t *testing.T) {
+	_, _, path := savedWithAdam(t)
+	tensors := filepath.Join(filepath.Dir(path), "checkpoint-3.safetensors")
+	js, _ := os.ReadFile(path)
+	good, _ := os.ReadFile(tensors)
+	var ck struct {
+		Tensors string `json:"tensors_sha256"`
+		Self    string `json:"sha256"`
+	}
+	if err := json.Unmarshal(js, &ck); err != nil {
+		t.Fatal(err)
+	}
+	hexSum := func(b []byte) string { h := sha256.Sum256(b); return hex.EncodeToString(h[:]) }
+	if want := hexSum(good); ck.Tensors != want {
+		t.Errorf("tensors_sha256 %q, the file's SHA-256 is %s", ck.Tensors, want)
+	}
+	zeroed := strings.Replace(string(js), ck.Self, strings.Repeat("0", 64), 1)
+	if want := hexSum([]byte(zeroed)); ck.Self != want {
+		t.Errorf("sha256 %q, the zeroed text's SHA-256 is %s", ck.Self, want)
+	}
+	if _, c, err := Load(path); err != nil || !c.Verified() {
+		t.Fatalf("load: %v", err)
+	}
+
+	flipped := slices.Clone(good)
+	flipped[len(flipped)-5] ^= 0x10 // a bit of the last moment's data
+	os.WriteFile(tensors, flipped, 0o644)
+	if _, _, err := Load(path); err == nil || !strings.Contains(err.Error(), "checkpoint-3.safetensors") ||
+		!strings.Contains(err.Error(), ck.Tensors) || !strings.Contains(err.Error(), hexSum(flipped)) {
+		t.Errorf("flipped bit: %v", err)
+	}
+	os.WriteFile(tensors, good, 0o644)
+
+	edited := strings.Replace(string(js), `"step": 3`, `"step": 30`, 1)
+	os.WriteFile(path, []byte(edited), 0o644)
+	if _, _, err := Load(path); err == nil || !strings.Contains(err.Error(), "checkpoint.json") ||
+		!strings.Contains(err.Error(), ck.Self) || !strings.Contains(err.Error(), "checksum mismatch") {
+		t.Errorf("edited step: %v", err)
+	}
+	unsum(t, path) // without checksums, the tensors file's header still says step 3
+	if _, _, err := Load(path); err == nil || !strings.Contains(err.Error(), "step 30") || !strings.Contains(err.Error(), "written at step 3") {
+		t.Errorf("edited step, no checksums: %v", err)
+	}
+	os.WriteFile(path, js, 0o644)
+
+	os.Remove(tensors)
+	_, _, err := Load(path)
+	if err == nil || !strings.Contains(err.Error(), "checkpoint-3.safetensors is missing") || errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing tensors file: %v (is ErrNotExist: %v)", err, errors.Is(err, os.ErrNotExist))
+	}
+}
+
+// TestCheckpointNaN: a model holding NaN is not saved (the checkpoint
+// there is kept), and a checkpoint holding NaN (here one without
+// checksums whose first float32 entry is overwritten with a NaN's bits)
+// is refused naming the parameter.
+func TestCheckpointNaN(t *testing.T) {
+	m, st, path := savedWithAdam(t)
+	before, _ := os.ReadFile(path)
+	p := m.Params()[0]
+	p.Data32()[0] = float32(math.NaN())
+	err := m.Save(path, Checkpoint{Step: 4, Optimizer: &st})
+	if err == nil || !strings.Contains(err.Error(), p.Name+" holds NaN") || !strings.Contains(err.Error(), "not saved") {
+		t.Errorf("save NaN: %v", err)
+	}
+	if after, _ := os.ReadFile(path); !slices.Equal(before, after) {
+		t.Error("the checkpoint was replaced")
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(path), "checkpoint-4.safetensors")); !os.IsNotExist(err) {
+		t.Errorf("a tensors file of step 4 was written (%v)", err)
+	}
+
+	tensors := filepath.Join(filepath.Dir(path), "checkpoint-3.safetensors")
+	data, _ := os.ReadFile(tensors)
+	n := binary.LittleEndian.Uint64(data)
+	var header map[string]struct {
+		DataOffsets []int `json:"data_offsets"`
+	}
+	if err := json.Unmarshal(data[8:8+n], &header); err != nil {
+		t.Fatal(err)
+	}
+	at := 8 + int(n) + header[p.Name].DataOffsets[0]
+	binary.LittleEndian.PutUint32(data[at:], math.Float32bits(float32(math.NaN())))
+	os.WriteFile(tensors, data, 0o644)
+	unsum(t, path)
+	if _, _, err := Load(path); err == nil || !strings.Contains(err.Error(), p.Name+" holds NaN (entry 0)") {
+		t.Errorf("load NaN: %v", err)
+	}
+}
+
+// TestUnsummedCheckpointLoads: a checkpoint written before the checksums
+// loads, unverified.
+func TestUnsummedCheckpointLoads(t *testing.T) {
+	m, _, path := savedWithAdam(t)
+	unsum(t, path)
+	m2, ck, err := Load(path)
+	if err != nil || ck.Verified() {
+		t.Fatalf("load: %v, verified %v", err, err == nil && ck.Verified())
+	}
+	if !slices.Equal(m.Params()[0].Data32(), m2.Params()[0].Data32()) {
+		t.Error("parameters differ")
 	}
 }

@@ -1,7 +1,9 @@
 package seq2seq
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"math"
@@ -80,23 +82,31 @@ func (v view) Data() []byte {
 // ("F32", "F64"), shape and [begin, end) byte offsets into the data, then
 // the data.
 func WriteTensors(path string, ts []Tensor, meta map[string]string) error {
+	_, err := writeTensors(path, ts, meta)
+	return err
+}
+
+// writeTensors is WriteTensors, returning the file's SHA-256 in hex.
+func writeTensors(path string, ts []Tensor, meta map[string]string) (string, error) {
 	views := make(map[string]view, len(ts))
 	for _, t := range ts {
 		if _, dup := views[t.Name]; dup {
-			return fmt.Errorf("%s: tensor %s given twice", path, t.Name)
+			return "", fmt.Errorf("%s: tensor %s given twice", path, t.Name)
 		}
 		n := 1
 		for _, d := range t.Shape {
 			n *= d
 		}
 		if (t.F32 == nil) == (t.F64 == nil) || len(t.F32)+len(t.F64) != n {
-			return fmt.Errorf("%s: tensor %s: %d float32 and %d float64 entries for shape %v", path, t.Name, len(t.F32), len(t.F64), t.Shape)
+			return "", fmt.Errorf("%s: tensor %s: %d float32 and %d float64 entries for shape %v", path, t.Name, len(t.F32), len(t.F64), t.Shape)
 		}
 		views[t.Name] = view{t}
 	}
-	return atomicfile.WriteFunc(path, func(w io.Writer) error {
-		return safetensors.SerializeToWriter(views, meta, w)
+	h := sha256.New()
+	err := atomicfile.WriteFunc(path, func(w io.Writer) error {
+		return safetensors.SerializeToWriter(views, meta, io.MultiWriter(w, h))
 	})
+	return hex.EncodeToString(h.Sum(nil)), err
 }
 
 // ReadTensors reads a safetensors file of F32 and F64 tensors by name,
@@ -106,6 +116,11 @@ func ReadTensors(path string) (map[string]Tensor, map[string]string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return parseTensors(path, data)
+}
+
+// parseTensors is ReadTensors of the file path's content data.
+func parseTensors(path string, data []byte) (map[string]Tensor, map[string]string, error) {
 	st, err := safetensors.Deserialize(data)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
