@@ -129,9 +129,9 @@ func Parse(spec string) (Initializer, error) {
 		}
 		name, arg, has = strings.TrimSpace(name[:i]), v, true
 	}
-	f, err := reg.Lookup("initializer", name)
-	if err != nil {
-		return nil, err
+	f, ok := reg.Get(name)
+	if !ok {
+		return nil, fmt.Errorf("initializers: unknown initializer %q (have: %s)", spec, strings.Join(Forms(), ", "))
 	}
 	return f(arg, has)
 }

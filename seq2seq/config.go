@@ -150,11 +150,11 @@ func oneOf(key, v string, allowed []string) error {
 func (c Config) scheme() (initializers.Scheme, error) {
 	e, err := initializers.Parse(c.InitEmbed)
 	if err != nil {
-		return initializers.Scheme{}, fieldErr("init_embed", "%v (have: %s)", err, strings.Join(initializers.Names(), ", "))
+		return initializers.Scheme{}, fieldErr("init_embed", "%v", err)
 	}
 	w, err := initializers.Parse(c.InitWeights)
 	if err != nil {
-		return initializers.Scheme{}, fieldErr("init_weights", "%v (have: %s)", err, strings.Join(initializers.Names(), ", "))
+		return initializers.Scheme{}, fieldErr("init_weights", "%v", err)
 	}
 	return initializers.Scheme{Embed: e, Weights: w}, nil
 }
