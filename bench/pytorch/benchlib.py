@@ -232,6 +232,30 @@ def add_bahdanau(m, embed, H, A):
     add_attentional(m, H)
 
 
+def load_bahdanau(m, t, embed, H, V):
+    """Copies attnzoo's parameters of add_bahdanau's layers and the
+    vocabulary layer into m, from t(name, *shape): a tensor of attnzoo's
+    flat values (seq2seq.Model.Params's names). nn.GRUCell's b_hh takes
+    zeros in its r and z blocks and b_hn in its n block."""
+    import torch
+    with torch.no_grad():
+        m.init.weight.copy_(t('init.W', H, H))
+        m.init.bias.copy_(t('init.b', H))
+        m.W_q.weight.copy_(t('attn.W_q', H, H))
+        m.W_k.weight.copy_(t('attn.W_k', H, H))
+        m.b.copy_(t('attn.b', H))
+        m.v.copy_(t('attn.v', H))
+        m.dec.weight_ih.copy_(torch.cat([t('dec.W_0', 3 * H, embed), t('dec.W_1', 3 * H, H)], 1))
+        m.dec.weight_hh.copy_(t('dec.U', 3 * H, H))
+        m.dec.bias_ih.copy_(t('dec.b', 3 * H))
+        m.dec.bias_hh.copy_(torch.cat([torch.zeros(2 * H, dtype=m.dec.bias_hh.dtype), t('dec.b_hn', H)]))
+        m.W_s.weight.copy_(t('out.W_s', H, H))
+        m.W_c.weight.copy_(t('out.W_c', H, H))
+        m.W_c.bias.copy_(t('out.b', H))
+        m.vocab.weight.copy_(t('vocab.W', V, H))
+        m.vocab.bias.copy_(t('vocab.b', V))
+
+
 def concat_scores(m, K, q):
     """The concat scores of query q [B,H] against keys K = W_k k + b [B,S,A]: [B,S]."""
     import torch

@@ -46,7 +46,7 @@ import time
 import torch
 import torch.nn.functional as F
 
-from benchlib import PAD, BOS, EOS, Vocab, openblas_corename, pad
+from benchlib import PAD, BOS, EOS, Vocab, load_bahdanau, openblas_corename, pad
 from corpus import Translator, load
 
 EVERY = 50
@@ -168,21 +168,7 @@ def replay(path):
             getattr(model.enc, 'weight_hh_' + sfx).copy_(t('enc.%s.U' % side, 3 * h, h))
             getattr(model.enc, 'bias_ih_' + sfx).copy_(t('enc.%s.b' % side, 3 * h))
             getattr(model.enc, 'bias_hh_' + sfx).copy_(torch.cat([torch.zeros(2 * h), t('enc.%s.b_hn' % side, h)]))
-        model.init.weight.copy_(t('init.W', H, H))
-        model.init.bias.copy_(t('init.b', H))
-        model.W_q.weight.copy_(t('attn.W_q', H, H))
-        model.W_k.weight.copy_(t('attn.W_k', H, H))
-        model.b.copy_(t('attn.b', H))
-        model.v.copy_(t('attn.v', H))
-        model.dec.weight_ih.copy_(torch.cat([t('dec.W_0', 3 * H, E), t('dec.W_1', 3 * H, H)], 1))
-        model.dec.weight_hh.copy_(t('dec.U', 3 * H, H))
-        model.dec.bias_ih.copy_(t('dec.b', 3 * H))
-        model.dec.bias_hh.copy_(torch.cat([torch.zeros(2 * H), t('dec.b_hn', H)]))
-        model.W_s.weight.copy_(t('out.W_s', H, H))
-        model.W_c.weight.copy_(t('out.W_c', H, H))
-        model.W_c.bias.copy_(t('out.b', H))
-        model.vocab.weight.copy_(t('vocab.W', d['tgt_vocab'], H))
-        model.vocab.bias.copy_(t('vocab.b', d['tgt_vocab']))
+    load_bahdanau(model, t, E, H, d['tgt_vocab'])
     batches = []
     for b in d['batches']:
         src = torch.tensor(b['src'], dtype=torch.long)

@@ -56,7 +56,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from benchlib import BOS, EOS, SPECIALS, add_bahdanau, concat_scores, held_bias, maxrss_mb, openblas_corename
+from benchlib import BOS, EOS, SPECIALS, add_bahdanau, concat_scores, held_bias, load_bahdanau, maxrss_mb, openblas_corename
 
 RESERVED = len(SPECIALS)
 EMBED = 64
@@ -126,21 +126,7 @@ def load_attnzoo(model, params, hidden, embed):
         model.enc.weight_hh_l0.copy_(t('enc.fwd.U', 3 * H, H))
         model.enc.bias_ih_l0.copy_(t('enc.fwd.b', 3 * H))
         model.enc.bias_hh_l0.copy_(torch.cat([zeros, t('enc.fwd.b_hn', H)]))
-        model.init.weight.copy_(t('init.W', H, H))
-        model.init.bias.copy_(t('init.b', H))
-        model.W_q.weight.copy_(t('attn.W_q', H, H))
-        model.W_k.weight.copy_(t('attn.W_k', H, H))
-        model.b.copy_(t('attn.b', H))
-        model.v.copy_(t('attn.v', H))
-        model.dec.weight_ih.copy_(torch.cat([t('dec.W_0', 3 * H, embed), t('dec.W_1', 3 * H, H)], 1))
-        model.dec.weight_hh.copy_(t('dec.U', 3 * H, H))
-        model.dec.bias_ih.copy_(t('dec.b', 3 * H))
-        model.dec.bias_hh.copy_(torch.cat([zeros, t('dec.b_hn', H)]))
-        model.W_s.weight.copy_(t('out.W_s', H, H))
-        model.W_c.weight.copy_(t('out.W_c', H, H))
-        model.W_c.bias.copy_(t('out.b', H))
-        model.vocab.weight.copy_(t('vocab.W', V, H))
-        model.vocab.bias.copy_(t('vocab.b', V))
+    load_bahdanau(model, t, embed, H, V)
 
 
 def attnzoo_grads(model, hidden, embed):
