@@ -36,8 +36,8 @@ func lines(t testing.TB, path string) []string {
 }
 
 // The expected pieces were printed by spm_encode (SentencePiece 0.1.97,
-// Debian's sentencepiece package): 2,000 lines of Multi30k (German and
-// English) and 30 hand-written lines (auf einer, capitals, NFKC, CJK,
+// Debian's sentencepiece package): 2,000 sentences of public-domain books
+// (Alice in Wonderland in German and English) and 30 hand-written lines (auf einer, capitals, NFKC, CJK,
 // emoji, odd spaces, control characters, invalid UTF-8, literal <s> and
 // ▁, user-defined symbols) for each of four models; the older models'
 // hand-written lines; and a crafted BPE model's lines: it has an unused
@@ -46,7 +46,7 @@ func TestSentencePieceMatchesSpmEncode(t *testing.T) {
 	type fixture struct{ model, input, want string }
 	var cases []fixture
 	for _, m := range spmModels {
-		for _, text := range []string{"multi30k", "special"} {
+		for _, text := range []string{"text", "special"} {
 			cases = append(cases, fixture{"spm/" + m + ".model", "spm/" + text + ".txt", "spm/" + text + "." + m + ".pieces"})
 		}
 	}
@@ -73,26 +73,35 @@ func TestSentencePieceMatchesSpmEncode(t *testing.T) {
 }
 
 // TestSentencePieceDecode checks Decode against spm_decode: on spm_encode's
-// pieces of the Multi30k lines, which spm_decode turned back into the
-// lines themselves; on those of the hand-written lines; and on
-// hand-written pieces (leading and unknown ▁ pieces, <unk>, <s>, byte
-// pieces that do and do not spell UTF-8) for three models.
+// pieces of the book sentences, which spm_decode turned back into the
+// sentences themselves (into their case-folded form for unigram-1000,
+// whose nmt_nfkc_cf folds case: text.unigram-1000.decoded); on those of
+// the hand-written lines; and on hand-written pieces (leading and unknown
+// ▁ pieces, <unk>, <s>, byte pieces that do and do not spell UTF-8) for
+// three models.
 func TestSentencePieceDecode(t *testing.T) {
+	texts := lines(t, "spm/text.txt")
 	for _, m := range spmModels {
 		model := loadSPM(t, "spm/"+m+".model")
-		texts := lines(t, "spm/multi30k.txt")
-		for i, p := range lines(t, "spm/multi30k."+m+".pieces") {
-			if got := model.Decode(strings.Fields(p)); got != texts[i] {
-				t.Errorf("%s: line %d: Decode = %q, spm_decode printed %q", m, i+1, got, texts[i])
+		want := texts
+		if m == "unigram-1000" {
+			want = lines(t, "spm/text.unigram-1000.decoded")
+		}
+		if len(want) != len(texts) {
+			t.Fatalf("%s: %d lines, %d decoded", m, len(texts), len(want))
+		}
+		for i, p := range lines(t, "spm/text."+m+".pieces") {
+			if got := model.Decode(strings.Fields(p)); got != want[i] {
+				t.Errorf("%s: line %d: Decode = %q, spm_decode printed %q", m, i+1, got, want[i])
 			}
-			if got := model.Decode(model.Encode(texts[i])); got != texts[i] {
-				t.Errorf("%s: line %d: Decode(Encode(%q)) = %q", m, i+1, texts[i], got)
+			if got := model.Decode(model.Encode(texts[i])); got != want[i] {
+				t.Errorf("%s: line %d: Decode(Encode(%q)) = %q, want %q", m, i+1, texts[i], got, want[i])
 			}
 		}
-		want := lines(t, "spm/special."+m+".decoded")
+		special := lines(t, "spm/special."+m+".decoded")
 		for i, p := range lines(t, "spm/special."+m+".pieces") {
-			if got := model.Decode(strings.Fields(p)); got != want[i] {
-				t.Errorf("%s: special line %d: Decode = %q, spm_decode printed %q", m, i+1, got, want[i])
+			if got := model.Decode(strings.Fields(p)); got != special[i] {
+				t.Errorf("%s: special line %d: Decode = %q, spm_decode printed %q", m, i+1, got, special[i])
 			}
 		}
 	}
@@ -168,7 +177,7 @@ func FuzzSentencePieceEncode(f *testing.F) {
 	for _, l := range lines(f, "spm/special.txt") {
 		f.Add(l)
 	}
-	for _, l := range lines(f, "spm/multi30k.txt")[:20] {
+	for _, l := range lines(f, "spm/text.txt")[:20] {
 		f.Add(l)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
