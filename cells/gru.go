@@ -30,7 +30,8 @@ import (
 //	b_hn [H]         "b_hn"
 //
 // nn.GRU's b_ih, b_hh map to b = b_ih + [b_hh_r; b_hh_z; 0], b_hn = b_hh_n.
-// Matrices start U(−1/√H, 1/√H) as in PyTorch; biases at zero.
+// All are drawn through Config.Init (the default "pytorch": U(−1/√H, 1/√H)
+// as in PyTorch, biases too).
 type GRU struct {
 	core
 	Bhn *gx.Param

@@ -7,8 +7,8 @@ import "github.com/attnzoo/attnzoo/internal/gx"
 //	h' = tanh(Σ_j W_j x_j + U h + b)
 //
 // Parameters (after Config.Prefix): W_j [H, In_j] for each input j
-// ("W_0", "W_1", ...), U [H, H] ("U") and b [H] ("b"). Matrices start
-// U(−1/√H, 1/√H) as in PyTorch, the bias at zero.
+// ("W_0", "W_1", ...), U [H, H] ("U") and b [H] ("b"), drawn through
+// Config.Init (the default "pytorch": all U(−1/√H, 1/√H) as in PyTorch).
 type RNN struct{ core }
 
 var _ Cell = (*RNN)(nil)
