@@ -181,7 +181,7 @@ func printLearningTable(w io.Writer, dir string) error {
 	fmt.Fprintln(w, line)
 	fmt.Fprintln(w)
 	for i, r := range rows {
-		fmt.Fprintf(w, "init %s: attnzoo's 50-step mean loss within %.1f%% of PyTorch's at every window; BLEU after %d steps %.2f vs %.2f.\n",
+		fmt.Fprintf(w, "init %s: attnzoo's 50-step mean loss at most %.2f%% from PyTorch's in any window; BLEU after %d steps %.2f vs %.2f.\n",
 			r.init, 100*worst[i], r.trainSteps, r.zoo.bleu, r.torch.bleu)
 	}
 	fmt.Fprintf(w, "PyTorch: %s. diff: (attnzoo − PyTorch) ÷ PyTorch; BLEU: sacreBLEU's on the tokens as they are (tokenize none), greedy decoding.\n",
