@@ -286,9 +286,13 @@ func (d driver) describe(what string) string {
 }
 
 // checkBounds refuses runs no machine could hold: a tensor past the
-// address space, or sizes whose product overflows an int.
-func (e *Experiment) checkBounds(runs []*Run) error {
+// address space, or sizes whose product overflows an int. It stops with
+// ctx's error when ctx is done (a run's estimate can take ~0.1 s).
+func (e *Experiment) checkBounds(ctx context.Context, runs []*Run) error {
 	for _, r := range runs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		est := e.runEstimate(r)
 		in := e.runInput(r)
 		if est.Largest*in.Bytes <= maxTensorBytes && est.Total < math.MaxInt64 {
@@ -307,10 +311,14 @@ func (e *Experiment) checkBounds(runs []*Run) error {
 }
 
 // plan estimates every run and refuses a sweep that does not fit in limit
-// bytes with workers runs at once (limit 0: MemoryLimit's).
-func (e *Experiment) plan(runs []*Run, workers int, limit float64) (*Plan, error) {
+// bytes with workers runs at once (limit 0: MemoryLimit's). It stops with
+// ctx's error when ctx is done.
+func (e *Experiment) plan(ctx context.Context, runs []*Run, workers int, limit float64) (*Plan, error) {
 	p := &Plan{Runs: len(runs), Workers: min(workers, max(len(runs), 1))}
 	for _, r := range runs {
+		if err := ctx.Err(); err != nil {
+			return p, err
+		}
 		p.Each = append(p.Each, e.runEstimate(r))
 	}
 	p.Peak = peakWith(p.Each, p.Workers)

@@ -479,7 +479,7 @@ func (e *Experiment) validate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return e.checkBounds(runs)
+	return e.checkBounds(ctx, runs)
 }
 
 // validateTop checks the file's top-level keys: name, seeds, dtype and

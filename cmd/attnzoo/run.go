@@ -81,8 +81,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	}
 	e, err := experiments.LoadContext(ctx, file)
 	if err != nil {
-		if ctx.Err() != nil { // interrupted while a corpus was read for its size
-			return fmt.Errorf("run: %w", err)
+		if ctx.Err() != nil { // interrupted while a corpus was read for its size, or the runs checked
+			return fmt.Errorf("run: %s: interrupted while checking the experiment; nothing was written", file)
 		}
 		return usageError{err}
 	}
