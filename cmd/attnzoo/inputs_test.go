@@ -154,9 +154,12 @@ func TestSweepAlias(t *testing.T) {
 		{`["dot", "bahdanau", "general", "luong"]`, `"general" and "luong" name one component (general)`},
 		{`["dot", "dot"]`, `"dot" is listed twice`},
 	} {
-		dir := writeFixtures(t, map[string]string{"a.toml": "name = \"a\"\n[task]\nname = \"reverse\"\n[sweep]\nscorer = " + tc.list + "\n"})
+		// a few steps of a small model, so that a sweep that is not refused
+		// ends at once; scorer is on line 16
+		dir := writeFixtures(t, map[string]string{"a.toml": "name = \"a\"\n[task]\nname = \"reverse\"\nmax_len = 4\ntrain = 20\ndev = 4\ntest = 4\n" +
+			"[model]\nembed = 4\nhidden = 4\nattention = 4\n[train]\nsteps = 2\nbatch = 2\n[sweep]\nscorer = " + tc.list + "\n"})
 		_, errs, code := runCLI(t, "run", filepath.Join(dir, "a.toml"), "--out", filepath.Join(dir, "out"))
-		if code != 3 || !strings.Contains(errs, "a.toml:5: [sweep] scorer") || !strings.Contains(errs, tc.want) {
+		if code != 3 || !strings.Contains(errs, "a.toml:16: [sweep] scorer") || !strings.Contains(errs, tc.want) {
 			t.Errorf("%s: exit %d, %q; want 3 and %q", tc.list, code, errs, tc.want)
 		}
 	}
