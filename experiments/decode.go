@@ -135,6 +135,20 @@ type Decoded struct {
 	Score                float64
 	Unknown              []string // source tokens not in the vocabulary
 	SrcPieces, OutPieces []string
+	// Seen is the longest source the run was trained and scored on, in
+	// tokens, where the input is longer (0 otherwise, or when the run's
+	// checkpoint does not record it): attention learnt on short sources
+	// often fails past them.
+	Seen int
+}
+
+// longerThanSeen is the longest source the run saw where n tokens are
+// more, else 0.
+func (t *Trained) longerThanSeen(n int) int {
+	if seen := t.Model.Cfg.MaxSrcLen; seen > 0 && n > seen {
+		return seen
+	}
+	return 0
 }
 
 // Decode tokenizes input as the task does and decodes it with beam width
@@ -144,8 +158,8 @@ func (t *Trained) DecodeText(input string, beam int) (*Decoded, error) {
 	if len(toks) == 0 {
 		return nil, fmt.Errorf("experiments: the input has no tokens")
 	}
-	d := &Decoded{Src: toks}
 	ids := t.Src.Encode(toks)
+	d := &Decoded{Src: toks, Seen: t.longerThanSeen(len(ids))}
 	for i, id := range ids {
 		if id == tasks.UnkID {
 			d.Unknown = append(d.Unknown, toks[i])

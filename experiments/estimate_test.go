@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -123,7 +124,7 @@ func TestTyposRefused(t *testing.T) {
 		})
 	}
 	e, runs := correctTypoRuns(t)
-	p, err := e.plan(runs, 2, 64e9)
+	p, err := e.plan(context.Background(), runs, 2, 64e9)
 	if err != nil {
 		t.Fatalf("the correct file is refused: %v", err)
 	}
@@ -136,12 +137,12 @@ func TestTyposRefused(t *testing.T) {
 // refused with the advice to use one worker.
 func TestFewerWorkers(t *testing.T) {
 	e, runs := correctTypoRuns(t)
-	p, _ := e.plan(runs, 2, 1e15)
+	p, _ := e.plan(context.Background(), runs, 2, 1e15)
 	one, two := peakWith(p.Each, 1), peakWith(p.Each, 2)
 	if !(one < two) {
 		t.Fatalf("peak with one worker %g, two %g", one, two)
 	}
-	_, err := e.plan(runs, 2, (one+two)/2)
+	_, err := e.plan(context.Background(), runs, 2, (one+two)/2)
 	if err == nil || !strings.Contains(err.Error(), "--workers 1 would fit") {
 		t.Errorf("want the advice --workers 1, got %v", err)
 	}

@@ -208,6 +208,7 @@ type driver struct {
 	table, key string
 	value, def any // def nil: the task's default (the key left out)
 	without    float64
+	longest    string // the data's longest pair drives it (lengthDriver): what to say of it
 }
 
 // drivers ranks the keys of run r by how much putting each one's default
@@ -234,6 +235,9 @@ func (e *Experiment) drivers(r *Run, of func(Estimate) float64) []driver {
 		delete(c.Task, k)
 		out = append(out, driver{table: "task", key: k, value: r.Task[k], without: of(e.runEstimate(&c))})
 	}
+	if d, ok := e.lengthDriver(r, of); ok {
+		out = append(out, d)
+	}
 	kept := out[:0]
 	for _, d := range out {
 		if d.without < base/2 {
@@ -242,6 +246,31 @@ func (e *Experiment) drivers(r *Run, of func(Estimate) float64) []driver {
 	}
 	sort.SliceStable(kept, func(i, j int) bool { return kept[i].without < kept[j].without })
 	return kept
+}
+
+// lengthDriver is the data's longest pair as a driver of run r's
+// estimate, where the task tells where it is (tsv): its key is the option
+// naming the pair's file, and without is the estimate with no source or
+// target longer than twice the mean of the other pairs.
+func (e *Experiment) lengthDriver(r *Run, of func(Estimate) float64) (driver, bool) {
+	in := e.runInput(r)
+	d := in.Data
+	n := float64(d.Train + d.Dev + d.Test)
+	if !in.DataKnown || d.Longest == "" || n < 2 {
+		return driver{}, false
+	}
+	others := func(mean float64, longest int) float64 { return (mean*n - float64(longest)) / (n - 1) }
+	c := in
+	c.Data.MaxSrc = min(d.MaxSrc, max(int(math.Ceil(2*others(d.MeanSrc, d.MaxSrc))), 1))
+	c.Data.MaxTgt = min(d.MaxTgt, max(int(math.Ceil(2*others(d.MeanTgt, d.MaxTgt))), 1))
+	maxLen := "0: no limit"
+	if v, ok := r.Task["max_len"]; ok {
+		maxLen = fmt.Sprint(v)
+	}
+	note := fmt.Sprintf("the longest pair, %s, drives it: %d source and %d target tokens; with none longer than %d and %d (twice the other pairs' mean) the run would be ~%%s; "+
+		"[task] max_len (now %s) drops longer training pairs, dev and test are scored whole: shorten or remove the line",
+		d.Longest, d.MaxSrc, d.MaxTgt, c.Data.MaxSrc, c.Data.MaxTgt, maxLen)
+	return driver{table: "task", key: d.LongestKey, without: of(estimate(c)), longest: note}, true
 }
 
 // isInteger reports whether a task option's value is an integer (TOML's
@@ -278,6 +307,9 @@ func (e *Experiment) keyError(r *Run, d driver, msg string) error {
 
 // describe says what a driver is and what its default would give.
 func (d driver) describe(what string) string {
+	if d.longest != "" {
+		return fmt.Sprintf(d.longest, humanBytes(d.without))
+	}
 	def := fmt.Sprintf("with %s = %v (the default)", d.key, d.def)
 	if d.def == nil {
 		def = fmt.Sprintf("without %s (the task's default)", d.key)
@@ -286,9 +318,13 @@ func (d driver) describe(what string) string {
 }
 
 // checkBounds refuses runs no machine could hold: a tensor past the
-// address space, or sizes whose product overflows an int.
-func (e *Experiment) checkBounds(runs []*Run) error {
+// address space, or sizes whose product overflows an int. It stops with
+// ctx's error when ctx is done (a run's estimate can take ~0.1 s).
+func (e *Experiment) checkBounds(ctx context.Context, runs []*Run) error {
 	for _, r := range runs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		est := e.runEstimate(r)
 		in := e.runInput(r)
 		if est.Largest*in.Bytes <= maxTensorBytes && est.Total < math.MaxInt64 {
@@ -307,10 +343,14 @@ func (e *Experiment) checkBounds(runs []*Run) error {
 }
 
 // plan estimates every run and refuses a sweep that does not fit in limit
-// bytes with workers runs at once (limit 0: MemoryLimit's).
-func (e *Experiment) plan(runs []*Run, workers int, limit float64) (*Plan, error) {
+// bytes with workers runs at once (limit 0: MemoryLimit's). It stops with
+// ctx's error when ctx is done.
+func (e *Experiment) plan(ctx context.Context, runs []*Run, workers int, limit float64) (*Plan, error) {
 	p := &Plan{Runs: len(runs), Workers: min(workers, max(len(runs), 1))}
 	for _, r := range runs {
+		if err := ctx.Err(); err != nil {
+			return p, err
+		}
 		p.Each = append(p.Each, e.runEstimate(r))
 	}
 	p.Peak = peakWith(p.Each, p.Workers)

@@ -69,8 +69,11 @@ func (e *Experiment) runWithReport(ctx context.Context, opt Options, hook func(P
 		log = io.Discard
 	}
 	workers := max(opt.Workers, 1)
-	plan, err := e.plan(mine, workers, opt.MaxMemory)
+	plan, err := e.plan(ctx, mine, workers, opt.MaxMemory)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("experiments: interrupted while estimating the runs' memory; nothing was written")
+		}
 		return nil, err
 	}
 	fmt.Fprintf(log, "attnzoo: %s: %s → %s\n", e.File, plan, dir)

@@ -164,7 +164,10 @@ type Error struct {
 	Line int
 	Key  string
 	Msg  string
+	Err  error // the cause, where another package found it (a data file's tasks.DataError)
 }
+
+func (e *Error) Unwrap() error { return e.Err }
 
 func (e *Error) Error() string {
 	var b strings.Builder
@@ -479,7 +482,7 @@ func (e *Experiment) validate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return e.checkBounds(runs)
+	return e.checkBounds(ctx, runs)
 }
 
 // validateTop checks the file's top-level keys: name, seeds, dtype and
@@ -622,6 +625,12 @@ func (e *Experiment) taskError(task string, err error) error {
 	var ke *tasks.KeyError // captioning's KeyError is the same type
 	if errors.As(err, &ke) && len(ke.Keys) > 0 {
 		return e.errf("task", ke.Keys[0], "%s", msg)
+	}
+	var de *tasks.DataError // a data file's fault: at the key naming the file
+	if errors.As(err, &de) && de.Key != "" {
+		x := e.errf("task", de.Key, "%s", msg).(*Error)
+		x.Err = err
+		return x
 	}
 	keys := make([]string, 0, len(e.Task))
 	for k := range e.Task {

@@ -104,6 +104,9 @@ func (e *Experiment) axes() ([]axis, error) {
 				return nil, e.errf("sweep", quoteIfDotted(k), "values must be numbers, strings or booleans, got %v", x)
 			}
 		}
+		if err := e.checkDistinct(k, full, list); err != nil {
+			return nil, err
+		}
 		out = append(out, axis{key: k, full: full, values: list})
 	}
 	for i := range out {
@@ -121,6 +124,29 @@ func (e *Experiment) axes() ([]axis, error) {
 		return out[i].key < out[j].key
 	})
 	return out, nil
+}
+
+// checkDistinct refuses an axis that names one value twice, also through
+// an alias (scorer = ["concat", "additive"]): its runs would train one
+// model twice and compare it with itself.
+func (e *Experiment) checkDistinct(k, full string, list []any) error {
+	seen := map[string]any{}
+	for _, x := range list {
+		id := fmt.Sprint(x)
+		if name, ok := x.(string); ok && full == "model.scorer" {
+			if c, ok := scorers.Canonical(name); ok {
+				id = c
+			}
+		}
+		if first, ok := seen[id]; ok {
+			if fmt.Sprint(first) == fmt.Sprint(x) {
+				return e.errf("sweep", quoteIfDotted(k), "%q is listed twice: its runs would train one model twice", fmt.Sprint(x))
+			}
+			return e.errf("sweep", quoteIfDotted(k), "%q and %q name one component (%s): its runs would train one model twice and compare it with itself", first, x, id)
+		}
+		seen[id] = x
+	}
+	return nil
 }
 
 func quoteIfDotted(k string) string {

@@ -22,6 +22,9 @@ type TranslateOptions struct {
 type Translated struct {
 	Lines   []string // one output line per input line
 	Unknown int      // input lines with a token not in the vocabulary (read as <unk>)
+	// Longer counts the input lines longer than every source the run was
+	// trained and scored on, Seen tokens at most (Decoded.Seen).
+	Longer, Seen int
 }
 
 // Translate translates lines, one sentence each, as the run's own
@@ -54,6 +57,9 @@ func (t *Trained) Translate(ctx context.Context, lines []string, o TranslateOpti
 				out.Unknown++
 				break
 			}
+		}
+		if seen := t.longerThanSeen(len(ids[i])); seen > 0 {
+			out.Longer, out.Seen = out.Longer+1, seen
 		}
 		if n, limited := t.Model.MaxSrcLen(); limited && len(ids[i]) > n {
 			return nil, fmt.Errorf("experiments: line %d has %d tokens; this %s-scorer model handles at most %d", i+1, len(ids[i]), t.Model.Cfg.Scorer, n)

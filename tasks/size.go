@@ -24,6 +24,11 @@ type Size struct {
 	// DataBytes is what the loaded data holds in memory, where the task
 	// can tell (tsv); 0: the estimate models it from the lengths.
 	DataBytes int64
+
+	// Longest is where the longest source or target is, "file:line", and
+	// LongestKey the option naming that file (tsv's train, dev, test or
+	// path); "" where the task cannot tell.
+	Longest, LongestKey string
 }
 
 // Sizer is implemented by tasks that can tell their Size before Load.

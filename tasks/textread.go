@@ -59,6 +59,7 @@ type pairReader struct {
 	names  [2]string // the files: a TSV's name twice
 	lines  [2]*lineReader
 	files  []*os.File
+	key    string // the task option naming the split (train, dev, test, path), for errors
 	tsv    bool
 	strict bool     // an empty line is an error (fixed splits), not skipped
 	header []string // a TSV's line 1 made of two of these (any case) is a header, refused
@@ -106,7 +107,7 @@ func (p *pairReader) close() {
 
 // errf is an error at the current line of file i: "tasks: tsv: data/train.de:17: ...".
 func (p *pairReader) errf(i int, format string, args ...any) error {
-	return fmt.Errorf("tasks: tsv: %s:%d: %s", p.names[i], p.lines[i].line, fmt.Sprintf(format, args...))
+	return &DataError{Task: "tsv", Key: p.key, File: p.names[i], Line: p.lines[i].line, Msg: fmt.Sprintf(format, args...)}
 }
 
 // next reads the next pair into p.a and p.b; false at the end of the
@@ -253,6 +254,7 @@ type textReader struct {
 	tab     [2]typeTable
 	ids     [2][]uint32     // the current pair's
 	add     [2]func([]byte) // appends a token's id to ids (made once: a closure made per line would be garbage)
+	at      *pairReader     // the split being read: the current pair's files and line
 }
 
 func newTextReader(ctx context.Context, f TSVFormat, newTok [2]func() TokenFunc) *textReader {
@@ -291,6 +293,7 @@ func (tr *textReader) read(p *pairReader, fn func(src, tgt []uint32) error) erro
 				return p.errf(c, "%s is empty after normalisation", name)
 			}
 		}
+		tr.at = p
 		if err := fn(tr.ids[0], tr.ids[1]); err != nil {
 			return err
 		}

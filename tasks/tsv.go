@@ -158,7 +158,7 @@ func newTSV(opts Options) (Task, error) {
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
-	keys := [4]string{"train", "dev", "test", "path"}
+	keys := splitKeys
 	paths := [4]string{t.files[0], t.files[1], t.files[2], t.path}
 	for i, p := range paths {
 		if p == "" {
@@ -180,6 +180,10 @@ func newTSV(opts Options) (Task, error) {
 	}
 	return t, nil
 }
+
+// splitKeys are the options naming split i's file (3: the one file split
+// at random).
+var splitKeys = [4]string{"train", "dev", "test", "path"}
 
 // splitKey is train, dev or test as given: a path or a fraction.
 type splitKey struct {
@@ -264,6 +268,7 @@ func (t *tsvTask) open(ctx context.Context, i int) (*pairReader, error) {
 		return nil, fmt.Errorf("tasks: tsv: %w", err)
 	}
 	p.strict = i < 3
+	p.key = splitKeys[i]
 	p.header = []string{t.srcLang, t.tgtLang}
 	return p, nil
 }

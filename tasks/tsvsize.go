@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"sync"
@@ -65,18 +66,26 @@ func (t *tsvTask) scan(ctx context.Context) (Size, error) {
 		longest [2]int
 		counts  [2][]uint32 // by type: occurrences in training (random: everywhere)
 		lens    [][2]int    // the test split's, for test_align
+		dropped int         // training pairs max_len drops
+		longAt  [2]string   // where each side's longest is: file:line
+		longKey [2]string   // the option naming that file
 	)
 	// count counts a pair of split i (3: path, counted as training)
 	count := func(i int) func(src, tgt []uint32) error {
 		return func(src, tgt []uint32) error {
 			if t.tooLong(i, src, tgt) {
+				dropped++
 				return nil
 			}
 			split := i % 3
 			pairs[split]++
 			for side, ids := range [2][]uint32{src, tgt} {
 				tokens[side] += len(ids)
-				longest[side] = max(longest[side], len(ids))
+				if len(ids) > longest[side] {
+					longest[side] = len(ids)
+					p := tr.at
+					longAt[side], longKey[side] = fmt.Sprintf("%s:%d", p.names[side], p.line), p.key
+				}
 				if split == 0 {
 					for len(counts[side]) < len(tr.tab[side].types) {
 						counts[side] = append(counts[side], 0)
@@ -113,11 +122,19 @@ func (t *tsvTask) scan(ctx context.Context) (Size, error) {
 		}
 	}
 	s := Size{Train: pairs[0], Dev: pairs[1], Test: pairs[2], MaxSrc: longest[0], MaxTgt: longest[1]}
+	long := 0
+	if longest[1] > longest[0] {
+		long = 1
+	}
+	s.Longest, s.LongestKey = longAt[long], longKey[long]
 	all := pairs[0] + pairs[1] + pairs[2]
 	if t.path != "" {
 		s.Test = int(math.Round(t.test * float64(all)))
 		s.Dev = int(math.Round(t.dev * float64(all)))
 		s.Train = max(all-s.Test-s.Dev, 0)
+	}
+	if err := t.checkEmpty(s, all, dropped); err != nil {
+		return Size{}, err
 	}
 	if all > 0 {
 		s.MeanSrc, s.MeanTgt = float64(tokens[0])/float64(all), float64(tokens[1])/float64(all)
@@ -144,4 +161,44 @@ func (t *tsvTask) scan(ctx context.Context) (Size, error) {
 	}
 	s.DataBytes = int64(held)
 	return s, nil
+}
+
+// checkEmpty refuses a split that would hold no pairs (s as scan counts
+// it; all pairs kept, dropped by max_len): every split is needed, dev for
+// the evaluations during training and test for the final scores. With
+// fixed splits it names the split's file; with one file split at random,
+// the fraction that rounds to nothing (the pairs counted bound the source
+// sentences Load splits from, so no split Load fills is refused).
+func (t *tsvTask) checkEmpty(s Size, all, dropped int) error {
+	names := [3]string{"training", "dev", "test"}
+	if t.path != "" {
+		if all == 0 {
+			return t.emptyErr(3, "holds no pairs", dropped)
+		}
+		for i, n := range [3]int{s.Train, s.Dev, s.Test} {
+			if n == 0 {
+				return &DataError{Task: "tsv", Key: splitKeys[min(i, 2)], File: t.path,
+					Msg: fmt.Sprintf("%d pairs leave the %s split empty (dev = %v, test = %v): every split needs some", all, names[i], t.dev, t.test)}
+			}
+		}
+		return nil
+	}
+	for i, n := range [3]int{s.Train, s.Dev, s.Test} {
+		if n == 0 {
+			return t.emptyErr(i, fmt.Sprintf("the %s split holds no pairs: every split needs some (dev is evaluated during training, test at the end)", names[i]), dropped)
+		}
+	}
+	return nil
+}
+
+// emptyErr is the error of split i's file holding no pairs.
+func (t *tsvTask) emptyErr(i int, msg string, dropped int) error {
+	file := [4]string{t.files[0], t.files[1], t.files[2], t.path}[i]
+	if t.pair[i] {
+		file = file + "." + t.srcLang + " and " + file + "." + t.tgtLang
+	}
+	if (i == 0 || i == 3) && dropped > 0 {
+		msg += fmt.Sprintf(" (max_len %d dropped all %d, longer than it)", t.maxLen, dropped)
+	}
+	return &DataError{Task: "tsv", Key: splitKeys[i], File: file, Msg: msg}
 }

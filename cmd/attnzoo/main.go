@@ -5,8 +5,8 @@
 // scores any system's outputs, learns BPE subwords and times the engine
 // (the commands table below).
 //
-// main only parses and calls run, so every command is testable; usage errors
-// exit 2, runtime errors exit 1.
+// main only parses and calls run, so every command is testable; the exit
+// statuses are exitCode's (docs/cli.md, "Exit status").
 package main
 
 import (
@@ -20,6 +20,9 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/attnzoo/attnzoo/experiments"
+	"github.com/attnzoo/attnzoo/tasks"
 )
 
 func main() {
@@ -85,18 +88,44 @@ func parseNoArgs(fs *flag.FlagSet, cmd string, args []string) (help bool, err er
 	return false, nil
 }
 
-// exitCode prints err, if any, and maps it to the exit status of the CLI
-// contract: 0 success, 1 runtime error, 2 usage error.
+// configError marks an error in the experiment file (exit status 3).
+type configError struct{ err error }
+
+func (e configError) Error() string { return e.err.Error() }
+func (e configError) Unwrap() error { return e.err }
+
+// The exit statuses of the CLI (docs/cli.md, "Exit status").
+const (
+	exitRuntime = 1 // a failure while working: a run failed, a file could not be written, interrupted
+	exitUsage   = 2 // the command line: a flag, an argument, the command
+	exitConfig  = 3 // the experiment file: its syntax, a key, a value, a sweep that cannot fit
+	exitData    = 4 // a data file's content: a bad or over-long line, an empty split
+)
+
+// exitCode prints err, if any, and maps it to its exit status: 0 success,
+// else the first class that err is, in the order usage, data (a
+// tasks.DataError, also when an experiment-file error carries one),
+// configuration (an experiments.Error, or a file marked so), runtime.
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
 	fmt.Fprintln(stderr, "attnzoo:", err)
-	var u usageError
-	if errors.As(err, &u) {
-		return 2
+	var (
+		u usageError
+		d *tasks.DataError
+		c configError
+		x *experiments.Error
+	)
+	switch {
+	case errors.As(err, &u):
+		return exitUsage
+	case errors.As(err, &d):
+		return exitData
+	case errors.As(err, &c), errors.As(err, &x):
+		return exitConfig
 	}
-	return 1
+	return exitRuntime
 }
 
 type command struct {

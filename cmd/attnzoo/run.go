@@ -81,10 +81,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 	}
 	e, err := experiments.LoadContext(ctx, file)
 	if err != nil {
-		if ctx.Err() != nil { // interrupted while a corpus was read for its size
-			return fmt.Errorf("run: %w", err)
+		if ctx.Err() != nil { // interrupted while a corpus was read for its size, or the runs checked
+			return fmt.Errorf("run: %s: interrupted while checking the experiment; nothing was written", file)
 		}
-		return usageError{err}
+		return configError{err}
 	}
 	if err := chooseDevice(e, *dev); err != nil {
 		return err
@@ -140,16 +140,16 @@ func checkDevice(from, choice string) error {
 	return nil
 }
 
-// drawFigures redraws a results folder's figures and report.html; a
-// failure is reported but does not fail a finished sweep, a signal does.
+// drawFigures redraws a results folder's figures and report.html. A
+// failure (a file that cannot be written) or a signal fails the command
+// (exit status 1), every run being finished.
 func drawFigures(ctx context.Context, dir string, log io.Writer) error {
 	set, err := experiments.DrawFiguresContext(ctx, dir, experiments.Plots{})
 	if ctx.Err() != nil {
 		return fmt.Errorf("interrupted while drawing figures; every run is finished: `attnzoo plot %s` (or run again with --resume) draws them", dir)
 	}
 	if err != nil {
-		fmt.Fprintf(log, "attnzoo: figures: %v\n", err)
-		return nil
+		return fmt.Errorf("run: every run is finished, but drawing the figures and report failed: %w; `attnzoo plot %s` draws them again", err, dir)
 	}
 	n := 0
 	for _, s := range set.Sections {
@@ -228,6 +228,9 @@ func cmdDecode(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if dir == "" || *input == "" {
 		return usagef(`decode: want RUN_DIR and --input "..."`)
 	}
+	if *beam < 0 || flagGiven(fs, "beam") && *beam < 1 {
+		return usagef("decode: --beam must be >= 1, got %d", *beam)
+	}
 	t, done, err := loadRunOn("decode", dir, *dev, stderr)
 	if err != nil {
 		return err
@@ -240,8 +243,20 @@ func cmdDecode(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(d.Unknown) > 0 {
 		fmt.Fprintf(stderr, "attnzoo: decode: not in the vocabulary (read as <unk>): %s\n", strings.Join(d.Unknown, " "))
 	}
+	if d.Seen > 0 {
+		n := len(d.Src)
+		if d.SrcPieces != nil {
+			n = len(d.SrcPieces)
+		}
+		fmt.Fprintf(stderr, "attnzoo: decode: warning: the input's %d tokens are longer than %s\n", n, seenNote(d.Seen))
+	}
 	printAlignment(stdout, d)
 	return nil
+}
+
+// seenNote says what an input longer than seen tokens is longer than.
+func seenNote(seen int) string {
+	return fmt.Sprintf("any source the run was trained or scored on (%d tokens at most): attention often fails past the lengths it learnt on", seen)
 }
 
 // loadRunOn loads the run in dir for command cmd (decode, translate) with

@@ -371,3 +371,47 @@ func TestSigtermCorpus(t *testing.T) {
 		}
 	}
 }
+
+// TestSigtermPreRunCheck sends SIGTERM while the runs of a sweep of 60
+// hidden sizes are checked before anything trains (each run's memory is
+// estimated by building its graphs: ~0.1–0.5 s a run here, so tens of
+// seconds in all). The process exits within the 2 s of the
+// signal (the time is logged), with status 1 (runtime: interrupted),
+// before the plan line, and writes no results folder.
+func TestSigtermPreRunCheck(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	bin := buildCLI(t)
+	dir := t.TempDir()
+	hidden := make([]string, 60)
+	for i := range hidden {
+		hidden[i] = strconv.Itoa(8 + 2*i)
+	}
+	exp := filepath.Join(dir, "check.toml")
+	os.WriteFile(exp, []byte("name = \"check\"\n[task]\nname = \"reverse\"\nmax_len = 6\nvocab = 10\ntrain = 50\ndev = 10\ntest = 10\n"+
+		"[model]\nembed = 8\nattention = 16\n[train]\nsteps = 1\nbatch = 4\n[sweep]\n\"model.hidden\" = ["+strings.Join(hidden, ", ")+"]\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	p := start(t, bin, "run", exp, "--out", out, "--workers", "1", "--max-memory", "100GB")
+	time.Sleep(1500 * time.Millisecond)
+	if strings.Contains(p.output(), "60 runs") {
+		t.Fatalf("the pre-run check ended within 1.5 s: the signal would not fall in it\n%s", p.output())
+	}
+	took := p.stop(t, syscall.SIGTERM)
+	t.Logf("SIGTERM in the pre-run check: exited after %v", took.Round(time.Millisecond))
+	if strings.Contains(p.output(), "60 runs") {
+		t.Errorf("the signal came after the pre-run check:\n%s", p.output())
+	}
+	if took > 2*time.Second {
+		t.Errorf("exited %v after SIGTERM in the pre-run check, want ≤ 2 s", took)
+	}
+	if code := p.cmd.ProcessState.ExitCode(); code != 1 {
+		t.Errorf("exit status %d, want 1 (interrupted)\n%s", code, p.output())
+	}
+	if !strings.Contains(p.output(), "interrupted") {
+		t.Errorf("no word of the interruption:\n%s", p.output())
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("an interrupted check wrote %s", out)
+	}
+}

@@ -35,7 +35,7 @@ func cmdTranslate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return usagef("translate: want RUN_DIR")
 	case fs.NArg() > 1 || fs.NArg() == 1 && fs.Arg(0) != dir:
 		return usagef("translate: unexpected argument %q (the input goes in --input)", fs.Arg(fs.NArg()-1))
-	case *beam < 0:
+	case *beam < 0 || flagGiven(fs, "beam") && *beam < 1:
 		return usagef("translate: --beam must be >= 1, got %d", *beam)
 	case *batch < 0:
 		return usagef("translate: --batch must be >= 1, got %d", *batch)
@@ -78,6 +78,9 @@ func cmdTranslate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "; %d with tokens not in the vocabulary (read as <unk>)", tr.Unknown)
 	}
 	fmt.Fprintln(stderr)
+	if tr.Longer > 0 {
+		fmt.Fprintf(stderr, "attnzoo: translate: warning: %d lines are longer than %s\n", tr.Longer, seenNote(tr.Seen))
+	}
 	return nil
 }
 
