@@ -730,7 +730,7 @@ func checkSizes(m Model, t Train, d Decode, errf settingErrf) error {
 		table, key string
 		v          int
 	}{
-		{"model", "embed", m.Embed}, {"model", "hidden", m.Hidden}, {"model", "attention", m.Attention},
+		{"model", "embed", m.Embed}, {"model", "hidden", m.Hidden},
 		{"train", "steps", t.Steps}, {"train", "batch", t.Batch}, {"train", "eval_every", t.EvalEvery},
 		{"train", "eval_size", t.EvalSize}, {"decode", "beam", d.Beam},
 	}
@@ -738,6 +738,9 @@ func checkSizes(m Model, t Train, d Decode, errf settingErrf) error {
 		if p.v <= 0 {
 			return errf(p.table, p.key, "must be > 0, got %d", p.v)
 		}
+	}
+	if m.Attention < 0 {
+		return errf("model", "attention", "must be ≥ 0 (0: the hidden size), got %d", m.Attention)
 	}
 	mc := m.Config.OwnSettings() // the checks package seq2seq makes of a model before any data
 	mc.Lambda = t.Lambda

@@ -65,10 +65,13 @@ type Config struct {
 // DefaultConfig is the model an experiment file's [model] table starts
 // from, before its keys: a GRU birnn encoder, the Bahdanau decoder and the
 // dot scorer with softmax, the decoder starting from the encoder's final
-// state, at a small size.
+// state, at a small size; the attention size A left at 0, so that it
+// follows hidden (Resolve) unless the file sets it. (It was 64 whatever
+// hidden was: a file setting hidden = 256 alone got A = 64, not the model
+// of PyTorch's references, which take A = hidden.)
 func DefaultConfig() Config {
 	return Config{Cell: "gru", Encoder: "birnn", Decoder: "bahdanau", Scorer: "dot", Normalizer: "softmax",
-		Init: "final", Embed: 32, Hidden: 64, Attention: 64}
+		Init: "final", Embed: 32, Hidden: 64}
 }
 
 // FieldError is a configuration error about one field, named by its key.
