@@ -1,6 +1,10 @@
 package tasks
 
 import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
 	"unicode"
 	"unicode/utf8"
 )
@@ -197,4 +201,45 @@ func (t *tokenizer) chars(chunk []byte, yield func([]byte)) {
 		yield(chunk[t.at[i]:t.at[j]])
 		i = j
 	}
+}
+
+// TokenizeLines writes the tokens f gives each line of r to w, separated
+// by single spaces, one line out for each line in (an empty line for a
+// blank one): the tokens the tsv task reads from one side of its files
+// with format f, so that BPE codes learned on the output (attnzoo bpe
+// learn) are learned on those tokens. Lines are read as the task reads
+// them: a "\r\n" end and line 1's byte order mark are dropped. Invalid
+// UTF-8 is an error naming the line (name stands for r).
+func TokenizeLines(ctx context.Context, r io.Reader, name string, w io.Writer, f TSVFormat) error {
+	lr, bw, tok := newLineReader(r), bufio.NewWriter(w), f.NewTokenFunc()
+	for {
+		line, err := lr.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("tasks: tokenize: %s:%d: %w", name, lr.line+1, err)
+		}
+		if lr.line%4096 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if !utf8.Valid(line) {
+			return fmt.Errorf("tasks: tokenize: %s:%d: invalid UTF-8", name, lr.line)
+		}
+		first := true
+		tok(line, func(t []byte) {
+			if !first {
+				bw.WriteByte(' ')
+			}
+			bw.Write(t)
+			first = false
+		})
+		if err := bw.WriteByte('\n'); err != nil {
+			return fmt.Errorf("tasks: tokenize: %w", err)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("tasks: tokenize: %w", err)
+	}
+	return nil
 }

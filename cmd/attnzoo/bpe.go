@@ -82,7 +82,8 @@ func writeFileWhole(path string, write func(io.Writer) error) error {
 func bpeLearn(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, iof := bpeFlags("bpe learn", stderr,
 		"usage: attnzoo bpe learn --symbols N [--min-frequency 2] [-i train.txt] [-o codes]",
-		"Learns BPE merges on whitespace-tokenized text as subword-nmt learn-bpe 0.3.8 does; writes its codes file.")
+		"Learns BPE merges on whitespace-tokenized text as subword-nmt learn-bpe 0.3.8 does; writes its codes file.",
+		"Where it stops before --symbols merges it says why on standard error, as subword-nmt does.")
 	var o subword.LearnOptions
 	fs.IntVar(&o.Symbols, "symbols", 10000, "merge operations to learn")
 	fs.IntVar(&o.MinFrequency, "min-frequency", 2, "stop when no pair of symbols occurs this often")
@@ -93,6 +94,7 @@ func bpeLearn(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if o.Symbols < 0 {
 		return usagef("bpe learn: --symbols must be >= 0, got %d", o.Symbols)
 	}
+	o.Log = stderr // an early stop, as subword-nmt reports it
 	return iof.run(stdout, func(r io.Reader, name string, w io.Writer) error {
 		return subword.Learn(ctx, r, name, w, o)
 	})

@@ -144,6 +144,7 @@ var commands = map[string]command{
 	"plot":      {cmdPlot, "redraw every figure and report.html of a results folder"},
 	"bpe":       {cmdBPE, "learn, apply and undo BPE subwords (subword-nmt's codes and @@)"},
 	"spm":       {cmdSPM, "encode and decode with SentencePiece models (spm_encode, spm_decode)"},
+	"tokenize":  {cmdTokenize, "tokenize text as the tsv task does (its word, space and char tokenizers)"},
 	"bench":     {cmdBench, "time training and decoding on the toy-reverse speed anchor"},
 	"devices":   {cmdDevices, "list the devices runs can use: cpu and the OpenCL platforms' devices"},
 }

@@ -174,14 +174,36 @@ func (b *BPE) Line(line string) string {
 }
 
 // Apply segments every line of r into w (name stands for r in errors).
+// Lines end where subword-nmt apply-bpe 0.3.8 ends them (pyLine), on
+// standard input as in a file: a "\r\n" is kept, as it keeps it.
 func (b *BPE) Apply(ctx context.Context, r io.Reader, name string, w io.Writer) error {
-	return eachLine(ctx, r, name, w, b.Line)
+	return eachLine(ctx, r, name, w, true, b.Line)
 }
 
-// eachLine writes f of every line of r (its "\n" included) to w.
-func eachLine(ctx context.Context, r io.Reader, name string, w io.Writer, f func(string) string) error {
-	br := bufio.NewReader(r)
+// eachLine writes f of every line of r (its "\n" included) to w; with py,
+// each "\n"-ended line is cut further where Python's str.splitlines cuts
+// (pyLine). Errors name r's line (to "\n").
+func eachLine(ctx context.Context, r io.Reader, name string, w io.Writer, py bool, f func(string) string) error {
 	bw := bufio.NewWriter(w)
+	err := readLines(ctx, r, name, py, func(line string) error {
+		if _, err := bw.WriteString(f(line)); err != nil {
+			return fmt.Errorf("subword: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("subword: %w", err)
+	}
+	return nil
+}
+
+// readLines calls f with every line of r, its end of line included, as
+// eachLine cuts them; invalid UTF-8 is an error naming the line.
+func readLines(ctx context.Context, r io.Reader, name string, py bool, f func(string) error) error {
+	br := bufio.NewReader(r)
 	for n := 1; ; n++ {
 		line, err := br.ReadString('\n')
 		if err != nil && err != io.EOF {
@@ -193,15 +215,42 @@ func eachLine(ctx context.Context, r io.Reader, name string, w io.Writer, f func
 		if !utf8.ValidString(line) {
 			return fmt.Errorf("subword: %s:%d: invalid UTF-8", name, n)
 		}
-		if _, werr := bw.WriteString(f(line)); werr != nil {
-			return fmt.Errorf("subword: %w", werr)
+		for rest := line; rest != ""; {
+			part := rest
+			if rest = ""; py {
+				part, rest = pyLine(part)
+			}
+			if ferr := f(part); ferr != nil {
+				return ferr
+			}
 		}
 		if err == io.EOF {
-			break
+			return nil
 		}
 	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("subword: %w", err)
+}
+
+// pyLine cuts the first line off s as subword-nmt 0.3.8 reads its input,
+// through Python's codecs.StreamReader (codecs.open, codecs.getreader),
+// whose readline ends a line where str.splitlines does and keeps the end:
+// after "\n", "\r\n", a lone "\r", "\v", "\f", the separators U+001C–U+001E,
+// U+0085, U+2028 and U+2029. So "a\rb\n" is two lines, "a\r" and "b\n".
+func pyLine(s string) (line, rest string) {
+	for i := 0; i < len(s); {
+		c, size := rune(s[i]), 1
+		if c >= utf8.RuneSelf {
+			c, size = utf8.DecodeRuneInString(s[i:])
+		}
+		switch c {
+		case '\r':
+			if i+1 < len(s) && s[i+1] == '\n' {
+				size = 2
+			}
+			fallthrough
+		case '\n', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+			return s[:i+size], s[i+size:]
+		}
+		i += size
 	}
-	return nil
+	return s, ""
 }

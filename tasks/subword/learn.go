@@ -3,7 +3,6 @@ package subword
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -22,6 +21,11 @@ type LearnOptions struct {
 	Symbols      int  // --symbols: merge operations to learn (subword-nmt's default is 10000)
 	MinFrequency int  // --min-frequency: stop when no pair is this frequent (subword-nmt's default is 2)
 	TotalSymbols bool // --total-symbols: subtract the number of distinct characters from Symbols
+
+	// Log, if not nil, gets the lines learn_bpe.py writes to standard
+	// error: --total-symbols' three counts, and where learning stops before
+	// Symbols merges, why ("no pair has frequency >= 2. Stopping").
+	Log io.Writer
 }
 
 // pair is two adjacent symbols.
@@ -35,11 +39,13 @@ type pair struct{ a, b string }
 //
 // Words are what lines hold between ASCII spaces, after "\r\n " is
 // stripped from each end of the line (as learn_bpe.py reads them; tabs stay
-// inside words). The algorithm is learn_bpe.py's, step for step, including
+// inside words); lines end where subword-nmt 0.3.8's reader ends them
+// (pyLine: a lone "\r" or a U+2028 ends one too). The algorithm is learn_bpe.py's, step for step, including
 // its pruning of rare pairs and its tie-break (among pairs of equal
 // frequency the greatest (first, second) in code-point order wins), so the
 // codes are byte-identical to its output. Where learn_bpe.py fails (a text
-// without any pair of characters), Learn writes the header alone.
+// without any pair of characters, ValueError), Learn writes the header
+// alone, and to Log "no pair of symbols left. Stopping".
 func Learn(ctx context.Context, r io.Reader, name string, w io.Writer, o LearnOptions) error {
 	if o.Symbols < 0 {
 		return fmt.Errorf("subword: learn: symbols must be >= 0, got %d", o.Symbols)
@@ -60,9 +66,12 @@ func Learn(ctx context.Context, r io.Reader, name string, w io.Writer, o LearnOp
 			}
 			final[wd[len(wd)-1]] = true
 		}
+		o.logf("Number of word-internal characters: %d\n", len(internal))
+		o.logf("Number of word-final characters: %d\n", len(final))
+		o.logf("Reducing number of merge operations by %d\n", len(internal)+len(final))
 		numSymbols -= len(internal) + len(final)
 	}
-	err = l.run(ctx, numSymbols, o.MinFrequency, func(p pair) {
+	err = l.run(ctx, numSymbols, o.MinFrequency, o.logf, func(p pair) {
 		bw.WriteString(p.a)
 		bw.WriteByte(' ')
 		bw.WriteString(p.b)
@@ -77,23 +86,19 @@ func Learn(ctx context.Context, r io.Reader, name string, w io.Writer, o LearnOp
 	return nil
 }
 
+// logf writes one line to Log.
+func (o LearnOptions) logf(format string, a ...any) {
+	if o.Log != nil {
+		fmt.Fprintf(o.Log, format, a...)
+	}
+}
+
 // readVocabulary counts the words of r, listing them in order of first
 // appearance (as Python's Counter keeps them).
 func readVocabulary(ctx context.Context, r io.Reader, name string) ([]string, map[string]int, error) {
-	br := bufio.NewReader(r)
 	var order []string
 	counts := map[string]int{}
-	for n := 1; ; n++ {
-		line, err := br.ReadString('\n')
-		if err != nil && err != io.EOF {
-			return nil, nil, fmt.Errorf("subword: %s:%d: %w", name, n, err)
-		}
-		if n%4096 == 0 && ctx.Err() != nil {
-			return nil, nil, ctx.Err()
-		}
-		if !utf8.ValidString(line) {
-			return nil, nil, fmt.Errorf("subword: %s:%d: invalid UTF-8", name, n)
-		}
+	err := readLines(ctx, r, name, true, func(line string) error {
 		for _, wd := range strings.Split(strings.Trim(line, "\r\n "), " ") {
 			if wd == "" {
 				continue
@@ -103,10 +108,9 @@ func readVocabulary(ctx context.Context, r io.Reader, name string) ([]string, ma
 			}
 			counts[wd]++
 		}
-		if err == io.EOF {
-			return order, counts, nil
-		}
-	}
+		return nil
+	})
+	return order, counts, err
 }
 
 // learner holds learn_bpe.py's state: the vocabulary sorted by frequency
@@ -190,13 +194,14 @@ func (l *learner) prune(threshold float64) {
 	}
 }
 
-// errNoPairs ends learning where learn_bpe.py would fail on max() of an
-// empty sequence.
-var errNoPairs = errors.New("no pairs")
-
-// run is learn_bpe.py's main loop; emit writes one merge.
-func (l *learner) run(ctx context.Context, numSymbols, minFrequency int, emit func(pair)) error {
+// run is learn_bpe.py's main loop; emit writes one merge, logf the
+// reason of an early stop.
+func (l *learner) run(ctx context.Context, numSymbols, minFrequency int, logf func(string, ...any), emit func(pair)) error {
+	const noPairs = "no pair of symbols left. Stopping\n" // learn_bpe.py: ValueError from max()
 	if len(l.stats) == 0 {
+		if numSymbols > 0 {
+			logf(noPairs)
+		}
 		return nil
 	}
 	maxv := 0
@@ -218,12 +223,14 @@ func (l *learner) run(ctx context.Context, numSymbols, minFrequency int, emit fu
 			l.stats = maps.Clone(l.big)
 			var ok bool
 			if mf, ok = mostFrequent(l.stats); !ok {
-				return nil // learn_bpe.py: ValueError
+				logf(noPairs)
+				return nil
 			}
 			threshold = float64(l.stats[mf]*i) / (float64(i) + 10000.0)
 			l.prune(threshold)
 		}
 		if l.get(mf) < minFrequency {
+			logf("no pair has frequency >= %d. Stopping\n", minFrequency)
 			return nil
 		}
 		emit(mf)

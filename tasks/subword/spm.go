@@ -270,7 +270,7 @@ func writeUTF8(b *strings.Builder, bytes []byte) []byte {
 // EncodeLines writes the pieces of every line of r to w, joined by
 // spaces, one line out for each line in (name stands for r in errors).
 func (m *SentencePieceModel) EncodeLines(ctx context.Context, r io.Reader, name string, w io.Writer) error {
-	return eachLine(ctx, r, name, w, func(line string) string {
+	return eachLine(ctx, r, name, w, false, func(line string) string {
 		body, nl := strings.CutSuffix(line, "\n")
 		out := strings.Join(m.Encode(body), " ")
 		if nl {
@@ -283,7 +283,7 @@ func (m *SentencePieceModel) EncodeLines(ctx context.Context, r io.Reader, name 
 // DecodeLines writes the text of every line of pieces in r (pieces
 // between spaces) to w, one line out for each line in.
 func (m *SentencePieceModel) DecodeLines(ctx context.Context, r io.Reader, name string, w io.Writer) error {
-	return eachLine(ctx, r, name, w, func(line string) string {
+	return eachLine(ctx, r, name, w, false, func(line string) string {
 		body, nl := strings.CutSuffix(line, "\n")
 		out := m.Decode(strings.FieldsFunc(body, func(r rune) bool { return r == ' ' }))
 		if nl {

@@ -33,7 +33,7 @@ func Undo(line string) string {
 // UndoLines writes every line of r, Undo applied, to w (name stands for r
 // in errors); a "\r" before "\n" is kept.
 func UndoLines(ctx context.Context, r io.Reader, name string, w io.Writer) error {
-	return eachLine(ctx, r, name, w, undoLine)
+	return eachLine(ctx, r, name, w, false, undoLine)
 }
 
 // undoLine is Undo of one line with its end of line.
