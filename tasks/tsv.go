@@ -73,6 +73,8 @@ func ParseTSV(r io.Reader, name string, f TSVFormat) ([]Example, error) {
 //	max_len         0    drop pairs with more tokens than this on either side; 0: no limit
 //	min_count       1    vocabulary: keep tokens seen at least this often in train
 //	max_vocab       0    vocabulary: keep at most this many tokens besides the specials; 0: all
+//	src_min_count, tgt_min_count  min_count's  one side's min_count
+//	src_max_vocab, tgt_max_vocab  max_vocab's  one side's max_vocab
 //
 // With one file, Load shuffles the distinct source sentences with the seed
 // and cuts them into test, dev and train, in that order; every pair sharing
@@ -93,8 +95,8 @@ type tsvTask struct {
 	format           TSVFormat           // the default tokenizer, and reverse
 	newTok           [2]func() TokenFunc // source, target: each side's tokenizer
 	schemes          [2]subword.Scheme   // how each side's tokens mark words
-	maxLen, minCount int
-	maxVoc           int
+	maxLen           int
+	minCount, maxVoc [2]int // source, target: min_count and max_vocab
 	dev, test        float64
 
 	tsvSizeCache
@@ -108,8 +110,11 @@ func newTSV(opts Options) (Task, error) {
 		align:     r.String("test_align", ""),
 		alignBase: r.Int("test_align_base", 0),
 		maxLen:    r.Int("max_len", 0),
-		minCount:  r.Int("min_count", 1),
-		maxVoc:    r.Int("max_vocab", 0),
+	}
+	minCount, maxVoc := r.Int("min_count", 1), r.Int("max_vocab", 0)
+	for i, side := range [2]string{"src", "tgt"} {
+		t.minCount[i] = r.Int(side+"_min_count", minCount)
+		t.maxVoc[i] = r.Int(side+"_max_vocab", maxVoc)
 	}
 	hasPath := r.Has("path")
 	path := r.String("path", "")
@@ -150,8 +155,12 @@ func newTSV(opts Options) (Task, error) {
 		t.schemes[i] = side.Scheme()
 	}
 	r.Check(t.maxLen >= 0, "max_len: must be >= 0 (0: no limit), got %d", t.maxLen)
-	r.Check(t.minCount >= 1, "min_count: must be >= 1, got %d", t.minCount)
-	r.Check(t.maxVoc >= 0, "max_vocab: must be >= 0 (0: no limit), got %d", t.maxVoc)
+	r.Check(minCount >= 1, "min_count: must be >= 1, got %d", minCount)
+	r.Check(maxVoc >= 0, "max_vocab: must be >= 0 (0: no limit), got %d", maxVoc)
+	for i, side := range [2]string{"src", "tgt"} { // those given: the others are min_count and max_vocab
+		r.Check(!r.Has(side+"_min_count") || t.minCount[i] >= 1, "%s_min_count: must be >= 1, got %d", side, t.minCount[i])
+		r.Check(!r.Has(side+"_max_vocab") || t.maxVoc[i] >= 0, "%s_max_vocab: must be >= 0 (0: no limit), got %d", side, t.maxVoc[i])
+	}
 	r.Check(t.alignBase == 0 || t.alignBase == 1, "test_align_base: must be 0 or 1, got %d", t.alignBase)
 	r.Check((t.srcLang == "") == (t.tgtLang == ""), "src_lang %q, tgt_lang %q: name both languages or neither", t.srcLang, t.tgtLang)
 	r.Check(t.srcLang == "" || t.srcLang != t.tgtLang, "src_lang and tgt_lang: both %q; a pair's files need two suffixes", t.srcLang)
@@ -320,10 +329,10 @@ func (t *tsvTask) LoadContext(ctx context.Context, seed int64) (*Data, error) {
 	tr = nil // the tables' indexes go; their tokens stay in text
 	d := &Data{Text: text, SrcScheme: t.schemes[0], TgtScheme: t.schemes[1]}
 	var err error
-	if d.SrcVocab, err = text.buildVocab(ctx, 0, t.minCount, t.maxVoc); err != nil {
+	if d.SrcVocab, err = text.buildVocab(ctx, 0, t.minCount[0], t.maxVoc[0]); err != nil {
 		return nil, err
 	}
-	if d.TgtVocab, err = text.buildVocab(ctx, 1, t.minCount, t.maxVoc); err != nil {
+	if d.TgtVocab, err = text.buildVocab(ctx, 1, t.minCount[1], t.maxVoc[1]); err != nil {
 		return nil, err
 	}
 	if t.align != "" {

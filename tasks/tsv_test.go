@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -330,4 +331,61 @@ func FuzzParseTSV(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestTSVSideVocabLimits: src_min_count, tgt_min_count, src_max_vocab and
+// tgt_max_vocab set one side's limit, min_count and max_vocab both. On 10
+// lines "w x x<TAB>w y y y" (w = a…j, all in train): the source has x 20
+// times and each letter once, the target y 30 times and each letter once;
+// ties go in lexicographic order. Size counts what Load builds.
+func TestTSVSideVocabLimits(t *testing.T) {
+	var lines []string
+	letters := strings.Fields("a b c d e f g h i j")
+	for _, w := range letters {
+		lines = append(lines, w+" x x\t"+w+" y y y")
+	}
+	path := writeTSV(t, lines...)
+	specials := []string{"<pad>", "<unk>", "<s>", "</s>"}
+	vocab := func(first string, letters ...string) []string {
+		return append(append(slices.Clone(specials), first), letters...)
+	}
+	for _, c := range []struct {
+		opts     Options
+		src, tgt []string
+	}{
+		{Options{"src_min_count": 2}, vocab("x"), vocab("y", letters...)},
+		{Options{"tgt_max_vocab": 3}, vocab("x", letters...), vocab("y", "a", "b")},
+		{Options{"min_count": 2, "tgt_min_count": 1}, vocab("x"), vocab("y", letters...)},
+		{Options{"max_vocab": 1, "src_max_vocab": 0}, vocab("x", letters...), vocab("y")},
+		{Options{"src_max_vocab": 2, "tgt_min_count": 31}, vocab("x", "a"), specials},
+	} {
+		c.opts["path"], c.opts["dev"], c.opts["test"] = path, 0, 0
+		task := mustNew(t, c.opts)
+		d, err := task.Load(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := d.SrcVocab.Tokens(); !reflect.DeepEqual(got, c.src) {
+			t.Errorf("%v: SrcVocab %v, want %v", c.opts, got, c.src)
+		}
+		if got := d.TgtVocab.Tokens(); !reflect.DeepEqual(got, c.tgt) {
+			t.Errorf("%v: TgtVocab %v, want %v", c.opts, got, c.tgt)
+		}
+		if s := task.(Sizer).Size(); s.SrcVocab != len(c.src)-4 || s.TgtVocab != len(c.tgt)-4 {
+			t.Errorf("%v: Size vocabularies %d, %d; want %d, %d", c.opts, s.SrcVocab, s.TgtVocab, len(c.src)-4, len(c.tgt)-4)
+		}
+	}
+	for _, c := range []struct {
+		opts Options
+		want string
+	}{
+		{Options{"src_min_count": 0}, "tasks: tsv: src_min_count: must be >= 1, got 0"},
+		{Options{"tgt_max_vocab": -2}, "tasks: tsv: tgt_max_vocab: must be >= 0 (0: no limit), got -2"},
+		{Options{"tgt_min_count": "2"}, "tgt_min_count"},
+	} {
+		c.opts["path"] = path
+		if got := newErr(t, "tsv", c.opts); !strings.Contains(got, c.want) {
+			t.Errorf("%v: %q, want %q", c.opts, got, c.want)
+		}
+	}
 }

@@ -147,12 +147,12 @@ func (t *tsvTask) scan(ctx context.Context) (Size, error) {
 	for i := range 2 {
 		n := 0
 		for id, c := range counts[i] {
-			if int(c) >= t.minCount && !slices.Contains(specials[:], tr.tab[i].types[id]) {
+			if int(c) >= t.minCount[i] && !slices.Contains(specials[:], tr.tab[i].types[id]) {
 				n++
 			}
 		}
-		if t.maxVoc > 0 {
-			n = min(n, t.maxVoc)
+		if t.maxVoc[i] > 0 {
+			n = min(n, t.maxVoc[i])
 		}
 		*vocab[i] = n
 		for _, tok := range tr.tab[i].types {
