@@ -19,16 +19,19 @@ type Rows interface {
 	// row's maximum.
 	LogSoftmax(y, z Buf, rows, cols int) error
 	// SoftmaxXent is the masked softmax cross-entropy of logits z [rows,
-	// cols] against target ids t [rows], weighted by m [rows]:
-	//	loss_b = m_b·(M_b + log Σ_i e^(z_bi − M_b) − z_b[t_b])  (0 where m_b = 0)
-	//	out[0] = c·Σ_b loss_b
-	// loss holds rows values. A weighted row whose target is not in
-	// [0, cols) once truncated is an error on a host backend (it names the
-	// target and its row) and makes out NaN on a device.
-	SoftmaxXent(out, loss, z, t, m Buf, c float64, rows, cols int) error
-	// SoftmaxXentGrad sets dz_b = (c·g[0])·m_b·(softmax(z_b) − onehot(t_b)),
+	// cols] against target ids t [rows], weighted by m [rows], with label
+	// smoothing ε = eps[0] (0 when eps holds no values):
+	//	loss_b = m_b·((1−ε)·(lse_b − z_b[t_b]) + ε·(lse_b − mean_i z_bi))  (0 where m_b = 0)
+	//	lse_b = M_b + log Σ_i e^(z_bi − M_b),  out[0] = c·Σ_b loss_b
+	// — with ε the cross-entropy against (1−ε)·onehot(t_b) + ε/cols, as
+	// PyTorch's F.cross_entropy(label_smoothing=ε) defines it. loss holds
+	// rows values. A weighted row whose target is not in [0, cols) once
+	// truncated is an error on a host backend (it names the target and
+	// its row) and makes out NaN on a device.
+	SoftmaxXent(out, loss, z, t, m, eps Buf, c float64, rows, cols int) error
+	// SoftmaxXentGrad sets dz_b = (c·g[0])·m_b·(softmax(z_b) − (1−ε)·onehot(t_b) − ε/cols),
 	// the gradient of SoftmaxXent's out scaled by g[0].
-	SoftmaxXentGrad(dz, z, t, m, g Buf, c float64, rows, cols int) error
+	SoftmaxXentGrad(dz, z, t, m, eps, g Buf, c float64, rows, cols int) error
 	// Argmax sets out_r to the index of row r's largest value, the first of
 	// equal ones.
 	Argmax(out, x Buf, rows, cols int) error

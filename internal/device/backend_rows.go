@@ -34,21 +34,34 @@ func (b clBackend) LogSoftmax(y, z backend.Buf, rows, cols int) error {
 }
 
 // SoftmaxXent: each row's loss, then their sum scaled, by one work-group.
-func (b clBackend) SoftmaxXent(out, loss, z, t, m backend.Buf, c float64, rows, cols int) error {
-	if err := mems("SoftmaxXent", out, loss, z, t, m); err != nil {
+// Without ε (eps holds no values) the kernels get m in its place and
+// smooth = 0, and never read it.
+func (b clBackend) SoftmaxXent(out, loss, z, t, m, eps backend.Buf, c float64, rows, cols int) error {
+	e, smooth := smoothing(m, eps)
+	if err := mems("SoftmaxXent", out, loss, z, t, m, e); err != nil {
 		return err
 	}
-	if err := b.o.KernelRows("xent_rows", rows, loss.Mem, z.Mem, t.Mem, m.Mem, rows, cols); err != nil {
+	if err := b.o.KernelRows("xent_rows", rows, loss.Mem, z.Mem, t.Mem, m.Mem, e.Mem, smooth, rows, cols); err != nil {
 		return err
 	}
 	return b.o.KernelRows("sum_scaled", 1, out.Mem, loss.Mem, float32(c), rows)
 }
 
-func (b clBackend) SoftmaxXentGrad(dz, z, t, m, g backend.Buf, c float64, rows, cols int) error {
-	if err := mems("SoftmaxXentGrad", dz, z, t, m, g); err != nil {
+func (b clBackend) SoftmaxXentGrad(dz, z, t, m, eps, g backend.Buf, c float64, rows, cols int) error {
+	e, smooth := smoothing(m, eps)
+	if err := mems("SoftmaxXentGrad", dz, z, t, m, e, g); err != nil {
 		return err
 	}
-	return b.o.KernelRows("xent_grad", rows, dz.Mem, z.Mem, t.Mem, m.Mem, g.Mem, float32(c), rows, cols)
+	return b.o.KernelRows("xent_grad", rows, dz.Mem, z.Mem, t.Mem, m.Mem, e.Mem, smooth, g.Mem, float32(c), rows, cols)
+}
+
+// smoothing is the ε buffer the xent kernels read and whether they read
+// it (1) or not (0: m stands in for it).
+func smoothing(m, eps backend.Buf) (backend.Buf, int32) {
+	if eps.Mem == nil && eps.Len() == 0 {
+		return m, 0
+	}
+	return eps, 1
 }
 
 func (b clBackend) Argmax(out, x backend.Buf, rows, cols int) error {

@@ -95,7 +95,7 @@ func TestDeviceSeq(t *testing.T) {
 // scan keeps index 0).
 func TestDeviceXent(t *testing.T) {
 	for _, V := range []int{1, 37, 129, 1023} {
-		xent := func(g *devGraph) (z, loss *gx.Node) {
+		rows := func(g *devGraph) (z, yn, mn *gx.Node) {
 			y := make([]float64, seqT*seqB)
 			m := make([]float64, seqT*seqB)
 			for r := range y {
@@ -106,8 +106,11 @@ func TestDeviceXent(t *testing.T) {
 				}
 			}
 			y[0], y[1] = float64(V-1), float64(V)-0.5
-			z = g.In(3, seqT*seqB, V)
-			return z, g.SoftmaxXent(z, g.Const(y, seqT*seqB), g.Const(m, seqT*seqB), 0.7)
+			return g.In(3, seqT*seqB, V), g.Const(y, seqT*seqB), g.Const(m, seqT*seqB)
+		}
+		xent := func(g *devGraph) (z, loss *gx.Node) {
+			z, y, m := rows(g)
+			return z, g.SoftmaxXent(z, y, m, 0.7)
 		}
 		agreeOnDevice(t, fmt.Sprintf("xent V=%d", V), []string{"SoftmaxXent"}, func(g *devGraph) []*gx.Node {
 			_, loss := xent(g)
@@ -116,6 +119,19 @@ func TestDeviceXent(t *testing.T) {
 		agreeOnDevice(t, fmt.Sprintf("xent gradient V=%d", V), []string{"SoftmaxXent", "SoftmaxXentGrad"}, func(g *devGraph) []*gx.Node {
 			z, loss := xent(g)
 			return g.Grad(g.Mul(loss, g.In(1)), z) // an upstream gradient g ≠ 1
+		})
+		// label smoothing: the same rows, ε = 0.1 read from an input
+		smoothed := func(g *devGraph) (z, loss *gx.Node) {
+			z, y, m := rows(g)
+			return z, g.SmoothedXent(z, y, m, g.Const([]float64{0.1}, 1), 0.7)
+		}
+		agreeOnDevice(t, fmt.Sprintf("smoothed xent V=%d", V), []string{"SmoothedXent"}, func(g *devGraph) []*gx.Node {
+			_, loss := smoothed(g)
+			return []*gx.Node{loss}
+		})
+		agreeOnDevice(t, fmt.Sprintf("smoothed xent gradient V=%d", V), []string{"SmoothedXent", "SmoothedXentGrad"}, func(g *devGraph) []*gx.Node {
+			z, loss := smoothed(g)
+			return g.Grad(g.Mul(loss, g.In(1)), z)
 		})
 		agreeOnDevice(t, fmt.Sprintf("log-softmax V=%d", V), []string{"LogSoftmax"}, func(g *devGraph) []*gx.Node {
 			return []*gx.Node{g.LogSoftmax(g.In(3, seqT*seqB, V))}

@@ -103,6 +103,9 @@ func TestOpGradients(t *testing.T) {
 		{"SoftmaxXent", []*gx.Param{u}, func(g *gx.Graph) *gx.Node {
 			return g.ScaleBy(g.Bind(X), g.SoftmaxXent(g.Bind(u), g.Bind(tgt), g.Bind(tmask), 0.5))
 		}},
+		{"SmoothedXent", []*gx.Param{u}, func(g *gx.Graph) *gx.Node {
+			return g.ScaleBy(g.Bind(X), g.SmoothedXent(g.Bind(u), g.Bind(tgt), g.Bind(tmask), g.Const("eps", []float64{0.2}, 1), 0.5))
+		}},
 		{"GRUGates", []*gx.Param{x1, x2, hh, b3, bhn}, func(g *gx.Graph) *gx.Node {
 			return g.GRUGates([]*gx.Node{g.Bind(x1), g.Bind(x2)}, g.Bind(hh), g.Bind(b3), g.Bind(bhn))
 		}},
@@ -239,6 +242,51 @@ func TestSoftmaxXentValue(t *testing.T) {
 	lv, _ := g.Value(ls)
 	if math.Abs(lv[0]-math.Log(0.25)) > 1e-15 || math.Abs(lv[3]+200) > 1e-12 {
 		t.Errorf("log softmax %v", lv)
+	}
+}
+
+// TestSmoothedXentTorch: the loss and gradient of label smoothing against
+// PyTorch 1.13's, float64, with the logits copied (rows 1 and 2 targets 2
+// and 4, row 3 padding: mask 1/2, 1/2, 0 as seq2seq fills it, the mean
+// over the 2 tokens):
+//
+//	z = torch.tensor([[0.5, -1.25, 2.0, 0.0, 0.75], [-0.5, 1.5, 0.25, -2.0, 1.0],
+//	                  [3.0, 0.0, -1.0, 0.5, 2.0]], dtype=torch.float64, requires_grad=True)
+//	loss = F.cross_entropy(z, torch.tensor([2, 4, 0]), ignore_index=0, label_smoothing=0.1)
+//	loss.backward()   # loss.item(), z.grad
+//
+// With ε = 0 in the same graph the loss is the plain cross-entropy,
+// F.cross_entropy(z, y, ignore_index=0) = 0.8715154033442956.
+func TestSmoothedXentTorch(t *testing.T) {
+	zp := gx.NewParam("z", gx.Float64, 3, 5)
+	copy(zp.Value.Data().([]float64), []float64{0.5, -1.25, 2.0, 0.0, 0.75, -0.5, 1.5, 0.25, -2.0, 1.0, 3.0, 0.0, -1.0, 0.5, 2.0})
+	for _, c := range []struct {
+		eps, loss float64
+		grad      []float64
+	}{
+		{0.1, 0.9990154033442956, []float64{
+			0.05626010271430212, 0.0015142793420958207, -0.16304282186583474, 0.03018878381193251, 0.07507965599750432,
+			0.022871218034832205, 0.2328872740995561, 0.05958836912581863, -0.0026654398556139325, -0.31268142140459304,
+			0, 0, 0, 0, 0}},
+		{0, 0.8715154033442956, nil},
+	} {
+		g := gx.NewGraph(gx.Float64)
+		z := g.Bind(zp)
+		l := g.Watch(g.SmoothedXent(z, g.Const("y", []float64{2, 4, 0}, 3), g.Const("m", []float64{0.5, 0.5, 0}, 3), g.Const("eps", []float64{c.eps}, 1), 1))
+		dz := g.Watch(g.Grad(l, z)[0])
+		if err := g.Run(); err != nil {
+			t.Fatal(err)
+		}
+		v, _ := g.Value(l)
+		if math.Abs(v[0]-c.loss) > 1e-14 {
+			t.Errorf("ε %g: loss %.17g, PyTorch's %.17g", c.eps, v[0], c.loss)
+		}
+		gv, _ := g.Value(dz)
+		for i, want := range c.grad {
+			if math.Abs(gv[i]-want) > 1e-15 {
+				t.Errorf("ε %g: ∂z[%d] = %.17g, PyTorch's %.17g", c.eps, i, gv[i], want)
+			}
+		}
 	}
 }
 

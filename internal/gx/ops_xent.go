@@ -3,6 +3,7 @@ package gx
 import (
 	"fmt"
 
+	"github.com/attnzoo/attnzoo/internal/backend"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -14,14 +15,23 @@ import (
 //	out = c · Σ_b m_b · (logsumexp(z_b) − z_b[y_b])          (a scalar)
 //
 // computed with each row's own maximum. Its gradient is
-// ∂z_b = g · c · m_b · (softmax(z_b) − onehot(y_b)).
+// ∂z_b = g · c · m_b · (softmax(z_b) − onehot(y_b)). With label smoothing
+// (SmoothedXent) ε = eps[0] is read when the graph runs and
+//
+//	out = c · Σ_b m_b · ((1−ε)·(logsumexp(z_b) − z_b[y_b]) + ε·(logsumexp(z_b) − mean_i z_bi))
+//	∂z_b = g · c · m_b · (softmax(z_b) − (1−ε)·onehot(y_b) − ε/V)
+//
+// the cross-entropy against (1−ε)·onehot(y_b) + ε/V, PyTorch's
+// F.cross_entropy(label_smoothing=ε).
 type softmaxXentOp struct {
 	base
-	c float64
+	c      float64
+	smooth bool // a fourth input: ε [1]
 }
 type softmaxXentGradOp struct {
 	base
-	c float64
+	c      float64
+	smooth bool
 }
 
 // SoftmaxXent returns the scalar c·Σ_b m_b·(−log softmax(z_b)[y_b]).
@@ -29,15 +39,30 @@ func (g *Graph) SoftmaxXent(logits, targets, mask *Node, c float64) *Node {
 	return g.apply(&softmaxXentOp{base: base{name: "SoftmaxXent", args: fmt.Sprint(c), in: []int{2, 1, 1}, out: 0}, c: c}, logits, targets, mask)
 }
 
+// SmoothedXent is SoftmaxXent with label smoothing ε = eps[0] (eps [1]).
+func (g *Graph) SmoothedXent(logits, targets, mask, eps *Node, c float64) *Node {
+	return g.apply(&softmaxXentOp{base: base{name: "SmoothedXent", args: fmt.Sprint(c), in: []int{2, 1, 1, 1}, out: 0}, c: c, smooth: true},
+		logits, targets, mask, eps)
+}
+
 func (op *softmaxXentOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	s, err := shapes(in)
 	if err != nil {
 		return nil, err
 	}
-	if len(s[0]) != 2 || len(s[1]) != 1 || len(s[2]) != 1 || s[1][0] != s[0][0] || s[2][0] != s[0][0] {
-		return nil, shapeErr("SoftmaxXent", "logits [B,V], targets [B], mask [B]", s)
+	if len(s[0]) != 2 || len(s[1]) != 1 || len(s[2]) != 1 || s[1][0] != s[0][0] || s[2][0] != s[0][0] ||
+		op.smooth && (len(s) != 4 || len(s[3]) != 1 || s[3][0] != 1) {
+		return nil, shapeErr(op.name, "logits [B,V], targets [B], mask [B] (and ε [1])", s)
 	}
 	return tensor.ScalarShape(), nil
+}
+
+// eps is the call's ε buffer: none without smoothing.
+func eps(c *call, smooth bool, i int) backend.Buf {
+	if smooth {
+		return c.in[i]
+	}
+	return backend.Buf{}
 }
 
 // forward: the loss through each row's (a working buffer), an error
@@ -48,8 +73,8 @@ func (op *softmaxXentOp) forward(c *call) error {
 	if err != nil {
 		return err
 	}
-	if err := c.be.SoftmaxXent(c.out, loss, c.in[0], c.in[1], c.in[2], op.c, B, V); err != nil {
-		return fmt.Errorf("gx: SoftmaxXent: %w", err)
+	if err := c.be.SoftmaxXent(c.out, loss, c.in[0], c.in[1], c.in[2], eps(c, op.smooth, 3), op.c, B, V); err != nil {
+		return fmt.Errorf("gx: %s: %w", op.name, err)
 	}
 	return nil
 }
@@ -57,11 +82,17 @@ func (op *softmaxXentOp) forward(c *call) error {
 // workspace: the rows' losses.
 func (op *softmaxXentOp) workspace(in []tensor.Shape) []int { return []int{in[0][0]} }
 
-func (op *softmaxXentOp) DiffWRT(int) []bool { return []bool{true, false, false} }
+func (op *softmaxXentOp) DiffWRT(n int) []bool { return append([]bool{true}, make([]bool, n-1)...) }
 
 func (op *softmaxXentOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
-	dz, err := op.applyOp(&softmaxXentGradOp{base: base{name: "SoftmaxXentGrad", args: fmt.Sprint(op.c), in: []int{2, 1, 1, 0}, out: 2}, c: op.c}, in[0], in[1], in[2], grad)
-	return G.Nodes{dz, nil, nil}, err
+	gop := &softmaxXentGradOp{base: base{name: op.name + "Grad", args: fmt.Sprint(op.c), in: []int{2, 1, 1, 0}, out: 2}, c: op.c, smooth: op.smooth}
+	args := G.Nodes{in[0], in[1], in[2], grad}
+	if op.smooth {
+		gop.in = []int{2, 1, 1, 0, 1}
+		args = append(args, in[3])
+	}
+	dz, err := op.applyOp(gop, args...)
+	return append(G.Nodes{dz}, make(G.Nodes, len(in)-1)...), err
 }
 
 func (op *softmaxXentGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
@@ -69,7 +100,7 @@ func (op *softmaxXentGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) 
 }
 
 func (op *softmaxXentGradOp) forward(c *call) error {
-	return c.be.SoftmaxXentGrad(c.out, c.in[0], c.in[1], c.in[2], c.in[3], op.c, c.sh[0][0], c.sh[0][1])
+	return c.be.SoftmaxXentGrad(c.out, c.in[0], c.in[1], c.in[2], eps(c, op.smooth, 4), c.in[3], op.c, c.sh[0][0], c.sh[0][1])
 }
 
 // LogSoftmax returns log softmax(z) along the last axis of z [B,V], each

@@ -150,7 +150,7 @@ func logSoftmax[T kern.Float](z, out []T, V int, tmp []T) {
 }
 
 // SoftmaxXent sums the rows' losses in float64 and rounds c·Σ once.
-func (c *CPU) SoftmaxXent(out, loss, z, t, m backend.Buf, scale float64, rows, cols int) error {
+func (c *CPU) SoftmaxXent(out, loss, z, t, m, eps backend.Buf, scale float64, rows, cols int) error {
 	is32, err := check("SoftmaxXent", rows*cols, z)
 	if err == nil {
 		_, err = check("SoftmaxXent", rows, z, t, m, loss)
@@ -158,16 +158,32 @@ func (c *CPU) SoftmaxXent(out, loss, z, t, m backend.Buf, scale float64, rows, c
 	if err == nil {
 		_, err = check("SoftmaxXent", 1, z, out)
 	}
+	e, err := smoothing("SoftmaxXent", z, eps, err)
 	if err != nil {
 		return err
 	}
 	if is32 {
-		return xent(z.F32, t.F32[:rows], m.F32, loss.F32, out.F32, cols, scale, c.exps.Get32(cols))
+		return xent(z.F32, t.F32[:rows], m.F32, loss.F32, out.F32, cols, scale, e, c.exps.Get32(cols))
 	}
-	return xent(z.F64, t.F64[:rows], m.F64, loss.F64, out.F64, cols, scale, c.exps.Get64(cols))
+	return xent(z.F64, t.F64[:rows], m.F64, loss.F64, out.F64, cols, scale, e, c.exps.Get64(cols))
 }
 
-func xent[T kern.Float](z, y, m, loss, out []T, V int, scale float64, tmp []T) error {
+// smoothing reads ε from eps (0 when it holds no values), once the other
+// buffers passed (err nil).
+func smoothing(name string, z, eps backend.Buf, err error) (float64, error) {
+	if err != nil || eps.Len() == 0 {
+		return 0, err
+	}
+	if _, err := check(name, 1, z, eps); err != nil {
+		return 0, err
+	}
+	if eps.F32 != nil {
+		return float64(eps.F32[0]), nil
+	}
+	return eps.F64[0], nil
+}
+
+func xent[T kern.Float](z, y, m, loss, out []T, V int, scale, eps float64, tmp []T) error {
 	var total float64
 	for b := range y {
 		if m[b] == 0 {
@@ -180,7 +196,16 @@ func xent[T kern.Float](z, y, m, loss, out []T, V int, scale float64, tmp []T) e
 		}
 		row := z[b*V : (b+1)*V]
 		_, lse, _ := logSumExp(row, tmp)
-		l := float64(m[b]) * (lse - float64(row[i]))
+		nll := lse - float64(row[i])
+		if eps != 0 {
+			// (1−ε)·(lse − z_y) + ε·(lse − mean z)
+			var sum float64
+			for _, v := range row {
+				sum += float64(v)
+			}
+			nll = (1-eps)*nll + eps*(lse-sum/float64(V))
+		}
+		l := float64(m[b]) * nll
 		loss[b] = T(l)
 		total += l
 	}
@@ -188,7 +213,7 @@ func xent[T kern.Float](z, y, m, loss, out []T, V int, scale float64, tmp []T) e
 	return nil
 }
 
-func (c *CPU) SoftmaxXentGrad(dz, z, t, m, g backend.Buf, scale float64, rows, cols int) error {
+func (c *CPU) SoftmaxXentGrad(dz, z, t, m, eps, g backend.Buf, scale float64, rows, cols int) error {
 	n := rows * cols
 	is32, err := check("SoftmaxXentGrad", n, dz, z)
 	if err == nil {
@@ -197,20 +222,22 @@ func (c *CPU) SoftmaxXentGrad(dz, z, t, m, g backend.Buf, scale float64, rows, c
 	if err == nil {
 		_, err = check("SoftmaxXentGrad", 1, z, g)
 	}
+	e, err := smoothing("SoftmaxXentGrad", z, eps, err)
 	if err != nil {
 		return err
 	}
 	if is32 {
-		xentGrad(z.F32[:n], t.F32[:rows], m.F32, dz.F32[:n], cols, float32(scale)*g.F32[0], c.exps.Get32(cols))
+		xentGrad(z.F32[:n], t.F32[:rows], m.F32, dz.F32[:n], cols, float32(scale)*g.F32[0], float32(e), c.exps.Get32(cols))
 	} else {
-		xentGrad(z.F64[:n], t.F64[:rows], m.F64, dz.F64[:n], cols, scale*g.F64[0], c.exps.Get64(cols))
+		xentGrad(z.F64[:n], t.F64[:rows], m.F64, dz.F64[:n], cols, scale*g.F64[0], e, c.exps.Get64(cols))
 	}
 	return nil
 }
 
-// xentGrad writes c·m_b·(softmax(z_b) − onehot(y_b)) per row; float64 as
-// e^{z − lse}, float32 as e^{z − max} / Σ from logSumExp's pass.
-func xentGrad[T kern.Float](z, y, m, out []T, V int, scale T, tmp []T) {
+// xentGrad writes c·m_b·(softmax(z_b) − (1−ε)·onehot(y_b) − ε/V) per row;
+// float64 as e^{z − lse}, float32 as e^{z − max} / Σ from logSumExp's
+// pass.
+func xentGrad[T kern.Float](z, y, m, out []T, V int, scale, eps T, tmp []T) {
 	for b := range y {
 		or := out[b*V : (b+1)*V]
 		if m[b] == 0 {
@@ -229,7 +256,18 @@ func xentGrad[T kern.Float](z, y, m, out []T, V int, scale T, tmp []T) {
 				or[i] = k * T(math.Exp(float64(v)-lse))
 			}
 		}
-		or[int(y[b])] -= k
+		if eps == 0 {
+			or[int(y[b])] -= k
+			continue
+		}
+		// the target's entry as (k·p − k) + k·ε·(1 − 1/V): exactly 0 where p = 1
+		y := int(y[b])
+		p := or[y]
+		u := k * eps / T(V)
+		for i := range or {
+			or[i] -= u
+		}
+		or[y] = (p - k) + k*eps*(1-1/T(V))
 	}
 }
 
