@@ -133,7 +133,8 @@ func (e *Experiment) runInput(r *Run) estimateInput {
 	}
 	if in.DataKnown {
 		cfg := m.Config
-		cfg.Dtype, cfg.Seed, cfg.Lambda = r.Dtype, uint64(r.Seed), r.Train.Lambda
+		cfg.Dtype, cfg.Seed = r.Dtype, uint64(r.Seed)
+		r.Train.intoModel(&cfg)
 		if err := regionGeometry(&cfg, in.Data); err == nil {
 			in.Model, in.Bucket = &cfg, r.Train.Bucket
 		}

@@ -236,7 +236,8 @@ func (e *Experiment) prepare(ctx context.Context, r *Run, dir string) (*executio
 		x.maxLen = 2*x.data.maxSrc() + 10
 	}
 	mcfg := r.Model.Config
-	mcfg.Dtype, mcfg.Seed, mcfg.Lambda = r.Dtype, uint64(r.Seed), r.Train.Lambda
+	mcfg.Dtype, mcfg.Seed = r.Dtype, uint64(r.Seed)
+	r.Train.intoModel(&mcfg)
 	if err := x.data.configure(&mcfg); err != nil {
 		return nil, x.errorf("%w", err)
 	}

@@ -72,7 +72,9 @@ type Train struct {
 	EvalEvery    int     `toml:"eval_every"`
 	EvalSize     int     `toml:"eval_size"`
 	Lambda       float64 `toml:"lambda"` // doubly stochastic attention penalty (captioning)
-	Bucket       int     `toml:"bucket"` // round training batches' lengths up to a multiple of this; 0 = off
+	// LabelSmoothing is ε of the training loss (seq2seq.Config's).
+	LabelSmoothing float64 `toml:"label_smoothing"`
+	Bucket         int     `toml:"bucket"` // round training batches' lengths up to a multiple of this; 0 = off
 	// Select names the dev metric (bleu, exact_match, token_acc) whose
 	// best evaluation's checkpoint scores the test split; "" = the last step.
 	Select string `toml:"select"`
@@ -80,6 +82,9 @@ type Train struct {
 	// a better Select score; 0 = never.
 	Patience int `toml:"patience"`
 }
+
+// intoModel sets the [train] keys that package seq2seq's Config holds.
+func (t Train) intoModel(c *seq2seq.Config) { c.Lambda, c.LabelSmoothing = t.Lambda, t.LabelSmoothing }
 
 // Decode is the [decode] table.
 type Decode struct {
@@ -743,7 +748,7 @@ func checkSizes(m Model, t Train, d Decode, errf settingErrf) error {
 		return errf("model", "attention", "must be ≥ 0 (0: the hidden size), got %d", m.Attention)
 	}
 	mc := m.Config.OwnSettings() // the checks package seq2seq makes of a model before any data
-	mc.Lambda = t.Lambda
+	t.intoModel(&mc)
 	if err := mc.CheckModel(); err != nil {
 		var fe *seq2seq.FieldError
 		if !errors.As(err, &fe) {
@@ -751,7 +756,7 @@ func checkSizes(m Model, t Train, d Decode, errf settingErrf) error {
 		}
 		table := "model"
 		if _, enc := seq2seq.EncoderSetting(fe.Key); !enc && !slices.Contains(structKeys(Model{}), fe.Key) {
-			table = "train" // lambda
+			table = "train" // lambda, label_smoothing
 		}
 		return errf(table, fe.Key, "%s", fe.Msg)
 	}

@@ -74,6 +74,8 @@ func TestBadExperiments(t *testing.T) {
 		{"negative bucket", goodHead + "[train]\nbucket = -8\n", []string{"[train] bucket", "≥ 0", "-8"}},
 		{"bad lr", goodHead + "[train]\nlr = -0.1\n", []string{"[train] lr", "> 0"}},
 		{"dropout 1", goodHead + "[model]\ndropout = 1.0\n", []string{"[model] dropout", "[0, 1)"}},
+		{"label_smoothing 1", goodHead + "[train]\nlabel_smoothing = 1.0\n", []string{"bad.toml:9", "[train] label_smoothing", "[0, 1)", "got 1"}},
+		{"label_smoothing negative", goodHead + "[train]\nlabel_smoothing = -0.1\n", []string{"[train] label_smoothing", "[0, 1)"}},
 		{"path in name", strings.Replace(goodHead, `name = "t"`, `name = "../escape"`, 1), []string{"name", "plain folder name"}},
 		{"slash in name", strings.Replace(goodHead, `name = "t"`, `name = "a/b"`, 1), []string{"name", "plain folder name"}},
 		{"missing name", strings.Replace(goodHead, `name = "t"`+"\n", "", 1), []string{"name", "missing"}},

@@ -43,6 +43,11 @@ type Config struct {
 	RegionSize int     `json:"region_size,omitempty" toml:"-"`
 	Beta       bool    `json:"beta,omitempty" toml:"beta"` // Show, Attend and Tell's gating scalar on the context
 	Lambda     float64 `json:"lambda,omitempty" toml:"-"`  // the doubly stochastic attention penalty's weight
+	// LabelSmoothing is ε of the training loss, the cross-entropy against
+	// (1−ε)·onehot(y) + ε/V ([train] label_smoothing; PyTorch's
+	// F.cross_entropy(label_smoothing=ε)); NLL and perplexity stay the
+	// likelihood's.
+	LabelSmoothing float64 `json:"label_smoothing,omitempty" toml:"-"`
 	Seed       uint64  `json:"seed" toml:"-"`
 
 	// ScorerSettings are the scorer's own settings (scorers.SettingsOf), by
@@ -88,7 +93,8 @@ func fieldErr(key, format string, a ...any) error {
 
 // CheckModel checks what of the configuration needs no data (no
 // vocabulary, no image size): the encoder's own check (EncoderInfo.Check,
-// as birnn's even hidden size), its settings, dropout and lambda. Errors are
+// as birnn's even hidden size), its settings, dropout, lambda and
+// label_smoothing. Errors are
 // *FieldError. Resolve runs it; an experiment file runs it on every sweep
 // point before any data is loaded.
 func (c Config) CheckModel() error {
@@ -112,6 +118,9 @@ func (c Config) CheckModel() error {
 	}
 	if !(c.Lambda >= 0) || math.IsInf(c.Lambda, 0) {
 		return fieldErr("lambda", "must be ≥ 0, got %g", c.Lambda)
+	}
+	if !(c.LabelSmoothing >= 0 && c.LabelSmoothing < 1) {
+		return fieldErr("label_smoothing", "must be in [0, 1), got %g", c.LabelSmoothing)
 	}
 	return nil
 }

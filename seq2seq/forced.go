@@ -51,7 +51,7 @@ func (m *Model) ForcedAttention(b *Batch, cache *GraphCache) ([][][]float64, err
 	if err := tg.enc.set(b); err != nil {
 		return nil, err
 	}
-	if err := tg.setTargets(b); err != nil {
+	if err := tg.setTargets(b, m.Cfg.LabelSmoothing); err != nil {
 		return nil, err
 	}
 	if err := tg.penalty.set(b, m.Cfg.Lambda); err != nil {

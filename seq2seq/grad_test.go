@@ -57,7 +57,7 @@ func trainCost(m *Model, b *Batch) func(*gx.Graph) *gx.Node {
 			return nil
 		}
 		g.Fail(tg.enc.set(b))
-		g.Fail(tg.setTargets(b))
+		g.Fail(tg.setTargets(b, m.Cfg.LabelSmoothing))
 		g.Fail(tg.penalty.set(b, m.Cfg.Lambda))
 		return tg.cost
 	}
@@ -85,9 +85,11 @@ func TestModelGradients(t *testing.T) {
 	mean.Init = "mean"
 	zero := tiny("gru", "birnn", "luong", "scaled-dot")
 	zero.Init = "zero"
-	cases = append(cases, mean, zero)
+	smoothed := tiny("gru", "birnn", "bahdanau", "general")
+	smoothed.LabelSmoothing = 0.1
+	cases = append(cases, mean, zero, smoothed)
 	for _, c := range cases {
-		t.Run(fmt.Sprintf("%s/%s/%s/%s/%s", c.Cell, c.Encoder, c.Decoder, c.Scorer, c.Init), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/%s/%s/%s/%s/ls%g", c.Cell, c.Encoder, c.Decoder, c.Scorer, c.Init, c.LabelSmoothing), func(t *testing.T) {
 			// h = 3e-5: the cosine scorer's learned sharpness starts at 5,
 			// sharp enough at hidden 4 that h = 1e-4 leaves a truncation
 			// error of 1.2e-6 (measured: 1e-3 → 1e-2, 1e-4 → 1.5e-6).

@@ -42,7 +42,7 @@ type Model struct {
 	res  *gx.Resident    // the device holding the parameters (UseDevice); nil: the host
 	host backend.Backend // the host backend the graphs compute through (To); nil: the cpu's
 
-	likelihood bool // NLL runs the training graph: the penalty weighted 0
+	likelihood bool // NLL runs the training graph: the penalty and label smoothing weighted 0
 }
 
 // New builds a model with freshly initialised parameters (seeded by

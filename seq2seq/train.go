@@ -16,6 +16,7 @@ type trainGraph struct {
 	enc      *encInputs
 	tin      []*gx.Node // T × [B]
 	tout, tm *gx.Node   // [T·B] target ids and 1/tokens mask, time-major
+	eps      *gx.Node   // [1] label smoothing's ε (with LabelSmoothing > 0)
 	zeros    []*gx.Node // initial states
 	cost     *gx.Node
 	grads    []*gx.Node
@@ -87,8 +88,15 @@ func (m *Model) trainGraphOn(g *gx.Graph, B, S, T int) *trainGraph {
 	out = g.Dropout(out, m.Cfg.Dropout) // a mask drawn from the step's seed (runTrain)
 	tg.tout = g.Input("tgt.out", T*B)
 	tg.tm = g.Input("tgt.mask", T*B)
-	// the mask carries 1/tokens, so the sum is the mean token NLL
-	cost := g.SoftmaxXent(m.vocabLayer(g, out), tg.tout, tg.tm, 1)
+	// the mask carries 1/tokens, so the sum is the mean token NLL (with
+	// label smoothing, the mean cross-entropy against the smoothed targets)
+	var cost *gx.Node
+	if logits := m.vocabLayer(g, out); m.Cfg.LabelSmoothing > 0 {
+		tg.eps = g.Input("tgt.smoothing", 1)
+		cost = g.SmoothedXent(logits, tg.tout, tg.tm, tg.eps, 1)
+	} else {
+		cost = g.SoftmaxXent(logits, tg.tout, tg.tm, 1)
+	}
 	var pen *gx.Node
 	if tg.penalty, pen = m.penaltyOn(g, tg.weights, B, S); pen != nil {
 		cost = g.Add(cost, pen)
@@ -97,8 +105,14 @@ func (m *Model) trainGraphOn(g *gx.Graph, B, S, T int) *trainGraph {
 	return tg
 }
 
-// setTargets fills the decoder inputs from a batch.
-func (tg *trainGraph) setTargets(b *Batch) error {
+// setTargets fills the decoder inputs from a batch, and label smoothing's
+// ε where the graph has it (0: the likelihood alone).
+func (tg *trainGraph) setTargets(b *Batch, eps float64) error {
+	if tg.eps != nil {
+		if err := gx.Fill(tg.eps, func(int) float64 { return eps }); err != nil {
+			return err
+		}
+	}
 	B, T := b.Size(), b.TgtLen()
 	tokens := float64(b.Tokens())
 	for t := 0; t < T; t++ {
@@ -178,15 +192,15 @@ func (m *Model) runTrainGraph(b *Batch, rng *rand.Rand, cache *GraphCache) (*tra
 	if err := tg.enc.set(b); err != nil {
 		return nil, err
 	}
-	if err := tg.setTargets(b); err != nil {
+	lambda, eps := m.Cfg.Lambda, m.Cfg.LabelSmoothing
+	if m.likelihood {
+		lambda, eps = 0, 0
+	}
+	if err := tg.setTargets(b, eps); err != nil {
 		return nil, err
 	}
 	if rng != nil {
 		tg.g.SetSeed(rng.Uint64()) // the dropout masks' (the backend draws them)
-	}
-	lambda := m.Cfg.Lambda
-	if m.likelihood {
-		lambda = 0
 	}
 	if err := tg.penalty.set(b, lambda); err != nil {
 		return nil, err
@@ -400,8 +414,9 @@ func (t *Trainer) Reseed(seed, step uint64) {
 // NLL returns the summed token negative log-likelihood of a batch under
 // teacher forcing (no dropout), and the number of target tokens.
 func (m *Model) NLL(b *Batch, cache *GraphCache) (float64, int, error) {
-	// the likelihood alone: no dropout, and no doubly stochastic penalty
-	// (the training loss adds it: the graph keeps its terms, weighted 0)
+	// the likelihood alone: no dropout, no doubly stochastic penalty and
+	// no label smoothing (the training loss has them: the graph keeps
+	// their terms, weighted 0)
 	save := m.Cfg.Dropout
 	m.Cfg.Dropout, m.likelihood = 0, true
 	defer func() { m.Cfg.Dropout, m.likelihood = save, false }()
