@@ -37,7 +37,9 @@ func deviceCases() []Config {
 		c.ScorerSettings = scorers.Values{"attention": 6, "heads": 3}
 		cases = append(cases, c)
 	}
-	cases = append(cases, tinyCNN("lstm", "bahdanau", "concat"), tinyCNN("gru", "luong", "dot"))
+	smoothed := tiny("gru", "birnn", "bahdanau", "general") // label smoothing: ε an input of the graph
+	smoothed.LabelSmoothing = 0.1
+	cases = append(cases, tinyCNN("lstm", "bahdanau", "concat"), tinyCNN("gru", "luong", "dot"), smoothed)
 	for i := range cases {
 		cases[i].Dtype = "float32"
 	}
@@ -63,7 +65,7 @@ func TestDeviceGradients(t *testing.T) {
 			if h := cfg.ScorerSettings["heads"]; h > 1 {
 				scorer += fmt.Sprintf("×%g", h)
 			}
-			t.Run(fmt.Sprintf("%s/%s/%s/%s/%s", cfg.Cell, cfg.Encoder, cfg.Decoder, scorer, cfg.Normalizer), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/%s/%s/%s/%s/ls%g", cfg.Cell, cfg.Encoder, cfg.Decoder, scorer, cfg.Normalizer, cfg.LabelSmoothing), func(t *testing.T) {
 				m, err := New(cfg)
 				if err != nil {
 					t.Fatal(err)
