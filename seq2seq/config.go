@@ -48,7 +48,7 @@ type Config struct {
 	// F.cross_entropy(label_smoothing=ε)); NLL and perplexity stay the
 	// likelihood's.
 	LabelSmoothing float64 `json:"label_smoothing,omitempty" toml:"-"`
-	Seed       uint64  `json:"seed" toml:"-"`
+	Seed           uint64  `json:"seed" toml:"-"`
 
 	// ScorerSettings are the scorer's own settings (scorers.SettingsOf), by
 	// name; those of other scorers are ignored. Attention, when > 0, is the
