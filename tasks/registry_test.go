@@ -75,8 +75,9 @@ func TestKeys(t *testing.T) {
 		"reorder": {"adverb", "dev", "max_adj", "pp", "test", "test_max_adj", "train"},
 		"synlang": {"adverb", "clause", "definite", "dev", "front", "max_adj", "max_len", "past", "phrasal",
 			"plural", "pp", "swap", "test", "test_max_len", "train", "vocab", "zipf"},
-		"tsv": {"dev", "lowercase", "max_len", "max_vocab", "min_count", "path", "reverse", "src_bpe_codes", "src_lang", "src_spm_model",
-			"src_tokenizer", "test", "test_align", "test_align_base", "tgt_bpe_codes", "tgt_lang", "tgt_spm_model", "tgt_tokenizer", "tokenizer", "train"},
+		"tsv": {"dev", "lowercase", "max_len", "max_vocab", "min_count", "path", "reverse", "src_bpe_codes", "src_lang", "src_max_vocab",
+			"src_min_count", "src_spm_model", "src_tokenizer", "test", "test_align", "test_align_base", "tgt_bpe_codes", "tgt_lang",
+			"tgt_max_vocab", "tgt_min_count", "tgt_spm_model", "tgt_tokenizer", "tokenizer", "train"},
 	}
 	registrytest.Keys(t, Keys, tests)
 }
