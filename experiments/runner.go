@@ -85,7 +85,7 @@ func (e *Experiment) runWithReport(ctx context.Context, opt Options, hook func(P
 	if old := unverified(runsDir, mine); len(old) > 0 {
 		fmt.Fprintf(log, "attnzoo: resuming from checkpoints written before checksums, unverified: %s\n", listSome(old, 3, ", "))
 	}
-	if err := os.MkdirAll(runsDir, 0o755); err != nil {
+	if err := os.MkdirAll(runsDir, 0o777); err != nil {
 		return nil, err
 	}
 	if err := seq2seq.WriteFileAtomic(filepath.Join(dir, "experiment.toml"), e.Raw); err != nil {
