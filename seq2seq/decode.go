@@ -1,7 +1,6 @@
 package seq2seq
 
 import (
-	"container/heap"
 	"fmt"
 	"math"
 	"slices"
@@ -492,14 +491,14 @@ func (m *Model) Beam(b *Batch, o BeamOptions) ([]Hypothesis, error) {
 			offer := func(c cand) bool {
 				c.seq, seq = seq, seq+1
 				if len(bestC) < cap(bestC) {
-					heap.Push(&bestC, c)
+					bestC.push(c)
 					return true
 				}
 				if !bestC[0].worse(c) { // c ranks no better than the worst kept
 					return false
 				}
 				bestC[0] = c
-				heap.Fix(&bestC, 0)
+				bestC.down(0)
 				return true
 			}
 			for j := 0; j < k; j++ {
@@ -603,21 +602,42 @@ type cand struct {
 }
 
 // candHeap keeps the best candidates with the worst on top: lower score,
-// or an equal score made later.
+// or an equal score made later. (Not container/heap: its Push boxes each
+// candidate into an interface, an allocation per candidate.)
 type candHeap []cand
-
-func (h candHeap) Len() int           { return len(h) }
-func (h candHeap) Less(i, j int) bool { return h[i].worse(h[j]) }
 
 // worse: a ranks below b.
 func (a cand) worse(b cand) bool { return a.score < b.score || a.score == b.score && a.seq > b.seq }
-func (h candHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *candHeap) Push(x any)   { *h = append(*h, x.(cand)) }
-func (h *candHeap) Pop() any {
-	old := *h
-	c := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return c
+
+// push adds c, within the heap's capacity.
+func (h *candHeap) push(c cand) {
+	*h = append(*h, c)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !s[i].worse(s[p]) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+// down restores the heap below entry i.
+func (h candHeap) down(i int) {
+	for {
+		w := i
+		for _, c := range []int{2*i + 1, 2*i + 2} {
+			if c < len(h) && h[c].worse(h[w]) {
+				w = c
+			}
+		}
+		if w == i {
+			return
+		}
+		h[i], h[w] = h[w], h[i]
+		i = w
+	}
 }
 
 // sorted orders the kept candidates best first: by score, equal scores in
