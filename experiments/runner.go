@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -172,6 +173,12 @@ func (e *Experiment) executeAll(ctx context.Context, runs []*Run, runsDir string
 					report = func(p Progress) { hook(p); prog.update(p) }
 				}
 				f, err := e.execute(ctx, r, filepath.Join(runsDir, r.ID), report, w)
+				// the run's arena, graphs and data are garbage now: collect
+				// them before the next run allocates its own, so that the
+				// collector's goal (twice the last live heap) does not let
+				// the next run's peak stack on this one's (the estimate
+				// counts one run's memory, bench/README.md)
+				runtime.GC()
 				mu.Lock()
 				if err != nil {
 					res.Failed[r.ID] = err

@@ -17,6 +17,7 @@ type Footprint struct {
 	Work        int64 `json:"work_bytes"`   // the ops' working buffers (the arena keeps the most any graph takes)
 	Packed      int64 `json:"packed_bytes"` // the weights packed for the products: at most two orientations of each
 	Arena       int64 `json:"arena_bytes"`  // what a run's arena holds: the larger plan, the working buffers, the packed weights
+	Held        int64 `json:"held_bytes"`   // what the graphs hold of their own, apart from the arena: their inputs (the beam's copies of the memory per row) and nodes (gx.Machine.HeldBytes)
 	LargestPlan string
 }
 
@@ -44,6 +45,7 @@ func PlanFootprint(cfg Config, B, S, T, maxLen, beam int) (Footprint, error) {
 			work[i] = max(work[i], b)
 		}
 		defer mach.Close()
+		f.Held += mach.HeldBytes()
 		return mach.Bytes()
 	}
 	tg, err := m.buildTrain(a, B, S, T)
