@@ -330,7 +330,7 @@ func equalTokens(a, b []string) bool {
 }
 
 func saveImage(path string, ex *captioning.Example) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return err
 	}
 	var b bytes.Buffer

@@ -323,3 +323,50 @@ func unsum(t *testing.T, run string) {
 		t.Fatal(err)
 	}
 }
+
+// TestResumeRefusesDamagedMetrics: a metrics.jsonl with a garbled line, or
+// one that cannot be read (here a folder in its place), is an error on
+// --resume naming the file and the line; before, the history was silently
+// cut to the lines that parsed and rewritten so.
+func TestResumeRefusesDamagedMetrics(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		spoil func(p string)
+		want  string
+	}{
+		{"garbled line", func(p string) {
+			data, _ := os.ReadFile(p)
+			lines := strings.SplitAfter(string(data), "\n")
+			lines[1] = `{"step":20,"loss":1.8` + "\n" // cut short: line 2 of 2
+			os.WriteFile(p, []byte(strings.Join(lines, "")), 0o644)
+		}, "metrics.jsonl:2: not a line of metrics"},
+		{"unreadable", func(p string) {
+			os.Remove(p)
+			os.Mkdir(p, 0o755)
+		}, "metrics.jsonl: after line 0"},
+		{"missing", func(p string) { os.Remove(p) }, "metrics.jsonl: no such file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path, out, run := finishedOld(t, "")
+			p := filepath.Join(run, "metrics.jsonl")
+			if data, _ := os.ReadFile(p); strings.Count(string(data), "\n") != 2 {
+				t.Fatalf("metrics.jsonl of 20 steps, eval_every 10: %q, want 2 lines", data)
+			}
+			tc.spoil(p)
+			before, _ := os.ReadFile(p)
+			e, err := Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = e.Run(context.Background(), Options{Out: out, Workers: 1, Resume: true})
+			for _, w := range []string{tc.want, "step 20"} {
+				if err == nil || !strings.Contains(err.Error(), w) {
+					t.Errorf("error %v\nwant %q", err, w)
+				}
+			}
+			if after, _ := os.ReadFile(p); string(after) != string(before) {
+				t.Errorf("metrics.jsonl was rewritten: %q, was %q", after, before)
+			}
+		})
+	}
+}

@@ -24,18 +24,28 @@ import (
 //
 //	weights     = P·b·(2 + o) + P·(1 + o)·16     values, gradients, o optimizer slots; the checkpoint's buffers (float64 moments)
 //	activations = 2·b·2·[S·B·(d·(3g+6)·h + E) + 3·B·S·H + K + T·B·((3g+8)·H + E + S·(3 + 2·A′)) + B·T·(3H + 3V)]
-//	decoding    = b·[S·B·(d·(3g+6)·h + E + 3H) + K + (L·B + R)·((3g+8)·H + E + 2V + S·(3 + 2·A′)) + R·K/B]
+//	decoding    = b·[S·B·(d·(3g+6)·h + E + 3H) + K + (L·B + R)·((3g+8)·H + E + 2V + S·(3 + 2·A′)) + R·K/B + 2·R·S·H]
+//	beam        = (L+1)·R·(b·S + 8) + 42·R + 64·beam + 8·(min(beam, V) + 1) + 8·V + 32·B + B·(L+1)·(8·S + 32) + 256·(L+1) + 64 KiB
 //	data        = examples·(250 + 72·(mean source + mean target)) + images·(2·4·C·H·W + 4·H·W + 600) + features·4·S·D,
 //	              or what the task says it holds (tasks.Size.DataBytes: tsv's token ids)
 //
 // where d is 1 or 2 directions, A′ = A for concat and 0 otherwise, K the
 // scorer's key-side tensor (B·S·A for concat, B·S·H for general, else 0),
 // R = B·beam the beam's rows and L the greedy decoder's steps (unrolled in
-// one graph). The activations' leading 2 counts each node's value and its
+// one graph). The beam's step graph copies the annotations and the keys to
+// each of its R rows (2·R·S·H). beam is what beam search holds on the Go
+// heap besides that graph (seq2seq.BeamBytes, read off seq2seq.(*Model).Beam),
+// for beam > 1: every step's attention weights [R·S] and its parents and
+// tokens [R] int32 for up to L+1 steps, the rows' scores and flags, the 2·beam
+// best candidates of a source (32 bytes each) and the top beam tokens of a
+// hypothesis, each source's finished count and best hypothesis, and the
+// returned tokens and alignments. The activations' leading 2 counts each node's value and its
 // gradient, the next 2 the graphs kept at once (the trainer's, and the
 // evaluator's for test perplexity); a cnn encoder adds its im2col buffer
 // and feature maps per layer. A run's total is gcHeadroom = 2 times the
-// sum. The measured peak RSS of the shipped experiments is in
+// sum (planned: the weights, the larger plan, and 2 times the data and the
+// beam). A sweep is admitted when estimateMargin times its peak fits the
+// memory limit. The measured peak RSS of the shipped experiments is in
 // bench/README.md ("Memory: the estimate against the measured peak"), with
 // the factor between the two.
 type Estimate struct {
@@ -43,6 +53,8 @@ type Estimate struct {
 	Weights     float64 `json:"weights_bytes"`     // parameters, gradients, optimizer state, checkpoint encoding
 	Activations float64 `json:"activations_bytes"` // the training graphs at the largest batch shape
 	Decoding    float64 `json:"decoding_bytes"`    // the greedy/beam decoding graphs
+	Beam        float64 `json:"beam_bytes"`        // beam search's history and candidates on the Go heap (seq2seq.BeamBytes)
+	Graphs      float64 `json:"graphs_bytes"`      // planned: what the graphs hold apart from the arena, their inputs above all (seq2seq.Footprint.Held)
 	Data        float64 `json:"data_bytes"`        // the data set held in memory
 	Total       float64 `json:"total_bytes"`
 
@@ -126,7 +138,9 @@ const (
 // values of training and decoding share one arena, which holds the larger
 // of the two; the weights are the parameters, the optimizer's state, the
 // checkpoint's encoding, the packed weights and the ops' working buffers;
-// the data and the process as in the formulas. The arena is allocated once
+// the data and the process as in the formulas; the graphs' own inputs and
+// nodes, held apart from the arena (the largest shape of each graph once);
+// beam search's heap (seq2seq.BeamBytes). The arena is allocated once
 // and lives for the run, so no collector's headroom is added to it.
 func planned(in estimateInput, formula Estimate) (Estimate, bool) {
 	d := in.Data
@@ -162,7 +176,9 @@ func planned(in estimateInput, formula Estimate) (Estimate, bool) {
 	est.Activations = float64(f.Train)
 	est.Decoding = float64(f.Decode)
 	est.Arena = float64(f.Arena)
-	est.Total = est.Weights + max(est.Activations, est.Decoding) + gcHeadroom*est.Data
+	est.Beam = formula.Beam
+	est.Graphs = float64(f.Held)
+	est.Total = est.Weights + max(est.Activations, est.Decoding) + est.Graphs + gcHeadroom*(est.Data+est.Beam)
 	return est, true
 }
 
@@ -248,13 +264,17 @@ func formulaEstimate(in estimateInput) Estimate {
 	}
 	R := B * max(in.Beam, 1)
 	step := (3*g+8)*H + E + 2*Vt + S*perPos
-	est.Decoding = b * (encAct + keySide + L*B*step + R*step + R/B*keySide)
+	est.Decoding = b * (encAct + keySide + L*B*step + R*step + R/B*keySide + 2*R*S*H)
+	if in.Beam > 1 {
+		est.Beam = seq2seq.BeamBytes(B, in.Beam, S, Vt, L, b)
+	}
 	est.note("the greedy decoding graph's logits ([train] batch × [decode] max_len × the target vocabulary)", L*B*Vt)
 	est.note("the beam's logits ([train] batch × [decode] beam × the target vocabulary)", R*Vt)
+	est.note("the beam's copy of the annotations ([train] batch × [decode] beam × source length × [model] hidden)", R*S*H)
 	if in.DataKnown {
 		est.Data = est.dataCost(d)
 	}
-	est.Total = gcHeadroom * (est.Weights + est.Activations + est.Decoding + est.Data)
+	est.Total = gcHeadroom * (est.Weights + est.Activations + est.Decoding + est.Data + est.Beam)
 	return est
 }
 

@@ -248,3 +248,89 @@ func TestBritzSweep(t *testing.T) {
 		}
 	}
 }
+
+// beamFile is a reverse task (sources of up to 8 tokens, 10 symbols) at
+// [train] batch 32 and [decode] beam and max_len as given.
+func beamFile(beam, maxLen string) string {
+	return `name = "beamy"
+[task]
+name = "reverse"
+min_len = 3
+max_len = 8
+vocab = 10
+train = 100
+dev = 10
+test = 10
+[model]
+hidden = 32
+attention = 32
+embed = 16
+[train]
+steps = 5
+batch = 32
+[decode]
+beam = ` + beam + `
+max_len = ` + maxLen + `
+`
+}
+
+// TestBeamEstimate: a run's estimate counts beam search's heap as
+// seq2seq.BeamBytes derives it. Here B = 32, k = 50, S = 8, V = 10 + 4,
+// max_len 20 (21 steps), float32: R = 1600 rows;
+// history 21·1600·(4·8 + 8) = 1,344,000; rows 42·1600 = 67,200;
+// step 64·50 + 8·(14 + 1) + 8·14 = 3,432; sources 32·32 + 32·21·(64 + 32)
+// = 65,536; small 256·21 + 65,536 = 70,912: 1,551,080 bytes, counted twice
+// (the collector's headroom) in the total. Before, the estimate had no
+// such part and beam 20000 on quickstart's task was estimated at 0.4 GB.
+func TestBeamEstimate(t *testing.T) {
+	e, err := Load(writeExp(t, beamFile("50", "20")))
+	runs := runsOf(t, e, err)
+	est := e.runEstimate(runs[0])
+	if est.Beam != 1551080 {
+		t.Errorf("beam search's heap estimated at %.0f bytes, derived 1,551,080", est.Beam)
+	}
+	e1, err := Load(writeExp(t, beamFile("1", "20")))
+	runs1 := runsOf(t, e1, err)
+	if one := e1.runEstimate(runs1[0]); one.Beam != 0 || est.Total-one.Total < 2*1551080 {
+		t.Errorf("beam 1: %.0f bytes of beam; totals %.0f (beam 50) and %.0f (beam 1)", one.Beam, est.Total, one.Total)
+	}
+}
+
+// TestBeamRefused: a beam that cannot fit is refused before anything is
+// written, naming [decode] beam and its size (beam 20000 on this task:
+// R = 640,000 rows; its history alone is 21·640,000·40 bytes ≈ 0.54 GB).
+func TestBeamRefused(t *testing.T) {
+	dir := t.TempDir()
+	e, err := Load(writeExp(t, beamFile("20000", "20")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.Run(t.Context(), Options{Out: dir, Workers: 1, MaxMemory: 1e9})
+	for _, want := range []string{"[decode] beam", "beam = 20000 drives it", "1.0 GB is available (--max-memory)"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v\nwant %q", err, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "beamy")); err == nil {
+		t.Errorf("a refused sweep made its results folder")
+	}
+}
+
+// TestAddressSpaceLimit: an RLIMIT_AS (ulimit -v) lower than --max-memory
+// is the limit, less the address space the runtime reserves, and the
+// refusal says so.
+func TestAddressSpaceLimit(t *testing.T) {
+	old := addressSpace
+	defer func() { addressSpace = old }()
+	addressSpace = func() (float64, bool) { return addressOverhead() + 1e6, true } // 1 MB to spare
+	e, err := Load(writeExp(t, beamFile("1", "20")))
+	runs := runsOf(t, e, err)
+	_, err = e.plan(runs, 1, 64e9)
+	if err == nil || !strings.Contains(err.Error(), "ulimit -v (RLIMIT_AS)") || !strings.Contains(err.Error(), "1 MB is available") {
+		t.Errorf("want a refusal naming ulimit -v and 1 MB available, got %v", err)
+	}
+	addressSpace = func() (float64, bool) { return 0, false }
+	if _, err := e.plan(runs, 1, 64e9); err != nil {
+		t.Errorf("no RLIMIT_AS: %v", err)
+	}
+}

@@ -30,7 +30,7 @@ var shardLockRe = regexp.MustCompile(`^\.lock-shard-(\d+)-of-(\d+)$`)
 // lockFolder takes dir's locks for shard of shards (shards ≤ 1: the whole
 // sweep) and returns their release.
 func lockFolder(dir string, shard, shards int) (release func(), err error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, err
 	}
 	host, _ := os.Hostname()

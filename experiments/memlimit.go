@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 )
@@ -38,6 +39,33 @@ func memoryLimit(root string) (float64, string, error) {
 		}
 	}
 	return 0, "", fmt.Errorf("experiments: no cgroup memory limit and no MemAvailable in /proc/meminfo: pass --max-memory")
+}
+
+// addressSpace is the process's address-space limit (RLIMIT_AS, ulimit -v)
+// when one is set; tests replace it.
+var addressSpace = rlimitAS
+
+// addressOverhead is the address space a run reserves beyond the memory it
+// holds: the Go runtime's reservations, and per thread its stack and the C
+// library's malloc arena (measured: `attnzoo run experiments/tiny.toml`,
+// 8 threads at GOMAXPROCS 2, peaks at 43 MB resident and 1.80 GB of
+// address space, and fails under `ulimit -v` 1.5 GB).
+func addressOverhead() float64 {
+	return 1.25*(1<<30) + float64(runtime.GOMAXPROCS(0)+6)*72*(1<<20)
+}
+
+// addressLimit lowers limit to what RLIMIT_AS leaves, when one is set and
+// leaves less, and says so in from.
+func addressLimit(limit float64, from string) (float64, string) {
+	as, ok := addressSpace()
+	if !ok {
+		return limit, from
+	}
+	over := addressOverhead()
+	if usable := max(as-over, 0); usable < limit {
+		return usable, fmt.Sprintf("ulimit -v (RLIMIT_AS) %s, less ~%s of address space that the Go runtime and its threads reserve", humanBytes(as), humanBytes(over))
+	}
+	return limit, from
 }
 
 // unlimited is what cgroup v1 writes for "no limit" (a page-rounded

@@ -212,7 +212,7 @@ func (x *execution) path(name string) string { return filepath.Join(x.dir, name)
 // prepare writes the run folder's config.toml and loads the corpus, and
 // makes the model and the optimizer with their first state.
 func (e *Experiment) prepare(ctx context.Context, r *Run, dir string) (*execution, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, err
 	}
 	cfgText, _, err := r.runConfig()
@@ -276,7 +276,9 @@ func (x *execution) resume() error {
 		}
 		x.start, x.clock = st.Step, st.runClock
 		x.sel = selection{best: st.BestScore, step: st.BestStep, since: st.SinceBest}
-		x.lines, _ = readLines(x.path("metrics.jsonl"), x.start)
+		if x.lines, err = readLines(x.path("metrics.jsonl"), x.start); err != nil {
+			return fmt.Errorf("%w: the checkpoint at step %d cannot resume its learning curve from it; restore the file, or train the run again from step 0 with another --out", err, x.start)
+		}
 	}
 	x.saved = x.start
 	return writeJSONL(x.path("metrics.jsonl"), x.lines)
@@ -807,24 +809,34 @@ func readOldState(path string) (*seq2seq.Model, *runState, error) {
 	return m, &st, nil
 }
 
+// readLines reads metrics.jsonl's lines up to step upTo. The file is
+// written whole (atomically) by the run, so a line that does not parse, or
+// a file that cannot be read, means it was damaged: an error naming the
+// file and the line, never a history silently cut short.
 func readLines(path string, upTo int) ([]evalLine, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("experiments: %w", err)
 	}
 	defer f.Close()
 	var out []evalLine
 	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	n := 0
 	for sc.Scan() {
+		n++
 		var l evalLine
-		if json.Unmarshal(sc.Bytes(), &l) != nil {
-			continue
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			return nil, fmt.Errorf("experiments: %s:%d: not a line of metrics (%v)", path, n, err)
 		}
 		if l.Step <= upTo {
 			out = append(out, l)
 		}
 	}
-	return out, sc.Err()
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("experiments: %s: after line %d: %w", path, n, err)
+	}
+	return out, nil
 }
 
 // writeJSONL writes items to path, one JSON object a line (metrics.jsonl,

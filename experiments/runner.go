@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -88,7 +89,7 @@ func (e *Experiment) runWithReport(ctx context.Context, opt Options, hook func(P
 	if old := unverified(runsDir, mine); len(old) > 0 {
 		fmt.Fprintf(log, "attnzoo: resuming from checkpoints written before checksums, unverified: %s\n", listSome(old, 3, ", "))
 	}
-	if err := os.MkdirAll(runsDir, 0o755); err != nil {
+	if err := os.MkdirAll(runsDir, 0o777); err != nil {
 		return nil, err
 	}
 	if err := seq2seq.WriteFileAtomic(filepath.Join(dir, "experiment.toml"), e.Raw); err != nil {
@@ -175,6 +176,12 @@ func (e *Experiment) executeAll(ctx context.Context, runs []*Run, runsDir string
 					report = func(p Progress) { hook(p); prog.update(p) }
 				}
 				f, err := e.execute(ctx, r, filepath.Join(runsDir, r.ID), report, w)
+				// the run's arena, graphs and data are garbage now: collect
+				// them before the next run allocates its own, so that the
+				// collector's goal (twice the last live heap) does not let
+				// the next run's peak stack on this one's (the estimate
+				// counts one run's memory, bench/README.md)
+				runtime.GC()
 				mu.Lock()
 				if err != nil {
 					res.Failed[r.ID] = err

@@ -198,7 +198,7 @@ func Save(base string, f *Figure, opt SaveOptions) ([]string, error) {
 	if opt.PDF {
 		formats = append(formats, PDF)
 	}
-	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(base), 0o777); err != nil {
 		return nil, fmt.Errorf("plots: save: %w", err)
 	}
 	var paths []string

@@ -429,7 +429,14 @@ type BeamOptions struct {
 //
 // The search keeps, per step, each live hypothesis's parent slot and token
 // and the step's attention weights, and builds the tokens and alignment of
-// only the hypothesis it returns, by following the parents back.
+// only the hypothesis it returns, by following the parents back. For a
+// batch of B sources of up to S positions, R = B·k rows and a vocabulary
+// of V, it holds (BeamBytes): per step up to maxLen + 1, the weights (R·S
+// values, in the model's precision) and the parents and tokens (R int32s);
+// per source and step, only the 2k best candidates (no more can be taken)
+// and the top k tokens of each live hypothesis; per source, the number of
+// finished hypotheses and the best of them; besides the graph of one
+// decoder step for R rows.
 func (m *Model) Beam(b *Batch, o BeamOptions) ([]Hypothesis, error) {
 	k, maxLen, alpha, cache := o.Width, o.MaxLen, o.Alpha, o.Cache
 	if cache == nil {
@@ -448,6 +455,7 @@ func (m *Model) Beam(b *Batch, o BeamOptions) ([]Hypothesis, error) {
 	}
 	B, S, V, R := mem.B, mem.S, st.V, st.R
 	buf := make([]float64, 0, V)
+	top := make([]int, 0, min(k, V)+1)
 	idx := make([]int, R)
 	// slot r = i·k + j holds hypothesis j of source i
 	scores, alive := make([]float64, R), make([]bool, R)
@@ -456,27 +464,43 @@ func (m *Model) Beam(b *Batch, o BeamOptions) ([]Hypothesis, error) {
 		alive[i*k] = true // the other k−1 start dead so the first step does not repeat beam 0
 	}
 	var parents, tokens [][]int32 // [step][slot after the step]
-	var weights [][]float64       // [step][slot·S + source position]
+	var weights []gx.Vec          // [step][slot·S + source position]
 	type final struct {
 		t, slot int // finished at step t from the hypothesis in slot
 		score   float64
 	}
-	finished := make([][]final, B)
-	type cand struct {
-		from, tok int
-		score     float64
-	}
-	cs := make([]cand, 0, k*k)
+	norm := func(f final) float64 { return f.score / math.Pow(float64(f.t+1), alpha) } // NormScore
+	// per source: how many hypotheses finished, and the best of them (the
+	// first of equals)
+	nFinished, best := make([]int, B), make([]final, B)
+	// a step takes candidates best first until k live or k finished: at
+	// most 2k of them, kept in best (a bounded heap, worst on top); ties
+	// rank in the order the candidates are made
+	bestC := candHeap(make([]cand, 0, 2*k))
 	for t := 0; t <= maxLen; t++ {
 		out, err := st.run()
 		if err != nil {
 			return nil, err
 		}
-		weights = append(weights, row(out.weights[0], 0, R*S, nil))
+		weights = append(weights, clonePrefix(out.weights[0], R*S))
 		par, tok := make([]int32, R), make([]int32, R)
 		anyAlive := false
 		for i := 0; i < B; i++ {
-			cs = cs[:0]
+			bestC = bestC[:0]
+			seq := 0
+			offer := func(c cand) bool {
+				c.seq, seq = seq, seq+1
+				if len(bestC) < cap(bestC) {
+					bestC.push(c)
+					return true
+				}
+				if !bestC[0].worse(c) { // c ranks no better than the worst kept
+					return false
+				}
+				bestC[0] = c
+				bestC.down(0)
+				return true
+			}
 			for j := 0; j < k; j++ {
 				if !alive[i*k+j] {
 					continue
@@ -484,29 +508,28 @@ func (m *Model) Beam(b *Batch, o BeamOptions) ([]Hypothesis, error) {
 				lp := row(out.logp[0], (i*k+j)*V, V, buf)
 				score := scores[i*k+j]
 				if t == maxLen { // out of room: only </s>
-					cs = append(cs, cand{j, EosID, score + lp[EosID]})
+					offer(cand{from: j, tok: EosID, score: score + lp[EosID]})
 					continue
 				}
-				for _, tk := range topK(lp, k) {
-					cs = append(cs, cand{j, tk, score + lp[tk]})
+				top = appendTopK(top[:0], lp, k)
+				for _, tk := range top {
+					if !offer(cand{from: j, tok: tk, score: score + lp[tk]}) {
+						break // the rest of j's rank lower still
+					}
 				}
 			}
-			slices.SortStableFunc(cs, func(a, b cand) int {
-				switch {
-				case a.score > b.score:
-					return -1
-				case b.score > a.score:
-					return 1
-				}
-				return 0
-			})
+			cs := bestC.sorted()
 			n := 0
 			for _, c := range cs {
-				if n == k || len(finished[i]) >= k {
+				if n == k || nFinished[i] >= k {
 					break
 				}
 				if c.tok == EosID {
-					finished[i] = append(finished[i], final{t, i*k + c.from, c.score})
+					f := final{t, i*k + c.from, c.score}
+					if nFinished[i] == 0 || norm(f) > norm(best[i]) {
+						best[i] = f
+					}
+					nFinished[i]++
 					continue
 				}
 				r := i*k + n
@@ -520,7 +543,7 @@ func (m *Model) Beam(b *Batch, o BeamOptions) ([]Hypothesis, error) {
 				idx[i*k+j] = i * k
 				nextAlive[i*k+j] = false
 			}
-			if len(finished[i]) >= k {
+			if nFinished[i] >= k {
 				n = 0
 				for j := 0; j < k; j++ {
 					nextAlive[i*k+j] = false
@@ -540,24 +563,17 @@ func (m *Model) Beam(b *Batch, o BeamOptions) ([]Hypothesis, error) {
 	}
 	out := make([]Hypothesis, B)
 	for i := 0; i < B; i++ {
-		best := -1
-		norm := func(f final) float64 { return f.score / math.Pow(float64(f.t+1), alpha) } // NormScore
-		for j, f := range finished[i] {
-			if best < 0 || norm(f) > norm(finished[i][best]) {
-				best = j
-			}
-		}
-		if best < 0 {
+		if nFinished[i] == 0 {
 			return nil, fmt.Errorf("seq2seq: beam search finished no hypothesis for source %d", i)
 		}
-		f := finished[i][best]
+		f := best[i]
 		h := Hypothesis{Score: f.score, Align: make([][]float64, f.t+1)}
 		if f.t > 0 {
 			h.Tokens = make([]int, f.t)
 		}
 		slot := f.slot // the hypothesis's slot at step u, from u = f.t down
 		for u := f.t; u >= 0; u-- {
-			h.Align[u] = append([]float64(nil), weights[u][slot*S:slot*S+mem.srcLen[i]]...)
+			h.Align[u] = row(weights[u], slot*S, mem.srcLen[i], nil)
 			if u > 0 {
 				h.Tokens[u-1] = int(tokens[u-1][slot])
 				slot = int(parents[u-1][slot])
@@ -568,10 +584,85 @@ func (m *Model) Beam(b *Batch, o BeamOptions) ([]Hypothesis, error) {
 	return out, nil
 }
 
+// clonePrefix copies the first n entries of v, in its own precision.
+func clonePrefix(v gx.Vec, n int) gx.Vec {
+	if v.F64 != nil {
+		return gx.Vec{F64: slices.Clone(v.F64[:n])}
+	}
+	return gx.Vec{F32: slices.Clone(v.F32[:n])}
+}
+
+// cand is a candidate extension of a beam hypothesis: the hypothesis in
+// slot from (of its source's k) followed by tok, with its score; seq is the
+// order it was made in, which breaks ties.
+type cand struct {
+	from, tok int
+	score     float64
+	seq       int
+}
+
+// candHeap keeps the best candidates with the worst on top: lower score,
+// or an equal score made later. (Not container/heap: its Push boxes each
+// candidate into an interface, an allocation per candidate.)
+type candHeap []cand
+
+// worse: a ranks below b.
+func (a cand) worse(b cand) bool { return a.score < b.score || a.score == b.score && a.seq > b.seq }
+
+// push adds c, within the heap's capacity.
+func (h *candHeap) push(c cand) {
+	*h = append(*h, c)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !s[i].worse(s[p]) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+// down restores the heap below entry i.
+func (h candHeap) down(i int) {
+	for {
+		w := i
+		for _, c := range []int{2*i + 1, 2*i + 2} {
+			if c < len(h) && h[c].worse(h[w]) {
+				w = c
+			}
+		}
+		if w == i {
+			return
+		}
+		h[i], h[w] = h[w], h[i]
+		i = w
+	}
+}
+
+// sorted orders the kept candidates best first: by score, equal scores in
+// the order they were made (as a stable sort of all of them would).
+func (h candHeap) sorted() []cand {
+	slices.SortFunc(h, func(a, b cand) int {
+		switch {
+		case a.score > b.score:
+			return -1
+		case b.score > a.score:
+			return 1
+		}
+		return a.seq - b.seq
+	})
+	return h
+}
+
 // topK returns the indices of the k largest entries, largest first (ties:
 // lower index first).
-func topK(x []float64, k int) []int {
-	idx := make([]int, 0, k+1)
+func topK(x []float64, k int) []int { return appendTopK(make([]int, 0, min(k, len(x))+1), x, k) }
+
+// appendTopK is topK into idx[:0]'s array, which needs room for
+// min(k, len(x)) + 1 entries.
+func appendTopK(idx []int, x []float64, k int) []int {
+	idx = idx[:0]
 	for i, v := range x {
 		pos := len(idx)
 		for pos > 0 && v > x[idx[pos-1]] {

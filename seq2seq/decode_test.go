@@ -315,3 +315,43 @@ func TestBeamMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// TestWideBeamMatchesReference: with widths at and past the vocabulary (14
+// tokens: k = 14 and 40), where Beam keeps only the 2k best candidates of a
+// source while the reference sorts all k·min(k, V), and with float64
+// weights kept in their own precision, Beam still returns exactly what the
+// straightforward search returns.
+func TestWideBeamMatchesReference(t *testing.T) {
+	for _, tc := range []struct {
+		dtype string
+		ks    []int
+	}{{"float32", []int{14, 40}}, {"float64", []int{5}}} {
+		cfg := smallConfig("concat", "bahdanau")
+		cfg.Dtype = tc.dtype
+		m, tr := trained(t, cfg, 40)
+		src, _ := reversal(rand.New(rand.NewPCG(9, 9)), 8, 3, 9)
+		b, _ := NewBatch(src, nil)
+		for _, k := range tc.ks {
+			for _, alpha := range []float64{0, 1} {
+				got, err := m.Beam(b, BeamOptions{Width: k, MaxLen: 12, Alpha: alpha, Cache: tr.Cache})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := beamReference(m, b, k, 12, alpha, tr.Cache)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range got {
+					if !slices.Equal(got[i].Tokens, want[i].Tokens) || got[i].Score != want[i].Score || len(got[i].Align) != len(want[i].Align) {
+						t.Fatalf("%s k=%d alpha=%g input %d: %v (%g), reference %v (%g)", tc.dtype, k, alpha, i, got[i].Tokens, got[i].Score, want[i].Tokens, want[i].Score)
+					}
+					for r := range got[i].Align {
+						if !slices.Equal(got[i].Align[r], want[i].Align[r]) {
+							t.Fatalf("%s k=%d input %d: alignment row %d differs", tc.dtype, k, i, r)
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -17,6 +17,7 @@ type Footprint struct {
 	Work        int64 `json:"work_bytes"`   // the ops' working buffers (the arena keeps the most any graph takes)
 	Packed      int64 `json:"packed_bytes"` // the weights packed for the products: at most two orientations of each
 	Arena       int64 `json:"arena_bytes"`  // what a run's arena holds: the larger plan, the working buffers, the packed weights
+	Held        int64 `json:"held_bytes"`   // what the graphs hold of their own, apart from the arena: their inputs (the beam's copies of the memory per row) and nodes (gx.Machine.HeldBytes)
 	LargestPlan string
 }
 
@@ -44,6 +45,7 @@ func PlanFootprint(cfg Config, B, S, T, maxLen, beam int) (Footprint, error) {
 			work[i] = max(work[i], b)
 		}
 		defer mach.Close()
+		f.Held += mach.HeldBytes()
 		return mach.Bytes()
 	}
 	tg, err := m.buildTrain(a, B, S, T)
@@ -90,4 +92,27 @@ func PlanFootprint(cfg Config, B, S, T, maxLen, beam int) (Footprint, error) {
 		f.LargestPlan = "a decoding graph"
 	}
 	return f, nil
+}
+
+// BeamBytes is what Beam holds on the Go heap, besides the graph of its
+// decoder step (PlanFootprint's), for a batch of B sources of up to S
+// positions, width k, a target vocabulary of V, up to maxLen tokens and
+// values of b bytes (4 or 8), read off Beam with R = B·k rows and
+// maxLen + 1 steps:
+//
+//	history = (maxLen+1)·R·(b·S + 8)               each step's weights [R·S], parents and tokens [R] int32
+//	rows    = 42·R                                 scores and alive, twice (8 + 1 bytes each), idx, the tokens fed, the stepper's row → source map
+//	step    = 64·k + 8·(min(k, V) + 1) + 8·V       the 2k best candidates (32 bytes each), the top-k buffer, a row of log-probabilities
+//	sources = 32·B + B·(maxLen+1)·(8·S + 32)       each source's count and best finished hypothesis; the returned tokens and alignment rows
+//	small   = 256·(maxLen+1) + 64 KiB              the per-step lists and views; the stepper's and encoder's bookkeeping
+//
+// Sizes are float64, so a typo's product cannot overflow.
+func BeamBytes(B, k, S, V, maxLen, b float64) float64 {
+	R, steps := B*k, maxLen+1
+	history := steps * R * (b*S + 8)
+	rows := 42 * R
+	step := 64*k + 8*(min(k, V)+1) + 8*V
+	sources := 32*B + B*steps*(8*S+32)
+	small := 256*steps + 64<<10
+	return history + rows + step + sources + small
 }

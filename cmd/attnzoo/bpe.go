@@ -1,13 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"flag"
 	"io"
 	"os"
-	"path/filepath"
 
+	"github.com/attnzoo/attnzoo/internal/atomicfile"
 	"github.com/attnzoo/attnzoo/tasks/subword"
 )
 
@@ -53,30 +52,8 @@ func (f *ioFlags) run(stdout io.Writer, do func(r io.Reader, name string, w io.W
 	if f.out == "" {
 		return do(r, name, stdout)
 	}
-	return writeFileWhole(f.out, func(w io.Writer) error { return do(r, name, w) })
-}
-
-// writeFileWhole writes path through a temporary file in its folder,
-// renamed into place only when write succeeds.
-func writeFileWhole(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	bw := bufio.NewWriter(tmp)
-	if err := write(bw); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	// mode 0666 less the umask, renamed into place only when do succeeds
+	return atomicfile.WriteFunc(f.out, func(w io.Writer) error { return do(r, name, w) })
 }
 
 func bpeLearn(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -34,7 +34,7 @@ type Writer struct {
 func Create(dir string) (*Writer, error) { return create(dir, time.Now) }
 
 func create(dir string, now func() time.Time) (*Writer, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, fmt.Errorf("tbevents: %w", err)
 	}
 	host, err := os.Hostname()
@@ -47,7 +47,7 @@ func create(dir string, now func() time.Time) (*Writer, error) {
 		if i > 1 {
 			path += "." + strconv.Itoa(i)
 		}
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
