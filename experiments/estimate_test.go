@@ -325,12 +325,12 @@ func TestAddressSpaceLimit(t *testing.T) {
 	addressSpace = func() (float64, bool) { return addressOverhead() + 1e6, true } // 1 MB to spare
 	e, err := Load(writeExp(t, beamFile("1", "20")))
 	runs := runsOf(t, e, err)
-	_, err = e.plan(runs, 1, 64e9)
+	_, err = e.plan(context.Background(), runs, 1, 64e9)
 	if err == nil || !strings.Contains(err.Error(), "ulimit -v (RLIMIT_AS)") || !strings.Contains(err.Error(), "1 MB is available") {
 		t.Errorf("want a refusal naming ulimit -v and 1 MB available, got %v", err)
 	}
 	addressSpace = func() (float64, bool) { return 0, false }
-	if _, err := e.plan(runs, 1, 64e9); err != nil {
+	if _, err := e.plan(context.Background(), runs, 1, 64e9); err != nil {
 		t.Errorf("no RLIMIT_AS: %v", err)
 	}
 }
