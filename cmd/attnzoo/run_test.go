@@ -161,7 +161,7 @@ func TestRunUsage(t *testing.T) {
 		{[]string{"run"}, 2, "no experiment file"},
 		{[]string{"run", "x.toml", "--shard", "4/4"}, 2, "0 ≤ I < N"},
 		{[]string{"run", "x.toml", "--workers", "0"}, 2, "--workers"},
-		{[]string{"run", "/nonexistent/x.toml"}, 2, "nonexistent"},
+		{[]string{"run", "/nonexistent/x.toml"}, 3, "nonexistent"}, // a missing experiment file is configuration (docs/cli.md)
 		{[]string{"decode"}, 2, "RUN_DIR"},
 		{[]string{"collect"}, 2, "RESULTS_DIR"},
 	} {

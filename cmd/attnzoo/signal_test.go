@@ -372,10 +372,11 @@ func TestSigtermCorpus(t *testing.T) {
 	}
 }
 
-// TestSigtermPreRunCheck sends SIGTERM while the runs of a sweep of 60
-// hidden sizes are checked before anything trains (each run's memory is
-// estimated by building its graphs: ~0.1–0.5 s a run here, so tens of
-// seconds in all). The process exits within the 2 s of the
+// TestSigtermPreRunCheck sends SIGTERM while the runs of a sweep of 400
+// hidden sizes (8 to 806) are checked before anything trains (each run's
+// memory is estimated by building its graphs: 0.05–0.5 s a run, growing
+// with the size, so tens of seconds in all even on an idle machine; with
+// 60 sizes the check could end before the signal on one). The process exits within the 2 s of the
 // signal (the time is logged), with status 1 (runtime: interrupted),
 // before the plan line, and writes no results folder.
 func TestSigtermPreRunCheck(t *testing.T) {
@@ -384,7 +385,7 @@ func TestSigtermPreRunCheck(t *testing.T) {
 	}
 	bin := buildCLI(t)
 	dir := t.TempDir()
-	hidden := make([]string, 60)
+	hidden := make([]string, 400)
 	for i := range hidden {
 		hidden[i] = strconv.Itoa(8 + 2*i)
 	}
@@ -393,13 +394,13 @@ func TestSigtermPreRunCheck(t *testing.T) {
 		"[model]\nembed = 8\nattention = 16\n[train]\nsteps = 1\nbatch = 4\n[sweep]\n\"model.hidden\" = ["+strings.Join(hidden, ", ")+"]\n"), 0o644)
 	out := filepath.Join(dir, "out")
 	p := start(t, bin, "run", exp, "--out", out, "--workers", "1", "--max-memory", "100GB")
-	time.Sleep(1500 * time.Millisecond)
-	if strings.Contains(p.output(), "60 runs") {
-		t.Fatalf("the pre-run check ended within 1.5 s: the signal would not fall in it\n%s", p.output())
+	time.Sleep(1000 * time.Millisecond)
+	if strings.Contains(p.output(), "400 runs") {
+		t.Fatalf("the pre-run check ended within 1 s: the signal would not fall in it\n%s", p.output())
 	}
 	took := p.stop(t, syscall.SIGTERM)
 	t.Logf("SIGTERM in the pre-run check: exited after %v", took.Round(time.Millisecond))
-	if strings.Contains(p.output(), "60 runs") {
+	if strings.Contains(p.output(), "400 runs") {
 		t.Errorf("the signal came after the pre-run check:\n%s", p.output())
 	}
 	if took > 2*time.Second {
