@@ -345,6 +345,7 @@ func TestTSVSideVocabLimits(t *testing.T) {
 		lines = append(lines, w+" x x\t"+w+" y y y")
 	}
 	path := writeTSV(t, lines...)
+	held := writeTSV(t, "a x\ta y")
 	specials := []string{"<pad>", "<unk>", "<s>", "</s>"}
 	vocab := func(first string, letters ...string) []string {
 		return append(append(slices.Clone(specials), first), letters...)
@@ -359,7 +360,9 @@ func TestTSVSideVocabLimits(t *testing.T) {
 		{Options{"max_vocab": 1, "src_max_vocab": 0}, vocab("x", letters...), vocab("y")},
 		{Options{"src_max_vocab": 2, "tgt_min_count": 31}, vocab("x", "a"), specials},
 	} {
-		c.opts["path"], c.opts["dev"], c.opts["test"] = path, 0, 0
+		// fixed splits: the vocabularies come from train alone, and dev and
+		// test (one pair each) may not be empty
+		c.opts["train"], c.opts["dev"], c.opts["test"] = path, held, held
 		task := mustNew(t, c.opts)
 		d, err := task.Load(1)
 		if err != nil {
