@@ -3,6 +3,7 @@ package seq2seq
 import (
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/attnzoo/attnzoo/internal/gx"
@@ -18,6 +19,14 @@ import (
 func TestThreadsSameBits(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
+	}
+	if !gx.OwnProducts() && strings.HasPrefix(gx.BLAS(), "openblas") {
+		// OpenBLAS's sgemm sums a block in an order that depends on the
+		// block's shape, so splitting a product over threads moves bits:
+		// the promise holds for kern's AVX-512 kernel and for gonum's
+		// BLAS, and this processor (no AVX-512) with -tags openblas has
+		// neither (found on an AVX2 EPYC; it failed at 0669cbe too)
+		t.Skipf("float32 products on %s: bit-identity across threads is kern's and gonum's", gx.BLAS())
 	}
 	defer gx.SetThreads(gx.Threads())
 	run := func(threads int) ([]float64, [][]float32, []Hypothesis, []Hypothesis) {
