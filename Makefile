@@ -155,47 +155,27 @@ bench-corpus: build $(if $(filter captioning,$(KIND)),,$(if $(TSV),,bin/corpus.t
 	./$(BIN) bench --corpus-table $$d
 
 # The learning curves of one model in PyTorch and in attnzoo, side by side
-# (bench/README.md, "Learning curves"): bench/pytorch/learning.py, then
+# (bench/README.md, "Learning curves"), run by bench/learning.sh (which
+# needs no Go): bench/pytorch/learning.py, then
 # attnzoo run on bench/corpus/learning.toml, for each initialisation of
 # INITS (init_embed,init_weights pairs, space-separated), LEARN_STEPS steps
 # each, at LEARN_EMBED and LEARN_HIDDEN; the mean training loss of each 50 steps and test BLEU after the
 # last, one table. The corpus: split files TRAIN=, DEV=, TEST= (prefixes
 # of PREFIX.$(SRC_LANG) and PREFIX.$(TGT_LANG), tokenized beforehand: the
 # "space" tokenizer), or TSV=FILE (the word tokenizer, split 80/10/10).
-# Everything stays in bin/bench-learning/.
+# LEARN_DEVICE=gpu trains both on a GPU (attnzoo --device gpu, PyTorch on
+# cuda). Everything stays in bin/bench-learning/.
 LEARN_STEPS ?= 500
 LEARN_EMBED ?= 256
 LEARN_HIDDEN ?= 256
 INITS ?= pytorch,pytorch
 SRC_LANG ?= de
 TGT_LANG ?= en
+LEARN_DEVICE ?= cpu
 bench-learning: build
-	@$(TORCH_CHECK); \
-	d=bin/bench-learning; \
-	if [ -n "$(TSV)" ]; then \
-		tsv="$(abspath $(TSV))"; [ -f "$$tsv" ] || { echo "bench-learning: TSV=$(TSV): no such file"; exit 1; }; \
-		task="path = \"$$tsv\"\ntokenizer = \"word\"\n"; data="--tsv $$tsv"; \
-	elif [ -n "$(TRAIN)" ] && [ -n "$(DEV)" ] && [ -n "$(TEST)" ]; then \
-		for p in $(abspath $(TRAIN) $(DEV) $(TEST)); do for l in $(SRC_LANG) $(TGT_LANG); do \
-			[ -f "$$p.$$l" ] || { echo "bench-learning: $$p.$$l: no such file"; exit 1; }; done; done; \
-		task="train = \"$(abspath $(TRAIN))\"\ndev = \"$(abspath $(DEV))\"\ntest = \"$(abspath $(TEST))\"\nsrc_lang = \"$(SRC_LANG)\"\ntgt_lang = \"$(TGT_LANG)\"\ntokenizer = \"space\"\n"; \
-		data="--train $(abspath $(TRAIN)) --dev $(abspath $(DEV)) --test $(abspath $(TEST)) --src $(SRC_LANG) --tgt $(TGT_LANG)"; \
-	else echo "bench-learning: give TSV=FILE, or TRAIN=, DEV= and TEST= prefixes of split files (PREFIX.$(SRC_LANG), PREFIX.$(TGT_LANG))"; exit 2; fi; \
-	rm -rf $$d; mkdir -p $$d; \
-	for init in $(foreach i,$(INITS),'$(i)'); do \
-		e="$${init%%,*}"; w="$${init#*,}"; s=$$d/$$(printf '%s-%s' "$$e" "$$w" | tr -d '()'); mkdir -p $$s; \
-		sed -e "s|@SEED@|1|" -e "s|@STEPS@|$(LEARN_STEPS)|" -e "s|@EMBED@|$(LEARN_EMBED)|" -e "s|@HIDDEN@|$(LEARN_HIDDEN)|" -e "s|@INIT_EMBED@|$$e|" -e "s|@INIT_WEIGHTS@|$$w|" \
-			bench/corpus/learning.toml > $$s/learning.toml; printf "$$task" >> $$s/learning.toml; \
-		echo "== pytorch, init $$e, $$w: $(TORCH_ENV) $(TORCH_PYTHON) bench/pytorch/learning.py $$data --steps $(LEARN_STEPS)"; \
-		$(TORCH_ENV) $(TORCH_PYTHON) bench/pytorch/learning.py $$data --steps $(LEARN_STEPS) --threads $(THREADS) --embed $(LEARN_EMBED) --hidden $(LEARN_HIDDEN) \
-			--init-embed "$$e" --init-weights "$$w" --hyp $$s/pytorch.hyp --ref $$s/test.ref | tee $$s/pytorch.jsonl || exit 1; \
-		./$(BIN) eval bleu --tokenize none --json --hyp $$s/pytorch.hyp --ref $$s/test.ref > $$s/pytorch.bleu || exit 1; \
-		echo "== attnzoo, init $$e, $$w: $(BIN) run $$s/learning.toml --workers 1 --threads $(THREADS)"; \
-		OPENBLAS_NUM_THREADS=1 ./$(BIN) run $$s/learning.toml --out $$s/results --workers 1 --threads $(THREADS) \
-			> $$s/attnzoo.log 2>&1 || { tail -n 20 $$s/attnzoo.log; exit 1; }; \
-	done; \
-	echo; echo "== bench-learning, $$(date -u '+%Y-%m-%d %H:%M UTC'), $$(nproc) cores, LEARN_STEPS=$(LEARN_STEPS), THREADS=$(THREADS)"; \
-	./$(BIN) bench --learning-table $$d
+	BIN=$(BIN) TORCH_PYTHON=$(TORCH_PYTHON) TSV="$(TSV)" TRAIN="$(TRAIN)" DEV="$(DEV)" TEST="$(TEST)" \
+		SRC_LANG=$(SRC_LANG) TGT_LANG=$(TGT_LANG) INITS="$(INITS)" LEARN_STEPS=$(LEARN_STEPS) LEARN_EMBED=$(LEARN_EMBED) \
+		LEARN_HIDDEN=$(LEARN_HIDDEN) LEARN_DEVICE=$(LEARN_DEVICE) THREADS=$(THREADS) sh bench/learning.sh
 
 # Kernel launches per training step on an OpenCL device, CLBlast's own
 # kernels included (docs/gpu.md): bench/clcount/clcount.c, an LD_PRELOAD

@@ -262,13 +262,14 @@ def concat_scores(m, K, q):
     return torch.tanh(K + m.W_q(q).unsqueeze(1)) @ m.v
 
 
-def greedy(batch, max_len, step):
+def greedy(batch, max_len, step, device='cpu'):
     """attnzoo's Greedy over `batch` rows: from <s>, y = step(y) gives each
     row's next token (step keeps the model's state); at most max_len tokens
-    then </s>; stops when every row has ended. The tokens, [B, steps run]."""
+    then </s>; stops when every row has ended. The tokens, [B, steps run],
+    on device."""
     import torch
-    y = torch.full((batch,), BOS, dtype=torch.long)
-    done = torch.zeros(batch, dtype=torch.bool)
+    y = torch.full((batch,), BOS, dtype=torch.long, device=device)
+    done = torch.zeros(batch, dtype=torch.bool, device=device)
     out = []
     for _ in range(max_len + 1):
         y = step(y)

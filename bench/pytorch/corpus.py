@@ -104,7 +104,7 @@ class Translator(nn.Module):
         out, hN = self.enc(packed)                                    # hN [2,B,H/2]
         Henc, _ = pad_packed_sequence(out, batch_first=True, total_length=S)  # [B,S,H]
         s0 = torch.tanh(self.init(torch.cat([hN[0], hN[1]], 1)))
-        mask = torch.arange(S).unsqueeze(0) < lens.unsqueeze(1)      # [B,S]
+        mask = torch.arange(S, device=src.device).unsqueeze(0) < lens.to(src.device).unsqueeze(1)  # [B,S]
         return Henc, self.W_k(Henc) + self.b, s0, mask
 
     def step(self, Henc, K, mask, s, y):
@@ -136,7 +136,7 @@ class Translator(nn.Module):
             nonlocal s
             s, c = self.step(Henc, K, mask, s, self.tgt_emb(y))
             return self.vocab(self.attentional(s, c)).argmax(1)
-        return greedy(src.shape[0], max_len, step)  # [B, steps run]
+        return greedy(src.shape[0], max_len, step, src.device)  # [B, steps run]
 
 
 def main():

@@ -131,12 +131,15 @@ def read_split(prefix, src, tgt):
     return [(x.split(), y.split()) for x, y in zip(a, b)]
 
 
-def adam_steps(model, batches, lr, clip, on_loss):
+def adam_steps(model, batches, lr, clip, on_loss, device='cpu'):
     """attnzoo's training: for each batch (src, lens, tgt_in, tgt_out), the
     mean token cross-entropy, its gradients clipped to global norm clip
-    (0: none), then one Adam step. on_loss(i, loss) after each."""
+    (0: none), then one Adam step. on_loss(i, loss) after each. The batch
+    goes to device first (its lengths stay on the host, as
+    pack_padded_sequence wants them)."""
     opt = torch.optim.Adam(model.parameters(), lr=lr, betas=(0.9, 0.999), eps=1e-8)
     for i, (src, lens, tin, tout) in enumerate(batches):
+        src, tin, tout = src.to(device), tin.to(device), tout.to(device)
         opt.zero_grad()
         logits = model(src, lens, tin)
         loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tout.reshape(-1), ignore_index=PAD)
@@ -200,6 +203,7 @@ def main():
     ap.add_argument('--ref', help='write the test references here, as --hyp (for attnzoo eval bleu --tokenize none)')
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--threads', type=int, default=1)
+    ap.add_argument('--device', default='cpu', help='cpu or cuda (attnzoo --device gpu trains the other side on a GPU)')
     ap.add_argument('--only', choices=['train', 'replay'], default='train')
     ap.add_argument('replay_file', nargs='?')
     a = ap.parse_args()
@@ -221,9 +225,11 @@ def main():
         ap.error('want --train and --test prefixes (split files) or --tsv FILE')
     model = Translator(len(sv), len(tv), a.embed, a.hidden)
     initialise(model, parse_init(a.init_embed), parse_init(a.init_weights), a.embed, a.hidden)
+    model.to(a.device)
     head = {'system': 'pytorch-%s' % torch.__version__, 'blas_core': openblas_corename(), 'threads': torch.get_num_threads(),
             'init_embed': a.init_embed, 'init_weights': a.init_weights, 'src_vocab': len(sv), 'tgt_vocab': len(tv),
-            'train': len(train), 'dev': len(dev), 'test': len(test), 'params': model.num_params()}
+            'train': len(train), 'dev': len(dev), 'test': len(test), 'params': model.num_params(),
+            'device': torch.cuda.get_device_name() if a.device.startswith('cuda') else 'cpu'}
     print(json.dumps(head))
     sys.stdout.flush()
     tr_src = [sv.encode(s) for s, _ in train]
@@ -244,14 +250,14 @@ def main():
             print(json.dumps({'step': i + 1, 'loss': round(sum(window) / len(window), 4)}))
             sys.stdout.flush()
             window.clear()
-    adam_steps(model, batches(), a.lr, a.clip, on_loss)
+    adam_steps(model, batches(), a.lr, a.clip, on_loss, a.device)
     train_s = time.perf_counter() - t0
     model.eval()
     max_src = max(len(s) for part in (train, dev, test) for s, _ in part)
     lines = []
     for i in range(0, len(test), a.batch):
         srcs = [sv.encode(s) for s, _ in test[i:i + a.batch]]
-        out = model.greedy(pad(srcs), torch.tensor([len(s) for s in srcs]), 2 * max_src + 10).tolist()
+        out = model.greedy(pad(srcs).to(a.device), torch.tensor([len(s) for s in srcs]), 2 * max_src + 10).tolist()
         for row in out:
             toks = []
             for y in row:

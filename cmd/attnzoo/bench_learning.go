@@ -33,6 +33,7 @@ type learningSide struct {
 	steps  []int
 	losses []float64
 	bleu   float64
+	trainS float64 // the training's seconds, 0 where not recorded
 }
 
 // learningRow is one initialisation's two sides.
@@ -62,6 +63,9 @@ func readLearningDir(dir string) (*learningRow, error) {
 		switch {
 		case raw["system"] != nil:
 			row.system = fmt.Sprintf("%v, OpenBLAS kernel %v", raw["system"], raw["blas_core"])
+			if dev, ok := raw["device"].(string); ok && dev != "cpu" {
+				row.system = fmt.Sprintf("%v on %s", raw["system"], dev)
+			}
 			row.init = fmt.Sprintf("%v, %v", raw["init_embed"], raw["init_weights"])
 		case raw["loss"] != nil:
 			step, ok1 := raw["step"].(float64)
@@ -71,6 +75,10 @@ func readLearningDir(dir string) (*learningRow, error) {
 			}
 			row.torch.steps = append(row.torch.steps, int(step))
 			row.torch.losses = append(row.torch.losses, loss)
+		case raw["done"] != nil:
+			if t, ok := raw["train_s"].(float64); ok {
+				row.torch.trainS = t
+			}
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -100,7 +108,7 @@ func readLearningDir(dir string) (*learningRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	row.zoo.bleu, row.trainSteps = f.Metrics["bleu"], f.Steps
+	row.zoo.bleu, row.trainSteps, row.zoo.trainS = f.Metrics["bleu"], f.Steps, f.TrainSeconds
 	lines, err := experiments.ReadMetrics(run)
 	if err != nil {
 		return nil, err
@@ -115,7 +123,9 @@ func readLearningDir(dir string) (*learningRow, error) {
 // printLearningTable prints `make bench-learning`'s table from dir: for
 // each initialisation (a subfolder), the mean training loss of each 50
 // steps in PyTorch and attnzoo and attnzoo's difference in percent of
-// PyTorch's, then each side's test BLEU after the last step; under it the
+// PyTorch's, then each side's test BLEU after the last step and its
+// training's seconds (attnzoo's ÷ PyTorch's; the dev evaluations outside
+// them on both sides); under it the
 // largest difference over the curve.
 func printLearningTable(w io.Writer, dir string) error {
 	subs, err := os.ReadDir(dir)
@@ -177,6 +187,15 @@ func printLearningTable(w io.Writer, dir string) error {
 	line := "| test BLEU |"
 	for _, r := range rows {
 		line += fmt.Sprintf(" %.2f | %.2f | %+.2f |", r.torch.bleu, r.zoo.bleu, r.zoo.bleu-r.torch.bleu)
+	}
+	fmt.Fprintln(w, line)
+	line = "| training seconds |"
+	for _, r := range rows {
+		if r.torch.trainS > 0 && r.zoo.trainS > 0 {
+			line += fmt.Sprintf(" %.1f | %.1f | ×%.2f |", r.torch.trainS, r.zoo.trainS, r.zoo.trainS/r.torch.trainS)
+		} else {
+			line += " — | — | — |"
+		}
 	}
 	fmt.Fprintln(w, line)
 	fmt.Fprintln(w)

@@ -26,12 +26,12 @@ func TestLearningTable(t *testing.T) {
 	}
 	scheme := func(sub, embed, weights, pt, bleu, az string, azBLEU string) {
 		write(sub+"/pytorch.jsonl", `{"system": "pytorch-1.13.0a0", "blas_core": "Zen", "init_embed": "`+embed+`", "init_weights": "`+weights+`"}
-`+pt+`{"done": true}
+`+pt+`{"done": true, "train_s": 12.5}
 `)
 		write(sub+"/pytorch.bleu", `{"bleu":`+bleu+`,"signature":"nrefs:1|case:mixed|eff:no|tok:none|smooth:exp|version:attnzoo-2.6.0"}`)
 		run := sub + "/results/bench-learning/runs/seed=1/"
 		write(run+"metrics.jsonl", az)
-		write(run+"final.json", `{"run": "seed=1", "seed": 1, "metrics": {"bleu": `+azBLEU+`}, "steps": 100}`)
+		write(run+"final.json", `{"run": "seed=1", "seed": 1, "metrics": {"bleu": `+azBLEU+`}, "steps": 100, "train_seconds": 10}`)
 	}
 	scheme("a", "pytorch", "pytorch", `{"step": 50, "loss": 5.0}
 {"step": 100, "loss": 4.0}
@@ -49,6 +49,7 @@ func TestLearningTable(t *testing.T) {
 		"| 1–50 | 5.000 | 5.500 | +10.0% | 6.000 | 6.000 | +0.0% |",
 		"| 51–100 | 4.000 | 3.800 | -5.0% | 5.000 | 5.100 | +2.0% |",
 		"| test BLEU | 25.04 | 24.90 | -0.14 | 2.50 | 2.60 | +0.10 |",
+		"| training seconds | 12.5 | 10.0 | ×0.80 | 12.5 | 10.0 | ×0.80 |", // 10 ÷ 12.5
 		"init pytorch, pytorch: attnzoo's 50-step mean loss at most 10.00% from PyTorch's in any window; BLEU after 100 steps 24.90 vs 25.04.",
 		"PyTorch: pytorch-1.13.0a0, OpenBLAS kernel Zen.",
 	)
