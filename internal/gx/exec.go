@@ -4,9 +4,6 @@ import (
 	"fmt"
 	"github.com/attnzoo/attnzoo/internal/backend"
 	"github.com/attnzoo/attnzoo/internal/gx/kern"
-	"reflect"
-	"slices"
-	"strings"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -213,35 +210,6 @@ func (g *Graph) ownInputBytes(inputs []slot) int64 {
 		n += int64(t.DataSize()) * int64(t.Dtype().Size())
 	}
 	return n
-}
-
-// gorgonia's own ops that graphs hold, recognised by their Go types, which
-// gorgonia does not export: taken once from ops it builds (the
-// init below), so a rename on their side fails a test here rather than
-// silently turning the machine's Add path off.
-var (
-	addOpType   reflect.Type   // elementwise binary ops (a + b among them)
-	constTypes  []reflect.Type // constant scalars and tensors (the gradient's seed)
-	addOpString string         // the prefix of an Add's String
-)
-
-func init() {
-	g := G.NewGraph()
-	a := G.NewVector(g, tensor.Float64, G.WithShape(2), G.WithName("a"))
-	b := G.NewVector(g, tensor.Float64, G.WithShape(2), G.WithName("b"))
-	sum := G.Must(G.Add(a, b))
-	addOpType, addOpString = reflect.TypeOf(sum.Op()), strings.Fields(sum.Op().String())[0]
-	for _, c := range []*G.Node{G.NewConstant(1.0), G.NewConstant(tensor.New(tensor.WithShape(2), tensor.WithBacking([]float64{1, 2})))} {
-		constTypes = append(constTypes, reflect.TypeOf(c.Op()))
-	}
-}
-
-// isConstant reports gorgonia's constant ops (the gradient's seed).
-func isConstant(op G.Op) bool { return slices.Contains(constTypes, reflect.TypeOf(op)) }
-
-// isAdd reports gorgonia's elementwise a + b.
-func isAdd(op G.Op) bool {
-	return reflect.TypeOf(op) == addOpType && strings.HasPrefix(op.String(), addOpString)
 }
 
 // Run runs the whole graph once.

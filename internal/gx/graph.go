@@ -52,60 +52,6 @@ func NewGraph(dt tensor.Dtype) *Graph {
 	}
 }
 
-// NewSaltedGraph is NewGraph whose ops write salt into their hashes. Build
-// a graph again with another salt when Machine reports ErrHashCollision.
-func NewSaltedGraph(dt tensor.Dtype, salt uint32) *Graph {
-	g := NewGraph(dt)
-	g.salt = salt
-	return g
-}
-
-// Build builds a graph of dtype dt with build (which compiles it), again on
-// a graph with another salt, up to 8 times, while compiling reports
-// ErrHashCollision: gorgonia's 32-bit node hashes are the engine's concern,
-// not the model's.
-func Build[T any](dt tensor.Dtype, build func(g *Graph) (T, error)) (T, error) {
-	return BuildIn(nil, dt, build)
-}
-
-// BuildIn is Build with the graph compiled into arena a (Machine), shared
-// with the other graphs compiled into it; nil gives the graph its own.
-func BuildIn[T any](a *Arena, dt tensor.Dtype, build func(g *Graph) (T, error)) (T, error) {
-	var v T
-	var err error
-	for salt := uint32(0); salt < 8; salt++ {
-		g := NewSaltedGraph(dt, salt)
-		g.run.arena = a
-		if v, err = build(g); !errors.Is(err, ErrHashCollision) {
-			break
-		}
-	}
-	return v, err
-}
-
-// ErrHashCollision is returned by Machine when two different nodes of the
-// graph have the same 32-bit hash. gorgonia keys nodes by that hash, and its
-// tape machine silently computed one such node in place of the other; we
-// refuse the graph rather than depend on gorgonia. A graph built again with
-// another salt (NewSaltedGraph) has different hashes for every node
-// computed by our ops; inputs are hashed by name.
-var ErrHashCollision = errors.New("gx: two different nodes have the same gorgonia hash")
-
-// checkHashes returns ErrHashCollision, wrapped with the nodes' names, if two
-// nodes of the graph share a hash.
-func (g *Graph) checkHashes() error {
-	nodes := g.g.AllNodes()
-	seen := make(map[uint32]*Node, len(nodes))
-	for _, n := range nodes {
-		h := n.Hashcode()
-		if o, ok := seen[h]; ok {
-			return fmt.Errorf("%w: %v %v and %v %v (hash %08x)", ErrHashCollision, o, o.Shape(), n, n.Shape(), h)
-		}
-		seen[h] = n
-	}
-	return nil
-}
-
 // Dtype is the dtype of the graph's tensors.
 func (g *Graph) Dtype() tensor.Dtype { return g.dt }
 

@@ -2,8 +2,6 @@ package gx
 
 import (
 	"fmt"
-	"hash"
-	"hash/fnv"
 	"unsafe"
 
 	"github.com/chewxy/hm"
@@ -41,17 +39,6 @@ type base struct {
 	inferredFor []tensor.Shape // for these operand shapes
 }
 
-// salted is implemented by our ops (through base): the graph sets its salt
-// and its run state.
-type salted interface {
-	setGraph(uint32, *runState, G.Op)
-}
-
-func (o *base) setGraph(s uint32, r *runState, self G.Op) {
-	o.salt, o.run = s, r
-	o.self, _ = self.(forwarder)
-}
-
 func (o *base) Arity() int { return len(o.in) }
 
 func (o *base) Type() hm.Type {
@@ -71,14 +58,6 @@ func (o *base) ReturnsPtr() bool     { return false }
 func (o *base) CallsExtern() bool    { return false }
 func (o *base) OverwritesInput() int { return -1 }
 func (o *base) String() string       { return o.name + "{" + o.args + "}" }
-func (o *base) WriteHash(h hash.Hash) {
-	fmt.Fprintf(h, "attnzoo.%s{%s}%v->%d#%d", o.name, o.args, o.in, o.out, o.salt)
-}
-func (o *base) Hashcode() uint32 {
-	h := fnv.New32a()
-	o.WriteHash(h)
-	return h.Sum32()
-}
 
 // shapes returns the shapes of the inputs at graph-building time.
 func shapes(in []G.DimSizer) ([]tensor.Shape, error) {
