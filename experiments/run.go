@@ -93,7 +93,7 @@ const checkpointFile, oldCheckpointFile = "checkpoint.json", "checkpoint"
 type evalLine struct {
 	Step          int     `json:"step"`
 	Loss          float64 `json:"loss"`
-	LR            float64 `json:"lr"`
+	LR            float64 `json:"lr"` // the rate of the updates after the evaluation (optimizers.Schedule)
 	DevTokenAcc   float64 `json:"dev_token_acc"`
 	DevExactMatch float64 `json:"dev_exact_match"`
 	DevBLEU       float64 `json:"dev_bleu"`
@@ -245,7 +245,7 @@ func (e *Experiment) prepare(ctx context.Context, r *Run, dir string) (*executio
 		return nil, x.errorf("%w", err)
 	}
 	t := r.Train
-	x.opt, err = seq2seq.NewOptimizer(seq2seq.Optimizer{Name: t.Optimizer, LR: t.LR, Clip: t.Clip, Decay: t.LRDecay, DecayEvery: t.LRDecayEvery})
+	x.opt, err = seq2seq.NewOptimizer(seq2seq.Optimizer{Name: t.Optimizer, LR: t.LR, Clip: t.Clip, Schedule: t.schedule()})
 	return x, err
 }
 
@@ -482,6 +482,9 @@ func (x *execution) evalDev(ctx context.Context, step int) error {
 	}
 	if err != nil {
 		return x.errorf("dev evaluation at step %d: %w", step, err)
+	}
+	if r.Train.Select != "" {
+		x.opt.Observe(ev.metrics[r.Train.Select]) // the plateau schedule's step: lr is the rate from here on
 	}
 	x.lines = append(x.lines, evalLine{Step: step, Loss: x.clock.WindowLoss / float64(x.clock.WindowN), LR: x.opt.Rate(),
 		DevTokenAcc: ev.metrics["token_acc"], DevExactMatch: ev.metrics["exact_match"], DevBLEU: ev.metrics["bleu"], Seconds: x.clock.TrainSeconds})
