@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"github.com/attnzoo/attnzoo/internal/device"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -404,17 +403,16 @@ func (x *execution) train(ctx context.Context, report func(Progress)) error {
 // step. A failed step writes failed.json.
 func (x *execution) step(step int) error {
 	r := x.r
-	rng := rand.New(rand.NewPCG(uint64(r.Seed)^batchStream, uint64(step)))
-	idx := make([]int, r.Train.Batch)
-	for i := range idx {
-		idx[i] = rng.IntN(x.data.trainLen())
+	idx, err := x.drawBatch(step)
+	if err != nil {
+		return x.errorf("step %d: %w", step, err)
 	}
 	b, err := x.data.trainBatch(idx)
 	if err != nil {
 		return err
 	}
-	if q := r.Train.Bucket; q > 0 {
-		b.PadTo(bucketLen(b.SrcLen(), q, x.model.Cfg.MaxSrcLen), bucketLen(b.TgtLen(), q, 0))
+	if r.Train.Bucket > 0 {
+		b.PadTo(x.rounded(b.SrcLen(), b.TgtLen()))
 	}
 	x.tr.Reseed(uint64(r.Seed), uint64(step))
 	done, ok, err := x.tr.Push(b)

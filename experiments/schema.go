@@ -46,7 +46,8 @@ type Experiment struct {
 	File string `toml:"-"` // the file it came from
 	Raw  []byte `toml:"-"` // its text
 
-	skipTask bool // a saved copy: the task's options are not re-checked
+	skipTask   bool // a saved copy: the task's options are not re-checked
+	batchGiven bool // the file sets [train] batch (batch_tokens excludes it)
 }
 
 // Model is the [model] table: the model's configuration, one struct with
@@ -62,11 +63,15 @@ type Model struct {
 
 // Train is the [train] table.
 type Train struct {
-	Steps     int     `toml:"steps"`
-	Batch     int     `toml:"batch"`
-	Optimizer string  `toml:"optimizer"`
-	LR        float64 `toml:"lr"`
-	Clip      float64 `toml:"clip"`
+	Steps int `toml:"steps"`
+	Batch int `toml:"batch"`
+	// BatchTokens, when > 0, makes training batches by token count in
+	// place of Batch sentences (batchtokens.go); Batch then sizes the
+	// evaluations' batches alone.
+	BatchTokens int     `toml:"batch_tokens"`
+	Optimizer   string  `toml:"optimizer"`
+	LR          float64 `toml:"lr"`
+	Clip        float64 `toml:"clip"`
 	// Schedule names the learning rate's schedule (optimizers.Schedule);
 	// "" is constant, or step where lr_decay < 1. LRDecay, LRDecayEvery,
 	// Warmup, LRPatience and MinLR are its settings; each schedule reads
@@ -274,6 +279,7 @@ func parse(ctx context.Context, data []byte, file string, checkTask bool) (*Expe
 		return nil, e.errf("", "task", "must be a table ([task]), got a %s", strings.ToLower(md.Type("task")))
 	}
 	e.skipTask = !checkTask
+	e.batchGiven = md.IsDefined("train", "batch")
 	if err := e.validate(ctx); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -491,6 +497,9 @@ func (e *Experiment) validate(ctx context.Context) error {
 		return err
 	}
 	if err := e.checkScheduleKeys(); err != nil {
+		return err
+	}
+	if err := e.checkBatchKeys(); err != nil {
 		return err
 	}
 	if err := e.validateReport(); err != nil {
@@ -790,6 +799,9 @@ func checkTraining(t Train, d Decode, errf settingErrf) error {
 	if t.Patience > 0 && t.Select == "" {
 		return errf("train", "patience", "stops on a dev metric: set [train] select (have: %s)", strings.Join(selectMetrics, ", "))
 	}
+	if t.BatchTokens < 0 {
+		return errf("train", "batch_tokens", "must be ≥ 0 (0 = batches of [train] batch sentences), got %d", t.BatchTokens)
+	}
 	if t.Bucket < 0 {
 		return errf("train", "bucket", "must be ≥ 0 (0 = off), got %d", t.Bucket)
 	}
@@ -859,6 +871,28 @@ func (e *Experiment) checkScheduleKeys() error {
 			}
 			return e.errf("train", k.key, "schedule %q does not read it (read by: %s)", s.Resolved(), strings.Join(readers, ", "))
 		}
+	}
+	return nil
+}
+
+// checkBatchKeys refuses [train] batch_tokens beside an explicit batch:
+// each sizes the training batches, one in sentences, one in tokens.
+func (e *Experiment) checkBatchKeys() error {
+	swept := func(k string) bool {
+		_, ok := e.Sweep["train."+k]
+		return ok
+	}
+	tokens := e.Train.BatchTokens > 0 || swept("batch_tokens")
+	if tokens && (e.batchGiven || swept("batch")) {
+		key := "batch_tokens"
+		if !e.batchGiven && !swept("batch_tokens") {
+			key = "batch"
+		}
+		table := "train"
+		if swept(key) {
+			table, key = "sweep", quoteIfDotted("train."+key)
+		}
+		return e.errf(table, key, "[train] batch and [train] batch_tokens both size the training batches (in sentences, in tokens): give one")
 	}
 	return nil
 }

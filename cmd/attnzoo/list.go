@@ -36,8 +36,10 @@ type listing struct {
 	// Schedules are the learning rate's schedules ([train] schedule): each
 	// its [train] keys and its formula.
 	Schedules []optimizers.ScheduleInfo `json:"schedules"`
-	Corpora   []string                  `json:"corpora"` // the kinds of task runs train on
-	Devices   []string                  `json:"devices"`
+	// Batching are the [train] keys that size training batches.
+	Batching []string `json:"batching"`
+	Corpora  []string `json:"corpora"` // the kinds of task runs train on
+	Devices  []string `json:"devices"`
 }
 
 type scorerInfo struct {
@@ -87,6 +89,7 @@ func buildListing() listing {
 		Initializers: initializers.Forms(),
 		Optimizers:   optimizers.Names(),
 		Schedules:    optimizers.Schedules(),
+		Batching:     experiments.Batching(),
 		Corpora:      experiments.Corpora(),
 		Devices:      device.Kinds(),
 	}
@@ -166,7 +169,7 @@ func cmdList(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		{"normalizers", l.Normalizers}, {"cells", l.Cells}, {"encoders", encoders},
 		{"decoders", l.Decoders}, {"tasks", l.Tasks}, {"inits", l.Inits},
 		{"initializers", l.Initializers}, {"optimizers", l.Optimizers},
-		{"corpora", l.Corpora}, {"devices", l.Devices},
+		{"corpora", l.Corpora}, {"devices", l.Devices}, {"batching ([train])", l.Batching},
 	} {
 		items := strings.Join(sec.items, ", ")
 		if items == "" {
