@@ -185,6 +185,8 @@ func (c *captionCorpus) batch(items []capItem, withTgt bool) (*seq2seq.Batch, er
 	return seq2seq.NewValueBatch(rg, c.S, tgt)
 }
 
+func (c *captionCorpus) trainLens(i int) (int, int) { return c.S, len(c.train[i].tgt) + 1 }
+
 func (c *captionCorpus) trainBatch(idx []int) (*seq2seq.Batch, error) {
 	items := make([]capItem, len(idx))
 	for i, j := range idx {

@@ -19,6 +19,9 @@ type corpus interface {
 	maxSrc() int
 	trainLen() int
 	trainBatch(idx []int) (*seq2seq.Batch, error)
+	// trainLens is training pair i's source length (tokens, or regions)
+	// and target length, </s> included: its row of a batch.
+	trainLens(i int) (src, tgt int)
 	// scoringBatches cuts a split into batches with targets, for perplexity.
 	scoringBatches(split string, size int) ([]*seq2seq.Batch, error)
 	// scoring scores a split's decoded examples (evaluate); a kept
@@ -137,6 +140,11 @@ func (c *textCorpus) maxSrc() int {
 }
 
 func (c *textCorpus) trainLen() int { return c.train.Len() }
+
+func (c *textCorpus) trainLens(i int) (int, int) {
+	s, t := c.train.Lens(i)
+	return s, t + 1
+}
 
 func (c *textCorpus) trainBatch(idx []int) (*seq2seq.Batch, error) {
 	src, tgt := make([][]int, len(idx)), make([][]int, len(idx))

@@ -87,6 +87,9 @@ type estimateInput struct {
 	// formulas alone.
 	Model  *seq2seq.Config
 	Bucket int
+	// BatchTokens is [train] batch_tokens: training batches by token
+	// count (Batch is then the evaluations' alone); 0: Batch sentences.
+	BatchTokens int
 }
 
 // gates is a cell's gate count (cells.GatesOf); a cell that does not tell
@@ -113,6 +116,19 @@ func cellParams(g, in, h float64) float64 {
 // lengths and the formulas say the model can be built on this machine,
 // else from the formulas alone (formulaEstimate).
 func estimate(in estimateInput) Estimate {
+	if in.BatchTokens > 0 {
+		// the formulas at the most pairs a batch can hold, each at the
+		// longest lengths: far above any batch, but above all of them
+		f := in
+		f.Batch = max(in.Batch, float64(in.BatchTokens/max(1, in.Bucket)))
+		est := formulaEstimate(f)
+		if in.Model != nil && in.DataKnown && est.Weights <= planWeightsLimit && est.Total <= planTotalLimit {
+			if p, ok := planned(in, est); ok {
+				return p
+			}
+		}
+		return est
+	}
 	est := formulaEstimate(in)
 	if in.Model == nil || !in.DataKnown || est.Weights > planWeightsLimit || est.Total > planTotalLimit {
 		return est
@@ -169,6 +185,21 @@ func planned(in estimateInput, formula Estimate) (Estimate, bool) {
 	f, err := footprint(cfg, B, S, T, L, max(int(in.Beam), 1))
 	if err != nil {
 		return formula, false
+	}
+	if in.BatchTokens > 0 {
+		// B sizes the evaluations; the training batches are bounded by
+		// tokenShapes' graphs (each planned whole: their decoding graphs'
+		// own bytes are counted too, above what any run holds)
+		var held int64
+		for _, sh := range tokenShapes(in.BatchTokens, S, T, max(1, in.Bucket)) {
+			g, err := footprint(cfg, sh.B, sh.S, sh.T, L, 1)
+			if err != nil {
+				return formula, false
+			}
+			f.Train, f.Work, f.Packed = max(f.Train, g.Train), max(f.Work, g.Work), max(f.Packed, g.Packed)
+			f.Arena, held = max(f.Arena, g.Arena), max(held, g.Held)
+		}
+		f.Held += held
 	}
 	P, b, o := float64(f.Params), in.Bytes, float64(optimizers.MomentsOf(in.Optimizer))
 	est := Estimate{Params: P, Planned: true, Largest: formula.Largest, LargestName: formula.LargestName, Data: formula.Data}

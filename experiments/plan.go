@@ -144,7 +144,7 @@ func (e *Experiment) runInput(r *Run) estimateInput {
 		cfg.Dtype, cfg.Seed = r.Dtype, uint64(r.Seed)
 		r.Train.intoModel(&cfg)
 		if err := regionGeometry(&cfg, in.Data); err == nil {
-			in.Model, in.Bucket = &cfg, r.Train.Bucket
+			in.Model, in.Bucket, in.BatchTokens = &cfg, r.Train.Bucket, r.Train.BatchTokens
 		}
 	}
 	return in
@@ -336,6 +336,9 @@ func (e *Experiment) checkBounds(ctx context.Context, runs []*Run) error {
 		}
 		est := e.runEstimate(r)
 		in := e.runInput(r)
+		if err := e.checkBatchTokens(r, in); err != nil {
+			return err
+		}
 		if est.Largest*in.Bytes <= maxTensorBytes && est.Total < math.MaxInt64 {
 			continue
 		}

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"github.com/attnzoo/attnzoo/internal/device"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -93,7 +92,7 @@ const checkpointFile, oldCheckpointFile = "checkpoint.json", "checkpoint"
 type evalLine struct {
 	Step          int     `json:"step"`
 	Loss          float64 `json:"loss"`
-	LR            float64 `json:"lr"`
+	LR            float64 `json:"lr"` // the rate of the updates after the evaluation (optimizers.Schedule)
 	DevTokenAcc   float64 `json:"dev_token_acc"`
 	DevExactMatch float64 `json:"dev_exact_match"`
 	DevBLEU       float64 `json:"dev_bleu"`
@@ -245,7 +244,7 @@ func (e *Experiment) prepare(ctx context.Context, r *Run, dir string) (*executio
 		return nil, x.errorf("%w", err)
 	}
 	t := r.Train
-	x.opt, err = seq2seq.NewOptimizer(seq2seq.Optimizer{Name: t.Optimizer, LR: t.LR, Clip: t.Clip, Decay: t.LRDecay, DecayEvery: t.LRDecayEvery})
+	x.opt, err = seq2seq.NewOptimizer(seq2seq.Optimizer{Name: t.Optimizer, LR: t.LR, Clip: t.Clip, Schedule: t.schedule()})
 	return x, err
 }
 
@@ -404,17 +403,16 @@ func (x *execution) train(ctx context.Context, report func(Progress)) error {
 // step. A failed step writes failed.json.
 func (x *execution) step(step int) error {
 	r := x.r
-	rng := rand.New(rand.NewPCG(uint64(r.Seed)^batchStream, uint64(step)))
-	idx := make([]int, r.Train.Batch)
-	for i := range idx {
-		idx[i] = rng.IntN(x.data.trainLen())
+	idx, err := x.drawBatch(step)
+	if err != nil {
+		return x.errorf("step %d: %w", step, err)
 	}
 	b, err := x.data.trainBatch(idx)
 	if err != nil {
 		return err
 	}
-	if q := r.Train.Bucket; q > 0 {
-		b.PadTo(bucketLen(b.SrcLen(), q, x.model.Cfg.MaxSrcLen), bucketLen(b.TgtLen(), q, 0))
+	if r.Train.Bucket > 0 {
+		b.PadTo(x.rounded(b.SrcLen(), b.TgtLen()))
 	}
 	x.tr.Reseed(uint64(r.Seed), uint64(step))
 	done, ok, err := x.tr.Push(b)
@@ -482,6 +480,9 @@ func (x *execution) evalDev(ctx context.Context, step int) error {
 	}
 	if err != nil {
 		return x.errorf("dev evaluation at step %d: %w", step, err)
+	}
+	if r.Train.Select != "" {
+		x.opt.Observe(ev.metrics[r.Train.Select]) // the plateau schedule's step: lr is the rate from here on
 	}
 	x.lines = append(x.lines, evalLine{Step: step, Loss: x.clock.WindowLoss / float64(x.clock.WindowN), LR: x.opt.Rate(),
 		DevTokenAcc: ev.metrics["token_acc"], DevExactMatch: ev.metrics["exact_match"], DevBLEU: ev.metrics["bleu"], Seconds: x.clock.TrainSeconds})

@@ -46,7 +46,8 @@ type Experiment struct {
 	File string `toml:"-"` // the file it came from
 	Raw  []byte `toml:"-"` // its text
 
-	skipTask bool // a saved copy: the task's options are not re-checked
+	skipTask   bool // a saved copy: the task's options are not re-checked
+	batchGiven bool // the file sets [train] batch (batch_tokens excludes it)
 }
 
 // Model is the [model] table: the model's configuration, one struct with
@@ -62,13 +63,25 @@ type Model struct {
 
 // Train is the [train] table.
 type Train struct {
-	Steps        int     `toml:"steps"`
-	Batch        int     `toml:"batch"`
-	Optimizer    string  `toml:"optimizer"`
-	LR           float64 `toml:"lr"`
-	Clip         float64 `toml:"clip"`
+	Steps int `toml:"steps"`
+	Batch int `toml:"batch"`
+	// BatchTokens, when > 0, makes training batches by token count in
+	// place of Batch sentences (batchtokens.go); Batch then sizes the
+	// evaluations' batches alone.
+	BatchTokens int     `toml:"batch_tokens"`
+	Optimizer   string  `toml:"optimizer"`
+	LR          float64 `toml:"lr"`
+	Clip        float64 `toml:"clip"`
+	// Schedule names the learning rate's schedule (optimizers.Schedule);
+	// "" is constant, or step where lr_decay < 1. LRDecay, LRDecayEvery,
+	// Warmup, LRPatience and MinLR are its settings; each schedule reads
+	// some (optimizers.Schedules).
+	Schedule     string  `toml:"schedule"`
 	LRDecay      float64 `toml:"lr_decay"`
 	LRDecayEvery int     `toml:"lr_decay_every"`
+	Warmup       int     `toml:"warmup"`
+	LRPatience   int     `toml:"lr_patience"`
+	MinLR        float64 `toml:"min_lr"`
 	EvalEvery    int     `toml:"eval_every"`
 	EvalSize     int     `toml:"eval_size"`
 	Lambda       float64 `toml:"lambda"` // doubly stochastic attention penalty (captioning)
@@ -81,6 +94,11 @@ type Train struct {
 	// Patience stops training after this many evaluations in a row without
 	// a better Select score; 0 = never.
 	Patience int `toml:"patience"`
+}
+
+// schedule is the learning rate's schedule the [train] keys give.
+func (t Train) schedule() optimizers.Schedule {
+	return optimizers.Schedule{Name: t.Schedule, Decay: t.LRDecay, Every: t.LRDecayEvery, Warmup: t.Warmup, Patience: t.LRPatience, MinLR: t.MinLR}
 }
 
 // intoModel sets the [train] keys that package seq2seq's Config holds.
@@ -261,6 +279,7 @@ func parse(ctx context.Context, data []byte, file string, checkTask bool) (*Expe
 		return nil, e.errf("", "task", "must be a table ([task]), got a %s", strings.ToLower(md.Type("task")))
 	}
 	e.skipTask = !checkTask
+	e.batchGiven = md.IsDefined("train", "batch")
 	if err := e.validate(ctx); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -475,6 +494,12 @@ func (e *Experiment) validate(ctx context.Context) error {
 		return err
 	}
 	if err := e.checkEncoderSettingsUsed(); err != nil {
+		return err
+	}
+	if err := e.checkScheduleKeys(); err != nil {
+		return err
+	}
+	if err := e.checkBatchKeys(); err != nil {
 		return err
 	}
 	if err := e.validateReport(); err != nil {
@@ -774,6 +799,9 @@ func checkTraining(t Train, d Decode, errf settingErrf) error {
 	if t.Patience > 0 && t.Select == "" {
 		return errf("train", "patience", "stops on a dev metric: set [train] select (have: %s)", strings.Join(selectMetrics, ", "))
 	}
+	if t.BatchTokens < 0 {
+		return errf("train", "batch_tokens", "must be ≥ 0 (0 = batches of [train] batch sentences), got %d", t.BatchTokens)
+	}
 	if t.Bucket < 0 {
 		return errf("train", "bucket", "must be ≥ 0 (0 = off), got %d", t.Bucket)
 	}
@@ -786,8 +814,8 @@ func checkTraining(t Train, d Decode, errf settingErrf) error {
 	if !(t.LRDecay > 0 && t.LRDecay <= 1) {
 		return errf("train", "lr_decay", "must be in (0, 1] (1 = no decay), got %g", t.LRDecay)
 	}
-	if t.LRDecay < 1 && t.LRDecayEvery <= 0 {
-		return errf("train", "lr_decay_every", "must be > 0 when lr_decay is %g, got %d", t.LRDecay, t.LRDecayEvery)
+	if err := checkSchedule(t, errf); err != nil {
+		return err
 	}
 	if !(d.Alpha >= 0) || math.IsInf(d.Alpha, 0) {
 		return errf("decode", "alpha", "must be ≥ 0, got %g", d.Alpha)
@@ -797,6 +825,74 @@ func checkTraining(t Train, d Decode, errf settingErrf) error {
 	}
 	if d.Examples < 0 {
 		return errf("decode", "examples", "must be ≥ 0, got %d", d.Examples)
+	}
+	return nil
+}
+
+// checkSchedule checks the learning rate's schedule and the keys it reads.
+func checkSchedule(t Train, errf settingErrf) error {
+	s := t.schedule()
+	var ke *optimizers.KeyError
+	if err := s.Check(t.LR); errors.As(err, &ke) {
+		return errf("train", ke.Key, "%s", ke.Msg)
+	} else if err != nil {
+		return errf("train", "schedule", "%v", err)
+	}
+	if s.Resolved() == "plateau" && t.Select == "" {
+		return errf("train", "schedule", "\"plateau\" lowers the rate on a dev metric: set [train] select (have: %s)", strings.Join(selectMetrics, ", "))
+	}
+	return nil
+}
+
+// checkScheduleKeys refuses a schedule setting given in [train] that the
+// file's schedule does not read (where schedules are not swept: a sweep
+// over schedules may give settings only some of them read).
+func (e *Experiment) checkScheduleKeys() error {
+	for _, k := range []string{"schedule", "train.schedule"} {
+		if _, ok := e.Sweep[k]; ok {
+			return nil
+		}
+	}
+	t, d := e.Train, Defaults().Train
+	s := t.schedule()
+	for _, k := range []struct {
+		key   string
+		given bool
+	}{
+		{"lr_decay", t.LRDecay != d.LRDecay}, {"lr_decay_every", t.LRDecayEvery != d.LRDecayEvery},
+		{"warmup", t.Warmup != d.Warmup}, {"lr_patience", t.LRPatience != d.LRPatience}, {"min_lr", t.MinLR != d.MinLR},
+	} {
+		if k.given && !s.Reads(k.key) {
+			var readers []string
+			for _, info := range optimizers.Schedules() {
+				if slices.Contains(info.Keys, k.key) {
+					readers = append(readers, info.Name)
+				}
+			}
+			return e.errf("train", k.key, "schedule %q does not read it (read by: %s)", s.Resolved(), strings.Join(readers, ", "))
+		}
+	}
+	return nil
+}
+
+// checkBatchKeys refuses [train] batch_tokens beside an explicit batch:
+// each sizes the training batches, one in sentences, one in tokens.
+func (e *Experiment) checkBatchKeys() error {
+	swept := func(k string) bool {
+		_, ok := e.Sweep["train."+k]
+		return ok
+	}
+	tokens := e.Train.BatchTokens > 0 || swept("batch_tokens")
+	if tokens && (e.batchGiven || swept("batch")) {
+		key := "batch_tokens"
+		if !e.batchGiven && !swept("batch_tokens") {
+			key = "batch"
+		}
+		table := "train"
+		if swept(key) {
+			table, key = "sweep", quoteIfDotted("train."+key)
+		}
+		return e.errf(table, key, "[train] batch and [train] batch_tokens both size the training batches (in sentences, in tokens): give one")
 	}
 	return nil
 }

@@ -112,7 +112,7 @@ func (m *Model) Save(path string, ck Checkpoint) error {
 	ck.Tensors = TensorsName(path, ck.Step)
 	ts := m.tensors()
 	if o := ck.Optimizer; o != nil {
-		ck.Optimizer = &OptimizerState{T: o.T}
+		ck.Optimizer = &OptimizerState{T: o.T, Schedule: o.Schedule}
 		if o.M != nil {
 			if len(o.M) != len(m.params) || len(o.V) != len(m.params) {
 				return fmt.Errorf("seq2seq: save %s: optimizer state for %d parameters, model has %d", path, len(o.M), len(m.params))

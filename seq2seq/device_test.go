@@ -7,11 +7,13 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/attnzoo/attnzoo/cells"
 	"github.com/attnzoo/attnzoo/internal/device"
 	"github.com/attnzoo/attnzoo/internal/device/devicetest"
+	"github.com/attnzoo/attnzoo/optimizers"
 	"github.com/attnzoo/attnzoo/scorers"
 )
 
@@ -144,10 +146,22 @@ func TestDeviceGradients(t *testing.T) {
 // device (float32 moments, the update in float32) give the parameters five
 // host steps give (float64 moments) to within 1e-4 (lr 0.01: the steps
 // move a parameter by up to 0.05), and the losses agree to 1e-4 relative.
+// Adam with the inverse_sqrt schedule (lr 0.02, warmup 2: rates 0.01,
+// 0.02, 0.0163, 0.0141, 0.0126) shows the rate of each step reaches the
+// device's update: Adam moves a parameter by about its rate each step, so
+// a rate held at the first step's would miss the host's by ~0.01.
 func TestDeviceTraining(t *testing.T) {
 	d := devicetest.OpenCL(t)
-	for _, opt := range []string{"adam", "rmsprop", "sgd"} {
-		t.Run(opt, func(t *testing.T) {
+	for _, c := range []struct {
+		opt   string
+		lr    float64
+		sched optimizers.Schedule
+	}{
+		{"adam", 0.01, optimizers.Schedule{}}, {"rmsprop", 0.01, optimizers.Schedule{}}, {"sgd", 0.01, optimizers.Schedule{}},
+		{"adam", 0.02, optimizers.Schedule{Name: "inverse_sqrt", Warmup: 2}},
+	} {
+		opt := c.opt
+		t.Run(strings.TrimSuffix(opt+"/"+c.sched.Name, "/"), func(t *testing.T) {
 			cfg := tiny("gru", "birnn", "bahdanau", "concat")
 			cfg.Dtype = "float32"
 			host, err := New(cfg)
@@ -162,7 +176,7 @@ func TestDeviceTraining(t *testing.T) {
 				t.Fatal(err)
 			}
 			newOpt := func() *Optimizer {
-				o, err := NewOptimizer(Optimizer{Name: opt, LR: 0.01, Clip: 0.5})
+				o, err := NewOptimizer(Optimizer{Name: opt, LR: c.lr, Clip: 0.5, Schedule: c.sched})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -1,6 +1,7 @@
 package seq2seq
 
 import (
+	"github.com/attnzoo/attnzoo/optimizers"
 	"github.com/attnzoo/attnzoo/scorers"
 	"math/rand/v2"
 	"os"
@@ -25,7 +26,7 @@ func trainReversalDecay(t *testing.T, cfg Config, steps, batch, lo, hi int, deca
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt, err := NewOptimizer(Optimizer{Name: "adam", LR: 3e-3, Clip: 5, Decay: decay, DecayEvery: every})
+	opt, err := NewOptimizer(Optimizer{Name: "adam", LR: 3e-3, Clip: 5, Schedule: optimizers.Schedule{Decay: decay, Every: every}})
 	if err != nil {
 		t.Fatal(err)
 	}

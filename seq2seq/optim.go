@@ -12,31 +12,31 @@ import (
 
 // Optimizer trains parameters with an update rule (Name: an optimizers
 // name), after clipping the gradients to a global norm (Pascanu et al.
-// 2013) and decaying the learning rate stepwise:
-// lr_t = lr · decay^⌊t / decay_every⌋. It keeps the rule's two moment
-// buffers per parameter (optimizers.Slot) and the step count.
+// 2013), at the rate its schedule gives each update (optimizers.Schedule:
+// the zero value keeps LR). It keeps the rule's two moment buffers per
+// parameter (optimizers.Slot), the step count and the schedule's state.
 type Optimizer struct {
-	Name       string
-	LR         float64
-	Clip       float64 // global-norm clip; 0 means none
-	Decay      float64 // multiplicative decay factor; 0 or 1 means none
-	DecayEvery int     // steps between decays
-	rule       optimizers.Optimizer
-	t          int
-	m, v       [][]float64
-	ss         []float64     // each gradient's sum of squares, at the last update
-	gs         []backend.Buf // the gradients, for SumSquares (reused)
-	ns         []int         // their sizes
-	slots      []optimizers.Slot
-	cpu        *cpu.CPU       // the host backend when the model names none
-	LastNorm   float64        // the global gradient norm before clipping, at the last update (on a device: whose loss came back)
-	dev        *deviceMoments // the moments on a device (device.go); then m, v are stale
+	Name     string
+	LR       float64
+	Clip     float64 // global-norm clip; 0 means none
+	Schedule optimizers.Schedule
+	rule     optimizers.Optimizer
+	sched    *optimizers.Scheduler
+	t        int
+	m, v     [][]float64
+	ss       []float64     // each gradient's sum of squares, at the last update
+	gs       []backend.Buf // the gradients, for SumSquares (reused)
+	ns       []int         // their sizes
+	slots    []optimizers.Slot
+	cpu      *cpu.CPU       // the host backend when the model names none
+	LastNorm float64        // the global gradient norm before clipping, at the last update (on a device: whose loss came back)
+	dev      *deviceMoments // the moments on a device (device.go); then m, v are stale
 }
 
-// NewOptimizer validates the settings o gives (Name, LR, Clip, Decay,
-// DecayEvery) and returns an optimizer with no state yet.
+// NewOptimizer validates the settings o gives (Name, LR, Clip, Schedule)
+// and returns an optimizer with no state yet.
 func NewOptimizer(o Optimizer) (*Optimizer, error) {
-	name, lr, clip, decay, decayEvery := o.Name, o.LR, o.Clip, o.Decay, o.DecayEvery
+	name, lr, clip := o.Name, o.LR, o.Clip
 	rule, err := optimizers.New(name)
 	if err != nil {
 		return nil, err
@@ -47,22 +47,19 @@ func NewOptimizer(o Optimizer) (*Optimizer, error) {
 	if clip < 0 {
 		return nil, fmt.Errorf("seq2seq: clip: must be ≥ 0, got %g", clip)
 	}
-	if decay < 0 || decay > 1 {
-		return nil, fmt.Errorf("seq2seq: lr_decay: must be in [0, 1], got %g", decay)
+	sched, err := optimizers.NewScheduler(o.Schedule, lr)
+	if err != nil {
+		return nil, err
 	}
-	if decay > 0 && decay < 1 && decayEvery <= 0 {
-		return nil, fmt.Errorf("seq2seq: lr_decay_every: must be > 0 with lr_decay %g, got %d", decay, decayEvery)
-	}
-	return &Optimizer{Name: name, LR: lr, Clip: clip, Decay: decay, DecayEvery: decayEvery, rule: rule}, nil
+	return &Optimizer{Name: name, LR: lr, Clip: clip, Schedule: o.Schedule, rule: rule, sched: sched}, nil
 }
 
 // Rate is the learning rate at the next update.
-func (o *Optimizer) Rate() float64 {
-	if o.Decay <= 0 || o.Decay >= 1 || o.DecayEvery <= 0 {
-		return o.LR
-	}
-	return o.LR * math.Pow(o.Decay, float64(o.t/o.DecayEvery))
-}
+func (o *Optimizer) Rate() float64 { return o.sched.Rate(o.t + 1) }
+
+// Observe gives the schedule a dev evaluation's score, higher better (the
+// plateau schedule's step; the others ignore it).
+func (o *Optimizer) Observe(score float64) { o.sched.Observe(score) }
 
 // Update applies one step to ps with gradients grads (same order).
 func (o *Optimizer) Update(ps []*gx.Param, grads [][]float64) {
@@ -154,11 +151,13 @@ func (o *Optimizer) advance(scale float64) optimizers.Update {
 }
 
 // OptimizerState is what an optimizer carries between steps, for
-// checkpoints: the step count and Adam's or RMSProp's moment estimates.
+// checkpoints: the step count, Adam's or RMSProp's moment estimates and
+// the schedule's state (the plateau schedule's; nil for the others).
 type OptimizerState struct {
-	T int         `json:"t"`
-	M [][]float64 `json:"m,omitempty"`
-	V [][]float64 `json:"v,omitempty"`
+	T        int                       `json:"t"`
+	M        [][]float64               `json:"m,omitempty"`
+	V        [][]float64               `json:"v,omitempty"`
+	Schedule *optimizers.ScheduleState `json:"schedule,omitempty"`
 }
 
 // State returns a copy of the optimizer's state (read back from a device
@@ -167,7 +166,7 @@ func (o *Optimizer) State() (OptimizerState, error) {
 	if err := o.fromDevice(); err != nil {
 		return OptimizerState{}, fmt.Errorf("seq2seq: reading the optimizer state back: %w", err)
 	}
-	st := OptimizerState{T: o.t}
+	st := OptimizerState{T: o.t, Schedule: o.sched.State()}
 	for i := range o.m {
 		st.M = append(st.M, append([]float64(nil), o.m[i]...))
 		st.V = append(st.V, append([]float64(nil), o.v[i]...))
@@ -177,6 +176,9 @@ func (o *Optimizer) State() (OptimizerState, error) {
 
 // SetState restores a state taken with State for the parameters ps.
 func (o *Optimizer) SetState(st OptimizerState, ps []*gx.Param) error {
+	if err := o.sched.SetState(st.Schedule); err != nil {
+		return fmt.Errorf("seq2seq: %w", err)
+	}
 	if st.M == nil {
 		o.dev.free()
 		o.t, o.m, o.v, o.dev = st.T, nil, nil, nil

@@ -33,8 +33,13 @@ type listing struct {
 	Inits           []string                    `json:"inits"`
 	Initializers    []string                    `json:"initializers"` // [model] init_embed, init_weights
 	Optimizers      []string                    `json:"optimizers"`
-	Corpora         []string                    `json:"corpora"` // the kinds of task runs train on
-	Devices         []string                    `json:"devices"`
+	// Schedules are the learning rate's schedules ([train] schedule): each
+	// its [train] keys and its formula.
+	Schedules []optimizers.ScheduleInfo `json:"schedules"`
+	// Batching are the [train] keys that size training batches.
+	Batching []string `json:"batching"`
+	Corpora  []string `json:"corpora"` // the kinds of task runs train on
+	Devices  []string `json:"devices"`
 }
 
 type scorerInfo struct {
@@ -83,6 +88,8 @@ func buildListing() listing {
 		Inits:        seq2seq.InitNames(),
 		Initializers: initializers.Forms(),
 		Optimizers:   optimizers.Names(),
+		Schedules:    optimizers.Schedules(),
+		Batching:     experiments.Batching(),
 		Corpora:      experiments.Corpora(),
 		Devices:      device.Kinds(),
 	}
@@ -162,13 +169,21 @@ func cmdList(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		{"normalizers", l.Normalizers}, {"cells", l.Cells}, {"encoders", encoders},
 		{"decoders", l.Decoders}, {"tasks", l.Tasks}, {"inits", l.Inits},
 		{"initializers", l.Initializers}, {"optimizers", l.Optimizers},
-		{"corpora", l.Corpora}, {"devices", l.Devices},
+		{"corpora", l.Corpora}, {"devices", l.Devices}, {"batching ([train])", l.Batching},
 	} {
 		items := strings.Join(sec.items, ", ")
 		if items == "" {
 			items = "(none yet)"
 		}
 		fmt.Fprintf(stdout, "%s: %s\n", sec.name, items)
+	}
+	fmt.Fprintln(stdout, "schedules ([train] schedule; n: the update, from 1; each rate floored at min_lr):")
+	for _, s := range l.Schedules {
+		keys := ""
+		if len(s.Keys) > 0 {
+			keys = " [keys: " + strings.Join(s.Keys, ", ") + "]"
+		}
+		fmt.Fprintf(stdout, "  %-12s %s%s\n", s.Name, s.Formula, keys)
 	}
 	return nil
 }

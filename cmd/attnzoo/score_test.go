@@ -203,6 +203,15 @@ func TestList(t *testing.T) {
 	}
 	out, _, _ := runCLI(t, "list")
 	hasAll(t, "list", out, "bahdanau", "luong", "sparsemax", "scaled-dot")
+	// the learning rate's schedules, with the [train] keys each reads
+	var sched []string
+	for _, s := range l.Schedules {
+		sched = append(sched, s.Name+":"+strings.Join(s.Keys, ","))
+	}
+	if got, want := strings.Join(sched, " "), "constant: step:lr_decay,lr_decay_every,min_lr inverse_sqrt:warmup,min_lr plateau:lr_decay,lr_patience,min_lr"; got != want {
+		t.Errorf("list --json: schedules %s, want %s", got, want)
+	}
+	hasAll(t, "list", out, "inverse_sqrt lr·min(n/warmup, √(warmup/n)) [keys: warmup, min_lr]", "plateau ", "batching ([train]): batch (sentences), batch_tokens (B·max(S, T) ≤ N")
 	if code := exitCode(run(context.Background(), nil, io.Discard, io.Discard), io.Discard); code != 2 {
 		t.Errorf("no command: exit %d, want 2", code)
 	}
