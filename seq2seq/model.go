@@ -287,17 +287,7 @@ func (m *Model) decStep(g *gx.Graph, mem *scorers.Memory, y *gx.Node, st decStat
 // between the decoder's stacked layers (0 outside training).
 func (m *Model) decRecur(g *gx.Graph, mem *scorers.Memory, y *gx.Node, st decState, p float64) (decState, *gx.Node, scorers.Step) {
 	parts := DecoderParts{
-		Cell: func(xs []*gx.Node, st DecoderState) DecoderState {
-			prev := st.layers()
-			next := make([]cells.State, len(prev))
-			for l, c := range m.decs {
-				if l > 0 {
-					xs = []*gx.Node{g.Dropout(next[l-1].H, p)}
-				}
-				next[l] = c.Step(g, xs, prev[l])
-			}
-			return stacked(next)
-		},
+		Cell: func(xs []*gx.Node, st DecoderState) DecoderState { return m.stepCells(g, xs, st, p) },
 		Attend: func(q *gx.Node) scorers.Step {
 			att := mem.Attend(g, q, m.norm)
 			att.Context = m.gate(g, q, att.Context)
@@ -306,6 +296,21 @@ func (m *Model) decRecur(g *gx.Graph, mem *scorers.Memory, y *gx.Node, st decSta
 		Layer: func(s, c *gx.Node) *gx.Node { return m.attnLayer(g, s, c) },
 	}
 	return m.decoder.Step(g, parts, y, st)
+}
+
+// stepCells runs the decoder's cells one step, bottom to top (DecoderParts.Cell),
+// with dropout p between layers: what nn.GRU(num_layers=L, dropout=p) or
+// nn.LSTM computes at one position.
+func (m *Model) stepCells(g *gx.Graph, xs []*gx.Node, st DecoderState, p float64) DecoderState {
+	prev := st.layers()
+	next := make([]cells.State, len(prev))
+	for l, c := range m.decs {
+		if l > 0 {
+			xs = []*gx.Node{g.Dropout(next[l-1].H, p)}
+		}
+		next[l] = c.Step(g, xs, prev[l])
+	}
+	return stacked(next)
 }
 
 // attnLayer is the attentional layer tanh(W_s s + W_c c + b), for any
