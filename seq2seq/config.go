@@ -124,7 +124,7 @@ func (c Config) CheckModel() error {
 	if _, err := c.filled().scheme(); err != nil {
 		return err
 	}
-	if c.Layers < 1 {
+	if c.Layers < 0 { // 0 is a configuration from before the key: 1
 		return fieldErr("layers", "must be ≥ 1, got %d", c.Layers)
 	}
 	if c.Layers > 1 && !enc.Stacks {

@@ -2,9 +2,11 @@ package seq2seq
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/attnzoo/attnzoo/cells"
@@ -270,5 +272,66 @@ func set(t *testing.T, m *Model, name string, v []float64) {
 	}
 	if err := p.Set(v); err != nil {
 		t.Fatalf("%s: %v", name, err)
+	}
+}
+
+// TestTieEmbeddings: tied, the output projection's weight is the target
+// embedding itself, one parameter: the model has V·E = 14·4 = 56 fewer
+// values than untied (vocab.W [V, H] is gone, H = E), its checkpoint
+// holds the one table, and a model loaded from it shares it again. (That
+// its gradient sums both uses is TestModelGradients' tied cases: every
+// entry against the finite differences.)
+func TestTieEmbeddings(t *testing.T) {
+	cfg := tiny("gru", "birnn", "luong", "general")
+	cfg.Embed = cfg.Hidden
+	untied, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.TieEmbeddings = true
+	m, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := m.NumParams(), untied.NumParams()-14*4; got != want {
+		t.Errorf("tied: %d parameters, want %d (untied %d − V·E)", got, want, untied.NumParams())
+	}
+	if _, ok := m.byName["vocab.W"]; ok || m.vocabW != m.byName["tgt.emb"] {
+		t.Errorf("tied: vocab.W %v, the projection is tgt.emb: %v", ok, m.vocabW == m.byName["tgt.emb"])
+	}
+	path := t.TempDir() + "/ck.json"
+	if err := m.Save(path, Checkpoint{Step: 1}); err != nil {
+		t.Fatal(err)
+	}
+	back, _, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.NumParams() != m.NumParams() || back.vocabW != back.byName["tgt.emb"] {
+		t.Errorf("loaded: %d parameters (saved %d), projection shared: %v", back.NumParams(), m.NumParams(), back.vocabW == back.byName["tgt.emb"])
+	}
+}
+
+// TestLayersRefused: an encoder without recurrent layers refuses
+// layers > 1, naming the key, the encoder and those that stack; layers
+// below 1 and a tie with embed ≠ hidden are refused naming the sizes.
+func TestLayersRefused(t *testing.T) {
+	for _, tc := range []struct {
+		edit func(*Config)
+		key  string
+		want string
+	}{
+		{func(c *Config) { c.Encoder, c.Layers = "cnn", 2 }, "layers", "the cnn encoder has no recurrent layers to stack: layers > 1 needs encoder birnn or rnn"},
+		{func(c *Config) { c.Encoder, c.Layers = "patches", 3 }, "layers", "the patches encoder"},
+		{func(c *Config) { c.Layers = -1 }, "layers", "must be ≥ 1, got -1"},
+		{func(c *Config) { c.TieEmbeddings = true }, "tie_embeddings", "hidden = 4 values and the target embedding has embed = 3"},
+	} {
+		c := tiny("gru", "birnn", "bahdanau", "dot")
+		tc.edit(&c)
+		err := c.CheckModel()
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Key != tc.key || !strings.Contains(fe.Msg, tc.want) {
+			t.Errorf("%+v: %v; want a %s error containing %q", c, err, tc.key, tc.want)
+		}
 	}
 }
