@@ -31,13 +31,13 @@ type listing struct {
 	Decoders        []string                    `json:"decoders"`
 	// ModelKeys are the [model] keys that shape every model the registries
 	// build (layers, tie_embeddings), with where they apply.
-	ModelKeys []modelKey `json:"model_keys"`
-	Tasks           []string                    `json:"tasks"`
-	Inits           []string                    `json:"inits"`
-	Initializers    []string                    `json:"initializers"` // [model] init_embed, init_weights
-	Optimizers      []string                    `json:"optimizers"`
-	Corpora         []string                    `json:"corpora"` // the kinds of task runs train on
-	Devices         []string                    `json:"devices"`
+	ModelKeys    []modelKey `json:"model_keys"`
+	Tasks        []string   `json:"tasks"`
+	Inits        []string   `json:"inits"`
+	Initializers []string   `json:"initializers"` // [model] init_embed, init_weights
+	Optimizers   []string   `json:"optimizers"`
+	Corpora      []string   `json:"corpora"` // the kinds of task runs train on
+	Devices      []string   `json:"devices"`
 }
 
 type scorerInfo struct {
