@@ -14,10 +14,36 @@ import (
 // values the run's arena held at its end are exactly the larger plan's,
 // and the working buffers exactly the declared ones; the packed weights
 // are at most the estimate's two orientations of every weight.
+//
+// The second model stacks two layers (with dropout between them) and ties
+// the output projection to the target embedding: the plans are its
+// graphs', so the same holds of it.
 func TestEstimateIsThePlan(t *testing.T) {
+	for name, model := range map[string]string{
+		"arena": `cell = "gru"
+encoder = "birnn"
+scorer = "concat"
+embed = 8
+hidden = 12
+attention = 10`,
+		"stacked": `cell = "lstm"
+encoder = "birnn"
+decoder = "luong"
+scorer = "general"
+embed = 12
+hidden = 12
+layers = 2
+dropout = 0.2
+tie_embeddings = true`,
+	} {
+		t.Run(name, func(t *testing.T) { estimateIsThePlan(t, name, model) })
+	}
+}
+
+func estimateIsThePlan(t *testing.T, name, model string) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, "arena.toml")
-	os.WriteFile(path, []byte(`name = "arena"
+	path := filepath.Join(dir, name+".toml")
+	os.WriteFile(path, []byte(`name = "`+name+`"
 [task]
 name = "reverse"
 min_len = 6
@@ -27,12 +53,7 @@ train = 64
 dev = 16
 test = 16
 [model]
-cell = "gru"
-encoder = "birnn"
-scorer = "concat"
-embed = 8
-hidden = 12
-attention = 10
+`+model+`
 [train]
 steps = 3
 batch = 16
@@ -46,7 +67,7 @@ eval_every = 3
 		t.Fatal(err)
 	}
 	runs, _ := e.Runs()
-	raw, err := os.ReadFile(filepath.Join(dir, "arena", "runs", runs[0].ID, "final.json"))
+	raw, err := os.ReadFile(filepath.Join(dir, name, "runs", runs[0].ID, "final.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

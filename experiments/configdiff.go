@@ -108,6 +108,9 @@ func checkResumable(r *Run, dir string) error {
 	if err := legacyEncoderSettings(path, &old); err != nil {
 		return fmt.Errorf("experiments: %s: %w", path, err)
 	}
+	if old.Model.Layers == 0 { // written before [model] layers: one layer
+		old.Model.Layers = 1
+	}
 	_, now, err := r.runConfig()
 	if err != nil {
 		return err

@@ -29,6 +29,12 @@ import (
 //	data        = examples·(250 + 72·(mean source + mean target)) + images·(2·4·C·H·W + 4·H·W + 600) + features·4·S·D,
 //	              or what the task says it holds (tasks.Size.DataBytes: tsv's token ids)
 //
+// With [model] layers = N > 1, every (3g+6)·h and (3g+8)·H term counts N
+// times, and each layer above the first adds 4 values a unit per position
+// (its input made time-major and dropped out; its slice of the decoding
+// graphs' packed state); P counts its cells and, but for init "zero", its
+// bridge W_init. With tie_embeddings P counts V·H once, in the embedding.
+//
 // where d is 1 or 2 directions, A′ = A for concat and 0 otherwise, K the
 // scorer's key-side tensor (B·S·A for concat, B·S·H for general, else 0),
 // R = B·beam the beam's rows and L the greedy decoder's steps (unrolled in
@@ -76,6 +82,8 @@ type estimateInput struct {
 	Scorer, Init, Optimizer  string // Scorer canonical
 	Beta                     bool
 	Embed, Hidden, Attention float64
+	Layers                   float64              // [model] layers (0 counts as 1)
+	Tie                      bool                 // [model] tie_embeddings
 	EncoderSettings          map[string][]float64 // the encoder's own (seq2seq.Config.EncoderSettings)
 	Batch, Beam              float64
 	DecodeLen                float64 // [decode] max_len; 0 = twice the longest source + 10
@@ -253,12 +261,18 @@ func formulaEstimate(in estimateInput) Estimate {
 	var est Estimate
 	P, encAct, S := est.encoderCost(in)
 
-	// The decoder, the scorer and the output layers.
-	P += Vt*E + cellParams(g, E+H, H)
+	// The decoder, the scorer and the output layers: a stacked layer's
+	// cell reads H values, and has a bridge W_init, b_init of its own;
+	// tied, the output projection is the target embedding.
+	Ld := max(in.Layers, 1)
+	P += Vt*E + cellParams(g, E+H, H) + (Ld-1)*cellParams(g, H, H)
 	est.note("the training graph's logits ([train] batch × target length × the target vocabulary)", B*T*Vt)
-	P += 2*H*H + H + Vt*H + Vt
+	P += 2*H*H + H + Vt
+	if !in.Tie {
+		P += Vt * H
+	}
 	if in.Init != "zero" {
-		P += H*H + H
+		P += Ld * (H*H + H)
 	}
 	if in.Beta {
 		P += H + 1
@@ -267,7 +281,9 @@ func formulaEstimate(in estimateInput) Estimate {
 	P += sp
 	est.note("the decoder's recurrent weights ([model] hidden²)", g*H*(E+2*H))
 	est.note("the output layer ([model] hidden × the target vocabulary)", Vt*H)
-	decStep := B * ((3*g+8)*H + E + S*perPos)
+	// a stacked layer: its gates and states, the dropout before it, and
+	// its slice of the decoding graphs' packed state (4 values a unit)
+	decStep := B * (Ld*(3*g+8)*H + E + S*perPos + (Ld-1)*4*H)
 	act := encAct + keySide + T*decStep + B*T*(3*H+3*Vt)
 	est.Params = P
 	o := float64(optimizers.MomentsOf(in.Optimizer))
@@ -294,7 +310,7 @@ func formulaEstimate(in estimateInput) Estimate {
 		}
 	}
 	R := B * max(in.Beam, 1)
-	step := (3*g+8)*H + E + 2*Vt + S*perPos
+	step := Ld*(3*g+8)*H + E + 2*Vt + S*perPos + (Ld-1)*4*H
 	est.Decoding = b * (encAct + keySide + L*B*step + R*step + R/B*keySide + 2*R*S*H)
 	if in.Beam > 1 {
 		est.Beam = seq2seq.BeamBytes(B, in.Beam, S, Vt, L, b)
@@ -326,7 +342,7 @@ func (est *Estimate) encoderCost(in estimateInput) (P, encAct, S float64) {
 	info, _ := seq2seq.EncoderInfoOf(in.Encoder)
 	if info.Cost != nil {
 		enc := seq2seq.Config{Encoder: in.Encoder, EncoderSettings: in.EncoderSettings}
-		c := info.Cost(enc, seq2seq.CostSizes{Batch: B, Embed: in.Embed, Hidden: H, Gates: g, MaxSrc: float64(d.MaxSrc), SrcVocab: float64(d.SrcVocab) + 4,
+		c := info.Cost(enc, seq2seq.CostSizes{Batch: B, Embed: in.Embed, Hidden: H, Layers: in.Layers, Gates: g, MaxSrc: float64(d.MaxSrc), SrcVocab: float64(d.SrcVocab) + 4,
 			Shape: d.Shape, CellParams: func(in, h float64) float64 { return cellParams(g, in, h) }})
 		P, encAct, S = c.Params, c.Activations, c.S
 		if c.LargestName != "" {

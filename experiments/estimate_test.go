@@ -20,23 +20,32 @@ func TestEstimateParams(t *testing.T) {
 	type tc struct {
 		cell, enc, dec, scorer, init string
 		beta                         bool
+		layers                       int
+		tie                          bool
 	}
 	var cases []tc
 	for _, cell := range []string{"rnn", "gru", "lstm"} {
 		for _, sc := range []string{"dot", "general", "concat", "scaled-dot", "cosine", "location",
 			"multiplicative", "projected-dot", "learned-scaled-dot"} {
-			cases = append(cases, tc{cell, "birnn", "bahdanau", sc, "final", false})
+			cases = append(cases, tc{cell, "birnn", "bahdanau", sc, "final", false, 0, false})
 		}
-		cases = append(cases, tc{cell, "rnn", "luong", "concat", "zero", true}, tc{cell, "patches", "luong", "general", "mean", true},
-			tc{cell, "cnn", "bahdanau", "dot", "zero", false}, tc{cell, "cnn", "bahdanau", "concat", "mean", true})
+		cases = append(cases, tc{cell, "rnn", "luong", "concat", "zero", true, 0, false}, tc{cell, "patches", "luong", "general", "mean", true, 0, false},
+			tc{cell, "cnn", "bahdanau", "dot", "zero", false, 0, false}, tc{cell, "cnn", "bahdanau", "concat", "mean", true, 0, false},
+			// [model] layers and tie_embeddings
+			tc{cell, "birnn", "bahdanau", "concat", "final", false, 2, false}, tc{cell, "rnn", "luong", "general", "zero", false, 3, false},
+			tc{cell, "birnn", "luong", "dot", "mean", false, 1, true}, tc{cell, "birnn", "bahdanau", "dot", "final", true, 2, true})
 	}
 	for _, c := range cases {
-		name := fmt.Sprintf("%s-%s-%s-%s-%s-%v", c.cell, c.enc, c.dec, c.scorer, c.init, c.beta)
+		name := fmt.Sprintf("%s-%s-%s-%s-%s-%v-L%d-tie%v", c.cell, c.enc, c.dec, c.scorer, c.init, c.beta, c.layers, c.tie)
 		cfg := seq2seq.Config{Cell: c.cell, Encoder: c.enc, Decoder: c.dec, Scorer: c.scorer, Init: c.init, Beta: c.beta,
-			SrcVocab: 17 + 4, TgtVocab: 13 + 4, Embed: 6, Hidden: 10, Attention: 7, MaxSrcLen: 9, Seed: 1}
+			SrcVocab: 17 + 4, TgtVocab: 13 + 4, Embed: 6, Hidden: 10, Attention: 7, MaxSrcLen: 9, Seed: 1,
+			Layers: c.layers, TieEmbeddings: c.tie}
 		in := estimateInput{Bytes: 4, Cell: c.cell, Encoder: c.enc, Decoder: c.dec, Scorer: c.scorer, Init: c.init, Beta: c.beta,
-			Embed: 6, Hidden: 10, Attention: 7, Batch: 2, Beam: 1, Optimizer: "adam",
+			Embed: 6, Hidden: 10, Attention: 7, Batch: 2, Beam: 1, Optimizer: "adam", Layers: float64(c.layers), Tie: c.tie,
 			Data: tasks.Size{MaxSrc: 9, MaxTgt: 5, SrcVocab: 17, TgtVocab: 13}}
+		if c.tie { // the embedding feeds the output projection: embed = hidden
+			cfg.Embed, in.Embed = 10, 10
+		}
 		switch c.enc {
 		case "patches": // 16×16 RGB in 4×4 patches: 16 regions of 48 values
 			cfg.Regions, cfg.RegionSize = 16, 48

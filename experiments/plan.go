@@ -130,6 +130,7 @@ func (e *Experiment) runInput(r *Run) estimateInput {
 		Bytes: 4, Cell: m.Cell, Encoder: m.Encoder, Decoder: m.Decoder, Scorer: canonicalScorer(m.Scorer),
 		Init: m.Init, Optimizer: r.Train.Optimizer, Beta: m.Beta,
 		Embed: float64(m.Embed), Hidden: float64(m.Hidden), Attention: float64(m.Attention), EncoderSettings: m.EncoderSettings,
+		Layers: float64(m.Layers), Tie: m.TieEmbeddings,
 		Batch: float64(r.Train.Batch), Beam: float64(r.Decode.Beam), DecodeLen: float64(r.Decode.MaxLen),
 	}
 	if r.Dtype == "float64" {

@@ -265,6 +265,9 @@ func (x *execution) resume() error {
 			// holds later ones, so the run goes on as it would have
 			cfg.InitEmbed, cfg.InitWeights = x.model.Cfg.InitEmbed, x.model.Cfg.InitWeights
 		}
+		if cfg.Layers == 0 { // written before [model] layers: one layer
+			cfg.Layers = 1
+		}
 		if diff := modelDiff(cfg, x.model.Cfg); len(diff) > 0 {
 			return fmt.Errorf("experiments: %s was trained with another model configuration than the experiment file now gives (checkpoint → file):\n  %s\nresume with the file it was started with, or use another --out",
 				x.path(checkpointFile), strings.Join(diff, "\n  "))

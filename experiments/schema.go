@@ -760,7 +760,7 @@ func checkSizes(m Model, t Train, d Decode, errf settingErrf) error {
 		table, key string
 		v          int
 	}{
-		{"model", "embed", m.Embed}, {"model", "hidden", m.Hidden},
+		{"model", "embed", m.Embed}, {"model", "hidden", m.Hidden}, {"model", "layers", m.Layers},
 		{"train", "steps", t.Steps}, {"train", "batch", t.Batch}, {"train", "eval_every", t.EvalEvery},
 		{"train", "eval_size", t.EvalSize}, {"decode", "beam", d.Beam},
 	}

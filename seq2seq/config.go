@@ -34,7 +34,17 @@ type Config struct {
 	Attention   int     `json:"attention" toml:"attention"` // A, the concat scorer's setting "attention" (kept as a field: older checkpoints and config files name it)
 	MaxSrcLen   int     `json:"max_src_len" toml:"-"`       // the longest source (location scorer)
 	Dropout     float64 `json:"dropout" toml:"dropout"`
-	Dtype       string  `json:"dtype" toml:"-"` // float32 | float64
+	// Layers stacks the encoder's and the decoder's recurrent cells this
+	// deep (docs/experiments.md, "Stacked layers"): a layer above the
+	// first reads the one below's states, through Dropout in training;
+	// attention reads and feeds the top layer. 0 means 1 (a checkpoint
+	// written before the key).
+	Layers int `json:"layers,omitempty" toml:"layers"`
+	// TieEmbeddings makes the output projection's weight the target
+	// embedding table, one parameter (Press & Wolf 2017; Joey NMT's
+	// tied_softmax): it needs Embed = Hidden.
+	TieEmbeddings bool   `json:"tie_embeddings,omitempty" toml:"tie_embeddings"`
+	Dtype         string `json:"dtype" toml:"-"` // float32 | float64
 
 	// Region encoders: S regions of RegionSize values, as the encoder's
 	// Shape gives them from the task's sources (the cnn derives both from
@@ -76,7 +86,7 @@ type Config struct {
 // of PyTorch's references, which take A = hidden.)
 func DefaultConfig() Config {
 	return Config{Cell: "gru", Encoder: "birnn", Decoder: "bahdanau", Scorer: "dot", Normalizer: "softmax",
-		Init: "final", Embed: 32, Hidden: 64}
+		Init: "final", Embed: 32, Hidden: 64, Layers: 1}
 }
 
 // FieldError is a configuration error about one field, named by its key.
@@ -93,8 +103,9 @@ func fieldErr(key, format string, a ...any) error {
 
 // CheckModel checks what of the configuration needs no data (no
 // vocabulary, no image size): the encoder's own check (EncoderInfo.Check,
-// as birnn's even hidden size), its settings, dropout, lambda and
-// label_smoothing. Errors are
+// as birnn's even hidden size), its settings, layers (an encoder that
+// does not stack refuses more than one), tie_embeddings (embed = hidden),
+// dropout, lambda and label_smoothing. Errors are
 // *FieldError. Resolve runs it; an experiment file runs it on every sweep
 // point before any data is loaded.
 func (c Config) CheckModel() error {
@@ -112,6 +123,15 @@ func (c Config) CheckModel() error {
 	}
 	if _, err := c.filled().scheme(); err != nil {
 		return err
+	}
+	if c.Layers < 0 { // 0 is a configuration from before the key: 1
+		return fieldErr("layers", "must be ≥ 1, got %d", c.Layers)
+	}
+	if c.Layers > 1 && !enc.Stacks {
+		return fieldErr("layers", "the %s encoder has no recurrent layers to stack: layers > 1 needs encoder %s, got layers = %d", c.Encoder, strings.Join(StackingEncoders(), " or "), c.Layers)
+	}
+	if c.TieEmbeddings && c.Embed != c.Hidden {
+		return fieldErr("tie_embeddings", "the output projection reads hidden = %d values and the target embedding has embed = %d: tying them needs embed = hidden", c.Hidden, c.Embed)
 	}
 	if !(c.Dropout >= 0 && c.Dropout < 1) {
 		return fieldErr("dropout", "must be in [0, 1), got %g", c.Dropout)
@@ -144,6 +164,9 @@ func (c Config) filled() Config {
 	}
 	if c.Attention == 0 {
 		c.Attention = c.Hidden
+	}
+	if c.Layers == 0 {
+		c.Layers = 1
 	}
 	return c.WithSettingDefaults()
 }

@@ -8,6 +8,7 @@ import "github.com/attnzoo/attnzoo/source"
 // build).
 type CostSizes struct {
 	Batch, Embed, Hidden float64
+	Layers               float64 // [model] layers (0 counts as 1)
 	Gates                float64 // the cell's gates: 1 rnn, 3 gru, 4 lstm
 	MaxSrc, SrcVocab     float64 // the longest source in tokens; the source vocabulary with the specials
 	Shape                source.Shape

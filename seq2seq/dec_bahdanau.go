@@ -10,6 +10,9 @@ import (
 //
 //	c_t = attend(s_{t−1});  s_t = cell([y_{t−1}; c_t], s_{t−1})
 //
+// With stacked layers, s is the top layer's state (the query and the
+// attentional layer's input) and c_t joins the bottom layer's input.
+//
 // Its attentional layer depends on nothing later, so the training graph
 // computes it for every step at once.
 type bahdanau struct{}
@@ -20,5 +23,5 @@ func (bahdanau) Feeds() bool { return false }
 
 func (bahdanau) Step(g *gx.Graph, p DecoderParts, y *gx.Node, st DecoderState) (DecoderState, *gx.Node, scorers.Step) {
 	att := p.Attend(st.Cell.H)
-	return DecoderState{Cell: p.Cell.Step(g, []*gx.Node{y, att.Context}, st.Cell)}, nil, att
+	return p.Cell([]*gx.Node{y, att.Context}, st), nil, att
 }

@@ -41,12 +41,13 @@ func (m *Model) buildEnc(a *gx.Arena, B, S int) (*encGraph, error) {
 
 func (m *Model) buildEncOn(g *gx.Graph, B, S int) (*encGraph, error) {
 	eg := &encGraph{g: g, in: m.newEncInputs(g, B, S)}
-	enc := m.encode(g, eg.in, B)
+	enc := m.encode(g, eg.in, B, 0)
 	eg.annot = g.Watch(enc.annotations)
 	eg.prj = g.Watch(m.scorer.ProjectKeys(g, enc.annotations))
-	eg.initH = g.Watch(enc.init.H)
-	if enc.init.C != nil {
-		eg.initC = g.Watch(enc.init.C)
+	h, c := packStates(g, enc.init)
+	eg.initH = g.Watch(h)
+	if c != nil {
+		eg.initC = g.Watch(c)
 	}
 	mach, err := m.compile(g, "encoder")
 	if err != nil {
@@ -61,15 +62,14 @@ func (m *Model) buildStep(a *gx.Arena, R, S int, prjShape []int, steps int) (*st
 }
 
 func (m *Model) buildStepOn(g *gx.Graph, R, S int, prjShape []int, steps int) (*stepGraph, error) {
-	H := m.Cfg.Hidden
+	H, L := m.Cfg.Hidden, len(m.decs)
 	sg := &stepGraph{g: g}
 	sg.y = g.Input("step.y", R)
-	sg.h = g.Input("step.h", R, H)
-	st := decState{Cell: cells.State{H: sg.h}}
-	if m.dec.HasMemory() {
-		sg.c = g.Input("step.c", R, H)
-		st.Cell.C = sg.c
+	sg.h = g.Input("step.h", R, L*H)
+	if m.hasMemory() {
+		sg.c = g.Input("step.c", R, L*H)
 	}
+	st := stacked(unpackStates(g, sg.h, sg.c, L, H))
 	if m.decoder.Feeds() {
 		sg.feed = g.Input("step.feed", R, H)
 		st.Feed = sg.feed
@@ -92,9 +92,10 @@ func (m *Model) buildStepOn(g *gx.Graph, R, S int, prjShape []int, steps int) (*
 			y = g.ArgmaxLast(logp) // greedy: the most probable token feeds the next step
 		}
 	}
-	sg.nextH = g.Watch(st.Cell.H)
-	if st.Cell.C != nil {
-		sg.nextC = g.Watch(st.Cell.C)
+	nextH, nextC := packStates(g, st.layers())
+	sg.nextH = g.Watch(nextH)
+	if nextC != nil {
+		sg.nextC = g.Watch(nextC)
 	}
 	if st.Feed != nil {
 		sg.nextFeed = g.Watch(st.Feed)
@@ -105,6 +106,35 @@ func (m *Model) buildStepOn(g *gx.Graph, R, S int, prjShape []int, steps int) (*
 	}
 	sg.mach = mach
 	return sg, nil
+}
+
+// packStates lays the layers' states side by side, [B, L·H] (one layer:
+// its own nodes); c is nil for a cell without a memory.
+func packStates(g *gx.Graph, layers []cells.State) (h, c *gx.Node) {
+	hs, cs := make([]*gx.Node, len(layers)), make([]*gx.Node, len(layers))
+	for l, st := range layers {
+		hs[l], cs[l] = st.H, st.C
+	}
+	if cs[0] != nil {
+		c = concatCols(g, cs)
+	}
+	return concatCols(g, hs), c
+}
+
+// unpackStates is packStates undone: L layers of H units from h (and c)
+// [B, L·H].
+func unpackStates(g *gx.Graph, h, c *gx.Node, L, H int) []cells.State {
+	if L == 1 {
+		return []cells.State{{H: h, C: c}}
+	}
+	out := make([]cells.State, L)
+	for l := range out {
+		out[l].H = g.SliceLast(h, l*H, (l+1)*H)
+		if c != nil {
+			out[l].C = g.SliceLast(c, l*H, (l+1)*H)
+		}
+	}
+	return out
 }
 
 func (c *GraphCache) enc(m *Model, B, S int) (*encGraph, error) {
@@ -181,6 +211,7 @@ type stepper struct {
 	m          *Model
 	sg         *stepGraph
 	R, S, V, H int
+	W          int   // the state's width: every layer's H (and C), layers × H
 	y          []int // the previous tokens, [R]
 	ran        bool  // the graph has run once for this decoding: its weights are packed
 }
@@ -199,7 +230,7 @@ func (m *Model) newStepper(mem *memory, k, steps int, cache *GraphCache) (*stepp
 	if err != nil {
 		return nil, err
 	}
-	st := &stepper{m: m, sg: sg, R: R, S: S, V: m.Cfg.TgtVocab, H: H, y: make([]int, R)}
+	st := &stepper{m: m, sg: sg, R: R, S: S, V: m.Cfg.TgtVocab, H: H, W: len(m.decs) * H, y: make([]int, R)}
 	src := make([]int, R) // row r decodes source r/k
 	for r := range src {
 		src[r] = r / k
@@ -213,9 +244,9 @@ func (m *Model) newStepper(mem *memory, k, steps int, cache *GraphCache) (*stepp
 	if sg.prj != sg.annot {
 		set(sg.prj, mem.prj, S*mem.prjShape[len(mem.prjShape)-1])
 	}
-	set(sg.h, mem.initH, H)
+	set(sg.h, mem.initH, st.W)
 	if sg.c != nil && mem.initC.Len() > 0 {
-		set(sg.c, mem.initC, H)
+		set(sg.c, mem.initC, st.W)
 	}
 	if err != nil {
 		return nil, err
@@ -279,11 +310,11 @@ func (st *stepper) run() (stepOut, error) {
 // from row idx[r] (nil: row r).
 func (st *stepper) advance(out stepOut, idx []int) error {
 	sg := st.sg
-	if err := gx.SetRows(sg.h, out.nextH, st.H, idx); err != nil {
+	if err := gx.SetRows(sg.h, out.nextH, st.W, idx); err != nil {
 		return err
 	}
 	if sg.c != nil {
-		if err := gx.SetRows(sg.c, out.nextC, st.H, idx); err != nil {
+		if err := gx.SetRows(sg.c, out.nextC, st.W, idx); err != nil {
 			return err
 		}
 	}

@@ -9,16 +9,32 @@ import (
 
 // DecoderState is the decoder's recurrent state between steps.
 type DecoderState struct {
-	Cell cells.State
-	Feed *gx.Node // the last attentional output h̃_{t−1}, for a decoder that Feeds; nil otherwise
+	Cell  cells.State   // the top layer's: attention and the attentional layer read its H
+	Below []cells.State // with [model] layers = L > 1, the L−1 layers under the top, bottom first
+	Feed  *gx.Node      // the last attentional output h̃_{t−1}, for a decoder that Feeds; nil otherwise
 }
 
 type decState = DecoderState
 
+// layers returns every layer's state, bottom first.
+func (s DecoderState) layers() []cells.State {
+	return append(s.Below[:len(s.Below):len(s.Below)], s.Cell)
+}
+
+// stacked is the state of layers, bottom first (Feed unset).
+func stacked(layers []cells.State) DecoderState {
+	n := len(layers) - 1
+	return DecoderState{Cell: layers[n], Below: layers[:n:n]}
+}
+
 // DecoderParts are what a decoder step composes, bound to one graph and
 // one model.
 type DecoderParts struct {
-	Cell cells.Cell // the decoder's cell: inputs [y_{t−1} (Embed); Hidden]
+	// Cell runs the decoder's cells one step, bottom to top: the bottom
+	// layer reads xs, [y_{t−1} (Embed); Hidden], each layer above the new
+	// h of the one below (through [model] dropout in training). It returns
+	// the new states, Feed unset.
+	Cell func(xs []*gx.Node, st DecoderState) DecoderState
 	// Attend scores the memory against the query q [B, Hidden], normalises
 	// the scores and returns the (gated, with Beta) context.
 	Attend func(q *gx.Node) scorers.Step

@@ -88,8 +88,24 @@ func TestModelGradients(t *testing.T) {
 	smoothed := tiny("gru", "birnn", "bahdanau", "general")
 	smoothed.LabelSmoothing = 0.1
 	cases = append(cases, mean, zero, smoothed)
+	// [model] layers: the gru's fused sequence (birnn and rnn) and the
+	// lstm's steps through every layer, Bahdanau's and Luong's stacks,
+	// every init; tie_embeddings: the one table's gradient is both uses'
+	// sum, checked entry by entry against the finite differences
+	for _, c := range []Config{tiny("gru", "birnn", "bahdanau", "concat"), tiny("lstm", "rnn", "luong", "general"),
+		tiny("gru", "rnn", "luong", "dot"), tiny("lstm", "birnn", "bahdanau", "dot"), mean, zero} {
+		c.Layers = 2
+		cases = append(cases, c)
+	}
+	three := tiny("rnn", "birnn", "luong", "dot")
+	three.Layers = 3
+	tied := tiny("gru", "birnn", "luong", "general")
+	tied.Embed, tied.TieEmbeddings = tied.Hidden, true
+	tiedStacked := tiny("lstm", "rnn", "bahdanau", "dot")
+	tiedStacked.Embed, tiedStacked.TieEmbeddings, tiedStacked.Layers = tiedStacked.Hidden, true, 2
+	cases = append(cases, three, tied, tiedStacked)
 	for _, c := range cases {
-		t.Run(fmt.Sprintf("%s/%s/%s/%s/%s/ls%g", c.Cell, c.Encoder, c.Decoder, c.Scorer, c.Init, c.LabelSmoothing), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/%s/%s/%s/%s/ls%g/L%d/tie%v", c.Cell, c.Encoder, c.Decoder, c.Scorer, c.Init, c.LabelSmoothing, max(c.Layers, 1), c.TieEmbeddings), func(t *testing.T) {
 			// h = 3e-5: the cosine scorer's learned sharpness starts at 5,
 			// sharp enough at hidden 4 that h = 1e-4 leaves a truncation
 			// error of 1.2e-6 (measured: 1e-3 → 1e-2, 1e-4 → 1.5e-6).

@@ -26,13 +26,13 @@ type Model struct {
 	pool    InitPool // nil: init "zero"
 
 	tgtEmb *gx.Param
-	dec    cells.Cell
+	decs   []cells.Cell // the decoder's cells, bottom first ([model] layers)
 	scorer scorers.Scorer
 	norm   scorers.Normalizer
 
-	initW, initB     *gx.Param // decoder init: tanh(W pool + b)
-	outS, outC, outB *gx.Param // attentional layer: tanh(W_s s + W_c c + b)
-	vocabW, vocabB   *gx.Param // logits: W out + b
+	initW, initB     []*gx.Param // decoder init, one per layer: tanh(W pool + b)
+	outS, outC, outB *gx.Param   // attentional layer: tanh(W_s s + W_c c + b)
+	vocabW, vocabB   *gx.Param   // logits: W out + b (W is tgtEmb with TieEmbeddings)
 	params           []*gx.Param
 	byName           map[string]*gx.Param
 
@@ -73,9 +73,14 @@ func New(cfg Config) (*Model, error) {
 			return nil, err
 		}
 	}
-	// Bahdanau: cell input [y_{t−1}; c_t]; Luong: [y_{t−1}; h̃_{t−1}] (input feeding).
-	if m.dec, err = b.Cell("dec.", []int{E, H}, H); err != nil {
-		return nil, err
+	// Bahdanau: cell input [y_{t−1}; c_t]; Luong: [y_{t−1}; h̃_{t−1}]
+	// (input feeding); a layer above the first reads the new h below it.
+	for l, in := 0, []int{E, H}; l < cfg.Layers; l, in = l+1, []int{H} {
+		c, err := b.Cell(layerPrefix("dec.", l), in, H)
+		if err != nil {
+			return nil, err
+		}
+		m.decs = append(m.decs, c)
 	}
 	settings := scorers.Values{"attention": float64(cfg.Attention)}
 	for k, v := range cfg.ScorerSettings {
@@ -93,14 +98,22 @@ func New(cfg Config) (*Model, error) {
 		return nil, err
 	}
 	if m.pool != nil {
-		m.initW, m.initB = b.Linear("init.W", "init.b", H, H)
+		for l := range cfg.Layers {
+			w, bias := b.Linear(layerPrefix("init.", l)+"W", layerPrefix("init.", l)+"b", H, H)
+			m.initW, m.initB = append(m.initW, w), append(m.initB, bias)
+		}
 	}
 	// the attentional layer W_s s + W_c c + b: b is W_c's bias
 	m.outS = b.Param("out.W_s", H, H)
 	b.Draw(m.outS, initializers.Linear(H, H))
 	m.outC, m.outB = b.Linear("out.W_c", "out.b", H, H)
-	m.vocabW, m.vocabB = b.Linear("vocab.W", "vocab.b", H, cfg.TgtVocab)
-	if !m.encInfo.Final && m.dec.HasMemory() && m.pool != nil {
+	if cfg.TieEmbeddings { // one parameter, [V, E] with E = H (CheckModel)
+		m.vocabW, m.vocabB = m.tgtEmb, b.Param("vocab.b", cfg.TgtVocab)
+		b.Draw(m.vocabB, initializers.LinearBias(H, cfg.TgtVocab))
+	} else {
+		m.vocabW, m.vocabB = b.Linear("vocab.W", "vocab.b", H, cfg.TgtVocab)
+	}
+	if !m.encInfo.Final && m.hasMemory() && m.pool != nil {
 		m.initCW, m.initCB = b.Linear("init.W_c", "init.b_c", H, H)
 	}
 	if cfg.Beta {
@@ -184,26 +197,60 @@ func (in *encInputs) set(b *Batch) error {
 
 // encoded is what the encoder gives the decoder.
 type encoded struct {
-	annotations *gx.Node // [B, S, H]
-	init        cells.State
+	annotations *gx.Node      // [B, S, H]
+	init        []cells.State // the decoder's initial state, a layer each, bottom first
+}
+
+// hasMemory reports whether the decoder's cells keep a memory C (lstm).
+func (m *Model) hasMemory() bool { return m.decs[0].HasMemory() }
+
+// stackEncoder is an encoder with dropout between stacked layers (the
+// token encoders): p is [model] dropout in the training graph, 0 in the
+// decoding graphs.
+type stackEncoder interface {
+	encodeDrop(g *gx.Graph, in EncoderInputs, mask *gx.Node, B int, p float64) (annot, final *gx.Node)
 }
 
 // encode runs the encoder and makes the decoder's initial state from what
 // the init picks (the final encoder state, or the mean annotation):
 // h_0 = tanh(W_init pool + b_init); an LSTM's c_0 is zero, or, for an
-// encoder without a final state, tanh(W_initc pool + b_initc).
-func (m *Model) encode(g *gx.Graph, in *encInputs, B int) encoded {
-	annot, final := m.enc.Encode(g, in.enc, in.mask, B)
+// encoder without a final state, tanh(W_initc pool + b_initc). With
+// [model] layers = L > 1 the decoder's layer l starts from the encoder's
+// layer l's final state through its own W_init, b_init (the mean
+// annotation, the top layer's, for every layer under init "mean"); p is
+// the dropout between the encoder's layers.
+func (m *Model) encode(g *gx.Graph, in *encInputs, B int, p float64) encoded {
+	var annot, final *gx.Node
+	if se, ok := m.enc.(stackEncoder); ok {
+		annot, final = se.encodeDrop(g, in.enc, in.mask, B, p)
+	} else {
+		annot, final = m.enc.Encode(g, in.enc, in.mask, B)
+	}
 	if m.pool == nil {
 		return encoded{annotations: annot, init: m.zeroInit(g, B)}
 	}
-	pool := m.pool(g, final, func() *gx.Node { return g.WSum(in.meanW, annot, 1) })
-	init := cells.State{H: g.Tanh(g.AddBias(g.Linear(pool, g.Bind(m.initW), 0), g.Bind(m.initB)))}
-	if m.dec.HasMemory() {
-		if m.initCW != nil {
-			init.C = g.Tanh(g.AddBias(g.Linear(pool, g.Bind(m.initCW), 0), g.Bind(m.initCB)))
-		} else {
-			init.C = g.Input("dec.c0", B, m.Cfg.Hidden)
+	var mean *gx.Node // made once, for every layer
+	meanOf := func() *gx.Node {
+		if mean == nil {
+			mean = g.WSum(in.meanW, annot, 1)
+		}
+		return mean
+	}
+	H := m.Cfg.Hidden
+	init := make([]cells.State, len(m.decs))
+	for l := range init {
+		fin := final
+		if final != nil && len(init) > 1 {
+			fin = g.SliceLast(final, l*H, (l+1)*H)
+		}
+		pool := m.pool(g, fin, meanOf)
+		init[l].H = g.Tanh(g.AddBias(g.Linear(pool, g.Bind(m.initW[l]), 0), g.Bind(m.initB[l])))
+		if m.hasMemory() {
+			if m.initCW != nil {
+				init[l].C = g.Tanh(g.AddBias(g.Linear(pool, g.Bind(m.initCW), 0), g.Bind(m.initCB)))
+			} else {
+				init[l].C = g.Input(layerName("dec", l)+".c0", B, H)
+			}
 		}
 	}
 	return encoded{annotations: annot, init: init}
@@ -212,10 +259,13 @@ func (m *Model) encode(g *gx.Graph, in *encInputs, B int) encoded {
 // zeroInit is the decoder's initial state for init "zero": inputs never
 // set, so zeros; everything the decoder learns of the source then comes
 // through attention.
-func (m *Model) zeroInit(g *gx.Graph, B int) cells.State {
-	st := cells.State{H: g.Input("dec.h0", B, m.Cfg.Hidden)}
-	if m.dec.HasMemory() {
-		st.C = g.Input("dec.c0", B, m.Cfg.Hidden)
+func (m *Model) zeroInit(g *gx.Graph, B int) []cells.State {
+	st := make([]cells.State, len(m.decs))
+	for l := range st {
+		st[l].H = g.Input(layerName("dec", l)+".h0", B, m.Cfg.Hidden)
+		if m.hasMemory() {
+			st[l].C = g.Input(layerName("dec", l)+".c0", B, m.Cfg.Hidden)
+		}
 	}
 	return st
 }
@@ -223,7 +273,7 @@ func (m *Model) zeroInit(g *gx.Graph, B int) cells.State {
 // decStep is the one decoder step of the one-step decoding graph. y is the
 // embedded previous token [B, E].
 func (m *Model) decStep(g *gx.Graph, mem *scorers.Memory, y *gx.Node, st decState) (decState, *gx.Node, scorers.Step) {
-	next, out, att := m.decRecur(g, mem, y, st)
+	next, out, att := m.decRecur(g, mem, y, st, 0)
 	if out == nil {
 		out = m.attnLayer(g, next.Cell.H, att.Context)
 	}
@@ -233,10 +283,11 @@ func (m *Model) decStep(g *gx.Graph, mem *scorers.Memory, y *gx.Node, st decStat
 // decRecur is the recurrent part of a decoder step (the Decoder's Step):
 // it returns the next state, the attentional layer's output h̃_t when the
 // decoder computes it itself (nil otherwise: the training graph computes it
-// for every step at once) and the attention step.
-func (m *Model) decRecur(g *gx.Graph, mem *scorers.Memory, y *gx.Node, st decState) (decState, *gx.Node, scorers.Step) {
-	p := DecoderParts{
-		Cell: m.dec,
+// for every step at once) and the attention step. p is the dropout
+// between the decoder's stacked layers (0 outside training).
+func (m *Model) decRecur(g *gx.Graph, mem *scorers.Memory, y *gx.Node, st decState, p float64) (decState, *gx.Node, scorers.Step) {
+	parts := DecoderParts{
+		Cell: func(xs []*gx.Node, st DecoderState) DecoderState { return m.stepCells(g, xs, st, p) },
 		Attend: func(q *gx.Node) scorers.Step {
 			att := mem.Attend(g, q, m.norm)
 			att.Context = m.gate(g, q, att.Context)
@@ -244,7 +295,22 @@ func (m *Model) decRecur(g *gx.Graph, mem *scorers.Memory, y *gx.Node, st decSta
 		},
 		Layer: func(s, c *gx.Node) *gx.Node { return m.attnLayer(g, s, c) },
 	}
-	return m.decoder.Step(g, p, y, st)
+	return m.decoder.Step(g, parts, y, st)
+}
+
+// stepCells runs the decoder's cells one step, bottom to top (DecoderParts.Cell),
+// with dropout p between layers: what nn.GRU(num_layers=L, dropout=p) or
+// nn.LSTM computes at one position.
+func (m *Model) stepCells(g *gx.Graph, xs []*gx.Node, st DecoderState, p float64) DecoderState {
+	prev := st.layers()
+	next := make([]cells.State, len(prev))
+	for l, c := range m.decs {
+		if l > 0 {
+			xs = []*gx.Node{g.Dropout(next[l-1].H, p)}
+		}
+		next[l] = c.Step(g, xs, prev[l])
+	}
+	return stacked(next)
 }
 
 // attnLayer is the attentional layer tanh(W_s s + W_c c + b), for any

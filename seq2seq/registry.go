@@ -47,6 +47,10 @@ type EncoderInfo struct {
 	// "mean"), and an LSTM decoder's memory from a learned layer of it,
 	// as in Show, Attend and Tell (Xu et al. 2015, §3.1.2).
 	Final bool
+	// Stacks reports whether [model] layers > 1 stacks the encoder's
+	// recurrent cells (the token encoders); an encoder that does not
+	// refuses layers > 1.
+	Stacks bool
 	// Settings are the encoder's own settings (Setting): [model] keys of
 	// an experiment file, read with Config.Setting.
 	Settings []Setting
@@ -124,6 +128,18 @@ func EncodersReading(input source.Kind) []string {
 	return out
 }
 
+// StackingEncoders returns the encoders that take [model] layers > 1
+// (EncoderInfo.Stacks), sorted.
+func StackingEncoders() []string {
+	var out []string
+	for _, n := range EncoderNames() {
+		if info, _ := encoderInfo(n); info.Stacks {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // IsRegionEncoder reports whether name attends over image regions (reads
 // images or features, not tokens).
 func IsRegionEncoder(name string) bool {
@@ -166,6 +182,16 @@ func (b *Builder) Cell(prefix string, inputs []int, hidden int) (cells.Cell, err
 	}
 	b.m.params = append(b.m.params, c.Params()...)
 	return c, nil
+}
+
+// layerPrefix names layer l's parameters: the first layer's keep the
+// prefix ("dec.", as before layers stacked), layer l ≥ 1 adds "l<l>."
+// ("dec.l1.", "enc.fwd.l1.").
+func layerPrefix(prefix string, l int) string {
+	if l == 0 {
+		return prefix
+	}
+	return fmt.Sprintf("%sl%d.", prefix, l)
 }
 
 // Later runs f after the model has made its target embedding: the token

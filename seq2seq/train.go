@@ -58,9 +58,9 @@ func (m *Model) buildTrainOn(g *gx.Graph, B, S, T int) (*trainGraph, error) {
 func (m *Model) trainGraphOn(g *gx.Graph, B, S, T int) *trainGraph {
 	tg := &trainGraph{g: g}
 	tg.enc = m.newEncInputs(g, B, S)
-	enc := m.encode(g, tg.enc, B)
+	enc := m.encode(g, tg.enc, B, m.Cfg.Dropout)
 	mem := scorers.Prepare(g, m.scorer, enc.annotations, nil, tg.enc.mask)
-	st := decState{Cell: enc.init}
+	st := stacked(enc.init)
 	if m.decoder.Feeds() {
 		st.Feed = g.Input("dec.feed0", B, m.Cfg.Hidden)
 	}
@@ -71,7 +71,7 @@ func (m *Model) trainGraphOn(g *gx.Graph, B, S, T int) *trainGraph {
 		tg.tin = append(tg.tin, tin)
 		var out *gx.Node
 		var att scorers.Step
-		st, out, att = m.decRecur(g, mem, g.Embed(Et, tin), st)
+		st, out, att = m.decRecur(g, mem, g.Embed(Et, tin), st, m.Cfg.Dropout)
 		tg.weights = append(tg.weights, att.Weights)
 		if out == nil {
 			states, contexts = append(states, st.Cell.H), append(contexts, att.Context)

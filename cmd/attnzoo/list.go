@@ -29,10 +29,13 @@ type listing struct {
 	// encoder; an encoder without any is left out.
 	EncoderSettings map[string][]encoderSetting `json:"encoder_settings"`
 	Decoders        []string                    `json:"decoders"`
-	Tasks           []string                    `json:"tasks"`
-	Inits           []string                    `json:"inits"`
-	Initializers    []string                    `json:"initializers"` // [model] init_embed, init_weights
-	Optimizers      []string                    `json:"optimizers"`
+	// ModelKeys are the [model] keys that shape every model the registries
+	// build (layers, tie_embeddings), with where they apply.
+	ModelKeys    []modelKey `json:"model_keys"`
+	Tasks        []string   `json:"tasks"`
+	Inits        []string   `json:"inits"`
+	Initializers []string   `json:"initializers"` // [model] init_embed, init_weights
+	Optimizers   []string   `json:"optimizers"`
 	// Schedules are the learning rate's schedules ([train] schedule): each
 	// its [train] keys and its formula.
 	Schedules []optimizers.ScheduleInfo `json:"schedules"`
@@ -56,6 +59,23 @@ type settingInfo struct {
 	Name    string  `json:"name"`
 	Default float64 `json:"default"`
 	Usage   string  `json:"usage"`
+}
+
+// modelKey is a [model] key of the model's shape.
+type modelKey struct {
+	Name     string   `json:"name"`
+	Default  string   `json:"default"`
+	Encoders []string `json:"encoders,omitempty"` // the encoders it applies to (none: every one)
+	Usage    string   `json:"usage"`
+}
+
+// describe writes the key as `attnzoo list` shows it.
+func (k modelKey) describe() string {
+	s := fmt.Sprintf("%s = %s: %s", k.Name, k.Default, k.Usage)
+	if k.Encoders != nil {
+		s += " (encoders " + strings.Join(k.Encoders, ", ") + ")"
+	}
+	return s
 }
 
 // encoderSetting is one of an encoder's settings (seq2seq.Setting).
@@ -92,6 +112,12 @@ func buildListing() listing {
 		Batching:     experiments.Batching(),
 		Corpora:      experiments.Corpora(),
 		Devices:      device.Kinds(),
+	}
+	l.ModelKeys = []modelKey{
+		{Name: "layers", Default: "1", Encoders: seq2seq.StackingEncoders(),
+			Usage: "stacked recurrent layers in the encoder and the decoder, dropout between them, attention on the top layer"},
+		{Name: "tie_embeddings", Default: "false",
+			Usage: "the output projection's weight is the target embedding, one parameter (needs embed = hidden)"},
 	}
 	l.EncoderSettings = map[string][]encoderSetting{}
 	for _, n := range l.Encoders {
@@ -161,6 +187,10 @@ func cmdList(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if len(own) > 0 {
 			encoders[i] += " [settings: " + strings.Join(own, ", ") + "]"
 		}
+	}
+	fmt.Fprintln(stdout, "model keys:")
+	for _, k := range l.ModelKeys {
+		fmt.Fprintf(stdout, "  %s\n", k.describe())
 	}
 	for _, sec := range []struct {
 		name  string

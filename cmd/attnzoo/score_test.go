@@ -202,7 +202,11 @@ func TestList(t *testing.T) {
 		t.Errorf("scorers %s, want %s (with test-cli, plugin_test.go)", got, want)
 	}
 	out, _, _ := runCLI(t, "list")
-	hasAll(t, "list", out, "bahdanau", "luong", "sparsemax", "scaled-dot")
+	hasAll(t, "list", out, "bahdanau", "luong", "sparsemax", "scaled-dot",
+		"layers = 1: stacked recurrent layers", "(encoders birnn, rnn)", "tie_embeddings = false: the output projection's weight is the target embedding")
+	if len(l.ModelKeys) != 2 || l.ModelKeys[0].Name != "layers" || l.ModelKeys[1].Name != "tie_embeddings" {
+		t.Errorf("list --json model_keys: %+v", l.ModelKeys)
+	}
 	// the learning rate's schedules, with the [train] keys each reads
 	var sched []string
 	for _, s := range l.Schedules {
