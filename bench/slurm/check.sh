@@ -100,7 +100,9 @@ stop() {
 	done
 	for i in $(seq 50); do # until they are gone, so that a rerun finds the ports free
 		alive=
-		for f in $pids; do if kill -0 "$f" 2>/dev/null; then alive=1; fi; done
+		for f in $pids; do # a zombie (no init reaps it in a container) is gone too
+			if [ -r "/proc/$f/stat" ] && ! grep -q '^[0-9]* (.*) Z' "/proc/$f/stat"; then alive=1; fi
+		done
 		[ -z "$alive" ] && break
 		sleep 0.1
 	done
@@ -116,7 +118,8 @@ munged --force --key-file="$d/munge/munge.key" --socket="$d/munge/munge.socket" 
 	fail "munged did not start: $d/log/munged.log"
 
 # One node: this host, as slurmd -C describes it, at 127.0.0.1.
-host=$(hostname -s)
+host=$(uname -n)
+host=${host%%.*}
 node=$(slurmd -C | head -n1 | sed -e 's/^NodeName=[^ ]*//' -e 's/UpTime=.*//')
 user=$(id -un)
 export SLURM_CONF="$d/slurm.conf"
@@ -155,6 +158,13 @@ NodeName=$host NodeAddr=127.0.0.1 $node State=UNKNOWN
 PartitionName=check Nodes=$host Default=YES MaxTime=INFINITE State=UP
 CONF
 
+# A daemon left from another check would take this one's jobs: the ports
+# must be free.
+for p in "$port" $((port + 1)); do
+	if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+		fail "port $p is taken (a slurmctld or slurmd still running?): stop it, or set SLURM_CHECK_PORT"
+	fi
+done
 slurmctld -c || fail "slurmctld did not start: $d/log/slurmctld.log"
 slurmd -N "$host" || fail "slurmd did not start: $d/log/slurmd.log"
 for _ in $(seq 100); do
@@ -163,6 +173,10 @@ for _ in $(seq 100); do
 	sleep 0.2
 done
 [ "$state" = idle ] || fail "node $host is '$state', not idle, after 20 s: $d/log/slurmctld.log, $d/log/slurmd.log"
+for f in run/slurmctld.pid run/slurmd.pid munge/munged.pid; do
+	i=$(cat "$d/$f" 2>/dev/null || true)
+	[ -n "$i" ] && kill -0 "$i" 2>/dev/null || fail "the daemon of $d/$f is not running: see $d/log/"
+done
 say "Slurm up: node $host ($node), $d"
 
 # The array: the docs' script, one shard per task, into one --out.
