@@ -3,7 +3,7 @@ GO       ?= go
 BIN      := bin/attnzoo
 PKGS     := ./...
 
-.PHONY: findings findings-pending all build test test-short test-full test-captioning test-openblas bench bench-compare bench-corpus bench-captioning bench-learning gpu-check gpu-check-build count-launches demo fmt fmt-check vet clean fuzz
+.PHONY: findings findings-pending all build test test-short test-full test-captioning test-openblas bench bench-compare bench-corpus bench-captioning bench-learning gpu-check gpu-check-build slurm-check count-launches demo fmt fmt-check vet clean fuzz
 
 # BLAS: the matrix products run on OpenBLAS through cgo (gonum's netlib
 # bindings, -tags openblas) when Debian's libopenblas-dev is installed, on
@@ -117,6 +117,15 @@ gpu-check-build:
 	done
 gpu-check: gpu-check-build
 	TORCH_PYTHON=$(TORCH_PYTHON) sh bench/gpu-check.sh
+
+# The Slurm check (docs/many-machines.md): docs/many-machines.md's job array
+# on a one-node Slurm that bench/slurm/check.sh starts on this machine
+# (munged, slurmctld and slurmd as the current user, everything under
+# bin/slurm-check/, stopped on exit), one task killed and requeued, then
+# collect, against a one-process run of the same file: identical, timings
+# aside. Installs nothing: needs Debian's slurm-wlm and munge.
+slurm-check: build
+	bash bench/slurm/check.sh
 
 # The corpus workload (bench/README.md): bench/pytorch/corpus.py, then
 # attnzoo run on bench/corpus/corpus.toml filled in with the same file and

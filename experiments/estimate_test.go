@@ -327,7 +327,8 @@ func TestBeamRefused(t *testing.T) {
 
 // TestAddressSpaceLimit: an RLIMIT_AS (ulimit -v) lower than --max-memory
 // is the limit, less the address space the runtime reserves, and the
-// refusal says so.
+// refusal says so: the address space is the cause, --max-memory cannot
+// raise it, a larger ulimit -v can; it does not offer --max-memory.
 func TestAddressSpaceLimit(t *testing.T) {
 	old := addressSpace
 	defer func() { addressSpace = old }()
@@ -335,11 +336,22 @@ func TestAddressSpaceLimit(t *testing.T) {
 	e, err := Load(writeExp(t, beamFile("1", "20")))
 	runs := runsOf(t, e, err)
 	_, err = e.plan(context.Background(), runs, 1, 64e9)
-	if err == nil || !strings.Contains(err.Error(), "ulimit -v (RLIMIT_AS)") || !strings.Contains(err.Error(), "1 MB is available") {
-		t.Errorf("want a refusal naming ulimit -v and 1 MB available, got %v", err)
+	for _, want := range []string{"ulimit -v (RLIMIT_AS)", "1 MB is available",
+		"the limit is the process's address space (ulimit -v, RLIMIT_AS), not the machine's memory",
+		"--max-memory cannot raise it", "ulimit -v unlimited"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v\nwant %q", err, want)
+		}
+	}
+	if err != nil && strings.Contains(err.Error(), "--max-memory SIZE overrides") {
+		t.Errorf("under RLIMIT_AS the refusal offers --max-memory, which cannot raise it: %v", err)
 	}
 	addressSpace = func() (float64, bool) { return 0, false }
 	if _, err := e.plan(context.Background(), runs, 1, 64e9); err != nil {
 		t.Errorf("no RLIMIT_AS: %v", err)
+	}
+	// Without RLIMIT_AS a refusal under --max-memory offers --max-memory.
+	if _, err := e.plan(context.Background(), runs, 1, 1e6); err == nil || !strings.Contains(err.Error(), "--max-memory SIZE overrides the limit") {
+		t.Errorf("want a refusal offering --max-memory, got %v", err)
 	}
 }

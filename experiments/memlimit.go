@@ -55,18 +55,24 @@ func addressOverhead() float64 {
 }
 
 // addressLimit lowers limit to what RLIMIT_AS leaves, when one is set and
-// leaves less, and says so in from.
-func addressLimit(limit float64, from string) (float64, string) {
+// leaves less, says so in from, and reports whether it did (bound).
+func addressLimit(limit float64, from string) (_ float64, _ string, bound bool) {
 	as, ok := addressSpace()
 	if !ok {
-		return limit, from
+		return limit, from, false
 	}
 	over := addressOverhead()
 	if usable := max(as-over, 0); usable < limit {
-		return usable, fmt.Sprintf("ulimit -v (RLIMIT_AS) %s, less ~%s of address space that the Go runtime and its threads reserve", humanBytes(as), humanBytes(over))
+		return usable, fmt.Sprintf("ulimit -v (RLIMIT_AS) %s, less ~%s of address space that the Go runtime and its threads reserve", humanBytes(as), humanBytes(over)), true
 	}
-	return limit, from
+	return limit, from, false
 }
+
+// addressHint is the refusal's advice when RLIMIT_AS is the limit:
+// --max-memory cannot raise it, only whoever set it.
+const addressHint = "the limit is the process's address space (ulimit -v, RLIMIT_AS), not the machine's memory, " +
+	"and --max-memory cannot raise it: run attnzoo under a larger one (ulimit -v unlimited in the shell or job script " +
+	"that starts it, or ask the batch system for more virtual memory), or make the sweep smaller"
 
 // unlimited is what cgroup v1 writes for "no limit" (a page-rounded
 // 2^63−1); anything from 2^60 up is read as none.

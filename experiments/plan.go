@@ -374,7 +374,7 @@ func (e *Experiment) plan(ctx context.Context, runs []*Run, workers int, limit f
 			return p, err
 		}
 	}
-	limit, from = addressLimit(limit, from)
+	limit, from, byAddress := addressLimit(limit, from)
 	if p.Peak <= limit {
 		return p, nil
 	}
@@ -400,7 +400,11 @@ func (e *Experiment) plan(ctx context.Context, runs []*Run, workers int, limit f
 			break
 		}
 	}
-	hints = append(hints, "--max-memory SIZE overrides the limit")
+	if byAddress {
+		hints = append(hints, addressHint)
+	} else {
+		hints = append(hints, "--max-memory SIZE overrides the limit")
+	}
 	ds := e.drivers(runs[big], func(x Estimate) float64 { return x.Total })
 	if len(ds) == 0 {
 		return p, &Error{File: e.File, Key: runs[big].ID, Msg: msg + "; " + strings.Join(hints, "; ")}
