@@ -53,11 +53,12 @@ func peakWith(each []Estimate, w int) float64 {
 }
 
 // estimateMargin is the factor between a sweep's estimate and what it is
-// admitted at: the largest measured peak RSS ÷ estimate over the ladder in
-// bench/README.md ("Memory: the estimate against the measured peak") was
-// 2.21 (quickstart at hidden 128, beam 200: evaluation batches of several
-// shapes, each with its own beam graph's inputs, where the estimate counts
-// the largest once).
+// admitted at. Over the ladder in bench/README.md ("Memory: the estimate
+// against the measured peak") a single run peaks below its plan, but a
+// worker's finished runs stay reachable until the sweep ends
+// (Final.Provenance points into the run's execution), so the peak grows
+// with the runs a worker executes and no constant covers it; 2.25, the
+// worst of the earlier ladder (2.21), stays until that is fixed.
 const estimateMargin = 2.25
 
 // sizes memoises taskSize: building a task can cost (synlang draws its
