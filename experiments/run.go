@@ -222,6 +222,9 @@ func (e *Experiment) prepare(ctx context.Context, r *Run, dir string) (*executio
 		return nil, err
 	}
 	x := &execution{e: e, r: r, dir: dir, prov: buildProvenance()}
+	if onExecution != nil {
+		onExecution(x)
+	}
 	x.prov.Device, x.prov.ConfigHash = e.Device, configHash(cfgText)
 	x.data, err = loadCorpus(ctx, r)
 	if ctx.Err() != nil {
@@ -682,6 +685,10 @@ func (x *execution) writeText(s scoring) error {
 	return nil
 }
 
+// onExecution, when set (tests), is told of each run's execution as it
+// is made.
+var onExecution func(*execution)
+
 // final is the run's final.json, with the test metrics m.
 func (x *execution) final(m map[string]float64, testDecodeSeconds float64) *Final {
 	r := x.r
@@ -693,8 +700,11 @@ func (x *execution) final(m map[string]float64, testDecodeSeconds float64) *Fina
 	for _, a := range r.Point {
 		point[a.Key] = a.Value
 	}
+	// Final outlives the run (a sweep keeps every finished one): it holds
+	// copies, never a pointer into x, or the run's arena, optimizer state
+	// and data would stay alive until the sweep ends (TestRunFreedAfterFinal).
 	f := &Final{Run: r.ID, Seed: r.Seed, Point: point, Metrics: m, Steps: trained, StoppedAt: x.stoppedAt,
-		TrainSeconds: x.clock.TrainSeconds, TestDecodeSeconds: testDecodeSeconds, Params: x.model.NumParams(), Provenance: &x.prov}
+		TrainSeconds: x.clock.TrainSeconds, TestDecodeSeconds: testDecodeSeconds, Params: x.model.NumParams(), Provenance: new(x.prov)}
 	est := x.e.runEstimate(r)
 	f.Memory = &est
 	if use, ok := x.tr.Cache.ArenaUse(); ok {
