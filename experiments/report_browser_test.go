@@ -83,7 +83,7 @@ const overflowJS = `(() => {
 // meant to scroll, and no error on the console (a missing figure is one).
 func TestReportInBrowser(t *testing.T) {
 	chromium := findChromium(t)
-	dirs := []string{reportInBrowserReverse(t), reportInBrowserTSV(t)}
+	dirs := []string{reverseReport(t), translationReport(t)}
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.NoSandbox,
 		chromedp.Flag("disable-dev-shm-usage", true), chromedp.Flag("disable-gpu", true))
@@ -142,50 +142,4 @@ func TestReportInBrowser(t *testing.T) {
 			mu.Unlock()
 		}
 	}
-}
-
-// reportInBrowserReverse is the folder of TestReport's sweep, its figures
-// drawn and report.html written.
-func reportInBrowserReverse(t *testing.T) string {
-	out := t.TempDir()
-	runExp(t, writeExp(t, tiny), out, Options{Workers: 2})
-	return drawn(t, filepath.Join(out, "tiny"))
-}
-
-// reportInBrowserTSV is a short translation run on testdata/tasks/tiny.tsv,
-// which has no gold alignments.
-func reportInBrowserTSV(t *testing.T) string {
-	corpus, err := filepath.Abs("../testdata/tasks/tiny.tsv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := t.TempDir()
-	runExp(t, writeExp(t, `name = "tsv"
-[task]
-name = "tsv"
-path = "`+corpus+`"
-[model]
-embed = 16
-hidden = 32
-attention = 16
-[train]
-steps = 30
-batch = 16
-eval_every = 15
-eval_size = 20
-[decode]
-bleu_tokenize = "13a"
-[sweep]
-scorer = ["general", "concat"]
-`), out, Options{Workers: 2})
-	return drawn(t, filepath.Join(out, "tsv"))
-}
-
-// drawn draws dir's figures and report.html, and returns dir.
-func drawn(t *testing.T, dir string) string {
-	t.Helper()
-	if _, err := DrawFigures(dir, Plots{}); err != nil {
-		t.Fatal(err)
-	}
-	return dir
 }
