@@ -12,7 +12,13 @@ require (
 	gorgonia.org/tensor v0.9.23
 )
 
-require github.com/ebitengine/purego v0.11.3
+require (
+	github.com/chromedp/cdproto v0.159.0
+	github.com/chromedp/chromedp v0.23.0
+	github.com/ebitengine/purego v0.11.3
+)
+
+require github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -186,7 +187,11 @@ func (d *drawer) grids() (FigureSection, error) {
 		if err != nil {
 			return grid, fmt.Errorf("experiments: %s: %w", base, err)
 		}
-		cap := fmt.Sprintf("Test example %d, first seed; rows: output tokens, columns: source tokens; outlined cells: gold alignment", d.p.Example)
+		gold := false
+		for _, a := range panels {
+			gold = gold || len(a.Gold) > 0
+		}
+		cap := "First seed. " + heatmapCaption(d.p.Example, gold)
 		if key != "" {
 			cap += " (" + strings.ReplaceAll(key, "_", ", ") + ")"
 		}
@@ -195,6 +200,16 @@ func (d *drawer) grids() (FigureSection, error) {
 		}
 	}
 	return grid, nil
+}
+
+// heatmapCaption says what an alignment heatmap of test example i shows:
+// the outlined cells only where gold links are drawn.
+func heatmapCaption(i int, gold bool) string {
+	c := fmt.Sprintf("Test example %d; rows: output tokens, columns: source tokens, shade: attention weight", i)
+	if gold {
+		c += "; outlined cells: gold alignment"
+	}
+	return c
 }
 
 // scorerGroups groups the runs by their sweep point less the scorer, the
@@ -254,7 +269,8 @@ func (d *drawer) curves() (FigureSection, error) {
 		if len(series) == 0 {
 			continue
 		}
-		fig, err := plots.LearningCurves(series, plots.CurveOptions{XLabel: "step", YLabel: c.label, LogY: c.log, Band: plots.MinMax, Align: plots.Interpolate})
+		fig, err := plots.LearningCurves(series, plots.CurveOptions{XLabel: "step", YLabel: c.label, LogY: c.log, Band: plots.MinMax, Align: plots.Interpolate,
+			Bounds: metricBounds(c.key)})
 		if err != nil {
 			return curves, fmt.Errorf("experiments: curve %s: %w", c.key, err)
 		}
@@ -263,6 +279,25 @@ func (d *drawer) curves() (FigureSection, error) {
 		}
 	}
 	return curves, nil
+}
+
+// metricBounds is the range a metric's values can take (a dev_ or _beam
+// copy's too), what its axis may span: proportions in [0, 1], BLEU in
+// [0, 100], perplexity from 1 and entropy from 0 up; no bounds for the
+// others.
+func metricBounds(m string) plots.Range {
+	m = strings.TrimSuffix(strings.TrimPrefix(m, "dev_"), "_beam")
+	switch {
+	case m == "exact_match", m == "token_acc", strings.HasPrefix(m, "aer"):
+		return plots.Range{Min: 0, Max: 1}
+	case strings.HasPrefix(m, "bleu"):
+		return plots.Range{Min: 0, Max: 100}
+	case m == "perplexity":
+		return plots.Range{Min: 1, Max: math.Inf(1)}
+	case m == "entropy":
+		return plots.Range{Min: 0, Max: math.Inf(1)}
+	}
+	return plots.Range{}
 }
 
 // curve is one run's metrics.jsonl values of key against the step (the
@@ -357,7 +392,7 @@ func (d *drawer) perRun() (FigureSection, error) {
 		if err != nil {
 			return per, fmt.Errorf("experiments: run %s: %w", f.Run, err)
 		}
-		if err := d.save(&per, "align_"+f.Run, f.Run, fig); err != nil {
+		if err := d.save(&per, "align_"+f.Run, f.Run+". "+heatmapCaption(d.p.Example, len(a.Gold) > 0), fig); err != nil {
 			return per, err
 		}
 	}

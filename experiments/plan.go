@@ -23,7 +23,8 @@ type Plan struct {
 	Peak          float64    // estimateMargin × (the process, plus the Workers largest runs)
 }
 
-// String is the plan line: "4 runs, 2 workers, ~180 MB each".
+// String is the plan line: "4 runs, 2 workers, ~180 MB each"; "1 run, 1
+// worker" for one.
 func (p *Plan) String() string {
 	lo, hi := math.Inf(1), 0.0
 	for _, e := range p.Each {
@@ -35,7 +36,15 @@ func (p *Plan) String() string {
 	} else if humanBytes(lo) != humanBytes(hi) {
 		each = "~" + humanBytes(lo) + " to " + humanBytes(hi) + " each"
 	}
-	return fmt.Sprintf("%d runs, %d workers, %s", p.Runs, p.Workers, each)
+	return counted(p.Runs, "run") + ", " + counted(p.Workers, "worker") + ", " + each
+}
+
+// counted is n and the noun, plural unless n is 1: "1 worker", "2 workers".
+func counted(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // peakWith is the process's peak with w runs at once: the w largest.

@@ -133,14 +133,14 @@ func configHash(configTOML []byte) string {
 	return hex.EncodeToString(h[:8])
 }
 
-// writeProvenanceMD appends to summary.md the distinct builds the runs
-// came from (commit, tree, toolchain, BLAS and products' kernel, device),
-// each with its runs' count, and says when they differ.
-func (s *Summary) writeProvenanceMD(b *strings.Builder) {
+// builds are the distinct builds the runs came from, each a row of
+// buildsHead's cells, in the order of their first run; missing counts the
+// runs that recorded none, and fromGit says that a commit was read from git
+// (gitCommitNote).
+func (s *Summary) builds() (rows [][]string, missing int, fromGit bool) {
 	type build struct{ commit, dirty, from, goV, arch, blas, products, device string }
 	count := map[build]int{}
 	var order []build
-	missing := 0
 	for _, f := range s.Runs {
 		p := f.Provenance
 		if p == nil {
@@ -152,26 +152,45 @@ func (s *Summary) writeProvenanceMD(b *strings.Builder) {
 			order = append(order, k)
 		}
 		count[k]++
+		fromGit = fromGit || k.from == "git"
 	}
-	b.WriteString("\n## Provenance\n\n")
-	if len(order) > 1 {
-		b.WriteString("**The runs come from more than one build**: compare them with care.\n\n")
-	}
-	head := []string{"runs", "commit", "uncommitted changes", "commit from", "go", "arch", "BLAS", "products", "device"}
-	mdRow(b, head)
-	mdSep(b, len(head))
 	for _, k := range order {
-		mdRow(b, []string{strconv.Itoa(count[k]), k.commit, k.dirty, k.from, k.goV, k.arch, k.blas, k.products, k.device})
+		rows = append(rows, []string{strconv.Itoa(count[k]), k.commit, k.dirty, k.from, k.goV, k.arch, k.blas, k.products, k.device})
+	}
+	return rows, missing, fromGit
+}
+
+// buildsHead heads the rows of Summary.builds.
+var buildsHead = []string{"runs", "commit", "uncommitted changes", "commit from", "go", "arch", "BLAS", "products", "device"}
+
+// manyBuilds, gitCommitNote and configHashNote are the provenance's notes,
+// in summary.md (with `code` marks) and report.html (without).
+const (
+	manyBuilds    = "The runs come from more than one build"
+	gitCommitNote = "A commit *from git* was read when the run started, in the folder the binary was compiled from: " +
+		"it is that folder's state then, which a binary built earlier need not match (`make build` links the build's own commit in)."
+	configHashNote = "Each run's `final.json` holds its `config_hash` (SHA-256 of its config.toml)."
+)
+
+// writeProvenanceMD appends to summary.md the distinct builds the runs
+// came from (commit, tree, toolchain, BLAS and products' kernel, device),
+// each with its runs' count, and says when they differ.
+func (s *Summary) writeProvenanceMD(b *strings.Builder) {
+	rows, missing, fromGit := s.builds()
+	b.WriteString("\n## Provenance\n\n")
+	if len(rows) > 1 {
+		b.WriteString("**" + manyBuilds + "**: compare them with care.\n\n")
+	}
+	mdRow(b, buildsHead)
+	mdSep(b, len(buildsHead))
+	for _, r := range rows {
+		mdRow(b, r)
 	}
 	if missing > 0 {
 		mdRow(b, []string{strconv.Itoa(missing), "not recorded (finished before provenance was)", "", "", "", "", "", "", ""})
 	}
-	for _, k := range order {
-		if k.from == "git" {
-			b.WriteString("\nA commit *from git* was read when the run started, in the folder the binary was compiled from: " +
-				"it is that folder's state then, which a binary built earlier need not match (`make build` links the build's own commit in).\n")
-			break
-		}
+	if fromGit {
+		b.WriteString("\n" + gitCommitNote + "\n")
 	}
-	b.WriteString("\nEach run's `final.json` holds its `config_hash` (SHA-256 of its config.toml).\n")
+	b.WriteString("\n" + configHashNote + "\n")
 }

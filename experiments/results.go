@@ -257,7 +257,7 @@ func fmtMetric(m string, v float64) string {
 func (s *Summary) writeMD(path, name string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\n", name)
-	fmt.Fprintf(&b, "%d finished runs", len(s.Runs))
+	b.WriteString(counted(len(s.Runs), "finished run"))
 	if len(s.Failed) > 0 {
 		fmt.Fprintf(&b, ", %d failed", len(s.Failed))
 	}
@@ -346,7 +346,7 @@ func (s *Summary) bleuNote() string {
 	for i, sig := range sigs {
 		named[i] = "`BLEU|" + sig + "`"
 		if len(sigs) > 1 {
-			named[i] += fmt.Sprintf(" (%d runs)", runs[sig])
+			named[i] += " (" + counted(runs[sig], "run") + ")"
 		}
 	}
 	return "BLEU (`bleu`, `bleu_beam`) is sacreBLEU's " + strings.Join(named, ", ") +

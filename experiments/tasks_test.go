@@ -6,16 +6,16 @@ import (
 	"testing"
 )
 
-// TestTSVEndToEnd trains on the shipped English–German corpus through the
-// whole pipeline (tsv loader, vocabularies, training, evaluation, summary):
-// a short run, so only that it runs and reports BLEU without AER is
-// checked, not its quality.
-func TestTSVEndToEnd(t *testing.T) {
+// tinyTSV is an experiment named "tsv" of a short run on the shipped
+// English–German corpus (testdata/tasks/tiny.tsv, no gold links), its
+// [model] and [train] small, then tail (a [decode] or [sweep] table).
+func tinyTSV(t *testing.T, tail string) string {
+	t.Helper()
 	corpus, err := filepath.Abs("../testdata/tasks/tiny.tsv")
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := `name = "tsv"
+	return `name = "tsv"
 [task]
 name = "tsv"
 path = "` + corpus + `"
@@ -31,9 +31,17 @@ steps = 30
 batch = 16
 eval_every = 15
 eval_size = 20
-[sweep]
+` + tail
+}
+
+// TestTSVEndToEnd trains on the shipped English–German corpus through the
+// whole pipeline (tsv loader, vocabularies, training, evaluation, summary):
+// a short run, so only that it runs and reports BLEU without AER is
+// checked, not its quality.
+func TestTSVEndToEnd(t *testing.T) {
+	text := tinyTSV(t, `[sweep]
 scorer = ["general"]
-`
+`)
 	path := writeExp(t, text)
 	out := t.TempDir()
 	res := runExp(t, path, out, Options{Workers: 1})
@@ -56,7 +64,7 @@ scorer = ["general"]
 	// the path is relative to the experiment file
 	rel := filepath.Join(t.TempDir(), "sub")
 	os.MkdirAll(rel, 0o755)
-	data, _ := os.ReadFile(corpus)
+	data, _ := os.ReadFile("../testdata/tasks/tiny.tsv")
 	os.WriteFile(filepath.Join(rel, "c.tsv"), data, 0o644)
 	os.WriteFile(filepath.Join(rel, "e.toml"), []byte("name = \"x\"\n[task]\nname = \"tsv\"\npath = \"c.tsv\"\n"), 0o644)
 	if _, err := Load(filepath.Join(rel, "e.toml")); err != nil {

@@ -214,6 +214,11 @@ type CurveOptions struct {
 	LogY bool
 	// Align puts seeds with different step grids on one grid.
 	Align StepAlign
+	// Bounds is the metric's possible range ([0, 1] for a proportion,
+	// [0, 100] for BLEU; ±Inf for an open end): the linear y axis spans the
+	// data, padded, but never past Bounds, and flat data spans Bounds
+	// whole where both ends are finite. The zero value sets no bounds.
+	Bounds Range
 	// Width and Height are the figure size; zero means SingleColumn and
 	// 0.7 × Width.
 	Width, Height vg.Length
@@ -239,7 +244,7 @@ func LearningCurves(series []Series, opt CurveOptions) (*Figure, error) {
 	p.X.Tick.Marker, p.Y.Tick.Marker = niceTicks{}, niceTicks{}
 	if opt.LogY {
 		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.Y.Tick.Marker = logTicks{}
 	}
 	for i, s := range series {
 		c, err := Aggregate(s.Runs, opt.Align, opt.Band)
@@ -281,7 +286,28 @@ func LearningCurves(series []Series, opt CurveOptions) (*Figure, error) {
 		p.Add(line)
 		p.Legend.Add(s.Label, thumbs...)
 	}
+	if !opt.LogY && opt.Bounds != (Range{}) {
+		p.Y.Min, p.Y.Max = opt.Bounds.span(p.Y.Min, p.Y.Max)
+	}
 	return legendFigure(p, opt.Title, opt.Width, opt.Height), nil
+}
+
+// Range is a closed interval of values, Min to Max.
+type Range struct{ Min, Max float64 }
+
+// span is the axis range for data from lo to hi inside r: the data padded
+// by 5% of its spread each side, cut at r's ends; data of one value spans
+// r when r is finite, else that value ± 1 cut at r.
+func (r Range) span(lo, hi float64) (float64, float64) {
+	if hi > lo {
+		pad := 0.05 * (hi - lo)
+		lo, hi = lo-pad, hi+pad
+	} else if !math.IsInf(r.Min, 0) && !math.IsInf(r.Max, 0) {
+		return r.Min, r.Max
+	} else {
+		lo, hi = lo-1, hi+1
+	}
+	return math.Max(lo, r.Min), math.Min(hi, r.Max)
 }
 
 // gridLines returns faint horizontal and vertical grid lines.

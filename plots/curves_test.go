@@ -2,8 +2,12 @@ package plots
 
 import (
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot"
 )
 
 const tol = 1e-12
@@ -178,14 +182,91 @@ func TestNiceTicks(t *testing.T) {
 		{-1, 1, []string{"-1.0", "-0.5", "0.0", "0.5", "1.0"}},  // ≥ 0.4 → 0.5
 		{0.91, 0.97, []string{"0.92", "0.94", "0.96"}},          // ≥ 0.012 → 0.02
 	} {
+		if got := tickLabels((niceTicks{}).Ticks(tc.lo, tc.hi)); strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("ticks on [%v, %v] = %v, want %v", tc.lo, tc.hi, got, tc.want)
+		}
+	}
+}
+
+// TestLogTicks: the labels a log axis gets, each case worked by hand.
+func TestLogTicks(t *testing.T) {
+	for _, tc := range []struct {
+		lo, hi float64
+		want   []string
+	}{
+		// Inside one decade: no power of ten, no 1-2-5, only the digit 4:
+		// niceTicks' step ≥ 0.5/5 = 0.1.
+		{3.9, 4.4, []string{"3.9", "4.0", "4.1", "4.2", "4.3", "4.4"}},
+		// Digits 4 and 5 only: niceTicks' step ≥ 1.8/5 = 0.36 → 0.5.
+		{3.67, 5.47, []string{"4.0", "4.5", "5.0"}},
+		// No power of ten, 1-2-5 gives only 5: every digit 3 to 9.
+		{2.5, 9.5, []string{"3", "4", "5", "6", "7", "8", "9"}},
+		// Two powers of ten (1, 10): 1, 2 and 5 × 10^k.
+		{0.5, 40, []string{"0.5", "1", "2", "5", "10", "20"}},
+		// Four powers of ten.
+		{0.02, 300, []string{"0.1", "1", "10", "100"}},
+	} {
+		if got := tickLabels((logTicks{}).Ticks(tc.lo, tc.hi)); strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("log ticks on [%v, %v] = %v, want %v", tc.lo, tc.hi, got, tc.want)
+		}
+	}
+}
+
+// tickLabels are the labels of the labelled ticks, in order.
+func tickLabels(ts []plot.Tick) []string {
+	var out []string
+	for _, tk := range ts {
+		if tk.Label != "" {
+			out = append(out, tk.Label)
+		}
+	}
+	return out
+}
+
+// TestRangeSpan: the y range a curve gets inside its metric's bounds.
+func TestRangeSpan(t *testing.T) {
+	inf := math.Inf(1)
+	for _, tc := range []struct {
+		r              Range
+		lo, hi, wl, wh float64
+	}{
+		{Range{0, 1}, 0, 0, 0, 1},             // flat exact match 0: the whole [0, 1], not −1…1
+		{Range{0, 1}, 1, 1, 0, 1},             // flat at 1 likewise
+		{Range{0, 1}, 0.2, 0.9, 0.165, 0.935}, // padded by 0.05 × 0.7 = 0.035
+		{Range{0, 1}, 0, 1, 0, 1},             // the padding cut at the bounds
+		{Range{0, 100}, 0.5, 99.9, 0, 100},    // BLEU: 0.5 − 4.97 and 99.9 + 4.97 cut
+		{Range{1, inf}, 1, 1, 1, 2},           // flat perplexity 1: 1 ± 1, cut at 1
+		{Range{0, inf}, 2, 4, 1.9, 4.1},       // entropy: ± 0.05 × 2
+	} {
+		lo, hi := tc.r.span(tc.lo, tc.hi)
+		if math.Abs(lo-tc.wl) > 1e-12 || math.Abs(hi-tc.wh) > 1e-12 {
+			t.Errorf("%v.span(%v, %v) = [%v, %v], want [%v, %v]", tc.r, tc.lo, tc.hi, lo, hi, tc.wl, tc.wh)
+		}
+	}
+}
+
+// TestCurvesBounds: a flat exact-match curve at 0 is drawn on [0, 1] with
+// Bounds [0, 1], where gonum's own range would be −1…1 (its padding of a
+// one-value range).
+func TestCurvesBounds(t *testing.T) {
+	flat := []Series{{Label: "a", Runs: []Run{{Steps: []int{10, 20, 30}, Values: []float64{0, 0, 0}}}}}
+	for _, tc := range []struct {
+		bounds Range
+		want   []string
+	}{
+		{Range{0, 1}, []string{"0.0", "0.2", "0.4", "0.6", "0.8", "1.0"}},
+		{Range{}, []string{"-1.0", "-0.5", "0.0", "0.5", "1.0"}}, // no bounds: gonum's −1…1, as before
+	} {
+		fig, err := LearningCurves(flat, CurveOptions{YLabel: "exact match", Bounds: tc.bounds})
+		texts, _ := figureGeometry(t, fig, err)
 		var got []string
-		for _, tk := range (niceTicks{}).Ticks(tc.lo, tc.hi) {
-			if tk.Label != "" {
-				got = append(got, tk.Label)
+		for _, tx := range texts {
+			if _, err := strconv.ParseFloat(tx.s, 64); err == nil && !slices.Contains([]string{"10", "15", "20", "25", "30"}, tx.s) {
+				got = append(got, tx.s)
 			}
 		}
 		if strings.Join(got, " ") != strings.Join(tc.want, " ") {
-			t.Errorf("ticks on [%v, %v] = %v, want %v", tc.lo, tc.hi, got, tc.want)
+			t.Errorf("bounds %v: y labels %v, want %v", tc.bounds, got, tc.want)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package plots
 import (
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -241,4 +242,43 @@ func niceStep(raw float64) float64 {
 		}
 	}
 	return 10 * mag
+}
+
+// logTicks labels a log axis with at least three values: the powers of ten
+// when the range holds three or more, else 1, 2 and 5 × 10^k, else every
+// digit × 10^k, with unlabelled minor ticks at the other digits × 10^k; a
+// range too narrow for three of those (inside one decade, 3.9 to 4.4 say)
+// gets niceTicks' evenly spaced values instead. gonum's plot.LogTicks
+// labels only powers of ten, so such a range had no label at all.
+type logTicks struct{}
+
+var _ plot.Ticker = logTicks{}
+
+// Ticks implements plot.Ticker.
+func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(lo > 0 && hi > lo) {
+		return niceTicks{}.Ticks(lo, hi)
+	}
+	for _, labelled := range [][]int{{1}, {1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}} {
+		var ts []plot.Tick
+		n := 0
+		for e := int(math.Floor(math.Log10(lo))); e <= int(math.Ceil(math.Log10(hi))); e++ {
+			for d := 1; d <= 9; d++ {
+				v := float64(d) * math.Pow10(e)
+				if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+					continue
+				}
+				t := plot.Tick{Value: v}
+				if slices.Contains(labelled, d) {
+					t.Label = strconv.FormatFloat(v, 'g', -1, 64)
+					n++
+				}
+				ts = append(ts, t)
+			}
+		}
+		if n >= 3 {
+			return ts
+		}
+	}
+	return niceTicks{}.Ticks(lo, hi)
 }

@@ -347,14 +347,14 @@ func TestSigtermCorpus(t *testing.T) {
 	os.WriteFile(exp, []byte("name = \"big\"\n[task]\nname = \"tsv\"\npath = \"big.tsv\"\n[model]\nembed = 8\nhidden = 16\nattention = 8\n[train]\nsteps = 5\nbatch = 8\n"), 0o644)
 	for _, phase := range []struct {
 		name, after string // the output line the signal waits for ("": none, 300 ms after the start)
-	}{{"the pass that sizes the corpus", ""}, {"the data phase", "1 runs, 1 workers"}} {
+	}{{"the pass that sizes the corpus", ""}, {"the data phase", "1 run, 1 worker"}} {
 		p := start(t, bin, "run", exp, "--out", filepath.Join(dir, "out"), "--workers", "1")
 		if phase.after == "" {
 			time.Sleep(300 * time.Millisecond)
 		} else if !p.waitFor(func(o string) bool { return strings.Contains(o, phase.after) }) {
 			t.Fatalf("%s: no %q line:\n%s", phase.name, phase.after, p.output())
 		}
-		planned := strings.Contains(p.output(), "1 runs, 1 workers")
+		planned := strings.Contains(p.output(), "1 run, 1 worker")
 		took := p.stop(t, syscall.SIGTERM)
 		t.Logf("SIGTERM in %s: exited after %v", phase.name, took.Round(time.Millisecond))
 		if phase.after == "" && planned {
