@@ -41,6 +41,10 @@ type listing struct {
 	Schedules []optimizers.ScheduleInfo `json:"schedules"`
 	// Batching are the [train] keys that size training batches.
 	Batching []string `json:"batching"`
+	// Loss are the [train] keys that shape the training loss.
+	Loss []string `json:"loss"`
+	// TaskKeys are each task's [task] keys (its name aside).
+	TaskKeys map[string][]string `json:"task_keys"`
 	Corpora  []string `json:"corpora"` // the kinds of task runs train on
 	Devices  []string `json:"devices"`
 }
@@ -110,6 +114,9 @@ func buildListing() listing {
 		Optimizers:   optimizers.Names(),
 		Schedules:    optimizers.Schedules(),
 		Batching:     experiments.Batching(),
+		Loss: []string{"label_smoothing = 0 (ε: the target's probability 1 − ε + ε/V, every other word's ε/V, as PyTorch's cross_entropy(label_smoothing=ε))",
+			"lambda = 0 (the doubly stochastic attention penalty, Xu et al. 2015)"},
+		TaskKeys: map[string][]string{},
 		Corpora:      experiments.Corpora(),
 		Devices:      device.Kinds(),
 	}
@@ -118,6 +125,11 @@ func buildListing() listing {
 			Usage: "stacked recurrent layers in the encoder and the decoder, dropout between them, attention on the top layer"},
 		{Name: "tie_embeddings", Default: "false",
 			Usage: "the output projection's weight is the target embedding, one parameter (needs embed = hidden)"},
+	}
+	for _, n := range l.Tasks {
+		if keys, err := tasks.Keys(n); err == nil {
+			l.TaskKeys[n] = keys
+		}
 	}
 	l.EncoderSettings = map[string][]encoderSetting{}
 	for _, n := range l.Encoders {
@@ -200,12 +212,17 @@ func cmdList(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		{"decoders", l.Decoders}, {"tasks", l.Tasks}, {"inits", l.Inits},
 		{"initializers", l.Initializers}, {"optimizers", l.Optimizers},
 		{"corpora", l.Corpora}, {"devices", l.Devices}, {"batching ([train])", l.Batching},
+		{"loss ([train])", l.Loss},
 	} {
 		items := strings.Join(sec.items, ", ")
 		if items == "" {
 			items = "(none yet)"
 		}
 		fmt.Fprintf(stdout, "%s: %s\n", sec.name, items)
+	}
+	fmt.Fprintln(stdout, "task keys ([task]):")
+	for _, n := range l.Tasks {
+		fmt.Fprintf(stdout, "  %-8s %s\n", n, strings.Join(l.TaskKeys[n], ", "))
 	}
 	fmt.Fprintln(stdout, "schedules ([train] schedule; n: the update, from 1; each rate floored at min_lr):")
 	for _, s := range l.Schedules {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -206,6 +207,12 @@ func TestList(t *testing.T) {
 		"layers = 1: stacked recurrent layers", "(encoders birnn, rnn)", "tie_embeddings = false: the output projection's weight is the target embedding")
 	if len(l.ModelKeys) != 2 || l.ModelKeys[0].Name != "layers" || l.ModelKeys[1].Name != "tie_embeddings" {
 		t.Errorf("list --json model_keys: %+v", l.ModelKeys)
+	}
+	// the loss's keys and each task's keys (the vocabulary limits per side among tsv's)
+	hasAll(t, "list", out, "loss ([train]): label_smoothing = 0", "task keys ([task]):",
+		"src_max_vocab, src_min_count", "tgt_max_vocab, tgt_min_count")
+	if !slices.Contains(l.TaskKeys["tsv"], "src_min_count") || !slices.Contains(l.TaskKeys["date"], "max_year") {
+		t.Errorf("list --json task_keys: tsv %v, date %v", l.TaskKeys["tsv"], l.TaskKeys["date"])
 	}
 	// the learning rate's schedules, with the [train] keys each reads
 	var sched []string
