@@ -46,7 +46,13 @@ func paletteFor(name string) palette.Palette {
 
 // readExamples reads a run's alignments.jsonl.
 func readExamples(dir string) ([]Example, error) {
-	f, err := os.Open(filepath.Join(dir, "alignments.jsonl"))
+	return readExampleFile(filepath.Join(dir, "alignments.jsonl"))
+}
+
+// readExampleFile reads a file of Example lines (alignments.jsonl,
+// attention.jsonl).
+func readExampleFile(path string) ([]Example, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +63,7 @@ func readExamples(dir string) ([]Example, error) {
 	for sc.Scan() {
 		var e Example
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			return nil, fmt.Errorf("experiments: %s: %w", filepath.Join(dir, "alignments.jsonl"), err)
+			return nil, fmt.Errorf("experiments: %s: %w", path, err)
 		}
 		out = append(out, e)
 	}
@@ -84,7 +90,8 @@ func alignmentOf(e Example, title string) (plots.Alignment, error) {
 }
 
 // DrawFigures (re)draws every figure of a results folder from its saved
-// files — no retraining — into <dir>/figures/, and writes report.html.
+// files — no retraining — into <dir>/figures/, and writes report.html and
+// explore.html (explore.go).
 func DrawFigures(dir string, p Plots) (*FigureSet, error) {
 	return DrawFiguresContext(context.Background(), dir, p)
 }
@@ -118,6 +125,9 @@ func DrawFiguresContext(ctx context.Context, dir string, p Plots) (*FigureSet, e
 		}
 	}
 	if err := writeReport(dir, s, set); err != nil {
+		return nil, err
+	}
+	if err := writeExplorer(dir, s); err != nil {
 		return nil, err
 	}
 	return set, nil

@@ -536,8 +536,8 @@ func (x *execution) evalOptions(n, beam, keep int) evalOptions {
 }
 
 // finish scores the test split (with the checkpoint best on dev, for
-// [train] select) and writes alignments.jsonl, TensorBoard's test scalars
-// and final.json. The checkpoint of the last step is written first, so an
+// [train] select) and writes alignments.jsonl, attention.jsonl (explore.go),
+// TensorBoard's test scalars and final.json. The checkpoint of the last step is written first, so an
 // interrupted evaluation is redone whole by --resume.
 func (x *execution) finish(ctx context.Context, report func(Progress)) (*Final, error) {
 	r := x.r
@@ -554,7 +554,7 @@ func (x *execution) finish(ctx context.Context, report func(Progress)) (*Final, 
 	}
 	t0 := time.Now()
 	test := x.data.scoring("test", x.dir)
-	ev, err := evaluate(ctx, x.model, test, x.evalOptions(1<<30, 1, r.Decode.Examples))
+	ev, err := evaluate(ctx, x.model, test, x.evalOptions(1<<30, 1, max(r.Decode.Examples, exploreCount(r.Explore))))
 	testDecodeSeconds := time.Since(t0).Seconds()
 	if ctx.Err() != nil {
 		return nil, ErrInterrupted
@@ -579,10 +579,14 @@ func (x *execution) finish(ctx context.Context, report func(Progress)) (*Final, 
 		x.fail(r.Train.Steps, err)
 		return nil, x.errorf("%w (%s)", err, x.keptNote())
 	}
-	if err := writeJSONL(x.path("alignments.jsonl"), ev.examples); err != nil {
+	saved := ev.examples[:min(len(ev.examples), r.Decode.Examples)]
+	if err := writeJSONL(x.path("alignments.jsonl"), saved); err != nil {
 		return nil, err
 	}
-	if err := x.tb.final(r.Train.Steps, m, ev.examples, x.dir); err != nil {
+	if err := writeJSONL(x.path(attentionFile), roundedExamples(ev.examples[:min(len(ev.examples), exploreCount(r.Explore))])); err != nil {
+		return nil, err
+	}
+	if err := x.tb.final(r.Train.Steps, m, saved, x.dir); err != nil {
 		return nil, err
 	}
 	f := x.final(m, testDecodeSeconds)
