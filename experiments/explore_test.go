@@ -52,11 +52,11 @@ var exploreRuns = []string{"scorer=dot_seed=1", "scorer=general_seed=1", "scorer
 // pageData reads back the JSON explore.html holds.
 func pageData(t *testing.T, dir string) exploreData {
 	t.Helper()
-	page, err := os.ReadFile(filepath.Join(dir, "explore.html"))
+	html, err := os.ReadFile(filepath.Join(dir, "explore.html"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`(?s)<script type="application/json" id="explore-data">(.*?)</script>`).FindSubmatch(page)
+	m := regexp.MustCompile(`(?s)<script type="application/json" id="explore-data">(.*?)</script>`).FindSubmatch(html)
 	if m == nil {
 		t.Fatal("explore.html holds no explore-data")
 	}
@@ -99,15 +99,27 @@ func jsDivergence(a, b [][]float64) float64 {
 	return d / float64(n)
 }
 
-// TestExplorer runs exploreExp, draws its figures (which writes
-// explore.html), checks the page's data against the runs' files, then
+// TestExplorer runs exploreExp, checks that run, collect and plot write
+// explore.html, checks the page's data against the runs' files, then
 // drives the page in headless Chromium.
 func TestExplorer(t *testing.T) {
 	out := t.TempDir()
 	runExp(t, writeExp(t, exploreExp), out, Options{Workers: 1})
 	dir := filepath.Join(out, "mini")
-	if _, err := DrawFigures(dir, Plots{}); err != nil {
-		t.Fatal(err)
+	page := filepath.Join(dir, "explore.html")
+	// attnzoo run writes it (through Collect), and so do attnzoo collect
+	// (Collect) and attnzoo plot (DrawFigures, which calls Collect)
+	for _, write := range []func() error{
+		func() error { _, err := Collect(dir); return err },
+		func() error { _, err := DrawFigures(dir, Plots{}); return err },
+	} {
+		if _, err := os.Stat(page); err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(page)
+		if err := write(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	saved := map[string][]Example{} // alignments.jsonl, full precision
 	attn := map[string][]Example{}  // attention.jsonl
@@ -171,7 +183,7 @@ func TestExplorer(t *testing.T) {
 
 	t.Run("chromium", func(t *testing.T) {
 		ctx, consoleErrors := chromium(t)
-		abs, _ := filepath.Abs(filepath.Join(dir, "explore.html"))
+		abs, _ := filepath.Abs(page)
 		if err := chromedp.Do(ctx, chromedp.Navigate("file://"+abs), chromedp.WaitVisible(chromedp.CSS("#examples-body tr"))); err != nil {
 			t.Fatal(err)
 		}

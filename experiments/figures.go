@@ -90,8 +90,8 @@ func alignmentOf(e Example, title string) (plots.Alignment, error) {
 }
 
 // DrawFigures (re)draws every figure of a results folder from its saved
-// files — no retraining — into <dir>/figures/, and writes report.html and
-// explore.html (explore.go).
+// files — no retraining — into <dir>/figures/, and writes report.html
+// (and, through Collect, the summaries and explore.html).
 func DrawFigures(dir string, p Plots) (*FigureSet, error) {
 	return DrawFiguresContext(context.Background(), dir, p)
 }
@@ -125,9 +125,6 @@ func DrawFiguresContext(ctx context.Context, dir string, p Plots) (*FigureSet, e
 		}
 	}
 	if err := writeReport(dir, s, set); err != nil {
-		return nil, err
-	}
-	if err := writeExplorer(dir, s); err != nil {
 		return nil, err
 	}
 	return set, nil

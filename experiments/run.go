@@ -536,9 +536,10 @@ func (x *execution) evalOptions(n, beam, keep int) evalOptions {
 }
 
 // finish scores the test split (with the checkpoint best on dev, for
-// [train] select) and writes alignments.jsonl, attention.jsonl (explore.go),
-// TensorBoard's test scalars and final.json. The checkpoint of the last step is written first, so an
-// interrupted evaluation is redone whole by --resume.
+// [train] select) and writes alignments.jsonl, attention.jsonl
+// (explore.go), TensorBoard's test scalars and final.json. The checkpoint
+// of the last step is written first, so an interrupted evaluation is
+// redone whole by --resume.
 func (x *execution) finish(ctx context.Context, report func(Progress)) (*Final, error) {
 	r := x.r
 	if r.Train.Select != "" {
