@@ -90,8 +90,9 @@ type exploreAttn struct {
 	Rows int      `json:"rows"`
 	W    string   `json:"w"`
 	// AER is the example's alignment error rate of the argmax links of
-	// these weights (alignments.jsonl's links) against its gold links: its
-	// share of the run's aer_free. Absent without gold links.
+	// these weights (alignments.jsonl's links) against its gold links (its
+	// share of the run's aer_free), to 4 decimals. Absent without gold
+	// links.
 	AER *float64 `json:"aer,omitempty"`
 }
 
@@ -210,7 +211,7 @@ func exploreAttnOf(e Example, x *exploreExample) (*exploreAttn, error) {
 		}
 		sure, _ := metrics.ParsePharaoh(e.Sure)
 		poss, _ := metrics.ParsePharaoh(e.Possible)
-		aer := metrics.CountLinks(links, sure, poss).AER()
+		aer := math.Round(metrics.CountLinks(links, sure, poss).AER()*1e4) / 1e4
 		a.AER = &aer
 	}
 	return a, nil

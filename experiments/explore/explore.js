@@ -89,10 +89,12 @@
     const div = document.createElement("div");
     div.className = "panel";
     const h = document.createElement("h3");
-    const run = D.runs[ri];
-    h.textContent = runLabel(ri) + (a && a.aer !== undefined ? " · AER here " + fmt(a.aer, 3) : "") +
-      (run.aer !== undefined ? " (test " + fmt(run.aer, 3) + ")" : "");
+    h.textContent = runLabel(ri);
     div.appendChild(h);
+    const run = D.runs[ri], sub = document.createElement("p");
+    sub.className = "sub";
+    sub.textContent = [a && a.aer !== undefined ? "AER here " + fmt(a.aer, 3) : "", run.aer !== undefined ? "test aer " + fmt(run.aer, 3) : ""].filter((x) => x).join(" · ");
+    div.appendChild(sub);
     if (!a) {
       const p = document.createElement("p");
       p.className = "missing";
