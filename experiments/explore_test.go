@@ -318,3 +318,10 @@ const overflowJS = `(() => {
   if (document.documentElement.scrollWidth > document.documentElement.clientWidth) bad.push("the page scrolls sideways");
   return bad;
 })()`
+
+// TestBadExplore: a negative [report] explore is refused, naming the key.
+func TestBadExplore(t *testing.T) {
+	checkBadFiles(t, []badFile{
+		{"negative", goodHead + "[report]\nexplore = -3\n", []string{"bad.toml:9", "[report] explore", "must be ≥ 0 (0: every test example), got -3"}},
+	})
+}
