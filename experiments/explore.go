@@ -61,6 +61,7 @@ type exploreData struct {
 	Scale    int              `json:"scale"` // exploreScale
 	Runs     []exploreRun     `json:"runs"`
 	Examples []exploreExample `json:"examples"`
+	Training *exploreTraining `json:"training,omitempty"`
 }
 
 type exploreRun struct {
@@ -70,15 +71,44 @@ type exploreRun struct {
 	AER   *float64 `json:"aer,omitempty"` // the run's test aer (final.json)
 }
 
-type exploreExample struct {
-	Index    int      `json:"index"` // in the test split
+// exploreText is an example's words and gold links.
+type exploreText struct {
+	Index    int      `json:"index"` // in its split
 	Src      []string `json:"src"`
 	Ref      []string `json:"ref"`
 	Sure     [][2]int `json:"sure,omitempty"` // gold links, [source, target] (0-based)
 	Possible [][2]int `json:"possible,omitempty"`
+}
+
+type exploreExample struct {
+	exploreText
 	// Runs is each run's attention, as exploreData.Runs; nil where the run
 	// did not save this example.
 	Runs []*exploreAttn `json:"runs"`
+}
+
+// exploreTraining is the attention of a few dev examples at each
+// evaluation (training_attention.jsonl).
+type exploreTraining struct {
+	Steps    []int                    `json:"steps"` // every run's evaluations, in order
+	Examples []exploreTrainingExample `json:"examples"`
+}
+
+type exploreTrainingExample struct {
+	exploreText
+	// Runs[i][k] is run i's attention at evaluation Steps[k]; nil where
+	// it has none.
+	Runs [][]*exploreAttn `json:"runs"`
+}
+
+// textOf is e's words and gold links.
+func textOf(e Example) (exploreText, error) {
+	x := exploreText{Index: e.Index, Src: e.Src, Ref: e.Ref}
+	var err error
+	if x.Sure, err = goldPairs(e.Sure); err == nil {
+		x.Possible, err = goldPairs(e.Possible)
+	}
+	return x, err
 }
 
 // exploreAttn is one run's attention on one example: rows (the output
@@ -133,6 +163,7 @@ func writeExplorer(dir string, s *Summary) error {
 func exploreOf(dir string, s *Summary) (*exploreData, error) {
 	d := &exploreData{Name: filepath.Base(dir), Scale: exploreScale}
 	byIndex := map[int]*exploreExample{}
+	var training [][]trainingLine // per run
 	for _, p := range s.Points() {
 		for _, f := range p.Runs {
 			rd := filepath.Join(dir, "runs", f.Run)
@@ -153,11 +184,8 @@ func exploreOf(dir string, s *Summary) (*exploreData, error) {
 			for _, e := range exs {
 				x := byIndex[e.Index]
 				if x == nil {
-					x = &exploreExample{Index: e.Index, Src: e.Src, Ref: e.Ref}
-					if x.Sure, err = goldPairs(e.Sure); err == nil {
-						x.Possible, err = goldPairs(e.Possible)
-					}
-					if err != nil {
+					x = &exploreExample{}
+					if x.exploreText, err = textOf(e); err != nil {
 						return nil, fmt.Errorf("experiments: %s: example %d: %w", rd, e.Index, err)
 					}
 					byIndex[e.Index] = x
@@ -165,12 +193,17 @@ func exploreOf(dir string, s *Summary) (*exploreData, error) {
 				for len(x.Runs) < len(d.Runs) {
 					x.Runs = append(x.Runs, nil)
 				}
-				a, err := exploreAttnOf(e, x)
+				a, err := exploreAttnOf(e, x.Src)
 				if err != nil {
 					return nil, fmt.Errorf("experiments: %s: example %d: %w", rd, e.Index, err)
 				}
 				x.Runs = append(x.Runs, a)
 			}
+			lines, err := readTrainingLines(filepath.Join(rd, trainingFile), math.MaxInt)
+			if err != nil {
+				return nil, err
+			}
+			training = append(training, lines)
 			d.Runs = append(d.Runs, run)
 		}
 	}
@@ -184,14 +217,64 @@ func exploreOf(dir string, s *Summary) (*exploreData, error) {
 	if n := exploreCount(s.Report.Explore); len(d.Examples) > n {
 		d.Examples = d.Examples[:n]
 	}
-	return d, nil
+	var err error
+	d.Training, err = trainingOf(training)
+	return d, err
 }
 
-// exploreAttnOf quantises e's weights for the page, x being the example's
-// entry (its source and gold links).
-func exploreAttnOf(e Example, x *exploreExample) (*exploreAttn, error) {
+// trainingOf gathers the runs' training_attention.jsonl lines (per run,
+// as exploreData.Runs) for the page; nil when no run has any.
+func trainingOf(runs [][]trainingLine) (*exploreTraining, error) {
+	var steps []int
+	text := map[int]exploreText{}
+	for _, lines := range runs {
+		for _, l := range lines {
+			steps = append(steps, l.Step)
+			for _, e := range l.Examples {
+				if _, ok := text[e.Index]; !ok {
+					x, err := textOf(e)
+					if err != nil {
+						return nil, fmt.Errorf("experiments: %s: step %d, dev example %d: %w", trainingFile, l.Step, e.Index, err)
+					}
+					text[e.Index] = x
+				}
+			}
+		}
+	}
+	if len(steps) == 0 {
+		return nil, nil
+	}
+	slices.Sort(steps)
+	t := &exploreTraining{Steps: slices.Compact(steps)}
+	for _, x := range text {
+		ex := exploreTrainingExample{exploreText: x, Runs: make([][]*exploreAttn, len(runs))}
+		for i, lines := range runs {
+			ex.Runs[i] = make([]*exploreAttn, len(t.Steps))
+			for _, l := range lines {
+				k, _ := slices.BinarySearch(t.Steps, l.Step)
+				for _, e := range l.Examples {
+					if e.Index != x.Index {
+						continue
+					}
+					a, err := exploreAttnOf(e, x.Src)
+					if err != nil {
+						return nil, fmt.Errorf("experiments: %s: step %d, dev example %d: %w", trainingFile, l.Step, e.Index, err)
+					}
+					ex.Runs[i][k] = a
+				}
+			}
+		}
+		t.Examples = append(t.Examples, ex)
+	}
+	slices.SortFunc(t.Examples, func(a, b exploreTrainingExample) int { return a.Index - b.Index })
+	return t, nil
+}
+
+// exploreAttnOf quantises e's weights for the page, src being the source
+// its example's entry holds.
+func exploreAttnOf(e Example, src []string) (*exploreAttn, error) {
 	a := &exploreAttn{Hyp: e.Hyp, Rows: len(e.Weights)}
-	if !slices.Equal(e.Src, x.Src) {
+	if !slices.Equal(e.Src, src) {
 		a.Src = e.Src
 	}
 	q := make([]byte, 0, a.Rows*len(e.Src))
@@ -226,6 +309,49 @@ func goldPairs(line string) ([][2]int, error) {
 	var out [][2]int
 	for _, l := range links {
 		out = append(out, [2]int{l.Src, l.Tgt})
+	}
+	return out, nil
+}
+
+// trainingFile is a run's training_attention.jsonl: at each dev
+// evaluation, a trainingLine with the attention of the first
+// trainingExamples dev examples, for explore.html's view of attention
+// over training.
+const trainingFile = "training_attention.jsonl"
+
+// trainingExamples is how many dev examples (the first) a run records at
+// each evaluation.
+const trainingExamples = 3
+
+// trainingLine is one line of training_attention.jsonl.
+type trainingLine struct {
+	Step     int       `json:"step"`
+	Examples []Example `json:"examples"` // weights rounded as roundedExamples
+}
+
+// readTrainingLines reads training_attention.jsonl's lines up to step
+// upTo (a resumed run's checkpoint); a run started before the file was
+// written has none.
+func readTrainingLines(path string, upTo int) ([]trainingLine, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("experiments: %w", err)
+	}
+	var out []trainingLine
+	for n, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		var l trainingLine
+		if err := json.Unmarshal(line, &l); err != nil {
+			return nil, fmt.Errorf("experiments: %s:%d: %w", path, n+1, err)
+		}
+		if l.Step <= upTo {
+			out = append(out, l)
+		}
 	}
 	return out, nil
 }

@@ -37,7 +37,7 @@ attention = 16
 steps = 60
 batch = 16
 lr = 0.01
-eval_every = 60
+eval_every = 30
 [decode]
 examples = 5
 [report]
@@ -271,6 +271,32 @@ func TestExplorer(t *testing.T) {
 				t.Errorf("row %d (example %d, divergence %v) follows one of divergence %v: not largest first", k, idx, want, prev)
 			}
 			prev = want
+		}
+
+		// the training slider's first position shows each run's first
+		// evaluation (step 30) of dev example 0, as training_attention.jsonl
+		var label string
+		eval(`(() => { const r = document.getElementById("train-step"); r.value = 0; r.dispatchEvent(new Event("input")); return document.getElementById("train-step-label").textContent })()`, &label)
+		eval(`attnzooExplorer.shown("train-panels")`, &shown)
+		if !strings.HasPrefix(label, "step 30 (1 of 2)") || len(shown) != 3 {
+			t.Fatalf("training slider at 0: %q, %d panels; want step 30 (1 of 2), 3 panels", label, len(shown))
+		}
+		for i, p := range shown {
+			lines, err := readTrainingLines(filepath.Join(dir, "runs", exploreRuns[i], trainingFile), math.MaxInt)
+			if err != nil || len(lines) != 2 || lines[0].Step != 30 || len(lines[0].Examples) != 3 {
+				t.Fatalf("%s %s: %d lines (%v)", exploreRuns[i], trainingFile, len(lines), err)
+			}
+			want := lines[0].Examples[0].Weights
+			if len(p.Weights) != len(want) {
+				t.Fatalf("%s at step 30: %d rows shown, want %d", p.Run, len(p.Weights), len(want))
+			}
+			for r := range want {
+				for s := range want[r] {
+					if math.Abs(p.Weights[r][s]-want[r][s]) > 0.5/255+1e-12 {
+						t.Errorf("%s at step 30 (%d, %d): page shows %v, %s %v", p.Run, r, s, p.Weights[r][s], trainingFile, want[r][s])
+					}
+				}
+			}
 		}
 
 		// n moves to the next example in the table's order

@@ -183,6 +183,7 @@ type execution struct {
 	clock     runClock // the training time and the loss window (the selection is sel)
 	sel       selection
 	lines     []evalLine // metrics.jsonl
+	trainAttn []trainingLine // training_attention.jsonl (explore.go)
 	saved     int        // the step of the last checkpoint
 	stoppedAt int        // the step early stopping ended training at; 0: it did not
 
@@ -250,8 +251,9 @@ func (e *Experiment) prepare(ctx context.Context, r *Run, dir string) (*executio
 
 // resume continues from the run folder's checkpoint, when it has one: the
 // model, the optimizer's state, the clock, the model selection and the
-// metrics.jsonl lines up to its step. A checkpoint of another model
-// configuration is an error that names the keys that differ.
+// metrics.jsonl (and training_attention.jsonl) lines up to its step. A
+// checkpoint of another model configuration is an error that names the
+// keys that differ.
 func (x *execution) resume() error {
 	saved, st, err := readState(x.dir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -281,8 +283,14 @@ func (x *execution) resume() error {
 		if x.lines, err = readLines(x.path("metrics.jsonl"), x.start); err != nil {
 			return fmt.Errorf("%w: the checkpoint at step %d cannot resume its learning curve from it; restore the file, or train the run again from step 0 with another --out", err, x.start)
 		}
+		if x.trainAttn, err = readTrainingLines(x.path(trainingFile), x.start); err != nil {
+			return err
+		}
 	}
 	x.saved = x.start
+	if err := writeJSONL(x.path(trainingFile), x.trainAttn); err != nil {
+		return err
+	}
 	return writeJSONL(x.path("metrics.jsonl"), x.lines)
 }
 
@@ -475,7 +483,8 @@ func (x *execution) failAfter(err error) error {
 // checkpoint.
 func (x *execution) evalDev(ctx context.Context, step int) error {
 	r := x.r
-	ev, err := evaluate(ctx, x.model, x.data.scoring("dev", x.dir), x.evalOptions(r.Train.EvalSize, 1, 0))
+	// no folder: a captioning dev example's image is not saved
+	ev, err := evaluate(ctx, x.model, x.data.scoring("dev", ""), x.evalOptions(r.Train.EvalSize, 1, trainingExamples))
 	if ctx.Err() != nil {
 		// cut off mid-evaluation: the last checkpoint stands, and
 		// --resume redoes these steps exactly
@@ -494,6 +503,10 @@ func (x *execution) evalDev(ctx context.Context, step int) error {
 		return err
 	}
 	if err := writeJSONL(x.path("metrics.jsonl"), x.lines); err != nil {
+		return err
+	}
+	x.trainAttn = append(x.trainAttn, trainingLine{Step: step, Examples: roundedExamples(ev.examples)})
+	if err := writeJSONL(x.path(trainingFile), x.trainAttn); err != nil {
 		return err
 	}
 	if r.Train.Select != "" && x.sel.observe(step, ev.metrics[r.Train.Select]) {

@@ -24,10 +24,12 @@
     return "rgb(" + c.join(",") + ")";
   }
 
-  for (const ex of D.examples) {
+  // prepare readies an example: its gold links as sets, and each of its
+  // attentions (attns) decoded.
+  function prepare(ex, attns) {
     ex.sureSet = new Set((ex.sure || []).map((l) => l[0] + "-" + l[1]));
     ex.possSet = new Set((ex.possible || []).map((l) => l[0] + "-" + l[1]));
-    for (const a of ex.runs) {
+    for (const a of attns) {
       if (!a) continue;
       const s = atob(a.w);
       a.src = a.src || ex.src;
@@ -35,6 +37,9 @@
       for (let i = 0; i < s.length; i++) a.q[i] = s.charCodeAt(i);
     }
   }
+  for (const ex of D.examples) prepare(ex, ex.runs);
+  const T = D.training;
+  if (T) for (const ex of T.examples) prepare(ex, ex.runs.flat());
 
   const seeds = [...new Set(D.runs.map((r) => r.seed))];
   const state = { seed: seeds[0], ex: 0, gold: true, sort: { key: "index", desc: false }, order: [] };
@@ -77,15 +82,17 @@
   let cursor = null; // {tab, t, s}
   const hint = $("info").textContent;
   function describe(td) {
-    const ex = D.examples[state.ex], ri = +td.dataset.run, a = ex.runs[ri];
+    const tab = td.closest("table"), ex = tab.ex, a = tab.attn, ri = +tab.dataset.run;
     const t = +td.dataset.t, s = +td.dataset.s, key = s + "-" + t;
     const tgt = t < a.hyp.length ? a.hyp[t] : "</s>";
     const gold = ex.sureSet.has(key) ? "sure" : ex.possSet.has(key) ? "possible" : "none";
     return runLabel(ri) + ": weight " + (+td.dataset.w).toFixed(3) + " · source “" + a.src[s] + "” (" + s +
       ") · output “" + tgt + "” (" + t + ") · gold link: " + gold;
   }
-  function panel(ri) {
-    const ex = D.examples[state.ex], a = ex.runs[ri];
+  // info is the status line of td's view.
+  const info = (el) => el.closest("section").querySelector(".info");
+  // panel draws run ri's attention a on example ex.
+  function panel(ri, ex, a) {
     const div = document.createElement("div");
     div.className = "panel";
     const h = document.createElement("h3");
@@ -106,6 +113,8 @@
     tab.className = "grid";
     tab.tabIndex = 0;
     tab.dataset.run = ri;
+    tab.ex = ex;
+    tab.attn = a;
     tab.setAttribute("aria-label", runLabel(ri) + ": attention, rows output words, columns source words");
     const hr = document.createElement("tr");
     hr.appendChild(document.createElement("th"));
@@ -129,7 +138,6 @@
         const w = a.q[t * n + s] / D.scale;
         td.style.background = colour(w);
         td.dataset.w = w;
-        td.dataset.run = ri;
         td.dataset.t = t;
         td.dataset.s = s;
         const key = s + "-" + t;
@@ -140,7 +148,7 @@
     }
     tab.appendChild(tb);
     tab.addEventListener("mouseover", (e) => {
-      if (e.target.tagName === "TD") $("info").textContent = describe(e.target);
+      if (e.target.tagName === "TD") info(e.target).textContent = describe(e.target);
     });
     tab.addEventListener("focus", () => moveCursor(tab, 0, 0, true));
     tab.addEventListener("keydown", (e) => {
@@ -170,7 +178,7 @@
     if (!td) return;
     td.classList.add("cursor");
     cursor = { tab, t, s };
-    $("info").textContent = describe(td);
+    info(td).textContent = describe(td);
   }
   function showExample(k) {
     if (D.examples.length === 0) {
@@ -184,8 +192,19 @@
     $("example-title").textContent = "Test example " + ex.index;
     $("source").textContent = "source: " + ex.src.join(" ") + "  ·  reference: " + ex.ref.join(" ");
     const panels = $("panels");
-    panels.replaceChildren(...runsOfSeed().map(panel));
+    panels.replaceChildren(...runsOfSeed().map((ri) => panel(ri, ex, ex.runs[ri])));
     for (const tr of $("examples-body").rows) tr.classList.toggle("chosen", +tr.dataset.k === state.ex);
+  }
+
+  // ---- view 4: attention over training ----
+  function showTraining() {
+    if (!T) return;
+    const k = +$("train-ex").value, si = +$("train-step").value, ex = T.examples[k];
+    $("train-info").textContent = hint;
+    $("train-step-label").textContent = "step " + T.steps[si] + " (" + (si + 1) + " of " + T.steps.length + ")";
+    $("train-step").setAttribute("aria-valuetext", $("train-step-label").textContent);
+    $("train-source").textContent = "source: " + ex.src.join(" ") + "  ·  reference: " + ex.ref.join(" ");
+    $("train-panels").replaceChildren(...runsOfSeed().map((ri) => panel(ri, ex, ex.runs[ri][si])));
   }
 
   // ---- view 3: the table of examples ----
@@ -282,11 +301,22 @@
     fillPairs();
     renderTable();
     showExample(state.ex);
+    showTraining();
   });
   $("gold").addEventListener("change", () => {
     state.gold = $("gold").checked;
     showExample(state.ex);
+    showTraining();
   });
+  if (T) {
+    $("train-ex").replaceChildren(...T.examples.map((ex, k) => new Option("dev " + ex.index + ": " + ex.src.join(" "), k)));
+    $("train-step").max = T.steps.length - 1;
+    $("train-step").value = T.steps.length - 1;
+    $("train-ex").addEventListener("change", showTraining);
+    $("train-step").addEventListener("input", showTraining);
+  } else {
+    $("view-training").hidden = true;
+  }
   for (const id of ["filter", "minlen", "maxlen", "jsa", "jsb"]) $(id).addEventListener("input", renderTable);
   const body = $("examples-body");
   body.addEventListener("click", (e) => {
@@ -320,12 +350,14 @@
   fillPairs();
   renderTable();
   showExample(0);
+  showTraining();
 
   window.attnzooExplorer = {
-    // shown is what view 1 shows: per panel its run id and the weights of
-    // its cells, as read back from the page.
-    shown() {
-      return [...document.querySelectorAll("#panels table.grid")].map((tab) => ({
+    // shown is what view 1 (or the panels of view, e.g. "train-panels")
+    // shows: per panel its run id and the weights of its cells, as read
+    // back from the page.
+    shown(view) {
+      return [...document.querySelectorAll("#" + (view || "panels") + " table.grid")].map((tab) => ({
         run: D.runs[+tab.dataset.run].id,
         weights: [...tab.tBodies[0].rows].map((tr) => [...tr.cells].slice(1).map((td) => +td.dataset.w)),
       }));
