@@ -182,10 +182,10 @@ type execution struct {
 	start     int      // the step training starts after: a checkpoint's, or 0
 	clock     runClock // the training time and the loss window (the selection is sel)
 	sel       selection
-	lines     []evalLine // metrics.jsonl
+	lines     []evalLine     // metrics.jsonl
 	trainAttn []trainingLine // training_attention.jsonl (explore.go)
-	saved     int        // the step of the last checkpoint
-	stoppedAt int        // the step early stopping ended training at; 0: it did not
+	saved     int            // the step of the last checkpoint
+	stoppedAt int            // the step early stopping ended training at; 0: it did not
 
 	tr        *seq2seq.Trainer
 	loss      float64             // the last training loss that came back, for the progress line
