@@ -47,7 +47,13 @@ func paletteFor(name string) palette.Palette {
 
 // readExamples reads a run's alignments.jsonl.
 func readExamples(dir string) ([]Example, error) {
-	f, err := os.Open(filepath.Join(dir, "alignments.jsonl"))
+	return readExampleFile(filepath.Join(dir, "alignments.jsonl"))
+}
+
+// readExampleFile reads a file of Example lines (alignments.jsonl,
+// attention.jsonl).
+func readExampleFile(path string) ([]Example, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +64,7 @@ func readExamples(dir string) ([]Example, error) {
 	for sc.Scan() {
 		var e Example
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			return nil, fmt.Errorf("experiments: %s: %w", filepath.Join(dir, "alignments.jsonl"), err)
+			return nil, fmt.Errorf("experiments: %s: %w", path, err)
 		}
 		out = append(out, e)
 	}
@@ -85,7 +91,8 @@ func alignmentOf(e Example, title string) (plots.Alignment, error) {
 }
 
 // DrawFigures (re)draws every figure of a results folder from its saved
-// files — no retraining — into <dir>/figures/, and writes report.html.
+// files — no retraining — into <dir>/figures/, and writes report.html
+// (and, through Collect, the summaries and explore.html).
 func DrawFigures(dir string, p Plots) (*FigureSet, error) {
 	return DrawFiguresContext(context.Background(), dir, p)
 }

@@ -35,6 +35,7 @@ code { font-size: 0.95em; }
 <body>
 <h1>{{.Name}}</h1>
 <p>{{.Finished}}{{if .Failed}}, {{len .Failed}} failed{{end}}. Metrics on the test split. Data: <a href="summary.csv">summary.csv</a>, <a href="summary.md">summary.md</a>, <a href="experiment.toml">experiment.toml</a>.</p>
+<p><a href="explore.html">Attention explorer</a>: each test example's attention under every run, side by side.</p>
 {{if .BLEUNote}}<p>{{.BLEUNote}}</p>
 {{end}}
 <h2>{{.PointsTitle}}</h2>

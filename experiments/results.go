@@ -33,9 +33,10 @@ type Summary struct {
 	dir     string            // the results folder ("" for a summary built in memory)
 }
 
-// Collect rebuilds summary.csv and summary.md of a results folder from
-// whatever runs in it have finished (so the shards of a sweep run on
-// several machines can be gathered into one folder and summarised). A
+// Collect rebuilds summary.csv, summary.md and explore.html (explore.go)
+// of a results folder from whatever runs in it have finished (so the
+// shards of a sweep run on several machines can be gathered into one
+// folder and summarised). A
 // finished run whose results are not those of its settings (checkSettings)
 // is an error naming it, and nothing is written.
 func Collect(dir string) (*Summary, error) {
@@ -120,6 +121,9 @@ func Collect(dir string) (*Summary, error) {
 		return nil, err
 	}
 	if err := s.writeTuningCSV(filepath.Join(dir, "tuning.csv")); err != nil {
+		return nil, err
+	}
+	if err := writeExplorer(dir, s); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -182,9 +182,10 @@ type execution struct {
 	start     int      // the step training starts after: a checkpoint's, or 0
 	clock     runClock // the training time and the loss window (the selection is sel)
 	sel       selection
-	lines     []evalLine // metrics.jsonl
-	saved     int        // the step of the last checkpoint
-	stoppedAt int        // the step early stopping ended training at; 0: it did not
+	lines     []evalLine     // metrics.jsonl
+	trainAttn []trainingLine // training_attention.jsonl (explore.go)
+	saved     int            // the step of the last checkpoint
+	stoppedAt int            // the step early stopping ended training at; 0: it did not
 
 	tr        *seq2seq.Trainer
 	loss      float64             // the last training loss that came back, for the progress line
@@ -253,8 +254,9 @@ func (e *Experiment) prepare(ctx context.Context, r *Run, dir string) (*executio
 
 // resume continues from the run folder's checkpoint, when it has one: the
 // model, the optimizer's state, the clock, the model selection and the
-// metrics.jsonl lines up to its step. A checkpoint of another model
-// configuration is an error that names the keys that differ.
+// metrics.jsonl (and training_attention.jsonl) lines up to its step. A
+// checkpoint of another model configuration is an error that names the
+// keys that differ.
 func (x *execution) resume() error {
 	saved, st, err := readState(x.dir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -284,8 +286,14 @@ func (x *execution) resume() error {
 		if x.lines, err = readLines(x.path("metrics.jsonl"), x.start); err != nil {
 			return fmt.Errorf("%w: the checkpoint at step %d cannot resume its learning curve from it; restore the file, or train the run again from step 0 with another --out", err, x.start)
 		}
+		if x.trainAttn, err = readTrainingLines(x.path(trainingFile), x.start); err != nil {
+			return err
+		}
 	}
 	x.saved = x.start
+	if err := writeJSONL(x.path(trainingFile), x.trainAttn); err != nil {
+		return err
+	}
 	return writeJSONL(x.path("metrics.jsonl"), x.lines)
 }
 
@@ -478,7 +486,8 @@ func (x *execution) failAfter(err error) error {
 // checkpoint.
 func (x *execution) evalDev(ctx context.Context, step int) error {
 	r := x.r
-	ev, err := evaluate(ctx, x.model, x.data.scoring("dev", x.dir), x.evalOptions(r.Train.EvalSize, 1, 0))
+	// no folder: a captioning dev example's image is not saved
+	ev, err := evaluate(ctx, x.model, x.data.scoring("dev", ""), x.evalOptions(r.Train.EvalSize, 1, trainingExamples))
 	if ctx.Err() != nil {
 		// cut off mid-evaluation: the last checkpoint stands, and
 		// --resume redoes these steps exactly
@@ -497,6 +506,10 @@ func (x *execution) evalDev(ctx context.Context, step int) error {
 		return err
 	}
 	if err := writeJSONL(x.path("metrics.jsonl"), x.lines); err != nil {
+		return err
+	}
+	x.trainAttn = append(x.trainAttn, trainingLine{Step: step, Examples: roundedExamples(ev.examples)})
+	if err := writeJSONL(x.path(trainingFile), x.trainAttn); err != nil {
 		return err
 	}
 	if r.Train.Select != "" && x.sel.observe(step, ev.metrics[r.Train.Select]) {
@@ -539,9 +552,10 @@ func (x *execution) evalOptions(n, beam, keep int) evalOptions {
 }
 
 // finish scores the test split (with the checkpoint best on dev, for
-// [train] select) and writes alignments.jsonl, TensorBoard's test scalars
-// and final.json. The checkpoint of the last step is written first, so an
-// interrupted evaluation is redone whole by --resume.
+// [train] select) and writes alignments.jsonl, attention.jsonl
+// (explore.go), TensorBoard's test scalars and final.json. The checkpoint
+// of the last step is written first, so an interrupted evaluation is
+// redone whole by --resume.
 func (x *execution) finish(ctx context.Context, report func(Progress)) (*Final, error) {
 	r := x.r
 	if r.Train.Select != "" {
@@ -557,7 +571,7 @@ func (x *execution) finish(ctx context.Context, report func(Progress)) (*Final, 
 	}
 	t0 := time.Now()
 	test := x.data.scoring("test", x.dir)
-	ev, err := evaluate(ctx, x.model, test, x.evalOptions(1<<30, 1, r.Decode.Examples))
+	ev, err := evaluate(ctx, x.model, test, x.evalOptions(1<<30, 1, max(r.Decode.Examples, exploreCount(r.Explore))))
 	testDecodeSeconds := time.Since(t0).Seconds()
 	if ctx.Err() != nil {
 		return nil, ErrInterrupted
@@ -582,10 +596,14 @@ func (x *execution) finish(ctx context.Context, report func(Progress)) (*Final, 
 		x.fail(r.Train.Steps, err)
 		return nil, x.errorf("%w (%s)", err, x.keptNote())
 	}
-	if err := writeJSONL(x.path("alignments.jsonl"), ev.examples); err != nil {
+	saved := ev.examples[:min(len(ev.examples), r.Decode.Examples)]
+	if err := writeJSONL(x.path("alignments.jsonl"), saved); err != nil {
 		return nil, err
 	}
-	if err := x.tb.final(r.Train.Steps, m, ev.examples, x.dir); err != nil {
+	if err := writeJSONL(x.path(attentionFile), roundedExamples(ev.examples[:min(len(ev.examples), exploreCount(r.Explore))])); err != nil {
+		return nil, err
+	}
+	if err := x.tb.final(r.Train.Steps, m, saved, x.dir); err != nil {
 		return nil, err
 	}
 	f := x.final(m, testDecodeSeconds)

@@ -220,6 +220,13 @@ func TestInterruptAndResume(t *testing.T) {
 				break
 			}
 		}
+		// the attention recorded at each evaluation (explore.html's
+		// training view): the same file as uninterrupted, a line per step
+		ta, _ := os.ReadFile(filepath.Join(ref, "tiny", "runs", r.ID, trainingFile))
+		tb, _ := os.ReadFile(filepath.Join(out, "tiny", "runs", r.ID, trainingFile))
+		if n := strings.Count(string(ta), "\n"); n != 4 || string(ta) != string(tb) {
+			t.Errorf("%s %s: %d lines (want 4: steps 10 to 40), resumed the same: %v", r.ID, trainingFile, n, string(ta) == string(tb))
+		}
 	}
 	// without --resume an existing results folder is refused
 	if _, err := e.Run(context.Background(), Options{Out: out, Workers: 1}); err == nil || !strings.Contains(err.Error(), "--resume") {

@@ -138,6 +138,9 @@ type Report struct {
 	// Tune names a swept key (e.g. "lr") chosen on dev per setting of the
 	// other swept keys (tune.go): the comparisons use the chosen points.
 	Tune string `toml:"tune"`
+	// Explore is how many test examples (the first N) each run saves in
+	// attention.jsonl and explore.html shows; 0, the default, is all.
+	Explore int `toml:"explore"`
 }
 
 var successRe = regexp.MustCompile(`^\s*([a-z0-9_]+)\s*(>=|<=)\s*([-+0-9.eE]+)\s*$`)
@@ -574,6 +577,9 @@ func (e *Experiment) validateReport() error {
 		if e.Train.Select == "" {
 			return e.errf("report", "tune", "chooses %s on a dev metric: set [train] select (have: %s)", t, strings.Join(selectMetrics, ", "))
 		}
+	}
+	if e.Report.Explore < 0 {
+		return e.errf("report", "explore", "must be ≥ 0 (0: every test example), got %d", e.Report.Explore)
 	}
 	if p := e.Report.Primary; p != "" && !regexp.MustCompile(`^[a-z0-9_]+$`).MatchString(p) {
 		return e.errf("report", "primary", "%q is not a metric name (e.g. \"aer\", \"bleu\", \"exact_match\")", p)

@@ -32,6 +32,9 @@ type Run struct {
 	Train  Train
 	Decode Decode
 	Eval   Eval
+	// Explore is [report] explore: the test examples attention.jsonl
+	// keeps (0: all). It changes no result, so config.toml leaves it out.
+	Explore int
 }
 
 // PointID names the sweep point without the seed ("scorer=dot").
@@ -202,7 +205,7 @@ func (e *Experiment) Runs() ([]*Run, error) {
 	for _, p := range points {
 		for _, seed := range e.Seeds {
 			r := &Run{Index: len(runs), Seed: seed, Point: p, Dtype: e.Dtype, Task: e.taskOptions(),
-				Model: e.Model, Train: e.Train, Decode: e.Decode, Eval: e.Eval}
+				Model: e.Model, Train: e.Train, Decode: e.Decode, Eval: e.Eval, Explore: e.Report.Explore}
 			taskChanged := false
 			for _, a := range p {
 				if err := e.apply(r, a); err != nil {
