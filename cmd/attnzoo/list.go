@@ -45,8 +45,8 @@ type listing struct {
 	Loss []string `json:"loss"`
 	// TaskKeys are each task's [task] keys (its name aside).
 	TaskKeys map[string][]string `json:"task_keys"`
-	Corpora  []string `json:"corpora"` // the kinds of task runs train on
-	Devices  []string `json:"devices"`
+	Corpora  []string            `json:"corpora"` // the kinds of task runs train on
+	Devices  []string            `json:"devices"`
 }
 
 type scorerInfo struct {
@@ -117,8 +117,8 @@ func buildListing() listing {
 		Loss: []string{"label_smoothing = 0 (ε: the target's probability 1 − ε + ε/V, every other word's ε/V, as PyTorch's cross_entropy(label_smoothing=ε))",
 			"lambda = 0 (the doubly stochastic attention penalty, Xu et al. 2015)"},
 		TaskKeys: map[string][]string{},
-		Corpora:      experiments.Corpora(),
-		Devices:      device.Kinds(),
+		Corpora:  experiments.Corpora(),
+		Devices:  device.Kinds(),
 	}
 	l.ModelKeys = []modelKey{
 		{Name: "layers", Default: "1", Encoders: seq2seq.StackingEncoders(),
