@@ -33,8 +33,8 @@ import (
 // refAlign gathers the forced alignments of a split and its gold links.
 type refAlign struct {
 	links, diag, anti, mono, best [][]metrics.Link
-	sure, poss        [][]metrics.Link
-	srcLens, tgtLens  []int
+	sure, poss                    [][]metrics.Link
+	srcLens, tgtLens              []int
 }
 
 // add reads one example's forced attention rows (one per reference word,
