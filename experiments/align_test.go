@@ -3,6 +3,9 @@ package experiments
 import (
 	"context"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -225,9 +228,20 @@ func TestReferenceAlignmentRun(t *testing.T) {
 	for _, shift := range []string{"0", "1"} {
 		text := strings.Replace(oneRun, "STEPS", "10", 1) + "[eval]\nalign_shift = " + shift + "\n"
 		path := writeExp(t, text)
-		res := runExp(t, path, t.TempDir(), Options{Workers: 1})
+		out := t.TempDir()
+		res := runExp(t, path, out, Options{Workers: 1})
 		m := res.Finished[0].Metrics
 		e, _ := Load(path)
+		csv, err := os.ReadFile(filepath.Join(e.Dir(out), "summary.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		header, _, _ := strings.Cut(string(csv), "\n")
+		for _, k := range []string{"aer_monotone", "aer_cross", "aer_antidiag"} {
+			if !slices.Contains(strings.Split(header, ","), k) {
+				t.Errorf("align_shift %s: summary.csv's header %q has no %s", shift, header, k)
+			}
+		}
 		runs, _ := e.Runs()
 		cp, err := loadCorpus(context.Background(), runs[0])
 		if err != nil {
