@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/attnzoo/attnzoo/metrics"
+	"github.com/attnzoo/attnzoo/tasks"
 )
 
 // oneHot is a row of n weights with 1 at i.
@@ -37,6 +38,26 @@ func forcedRows(words [][]float64, m, shift int) [][]float64 {
 	return rows
 }
 
+// firstTestSplit is the test split of the first run of the shipped
+// experiment file (skipped with -short: it generates the task's training
+// pairs too).
+func firstTestSplit(t *testing.T, file string) tasks.Pairs {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("generates " + file + "'s task")
+	}
+	e, err := Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := e.Runs()
+	cp, err := loadCorpus(context.Background(), runs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cp.(*textCorpus).test
+}
+
 // TestReferenceAlignmentHard checks issue 23's bar on the test split of the
 // hard-* experiments (synlang, experiments/hard-scorers.toml, seed 1):
 //
@@ -54,19 +75,7 @@ func forcedRows(words [][]float64, m, shift int) [][]float64 {
 //     (the issue measured 0.45), while the score on the reference reads
 //     rows of the reference, which a hypothesis does not change.
 func TestReferenceAlignmentHard(t *testing.T) {
-	if testing.Short() {
-		t.Skip("generates the hard-* task's 20000 training pairs")
-	}
-	e, err := Load("hard-scorers.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, _ := e.Runs()
-	cp, err := loadCorpus(context.Background(), runs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	test := cp.(*textCorpus).test
+	test := firstTestSplit(t, "hard-scorers.toml") // 20000 training pairs
 	for _, shift := range []int{0, 1} {
 		var oracle, diag, mono refAlign
 		var freeLinks, sure, poss [][]metrics.Link
@@ -155,19 +164,7 @@ func TestReferenceAlignmentHard(t *testing.T) {
 // one (about 0.01) and the length-scaled diagonal (about 0.72). An
 // attention that only moves forward can do no better than aer_monotone.
 func TestMonotoneBaselineBritz(t *testing.T) {
-	if testing.Short() {
-		t.Skip("generates findings-britz's training pairs")
-	}
-	e, err := Load("findings-britz.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, _ := e.Runs()
-	cp, err := loadCorpus(context.Background(), runs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	test := cp.(*textCorpus).test
+	test := firstTestSplit(t, "findings-britz.toml")
 	var mono, best, diag, sure, poss [][]metrics.Link
 	crossing, linkPairs := 0, 0
 	for i := range test.Len() {
