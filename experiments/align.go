@@ -32,9 +32,9 @@ import (
 
 // refAlign gathers the forced alignments of a split and its gold links.
 type refAlign struct {
-	links, diag, best [][]metrics.Link
-	sure, poss        [][]metrics.Link
-	srcLens, tgtLens  []int
+	links, diag, anti, mono, best [][]metrics.Link
+	sure, poss                    [][]metrics.Link
+	srcLens, tgtLens              []int
 }
 
 // add reads one example's forced attention rows (one per reference word,
@@ -53,6 +53,8 @@ func (a *refAlign) add(rows [][]float64, srcLen, refLen int, sure, poss []metric
 	}
 	a.links = append(a.links, metrics.ArgmaxLinks(words))
 	a.diag = append(a.diag, metrics.DiagonalLinks(srcLen, refLen))
+	a.anti = append(a.anti, metrics.AntiDiagonalLinks(srcLen, refLen))
+	a.mono = append(a.mono, metrics.MonotoneLinks(srcLen, refLen, sure, poss))
 	a.best = append(a.best, metrics.BestLinks(refLen, sure, poss))
 	a.sure, a.poss = append(a.sure, sure), append(a.poss, poss)
 	a.srcLens, a.tgtLens = append(a.srcLens, srcLen), append(a.tgtLens, refLen)
@@ -60,19 +62,34 @@ func (a *refAlign) add(rows [][]float64, srcLen, refLen int, sure, poss []metric
 }
 
 // scores records aer and its baselines: aer_diag (the length-scaled
-// diagonal, metrics.DiagonalLinks), aer_uniform (uniform attention, in
-// expectation: metrics.UniformAER) and aer_best (the best one-link-per-word
-// alignment, metrics.BestLinks).
+// diagonal, metrics.DiagonalLinks), aer_antidiag (it read backwards,
+// metrics.AntiDiagonalLinks), aer_uniform (uniform attention, in
+// expectation: metrics.UniformAER), aer_monotone (the best monotone
+// one-link-per-word alignment, metrics.MonotoneLinks) and aer_best (the
+// best one-link-per-word alignment, metrics.BestLinks); and aer split by
+// target word (metrics.CorpusCrossingAER): aer_cross on the words with a
+// crossing sure link, aer_noncross on the others, each left out where the
+// split has no such word.
 func (a *refAlign) scores(m map[string]float64) error {
 	for _, s := range []struct {
 		key   string
 		links [][]metrics.Link
-	}{{"aer", a.links}, {"aer_diag", a.diag}, {"aer_best", a.best}} {
+	}{{"aer", a.links}, {"aer_diag", a.diag}, {"aer_antidiag", a.anti}, {"aer_monotone", a.mono}, {"aer_best", a.best}} {
 		c, err := metrics.CorpusAER(s.links, a.sure, a.poss)
 		if err != nil {
 			return err
 		}
 		m[s.key] = c.AER()
+	}
+	x, n, err := metrics.CorpusCrossingAER(a.links, a.sure, a.poss)
+	if err != nil {
+		return err
+	}
+	if x.A+x.S > 0 {
+		m["aer_cross"] = x.AER()
+	}
+	if n.A+n.S > 0 {
+		m["aer_noncross"] = n.AER()
 	}
 	u, err := metrics.UniformAER(a.srcLens, a.tgtLens, a.sure, a.poss)
 	if err != nil {

@@ -21,7 +21,7 @@ import (
 
 // metricOrder fixes the order of the common metric columns; others follow
 // sorted.
-var metricOrder = []string{"token_acc", "exact_match", "bleu", "bleu1", "bleu2", "bleu3", "bleu4", "perplexity", "aer", "aer_diag", "aer_uniform", "aer_best", "aer_free", "entropy", "loc_peak", "loc_peak_object", "loc_peak_uniform", "loc_peak_free", "loc_mass", "loc_mass_object", "loc_mass_uniform", "loc_mass_free", "key_std", "query_std", "logit_std", "logit_range"}
+var metricOrder = []string{"token_acc", "exact_match", "bleu", "bleu1", "bleu2", "bleu3", "bleu4", "perplexity", "aer", "aer_cross", "aer_noncross", "aer_diag", "aer_antidiag", "aer_uniform", "aer_monotone", "aer_best", "aer_free", "entropy", "loc_peak", "loc_peak_object", "loc_peak_uniform", "loc_peak_free", "loc_mass", "loc_mass_object", "loc_mass_uniform", "loc_mass_free", "key_std", "query_std", "logit_std", "logit_range"}
 
 // Summary is what Collect found.
 type Summary struct {

@@ -74,21 +74,80 @@ func (c AlignCounts) Recall() float64 {
 // possible[i] are the links of pair i. possible may be nil, meaning P = S
 // for every pair. It is an error if the slices differ in length.
 func CorpusAER(hyps, sure, possible [][]Link) (AlignCounts, error) {
+	var c AlignCounts
+	err := eachPair(hyps, sure, possible, func(h, s, p []Link) { c = c.Add(CountLinks(h, s, p)) })
+	return c, err
+}
+
+// eachPair calls f with each pair's hypothesis, sure and possible links
+// (nil possible: nil for every pair), after checking the slices' lengths.
+func eachPair(hyps, sure, possible [][]Link, f func(h, s, p []Link)) error {
 	if len(hyps) != len(sure) {
-		return AlignCounts{}, fmt.Errorf("metrics: aer: %d hypothesis alignments but %d sure alignments", len(hyps), len(sure))
+		return fmt.Errorf("metrics: aer: %d hypothesis alignments but %d sure alignments", len(hyps), len(sure))
 	}
 	if possible != nil && len(possible) != len(sure) {
-		return AlignCounts{}, fmt.Errorf("metrics: aer: %d sure alignments but %d possible alignments", len(sure), len(possible))
+		return fmt.Errorf("metrics: aer: %d sure alignments but %d possible alignments", len(sure), len(possible))
 	}
-	var c AlignCounts
 	for i := range hyps {
 		var p []Link
 		if possible != nil {
 			p = possible[i]
 		}
-		c = c.Add(CountLinks(hyps[i], sure[i], p))
+		f(hyps[i], sure[i], p)
 	}
-	return c, nil
+	return nil
+}
+
+// CrossingWords is the set of target words of a pair with a crossing sure
+// link: sure links i-j and i'-j' cross when (i − i')·(j − j') < 0 (one is
+// left of the other in the source and right of it in the target). Links
+// sharing a source or a target word do not cross; possible links are not
+// looked at (they are the annotators' doubtful ones).
+func CrossingWords(sure []Link) map[int]bool {
+	out := map[int]bool{}
+	for i, a := range sure {
+		for _, b := range sure[i+1:] {
+			if (a.Src-b.Src)*(a.Tgt-b.Tgt) < 0 {
+				out[a.Tgt], out[b.Tgt] = true, true
+			}
+		}
+	}
+	return out
+}
+
+// CrossingCounts splits CountLinks(hyp, sure, possible) by target word:
+// cross counts the hypothesis, sure and possible links of the pair's
+// crossing words (CrossingWords), noncross those of every other word
+// (those whose sure links cross none, and those with no sure link). The
+// target words are partitioned, so cross.Add(noncross) is CountLinks's
+// counts, and each half's AER is the AER of the alignment restricted to
+// its words against the gold restricted to the same words.
+func CrossingCounts(hyp, sure, possible []Link) (cross, noncross AlignCounts) {
+	x := CrossingWords(sure)
+	split := func(ls []Link) (in, out []Link) {
+		for _, l := range ls {
+			if x[l.Tgt] {
+				in = append(in, l)
+			} else {
+				out = append(out, l)
+			}
+		}
+		return in, out
+	}
+	hx, hn := split(hyp)
+	sx, sn := split(sure)
+	px, pn := split(possible)
+	return CountLinks(hx, sx, px), CountLinks(hn, sn, pn)
+}
+
+// CorpusCrossingAER sums CrossingCounts over the sentence pairs, as
+// CorpusAER sums CountLinks.
+func CorpusCrossingAER(hyps, sure, possible [][]Link) (cross, noncross AlignCounts, err error) {
+	err = eachPair(hyps, sure, possible, func(h, s, p []Link) {
+		x, n := CrossingCounts(h, s, p)
+		cross, noncross = cross.Add(x), noncross.Add(n)
+	})
+	return cross, noncross, err
 }
 
 func linkSet(links []Link) map[Link]struct{} {

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"maps"
 	"math"
 	"testing"
 )
@@ -115,5 +116,48 @@ func TestCorpusAERErrors(t *testing.T) {
 				t.Errorf("got %v, want %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestCrossingCounts by hand: S = {0-0, 2-1, 1-2, 3-3}; 2-1 and 1-2 cross
+// ((2−1)·(1−2) < 0), 0-0 and 3-3 cross nothing, so the crossing words
+// are 1 and 2. P = S ∪ {1-1}, A = {0-0, 1-1, 1-2, 3-3}.
+//   - crossing (words 1, 2): A = {1-1, 1-2}, S = {2-1, 1-2},
+//     P = S ∪ {1-1}: |A∩S| = 1, |A∩P| = 2, AER = 1 − 3/4 = 0.25;
+//   - non-crossing (words 0, 3): A = S = {0-0, 3-3}: AER = 0;
+//   - the whole: |A| = |S| = 4, |A∩S| = 3, |A∩P| = 4, AER = 1 − 7/8,
+//     the two halves' counts added.
+//
+// A second pair, 2 × 2 with S = {0-1, 1-0} (crossing) and A = {0-0, 0-1}
+// (P = S): crossing |A| = |S| = 2, |A∩S| = |A∩P| = 1, so over both pairs
+// the crossing AER is 1 − ((1 + 2) + (1 + 1))/((2 + 2) + (2 + 2)) =
+// 1 − 5/8 = 0.375, and the non-crossing one stays 0.
+func TestCrossingCounts(t *testing.T) {
+	sure := links(0, 0, 2, 1, 1, 2, 3, 3)
+	poss := links(1, 1)
+	hyp := links(0, 0, 1, 1, 1, 2, 3, 3)
+	if got, want := CrossingWords(sure), map[int]bool{1: true, 2: true}; !maps.Equal(got, want) {
+		t.Errorf("CrossingWords = %v, want %v", got, want)
+	}
+	x, n := CrossingCounts(hyp, sure, poss)
+	if want := (AlignCounts{A: 2, S: 2, AS: 1, AP: 2}); x != want || x.AER() != 0.25 {
+		t.Errorf("crossing %+v (AER %v), want %+v (0.25)", x, x.AER(), want)
+	}
+	if want := (AlignCounts{A: 2, S: 2, AS: 2, AP: 2}); n != want || n.AER() != 0 {
+		t.Errorf("non-crossing %+v (AER %v), want %+v (0)", n, n.AER(), want)
+	}
+	if w := CountLinks(hyp, sure, poss); x.Add(n) != w || w.AER() != 1-7.0/8 {
+		t.Errorf("halves %+v + %+v, whole %+v (AER %v, want 1/8)", x, n, w, w.AER())
+	}
+	cx, cn, err := CorpusCrossingAER([][]Link{hyp, links(0, 0, 0, 1)}, [][]Link{sure, links(0, 1, 1, 0)}, [][]Link{poss, nil})
+	if err != nil || cx.AER() != 0.375 || cn.AER() != 0 {
+		t.Errorf("corpus: crossing %v, non-crossing %v, %v; want 0.375, 0", cx.AER(), cn.AER(), err)
+	}
+	if _, _, err := CorpusCrossingAER([][]Link{hyp}, nil, nil); err == nil {
+		t.Error("no error for 1 hypothesis and 0 sure alignments")
+	}
+	// links sharing a word do not cross; nothing crosses: every word non-crossing
+	if got := CrossingWords(links(0, 0, 0, 1, 1, 1, 2, 1)); len(got) != 0 {
+		t.Errorf("CrossingWords of a monotone gold = %v, want none", got)
 	}
 }

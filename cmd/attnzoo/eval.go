@@ -180,7 +180,7 @@ func readText(path string) ([]string, error) {
 // evalAER runs `attnzoo eval aer`.
 func evalAER(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("eval aer", stderr,
-		"usage: attnzoo eval aer --hyp HYP.txt --gold GOLD.txt [--possible POSS.txt] [--gold-base 1] [--hyp-base 1] [--json]",
+		"usage: attnzoo eval aer --hyp HYP.txt --gold GOLD.txt [--possible POSS.txt] [--gold-base 1] [--hyp-base 1] [--crossing] [--json]",
 		"Corpus alignment error rate (Och & Ney 2003) from counts summed over sentence pairs.")
 	hyp := fs.String("hyp", "", "hypothesis alignment `file`: Pharaoh \"src-tgt\" links, one sentence pair a line")
 	gold := fs.String("gold", "", "gold `file`, line-aligned with --hyp: \"i-j\" and \"i-j-S\" are sure links, \"ipj\" (e.g. 14p19), \"i-j-P\" and \"i?j\" possible")
@@ -188,6 +188,7 @@ func evalAER(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	possible := fs.String("possible", "", "optional gold `file` of possible links, any form; without it possible = sure")
 	goldBase := fs.Int("gold-base", 0, "index of the first word in the gold files: 0 or 1 (lilt/alignment-scripts and awesome-align gold is 1-based)")
 	hypBase := fs.Int("hyp-base", 0, "index of the first word in --hyp: 0 (fast_align, attnzoo) or 1")
+	crossing := fs.Bool("crossing", false, "also the AER of the target words with a crossing sure link and of the others (aer_cross, aer_noncross)")
 	asJSON := fs.Bool("json", false, "print one line of JSON")
 	if stop, err := parseFlags(fs, args); stop || err != nil {
 		return err
@@ -251,16 +252,43 @@ func evalAER(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return fmt.Errorf("eval aer: %w", err)
 	}
-	if *asJSON {
-		return writeJSON(stdout, struct {
-			AER       float64 `json:"aer"`
-			Precision float64 `json:"precision"`
-			Recall    float64 `json:"recall"`
-		}{c.AER(), c.Precision(), c.Recall()})
+	var halves []aerHalf // with --crossing, the halves that have a word
+	if *crossing {
+		x, n, err := metrics.CorpusCrossingAER(hyps, sures, poss)
+		if err != nil {
+			return fmt.Errorf("eval aer: %w", err)
+		}
+		for _, h := range []aerHalf{{"crossing", "aer_cross", x}, {"non-crossing", "aer_noncross", n}} {
+			if h.c.A+h.c.S > 0 {
+				halves = append(halves, h)
+			}
+		}
 	}
-	_, err = fmt.Fprintf(stdout, "AER = %.4f precision = %.4f recall = %.4f (hyp = %d sure = %d hyp&sure = %d hyp&possible = %d)\n",
-		c.AER(), c.Precision(), c.Recall(), c.A, c.S, c.AS, c.AP)
-	return err
+	if *asJSON {
+		out := map[string]float64{"aer": c.AER(), "precision": c.Precision(), "recall": c.Recall()}
+		for _, h := range halves {
+			out[h.key] = h.c.AER()
+		}
+		return writeJSON(stdout, out)
+	}
+	for _, h := range append([]aerHalf{{c: c}}, halves...) {
+		prefix := ""
+		if h.name != "" {
+			prefix = h.name + ": "
+		}
+		if _, err := fmt.Fprintf(stdout, "%sAER = %.4f precision = %.4f recall = %.4f (hyp = %d sure = %d hyp&sure = %d hyp&possible = %d)\n",
+			prefix, h.c.AER(), h.c.Precision(), h.c.Recall(), h.c.A, h.c.S, h.c.AS, h.c.AP); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// aerHalf is one side of eval aer --crossing's split: its name in the
+// text output, its JSON key and its counts.
+type aerHalf struct {
+	name, key string
+	c         metrics.AlignCounts
 }
 
 // fileList is a repeatable string flag.

@@ -208,13 +208,24 @@ func TestEvalBLEUJSON(t *testing.T) {
 // S = {0-0,1-1}. Summed: |A| = 4, |S| = 4, |A∩S| = 2, |A∩P| = 3, so
 // AER = 1 − (2+3)/(4+4) = 3/8, precision 3/4, recall 2/4.
 // Without possible links (P = S) pair 1 has |A∩P| = 2: AER = 1 − 4/8 = 1/2,
-// precision 2/4.
+// precision 2/4. No sure links cross there, so --crossing adds only
+// aer_noncross, equal to aer.
+//
+// --crossing on x*.txt (metrics.TestCrossingCounts's case): S = {0-0, 2-1,
+// 1-2, 3-3}, P = S ∪ {1-1}, A = {0-0, 1-1, 1-2, 3-3}; 2-1 and 1-2 cross,
+// so words 1 and 2 are crossing. Whole: |A| = |S| = 4, |A∩S| = 3,
+// |A∩P| = 4, AER = 1/8, precision 1, recall 3/4. Crossing: A = {1-1, 1-2},
+// S = {2-1, 1-2}: |A∩S| = 1, |A∩P| = 2, AER = 1 − 3/4, recall 1/2.
+// Non-crossing: A = S = {0-0, 3-3}, AER 0.
 func TestEvalAER(t *testing.T) {
 	dir := writeFixtures(t, map[string]string{
 		"hyp.txt":    "0-0 1-1  2-1 2-2\n\n",
 		"sure.txt":   "0-0 1-1\n1-1 0-0\n",
 		"poss.txt":   "2-2 1-2\n\n",
 		"marked.txt": "0-0-S 1-1 2-2-P 1?2\n0-0 1-1\n",
+		"xhyp.txt":   "0-0 1-1 1-2 3-3\n",
+		"xsure.txt":  "0-0 2-1 1-2 3-3\n",
+		"xposs.txt":  "1-1\n",
 	})
 	tests := []evalCase{
 		{"sure and possible", []string{"eval", "aer", "--hyp", "@hyp.txt", "--sure", "@sure.txt", "--possible", "@poss.txt"},
@@ -226,6 +237,14 @@ func TestEvalAER(t *testing.T) {
 			`{"aer":0.375,"precision":0.75,"recall":0.5}` + "\n"},
 		{"possible = sure", []string{"eval", "aer", "--json", "--hyp", "@hyp.txt", "--sure", "@sure.txt"},
 			`{"aer":0.5,"precision":0.5,"recall":0.5}` + "\n"},
+		{"no crossing", []string{"eval", "aer", "--json", "--crossing", "--hyp", "@hyp.txt", "--sure", "@sure.txt", "--possible", "@poss.txt"},
+			`{"aer":0.375,"aer_noncross":0.375,"precision":0.75,"recall":0.5}` + "\n"},
+		{"crossing", []string{"eval", "aer", "--crossing", "--hyp", "@xhyp.txt", "--gold", "@xsure.txt", "--possible", "@xposs.txt"},
+			"AER = 0.1250 precision = 1.0000 recall = 0.7500 (hyp = 4 sure = 4 hyp&sure = 3 hyp&possible = 4)\n" +
+				"crossing: AER = 0.2500 precision = 1.0000 recall = 0.5000 (hyp = 2 sure = 2 hyp&sure = 1 hyp&possible = 2)\n" +
+				"non-crossing: AER = 0.0000 precision = 1.0000 recall = 1.0000 (hyp = 2 sure = 2 hyp&sure = 2 hyp&possible = 2)\n"},
+		{"crossing json", []string{"eval", "aer", "--json", "--crossing", "--hyp", "@xhyp.txt", "--gold", "@xsure.txt", "--possible", "@xposs.txt"},
+			`{"aer":0.125,"aer_cross":0.25,"aer_noncross":0,"precision":1,"recall":0.75}` + "\n"},
 	}
 	runEvalCases(t, dir, tests)
 }
