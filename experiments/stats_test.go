@@ -147,8 +147,18 @@ func TestComparisonsMargin(t *testing.T) {
 	if err := s.writeComparisonsCSV(filepath.Join(dir, "comparisons.csv")); err != nil {
 		t.Fatal(err)
 	}
+	if err := writeReport(dir, s, &FigureSet{}); err != nil {
+		t.Fatal(err)
+	}
 	md, _ := os.ReadFile(filepath.Join(dir, "summary.md"))
 	csv, _ := os.ReadFile(filepath.Join(dir, "comparisons.csv"))
+	html, _ := os.ReadFile(filepath.Join(dir, "report.html"))
+	for _, w := range []string{"<th>a − b [95% t]</th><th>a − b bootstrap</th><th>power</th><th>power Holm</th><th>TOST p</th><th>TOST p Holm</th><th></th></tr>",
+		"<td>0.250 [-0.079, 0.579]</td><td>[0.100, 0.350]</td><td>0.552</td><td>0.334</td><td>0.290</td><td>0.290</td><td></td></tr>"} {
+		if !strings.Contains(string(html), w) {
+			t.Errorf("report.html lacks %q", w)
+		}
+	}
 	for _, w := range []string{"| TOST p | TOST p Holm |  |", "| < 0.001 | < 0.001 | ≈ |", "| 0.290 | 0.290 |  |", "tests that |a − b| < 0.3 on exact_match"} {
 		if !strings.Contains(string(md), w) {
 			t.Errorf("summary.md lacks %q:\n%s", w, md)
@@ -210,8 +220,35 @@ func TestReportMargin(t *testing.T) {
 			t.Errorf("%q: %v, want an error at [report] margin saying %q", c.text, err, c.want)
 		}
 	}
-	e, err := Load(writeExp(t, tiny+"[report]\nprimary = \"aer\"\nmargin = 0.1\n"))
-	if err != nil || e.Report.Margin != 0.1 {
-		t.Errorf("margin 0.1: %v, %+v", err, e)
+	// From the file to the outputs: tiny's dot and concat over 2 seeds,
+	// compared on aer with a margin of 0.5.
+	out := t.TempDir()
+	runExp(t, writeExp(t, tiny+"[report]\nprimary = \"aer\"\nmargin = 0.5\n"), out, Options{Workers: 1})
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(out, "tiny", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	md := read("summary.md")
+	for _, w := range []string{"| a − b [95% t] | a − b bootstrap | power | power Holm | TOST p | TOST p Holm |  |", "tests that |a − b| < 0.5 on aer ([report] margin)"} {
+		if !strings.Contains(md, w) {
+			t.Errorf("summary.md lacks %q:\n%s", w, md)
+		}
+	}
+	rows := strings.Split(strings.TrimSpace(read("comparisons.csv")), "\n")
+	if len(rows) < 2 || !strings.HasPrefix(rows[1], "aer,true,") {
+		t.Fatalf("comparisons.csv has no aer comparison first:\n%s", strings.Join(rows, "\n"))
+	}
+	for _, r := range rows[1:] {
+		f := strings.Split(r, ",")
+		if len(f) != 27 {
+			t.Fatalf("%d columns, want 27: %s", len(f), r)
+		}
+		// aer, the primary, carries the margin and a TOST p; the others none
+		if primary := f[0] == "aer"; primary != (f[23] == "0.5" && f[24] != "" && f[26] != "") || (!primary && f[24] != "") {
+			t.Errorf("margin, p_tost, equivalent = %q, %q, %q on %s", f[23], f[24], f[26], f[0])
+		}
 	}
 }
