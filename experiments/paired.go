@@ -23,13 +23,10 @@ import (
 // p = 1 when they are 0 and p = 0 (t = ±Inf) otherwise; fewer than two
 // pairs or unequal lengths give NaN throughout.
 func PairedT(a, b []float64) (t, df, p float64) {
-	n := len(a)
-	if n < 2 || len(b) != n {
+	d := differences(a, b)
+	n := len(d)
+	if n < 2 {
 		return math.NaN(), math.NaN(), math.NaN()
-	}
-	d := make([]float64, n)
-	for i := range d {
-		d[i] = a[i] - b[i]
 	}
 	mean, sd := stat.MeanStdDev(d, nil)
 	df = float64(n - 1)
@@ -56,15 +53,14 @@ const exactFlips, signFlipSamples = 20, 100000
 // The smallest p it can give is 2/2^n: 0.25 for 3 seeds, 0.0078 for 8.
 // Fewer than one pair or unequal lengths give NaN.
 func SignFlip(a, b []float64) float64 {
-	n := len(a)
-	if n < 1 || len(b) != n {
+	d := differences(a, b)
+	n := len(d)
+	if n < 1 {
 		return math.NaN()
 	}
-	d := make([]float64, n)
 	obs := 0.0
-	for i := range d {
-		d[i] = a[i] - b[i]
-		obs += d[i]
+	for _, x := range d {
+		obs += x
 	}
 	obs = math.Abs(obs)
 	tol := 1e-12 * (1 + obs) // sums equal up to rounding count as reaching it
@@ -146,4 +142,91 @@ func BootstrapCI(xs []float64) (lo, hi float64) {
 	}
 	slices.Sort(means)
 	return stat.Quantile(0.025, stat.Empirical, means, nil), stat.Quantile(0.975, stat.Empirical, means, nil)
+}
+
+// differences are a_i − b_i, or nil when the lengths differ.
+func differences(a, b []float64) []float64 {
+	if len(b) != len(a) {
+		return nil
+	}
+	d := make([]float64, len(a))
+	for i := range d {
+		d[i] = a[i] - b[i]
+	}
+	return d
+}
+
+// PairedDiff is the mean of the paired differences d_i = a_i − b_i with
+// its 95% t-interval (CI95 of the differences), d̄ ± t_{0.975, n−1}·s_d/√n:
+// the interval PairedT's test inverts, so it excludes 0 exactly when
+// PairedT's p < 0.05. Fewer than two pairs or unequal lengths give NaN.
+func PairedDiff(a, b []float64) (mean, lo, hi float64) {
+	d := differences(a, b)
+	if len(d) < 2 {
+		return math.NaN(), math.NaN(), math.NaN()
+	}
+	mean, _ = MeanSD(d)
+	lo, hi = CI95(d)
+	return mean, lo, hi
+}
+
+// TOST is the paired equivalence test (two one-sided t-tests, Schuirmann
+// 1987) of |μ_d| < margin, μ_d the true mean of d_i = a_i − b_i:
+//
+//	t_low  = (d̄ + margin)/(s_d/√n),  p_low  = 1 − F_df(t_low)   (H0: μ_d ≤ −margin)
+//	t_high = (d̄ − margin)/(s_d/√n),  p_high = F_df(t_high)      (H0: μ_d ≥ +margin)
+//	p = max(p_low, p_high),  df = n − 1
+//
+// p < α says the difference lies within ±margin at level α (equivalently,
+// the 1 − 2α t-interval of the difference lies inside (−margin, margin)).
+// It is statsmodels' ttost_paired(a, b, −margin, margin). With every
+// difference equal, p is 0 when |d̄| < margin and 1 otherwise; fewer than
+// two pairs, unequal lengths or a margin ≤ 0 give NaN.
+func TOST(a, b []float64, margin float64) float64 {
+	d := differences(a, b)
+	if len(d) < 2 || !(margin > 0) {
+		return math.NaN()
+	}
+	mean, sd := MeanSD(d)
+	if sd == 0 {
+		if math.Abs(mean) < margin {
+			return 0
+		}
+		return 1
+	}
+	se := sd / math.Sqrt(float64(len(d)))
+	dist := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(len(d) - 1)}
+	return max(dist.Survival((mean+margin)/se), dist.CDF((mean-margin)/se))
+}
+
+// powerNodes is the number of midpoint-rule nodes of PairedPower's integral.
+const powerNodes = 4000
+
+// PairedPower is the power of the two-sided paired t-test at level
+// `level` with n pairs to detect a true mean difference `effect` when the
+// differences' true sd is sd: the chance that |T| > c, c = t_{1−level/2, ν},
+// T = (Z + λ)/√(V/ν) noncentral t, λ = effect·√n/sd, ν = n − 1,
+// Z ~ N(0, 1), V ~ χ²_ν. Conditioning on V,
+//
+//	power = E_V[ Φ(λ − c·√(V/ν)) + Φ(−λ − c·√(V/ν)) ]
+//
+// integrated over V's quantiles (the midpoint rule on (0, 1), 4000 nodes).
+// effect = 0 gives the level itself. Fewer than two pairs, a level
+// outside (0, 1), or sd 0 or NaN give NaN.
+func PairedPower(n int, sd, effect, level float64) float64 {
+	if n < 2 || !(sd > 0) || math.IsInf(sd, 0) || !(level > 0 && level < 1) || math.IsNaN(effect) {
+		return math.NaN()
+	}
+	nu := float64(n - 1)
+	c := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: nu}.Quantile(1 - level/2)
+	lambda := math.Abs(effect) * math.Sqrt(float64(n)) / sd
+	chi := distuv.ChiSquared{K: nu}
+	norm := distuv.UnitNormal
+	sum := 0.0
+	for k := range powerNodes {
+		v := chi.Quantile((float64(k) + 0.5) / powerNodes)
+		x := c * math.Sqrt(v/nu)
+		sum += norm.CDF(lambda-x) + norm.CDF(-lambda-x)
+	}
+	return sum / powerNodes
 }

@@ -53,7 +53,7 @@ code { font-size: 0.95em; }
 {{if .Comparisons}}<h2>Pairwise comparisons</h2>
 <p>{{.Headline}}</p>
 <div class="scroll"><table>
-<tr><th>metric</th><th>where</th><th>a</th><th>b</th><th>seeds</th><th>mean a</th><th>mean b</th><th>t</th><th>df</th><th>p</th><th>p Holm</th><th>p sign-flip</th><th>p sign-flip Holm</th><th></th></tr>
+<tr><th>metric</th><th>where</th>{{range .ComparisonHead}}<th>{{.}}</th>{{end}}</tr>
 {{range .Comparisons}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table></div>
 {{end}}<h2>Runs</h2>
@@ -105,12 +105,14 @@ type reportData struct {
 	CIs                     [][]string // point, seeds, then the 95% bootstrap interval per metric
 	CINote                  string
 	Headline                string // how the comparisons are made, and on which metrics
-	// metric, where, a, b, seeds, mean a, mean b, t, df, p, p Holm, p
-	// sign-flip, its Holm, "*" when significant
-	Comparisons [][]string
-	Runs        [][]string // run, seed, then each metric, train s, steps/s
-	Failed      []failedRun
-	Sections    []FigureSection
+	// ComparisonHead heads the comparisons' cells after metric and where
+	// (comparisonHead); Comparisons are the rows: metric, where, then
+	// comparisonCells
+	ComparisonHead []string
+	Comparisons    [][]string
+	Runs           [][]string // run, seed, then each metric, train s, steps/s
+	Failed         []failedRun
+	Sections       []FigureSection
 	// Examples are a few test examples as text (exampleTexts), of
 	// ExampleCount per run; HypFile is the first run's test.hyp, if any.
 	Examples     []exampleText
@@ -158,10 +160,11 @@ func writeReport(dir string, s *Summary, set *FigureSet) error {
 		}
 		d.CIs = append(d.CIs, ci)
 	}
-	d.CINote, d.Headline = ciNote, comparisonNote(s.comparedMetrics(), s.Report.Primary)
+	d.CINote, d.Headline = ciNote, comparisonNote(s.comparedMetrics(), s.Report.Primary, s.Report.Margin)
+	d.ComparisonHead = comparisonHead(s.Report.Margin > 0)
 	d.PointsTitle, d.PointsNote = s.pointsTitle(), s.pointsNote()
 	for _, c := range s.Comparisons() {
-		d.Comparisons = append(d.Comparisons, append([]string{metricLabel(c), c.Group}, comparisonCells(c)...))
+		d.Comparisons = append(d.Comparisons, append([]string{metricLabel(c), c.Group}, comparisonCells(c, s.Report.Margin > 0)...))
 	}
 	for _, f := range s.Runs {
 		row := []string{f.Run, fmt.Sprint(f.Seed)}

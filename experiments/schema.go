@@ -141,6 +141,11 @@ type Report struct {
 	// Explore is how many test examples (the first N) each run saves in
 	// attention.jsonl and explore.html shows; 0, the default, is all.
 	Explore int `toml:"explore"`
+	// Margin is the equivalence margin δ of the primary metric, in its
+	// units (e.g. 1 for "within 1 BLEU"): each comparison on the primary
+	// metric carries TOST's p that the paired difference lies within ±δ
+	// (paired.go). 0 (unset) runs no equivalence test.
+	Margin float64 `toml:"margin"`
 }
 
 var successRe = regexp.MustCompile(`^\s*([a-z0-9_]+)\s*(>=|<=)\s*([-+0-9.eE]+)\s*$`)
@@ -580,6 +585,11 @@ func (e *Experiment) validateReport() error {
 	}
 	if e.Report.Explore < 0 {
 		return e.errf("report", "explore", "must be ≥ 0 (0: every test example), got %d", e.Report.Explore)
+	}
+	if m := e.Report.Margin; m < 0 || math.IsNaN(m) || math.IsInf(m, 0) {
+		return e.errf("report", "margin", "%v: the equivalence margin is a distance in the primary metric's units, a finite number > 0 (0 or unset: no equivalence test)", m)
+	} else if m > 0 && e.Report.Primary == "" {
+		return e.errf("report", "margin", "%v is in the primary metric's units: set [report] primary too", m)
 	}
 	if p := e.Report.Primary; p != "" && !regexp.MustCompile(`^[a-z0-9_]+$`).MatchString(p) {
 		return e.errf("report", "primary", "%q is not a metric name (e.g. \"aer\", \"bleu\", \"exact_match\")", p)

@@ -85,10 +85,30 @@ type Comparison struct {
 	PFlip   float64 // SignFlip's p
 	// PFlipHolm is PFlip adjusted by Holm across the metric's comparisons.
 	PFlipHolm float64
+	// Diff is the mean paired difference a − b, DiffLo and DiffHi its 95%
+	// t-interval (PairedDiff), BootLo and BootHi its 95% percentile
+	// bootstrap interval (BootstrapCI of the differences).
+	Diff, DiffLo, DiffHi float64
+	BootLo, BootHi       float64
+	// Effect is the difference Power and PowerHolm are computed for: the
+	// margin on the primary metric when [report] margin is set, else |Diff|
+	// (the observed difference). Power is the paired t-test's at Alpha,
+	// PowerHolm at Alpha/m, m the family's size (PairedPower, the
+	// differences' sample sd as the true sd).
+	Effect, Power, PowerHolm float64
+	// Margin is [report] margin on the primary metric (0 otherwise); PTOST
+	// is TOST's p that |a − b| < Margin, PTOSTHolm it Holm-adjusted across
+	// the metric's comparisons (NaN without a margin).
+	Margin, PTOST, PTOSTHolm float64
+	sd                       float64 // the differences' sample sd
 }
 
 // Significant reports a Holm-adjusted paired t p < Alpha.
 func (c Comparison) Significant() bool { return c.PHolm < Alpha }
+
+// Equivalent reports a Holm-adjusted TOST p < Alpha: the difference lies
+// within ±Margin.
+func (c Comparison) Equivalent() bool { return c.PTOSTHolm < Alpha }
 
 // comparedMetrics are the metrics Comparisons tests: the primary first.
 func (s *Summary) comparedMetrics() []string {
@@ -157,16 +177,34 @@ func (s *Summary) Comparisons() []Comparison {
 				c.MeanB, _ = MeanSD(xb)
 				c.T, c.DF, c.P = PairedT(xa, xb)
 				c.PFlip = SignFlip(xa, xb)
+				c.Diff, c.DiffLo, c.DiffHi = PairedDiff(xa, xb)
+				d := differences(xa, xb)
+				_, c.sd = MeanSD(d)
+				c.BootLo, c.BootHi = BootstrapCI(d)
+				c.Effect, c.PTOST = math.Abs(c.Diff), math.NaN()
+				if c.Primary && s.Report.Margin > 0 {
+					c.Margin, c.Effect = s.Report.Margin, s.Report.Margin
+					c.PTOST = TOST(xa, xb, c.Margin)
+				}
 				fam = append(fam, c)
 			}
 		}
-		ps, fs := make([]float64, len(fam)), make([]float64, len(fam))
+		ps, fs, es := make([]float64, len(fam)), make([]float64, len(fam)), make([]float64, len(fam))
 		for k, c := range fam {
-			ps[k], fs[k] = c.P, c.PFlip
+			ps[k], fs[k], es[k] = c.P, c.PFlip, c.PTOST
 		}
-		ph, fh := Holm(ps), Holm(fs)
+		ph, fh, eh := Holm(ps), Holm(fs), Holm(es)
+		m := 0 // the family's size for Holm: the comparisons with a p
+		for _, p := range ps {
+			if !math.IsNaN(p) {
+				m++
+			}
+		}
 		for k := range fam {
-			fam[k].PHolm, fam[k].PFlipHolm = ph[k], fh[k]
+			c := &fam[k]
+			c.PHolm, c.PFlipHolm, c.PTOSTHolm = ph[k], fh[k], eh[k]
+			c.Power = PairedPower(c.N, c.sd, c.Effect, Alpha)
+			c.PowerHolm = PairedPower(c.N, c.sd, c.Effect, Alpha/float64(max(m, 1)))
 		}
 		sort.SliceStable(fam, func(i, j int) bool { return fam[i].Group < fam[j].Group })
 		out = append(out, fam...)
@@ -255,13 +293,14 @@ func (s *Summary) writeStatsMD(b *strings.Builder) {
 	if len(cs) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\n## Pairwise comparisons\n\n%s\n\n", comparisonNote(s.comparedMetrics(), s.Report.Primary))
+	fmt.Fprintf(b, "\n## Pairwise comparisons\n\n%s\n\n", comparisonNote(s.comparedMetrics(), s.Report.Primary, s.Report.Margin))
+	tost := s.Report.Margin > 0
 	head := []string{"metric"}
 	grouped := cs[0].Group != ""
 	if grouped {
 		head = append(head, "where")
 	}
-	head = append(head, "a", "b", "seeds", "mean a", "mean b", "t", "df", "p", "p Holm", "p sign-flip", "p sign-flip Holm", "")
+	head = append(head, comparisonHead(tost)...)
 	mdRow(b, head)
 	mdSep(b, len(head))
 	for _, c := range cs {
@@ -269,7 +308,7 @@ func (s *Summary) writeStatsMD(b *strings.Builder) {
 		if grouped {
 			row = append(row, c.Group)
 		}
-		row = append(row, comparisonCells(c)...)
+		row = append(row, comparisonCells(c, tost)...)
 		mdRow(b, row)
 	}
 }
@@ -306,10 +345,18 @@ func (s *Summary) pointsNote() string {
 const ciNote = "Percentile bootstrap over the seeds (10000 resamples of the seeds' values, the 2.5th and 97.5th percentiles of their means): inside the metric's range; with few seeds, narrow — read it with the runs' values."
 
 // comparisonNote says how the comparisons are made.
-func comparisonNote(metrics []string, primary string) string {
+func comparisonNote(metrics []string, primary string, margin float64) string {
+	effect := "the observed |a − b|"
+	if margin > 0 {
+		effect = "the margin on " + primary + " ([report] margin) and the observed |a − b| on the others"
+	}
 	note := "Paired by seed (each scorer sees the same data per seed): the paired t-test (two-sided, df = seeds − 1; scipy's ttest_rel) and the sign-flip permutation test (exact over the 2ⁿ sign assignments; its smallest p is 2/2ⁿ: 0.25 with 3 seeds). Each p is Holm-corrected across the metric's comparisons; * marks a Holm-adjusted paired-t p < 0.05. Metrics: " + strings.Join(metrics, ", ") + "."
 	if primary != "" {
 		note += " The claim's primary metric ([report] primary) is " + primary + "; the others are secondary."
+	}
+	note += " a − b is the mean paired difference with its 95% t-interval (it excludes 0 exactly when p < 0.05), and beside it the 95% percentile bootstrap interval of the differences (10000 resamples; narrower than the t-interval with few seeds). Power is the paired t-test's chance of p < 0.05 if the true difference were " + effect + " (noncentral t, the differences' sd as the true sd); power Holm is the same at 0.05/m, m the metric's comparisons: the level Holm's first step applies, and a lower bound on the power after Holm's correction."
+	if margin > 0 {
+		note += " TOST p (two one-sided paired t-tests, Holm-corrected like p) tests that |a − b| < " + strconv.FormatFloat(margin, 'g', -1, 64) + " on " + primary + " ([report] margin); ≈ marks a Holm-adjusted TOST p < 0.05: equivalent within the margin. A non-significant p without ≈ is no evidence of equivalence."
 	}
 	return note
 }
@@ -321,14 +368,37 @@ func metricLabel(c Comparison) string {
 	return c.Metric
 }
 
+// comparisonHead heads a comparison's cells after the metric and group;
+// tost adds the equivalence test's.
+func comparisonHead(tost bool) []string {
+	h := []string{"a", "b", "seeds", "mean a", "mean b", "t", "df", "p", "p Holm", "p sign-flip", "p sign-flip Holm", "",
+		"a − b [95% t]", "a − b bootstrap", "power", "power Holm"}
+	if tost {
+		h = append(h, "TOST p", "TOST p Holm", "")
+	}
+	return h
+}
+
 // comparisonCells are a comparison's cells after the metric and group.
-func comparisonCells(c Comparison) []string {
+func comparisonCells(c Comparison, tost bool) []string {
 	star := ""
 	if c.Significant() {
 		star = "*"
 	}
-	return []string{c.A, c.B, strconv.Itoa(c.N), fmtMetric(c.Metric, c.MeanA), fmtMetric(c.Metric, c.MeanB),
-		fmtStat(c.T), fmtStat(c.DF), fmtP(c.P), fmtP(c.PHolm), fmtP(c.PFlip), fmtP(c.PFlipHolm), star}
+	interval := func(lo, hi float64) string {
+		return "[" + fmtMetric(c.Metric, lo) + ", " + fmtMetric(c.Metric, hi) + "]"
+	}
+	cells := []string{c.A, c.B, strconv.Itoa(c.N), fmtMetric(c.Metric, c.MeanA), fmtMetric(c.Metric, c.MeanB),
+		fmtStat(c.T), fmtStat(c.DF), fmtP(c.P), fmtP(c.PHolm), fmtP(c.PFlip), fmtP(c.PFlipHolm), star,
+		fmtMetric(c.Metric, c.Diff) + " " + interval(c.DiffLo, c.DiffHi), interval(c.BootLo, c.BootHi), fmtP(c.Power), fmtP(c.PowerHolm)}
+	if tost {
+		eq := ""
+		if c.Equivalent() {
+			eq = "≈"
+		}
+		cells = append(cells, fmtP(c.PTOST), fmtP(c.PTOSTHolm), eq)
+	}
+	return cells
 }
 
 // writePointsCSV writes points.csv: one row per sweep point with, for
@@ -368,10 +438,17 @@ func (s *Summary) writePointsCSV(path string) error {
 func (s *Summary) writeComparisonsCSV(path string) error {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	w.Write([]string{"metric", "primary", "where", "a", "b", "seeds", "mean_a", "mean_b", "t", "df", "p", "p_holm", "p_signflip", "p_signflip_holm", "significant"})
+	w.Write([]string{"metric", "primary", "where", "a", "b", "seeds", "mean_a", "mean_b", "t", "df", "p", "p_holm", "p_signflip", "p_signflip_holm", "significant",
+		"diff", "diff_ci_low", "diff_ci_high", "diff_boot_low", "diff_boot_high", "power_effect", "power", "power_holm", "margin", "p_tost", "p_tost_holm", "equivalent"})
 	for _, c := range s.Comparisons() {
+		margin, equivalent := "", ""
+		if c.Margin > 0 {
+			margin, equivalent = csvFloat(c.Margin), strconv.FormatBool(c.Equivalent())
+		}
 		w.Write([]string{c.Metric, strconv.FormatBool(c.Primary), c.Group, c.A, c.B, strconv.Itoa(c.N), csvFloat(c.MeanA), csvFloat(c.MeanB),
-			csvFloat(c.T), csvFloat(c.DF), csvFloat(c.P), csvFloat(c.PHolm), csvFloat(c.PFlip), csvFloat(c.PFlipHolm), strconv.FormatBool(c.Significant())})
+			csvFloat(c.T), csvFloat(c.DF), csvFloat(c.P), csvFloat(c.PHolm), csvFloat(c.PFlip), csvFloat(c.PFlipHolm), strconv.FormatBool(c.Significant()),
+			csvFloat(c.Diff), csvFloat(c.DiffLo), csvFloat(c.DiffHi), csvFloat(c.BootLo), csvFloat(c.BootHi), csvFloat(c.Effect), csvFloat(c.Power), csvFloat(c.PowerHolm),
+			margin, csvFloat(c.PTOST), csvFloat(c.PTOSTHolm), equivalent})
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
