@@ -69,6 +69,7 @@ type Backend interface {
 
 // Core is a backend's identity and memory.
 type Core interface {
+	Memory
 	// Name names the backend: "cpu", or "opencl:P:D (NAME)".
 	Name() string
 	// Host reports whether the backend computes on Go slices (Buf.F32,

@@ -216,7 +216,11 @@ func (g *Graph) ownInputBytes(inputs []slot) int64 {
 func (m *Machine) Run() error {
 	a := m.run.a()
 	a.runs++
-	if r, ok := a.backend().(backend.Runner); ok {
+	be := a.backend()
+	if m.dev != nil {
+		be = m.dev.be
+	}
+	if r, ok := be.(backend.Runner); ok {
 		r.NewRun() // the weights it prepared may have changed
 	}
 	return m.exec()
