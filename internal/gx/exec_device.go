@@ -12,9 +12,10 @@ import (
 )
 
 // A machine on a device (MachineOn) runs the same compiled steps as the
-// host machine, but every node's value lives in a buffer of the device
-// (internal/device): an op of ours runs its forward there on the device's
-// backend (the same forward the host machine runs on the cpu's),
+// host machine, but every node's value lives in a buffer of a backend's
+// memory (backend.Memory: an OpenCL device's, or the cpu backend's Go
+// slices): an op of ours runs its forward there on that backend (the same
+// forward the host machine runs on the cpu's),
 // gorgonia's Add of two same-shape tensors runs as the backend's Add, and
 // any other op of gorgonia's runs its Do on the host, its
 // operands read back from the device and its result written to it (a host
