@@ -33,6 +33,9 @@ func (b clBackend) Name() string { return b.o.Name() }
 func (clBackend) Host() bool     { return false }
 func (b clBackend) Close() error { return b.o.Close() }
 
+// NewRun does nothing: the OpenCL backend prepares no weights.
+func (clBackend) NewRun() {}
+
 // Device is the OpenCL device behind the backend.
 func (b clBackend) Device() *OpenCL { return b.o }
 

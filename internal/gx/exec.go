@@ -2,7 +2,6 @@ package gx
 
 import (
 	"fmt"
-	"github.com/attnzoo/attnzoo/internal/backend"
 	"github.com/attnzoo/attnzoo/internal/gx/kern"
 
 	G "gorgonia.org/gorgonia"
@@ -220,9 +219,7 @@ func (m *Machine) Run() error {
 	if m.dev != nil {
 		be = m.dev.be
 	}
-	if r, ok := be.(backend.Runner); ok {
-		r.NewRun() // the weights it prepared may have changed
-	}
+	be.NewRun() // the weights it prepared may have changed
 	return m.exec()
 }
 
