@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -45,12 +46,27 @@ func init() {
 	})
 }
 
-// TestCountingBackend trains the quickstart (its model, task and four
-// scorers, 60 steps instead of 600) through the test's backend, named by the
-// experiment file's device key: the backend computes (its counters move),
-// and every metric equals the same runs on the cpu backend, which it wraps
-// (the same methods, bit for bit).
-func TestCountingBackend(t *testing.T) {
+// minimalBackend is the cpu backend behind the required interface alone
+// (backend.Backend, an embedded interface value): no optional capability
+// is reachable through it (backend.Sited, backend.FusedAttention, the
+// engine's own type probes find nothing), as a new backend's would be
+// before it adds any.
+type minimalBackend struct{ backend.Backend }
+
+func (minimalBackend) Name() string { return "minimal" }
+
+func init() {
+	backend.Register("minimal", func(string) (backend.Backend, error) {
+		return minimalBackend{cpu.New()}, nil
+	})
+}
+
+// quickstartOn runs the quickstart (its model, task and four scorers, 60
+// steps instead of 600) on the backend device names, and returns its
+// summary's metric columns (each run's training, then its decoding of the
+// test set: BLEU, accuracies, exact match).
+func quickstartOn(t *testing.T, device string) [][]string {
+	t.Helper()
 	src, err := os.ReadFile("../experiments/quickstart.toml")
 	if err != nil {
 		t.Fatal(err)
@@ -60,19 +76,60 @@ func TestCountingBackend(t *testing.T) {
 	if text == string(src) {
 		t.Fatal("quickstart.toml no longer has the keys this test shortens")
 	}
-	run := func(device string) [][]string {
-		out := t.TempDir()
-		runExp(t, writeExp(t, "device = \""+device+"\"\n"+text), out, Options{Workers: 2})
-		return metricColumns(t, filepath.Join(out, "quickstart"))
+	out := t.TempDir()
+	runExp(t, writeExp(t, "device = \""+device+"\"\n"+text), out, Options{Workers: 2})
+	return metricColumns(t, filepath.Join(out, "quickstart"))
+}
+
+// quickstartOnCPU is quickstartOn("cpu"), run once for the tests that
+// compare a backend with it.
+var quickstartOnCPU struct {
+	once sync.Once
+	cols [][]string
+}
+
+func cpuQuickstart(t *testing.T) [][]string {
+	quickstartOnCPU.once.Do(func() { quickstartOnCPU.cols = quickstartOn(t, "cpu") })
+	if len(quickstartOnCPU.cols) != 5 {
+		t.Fatalf("the cpu's quickstart summary has %d rows, want a header and 4 runs", len(quickstartOnCPU.cols))
 	}
-	onCPU := run("cpu")
+	return quickstartOnCPU.cols
+}
+
+// TestCountingBackend trains the shortened quickstart (quickstartOn)
+// through the test's backend, named by the experiment file's device key:
+// the backend computes (its counters move), and every metric equals the
+// same runs on the cpu backend, which it wraps (the same methods, bit for
+// bit).
+func TestCountingBackend(t *testing.T) {
+	onCPU := cpuQuickstart(t)
 	m0, g0 := countMaps.Load(), countGemms.Load()
-	counted := run("counting")
+	counted := quickstartOn(t, "counting")
 	if countMaps.Load() == m0 || countGemms.Load() == g0 {
 		t.Errorf("the counting backend was not used: %d maps, %d products", countMaps.Load()-m0, countGemms.Load()-g0)
 	}
 	t.Logf("counting backend: %d maps, %d products", countMaps.Load()-m0, countGemms.Load()-g0)
-	if len(onCPU) != 5 || !slices.EqualFunc(onCPU, counted, slices.Equal) {
+	if !slices.EqualFunc(onCPU, counted, slices.Equal) {
 		t.Errorf("the counting backend's runs differ from the cpu's:\n%v\n%v", onCPU, counted)
+	}
+}
+
+// TestMinimalBackend: a backend that implements only the required
+// interface trains the shortened quickstart and decodes its test sets,
+// every metric equal to the cpu backend's: nothing the engine needs lies
+// outside backend.Backend. Its computations are the cpu's own (the
+// engine's ops on the host use no optional capability of the cpu
+// backend), so the metrics are the same bits.
+func TestMinimalBackend(t *testing.T) {
+	var be any = minimalBackend{cpu.New()}
+	if _, ok := be.(backend.Sited); ok {
+		t.Fatal("the minimal backend has call sites")
+	}
+	if _, ok := be.(backend.FusedAttention); ok {
+		t.Fatal("the minimal backend fuses attention")
+	}
+	onCPU := cpuQuickstart(t)
+	if got := quickstartOn(t, "minimal"); !slices.EqualFunc(onCPU, got, slices.Equal) {
+		t.Errorf("the minimal backend's runs differ from the cpu's:\n%v\n%v", onCPU, got)
 	}
 }

@@ -86,22 +86,22 @@ func TestHandWorked(t *testing.T) {
 			d := devicetest.OpenCL(t)
 			be := d.Backend()
 			buf := func(x float32) backend.Buf {
-				b, err := d.Alloc(1)
+				b, err := be.Alloc(1)
 				if err != nil {
 					t.Fatal(err)
 				}
-				t.Cleanup(func() { d.Free(b) })
-				if err := d.Write(b, []float32{x}); err != nil {
+				t.Cleanup(func() { be.Free(b) })
+				if err := be.Write(b, []float32{x}); err != nil {
 					t.Fatal(err)
 				}
-				return backend.Buf{Mem: b}
+				return b
 			}
 			s := Slot{Name: "p", N: 1, P: buf(1), G: buf(0.5), M: buf(0), V: buf(0)}
 			if err := o.Step(Update{Scale: 1, LR: 0.1, T: 1}, be, []Slot{s}); err != nil {
 				t.Fatal(err)
 			}
 			got := make([]float32, 1)
-			if err := d.Read(got, s.P.Mem); err != nil {
+			if err := be.Read(got, s.P); err != nil {
 				t.Fatal(err)
 			}
 			// float32 throughout: ε = 1e-8 is below rmsprop's rounding of 0.05

@@ -2,9 +2,9 @@ package seq2seq
 
 import (
 	"fmt"
-	"github.com/attnzoo/attnzoo/internal/backend"
 	"math"
 
+	"github.com/attnzoo/attnzoo/internal/backend"
 	"github.com/attnzoo/attnzoo/internal/device"
 	"github.com/attnzoo/attnzoo/internal/gx"
 	"github.com/attnzoo/attnzoo/optimizers"
@@ -23,22 +23,18 @@ func (m *Model) To(be backend.Backend) error {
 		m.host = be
 		return nil
 	}
-	d, ok := be.(interface{ Device() *device.OpenCL })
-	if !ok {
-		return fmt.Errorf("seq2seq: backend %s holds values the engine cannot reach (no OpenCL device)", be.Name())
-	}
 	m.host = nil
-	return m.UseDevice(d.Device())
+	return m.UseDevice(be)
 }
 
-// UseDevice moves the model's parameters to device d (nil: back to the
-// host, their values read back first). Every graph compiled afterwards runs
+// UseDevice moves the model's parameters to the memory of backend be (nil:
+// back to the host, their values read back first). Every graph compiled afterwards runs
 // there (gx.MachineWith), and a Trainer updates the parameters in place on
 // the device: per step the batch goes in and the loss comes out. The host
 // copies are brought up to date by Sync; Save does it itself. Graphs
 // compiled before the move still run where they were compiled: use a new
 // GraphCache.
-func (m *Model) UseDevice(d device.Kernels) error {
+func (m *Model) UseDevice(be backend.Backend) error {
 	if m.res != nil {
 		if err := m.Sync(); err != nil {
 			return err
@@ -46,22 +42,22 @@ func (m *Model) UseDevice(d device.Kernels) error {
 		m.res.Close()
 		m.res = nil
 	}
-	if d == nil {
+	if be == nil {
 		return nil
 	}
 	if m.dt != gx.Float32 {
-		return fmt.Errorf("seq2seq: device %s trains float32 models; this one is %v", d.Name(), m.dt)
+		return fmt.Errorf("seq2seq: device %s trains float32 models; this one is %v", be.Name(), m.dt)
 	}
-	m.res = gx.NewResident(d)
+	m.res = gx.NewResident(be)
 	return nil
 }
 
-// Device is the device holding the parameters, or nil for the host.
-func (m *Model) Device() device.Kernels {
+// Device is the backend holding the parameters, or nil for the host.
+func (m *Model) Device() backend.Backend {
 	if m.res == nil {
 		return nil
 	}
-	return m.res.Device()
+	return m.res.Backend()
 }
 
 // Sync copies the parameters from the model's device to the host (a no-op
@@ -85,7 +81,7 @@ func (m *Model) paramsChanged() {
 // whose loss is on its way, and a step's gradient buffers (reused).
 type deviceSteps struct {
 	late  lateLoss
-	grads []device.Buffer
+	grads []backend.Buf
 }
 
 // lateLoss is a pushed step's loss on its way to the host.
@@ -121,7 +117,7 @@ func (t *Trainer) pushDevice(b *Batch) (StepLoss, bool, error) {
 		return StepLoss{}, false, err
 	}
 	if len(t.dev.grads) != len(tg.grads) {
-		t.dev.grads = make([]device.Buffer, len(tg.grads))
+		t.dev.grads = make([]backend.Buf, len(tg.grads))
 	}
 	grads := t.dev.grads
 	for i, n := range tg.grads {
@@ -185,7 +181,7 @@ func (t *Trainer) collect(l lateLoss, later int) (StepLoss, bool, error) {
 // clip and update there.
 type deviceMoments struct {
 	res  *gx.Resident
-	m, v []device.Buffer
+	m, v []backend.Buf
 	up   *device.Update
 }
 
@@ -194,7 +190,7 @@ func (dm *deviceMoments) free() {
 	if dm == nil {
 		return
 	}
-	d := dm.res.Device()
+	d := dm.res.Backend()
 	for i := range dm.m {
 		d.Free(dm.m[i])
 		d.Free(dm.v[i])
@@ -223,7 +219,7 @@ func (o *Optimizer) FreeDevice() error {
 // float32 on the device (the moments too), the clip factor computed there
 // from the gradients and the loss buffer's value (the update changes
 // nothing after a non-finite loss: device.Update).
-func (o *Optimizer) updateDevice(res *gx.Resident, ps []*gx.Param, grads []device.Buffer, loss device.Buffer) error {
+func (o *Optimizer) updateDevice(res *gx.Resident, ps []*gx.Param, grads []backend.Buf, loss backend.Buf) error {
 	if o.dev == nil || o.dev.res != res {
 		if err := o.toDevice(res, ps); err != nil {
 			return err
@@ -238,12 +234,11 @@ func (o *Optimizer) updateDevice(res *gx.Resident, ps []*gx.Param, grads []devic
 		if err != nil {
 			return err
 		}
-		slots[i] = optimizers.Slot{Name: p.Name, N: p.Size(), P: backend.Buf{Mem: pb}, G: backend.Buf{Mem: grads[i]},
-			M: backend.Buf{Mem: o.dev.m[i]}, V: backend.Buf{Mem: o.dev.v[i]}}
+		slots[i] = optimizers.Slot{Name: p.Name, N: p.Size(), P: pb, G: grads[i], M: o.dev.m[i], V: o.dev.v[i]}
 	}
 	up := o.dev.up
 	if err := up.Clip(grads, loss, o.Clip); err != nil {
-		return fmt.Errorf("seq2seq: gradient norm on %s: %w", res.Device().Name(), err)
+		return fmt.Errorf("seq2seq: gradient norm on %s: %w", res.Backend().Name(), err)
 	}
 	if err := o.rule.Step(o.advance(1), up.Rules(), slots); err != nil {
 		return err
@@ -254,7 +249,7 @@ func (o *Optimizer) updateDevice(res *gx.Resident, ps []*gx.Param, grads []devic
 // toDevice moves the moments to res's device (zeros where there are none
 // yet).
 func (o *Optimizer) toDevice(res *gx.Resident, ps []*gx.Param) error {
-	d := res.Device()
+	d := res.Backend()
 	cl, ok := d.(interface {
 		NewUpdate(ns []int) (*device.Update, error)
 	})
@@ -303,7 +298,7 @@ func (o *Optimizer) fromDevice() error {
 	if o.dev == nil {
 		return nil
 	}
-	d := o.dev.res.Device()
+	d := o.dev.res.Backend()
 	if o.m == nil || len(o.m) != len(o.dev.m) {
 		o.m, o.v = make([][]float64, len(o.dev.m)), make([][]float64, len(o.dev.m))
 	}

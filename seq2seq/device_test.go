@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/attnzoo/attnzoo/cells"
+	"github.com/attnzoo/attnzoo/internal/backend"
 	"github.com/attnzoo/attnzoo/internal/device"
 	"github.com/attnzoo/attnzoo/internal/device/devicetest"
 	"github.com/attnzoo/attnzoo/optimizers"
@@ -61,7 +62,7 @@ func deviceCases() []Config {
 // rounding, and its host error, 2e-6 of max|g|, is ten times the others').
 // The errors are logged relative to max|g|.
 func TestDeviceGradients(t *testing.T) {
-	devicetest.Each(t, func(t *testing.T, d device.Kernels) {
+	devicetest.Each(t, func(t *testing.T, d backend.Backend) {
 		for _, cfg := range deviceCases() {
 			scorer := cfg.Scorer
 			if h := cfg.ScorerSettings["heads"]; h > 1 {
@@ -185,7 +186,7 @@ func TestDeviceTraining(t *testing.T) {
 			th, td := NewTrainer(host, newOpt(), 1), NewTrainer(dev, newOpt(), 1)
 			defer th.Cache.Close()
 			defer td.Cache.Close()
-			if err := dev.UseDevice(d); err != nil {
+			if err := dev.UseDevice(d.Backend()); err != nil {
 				t.Fatal(err)
 			}
 			defer dev.UseDevice(nil)
@@ -268,7 +269,7 @@ func TestDeviceStepAllocs(t *testing.T) {
 	}
 	tr := NewTrainer(m, opt, 1)
 	defer tr.Cache.Close()
-	if err := m.UseDevice(d); err != nil {
+	if err := m.UseDevice(d.Backend()); err != nil {
 		t.Fatal(err)
 	}
 	defer m.UseDevice(nil)
@@ -348,7 +349,7 @@ func TestDevicePush(t *testing.T) {
 		}
 		tr := NewTrainer(m, o, 1)
 		t.Cleanup(tr.Cache.Close)
-		if err := m.UseDevice(d); err != nil {
+		if err := m.UseDevice(d.Backend()); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { m.UseDevice(nil) })

@@ -112,7 +112,7 @@ func TestDevicePlan(t *testing.T) {
 	}
 	defer hg.mach.Close()
 	dev, _ := New(AnchorConfig())
-	if err := dev.UseDevice(d); err != nil {
+	if err := dev.UseDevice(d.Backend()); err != nil {
 		t.Fatal(err)
 	}
 	defer dev.UseDevice(nil)

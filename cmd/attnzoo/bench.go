@@ -208,7 +208,7 @@ func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
 		}
 		if dev != nil {
 			defer dev.Close()
-			if err := m.UseDevice(dev); err != nil {
+			if err := m.UseDevice(dev.Backend()); err != nil {
 				return nil, err
 			}
 			defer m.UseDevice(nil)

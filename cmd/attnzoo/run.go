@@ -279,7 +279,7 @@ func loadRunOn(cmd, dir, dev string, stderr io.Writer) (t *experiments.Trained, 
 	if cl == nil {
 		return t, func() {}, nil
 	}
-	if err := t.Model.UseDevice(cl); err != nil {
+	if err := t.Model.UseDevice(cl.Backend()); err != nil {
 		cl.Close()
 		return nil, nil, fmt.Errorf("%s: %w", cmd, err)
 	}

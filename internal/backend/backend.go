@@ -69,6 +69,7 @@ type Backend interface {
 
 // Core is a backend's identity and memory.
 type Core interface {
+	Memory
 	// Name names the backend: "cpu", or "opencl:P:D (NAME)".
 	Name() string
 	// Host reports whether the backend computes on Go slices (Buf.F32,
@@ -78,12 +79,12 @@ type Core interface {
 	// Close releases what the backend holds (a device's context); the
 	// backend is not used afterwards.
 	Close() error
+	// NewRun tells the backend that a machine's run begins (Machine.Run;
+	// not RunAgain): the weights marked Const (Mat.Const) may have changed
+	// since the last, so whatever it prepared from them is stale. A backend
+	// that prepares nothing does nothing.
+	NewRun()
 }
-
-// Runner is the ability of a backend to be told that a machine's run
-// begins (Machine.Run; not RunAgain): the weights marked Const may have
-// changed since the last.
-type Runner interface{ NewRun() }
 
 var drivers = registry.New[Opener]("backend")
 

@@ -33,6 +33,9 @@ func (b clBackend) Name() string { return b.o.Name() }
 func (clBackend) Host() bool     { return false }
 func (b clBackend) Close() error { return b.o.Close() }
 
+// NewRun does nothing: the OpenCL backend prepares no weights.
+func (clBackend) NewRun() {}
+
 // Device is the OpenCL device behind the backend.
 func (b clBackend) Device() *OpenCL { return b.o }
 
@@ -46,34 +49,23 @@ func mems(name string, bs ...backend.Buf) error {
 	return nil
 }
 
+// mapKernels are Map's kernels and MapGrad's, by function.
+var mapKernels = [...][2]string{
+	backend.Tanh:    {"tanh_fwd", "tanh_grad"},
+	backend.Sigmoid: {"sigmoid_fwd", "sigmoid_grad"},
+	backend.ReLU:    {"relu_fwd", "relu_grad"},
+}
+
 func (b clBackend) Map(f backend.Fn, y, x backend.Buf, n int) error {
-	switch f {
-	case backend.Tanh:
-		return b.o.Tanh(y.Mem, x.Mem, n)
-	case backend.Sigmoid:
-		return b.o.Sigmoid(y.Mem, x.Mem, n)
-	}
-	if err := mems("Map", y, x); err != nil {
-		return err
-	}
-	return b.o.Kernel("relu_fwd", n, y.Mem, x.Mem, n)
+	return b.o.launch(mapKernels[f][0], n, y, x)
 }
 
 func (b clBackend) MapGrad(f backend.Fn, dx, y, g backend.Buf, n int) error {
-	switch f {
-	case backend.Tanh:
-		return b.o.TanhGrad(dx.Mem, y.Mem, g.Mem, n)
-	case backend.Sigmoid:
-		return b.o.SigmoidGrad(dx.Mem, y.Mem, g.Mem, n)
-	}
-	if err := mems("MapGrad", dx, y, g); err != nil {
-		return err
-	}
-	return b.o.Kernel("relu_grad", n, dx.Mem, y.Mem, g.Mem, n)
+	return b.o.launch(mapKernels[f][1], n, dx, y, g)
 }
 
-func (b clBackend) Add(y, x1, x2 backend.Buf, n int) error { return b.o.Add(y.Mem, x1.Mem, x2.Mem, n) }
-func (b clBackend) Mul(y, x1, x2 backend.Buf, n int) error { return b.o.Mul(y.Mem, x1.Mem, x2.Mem, n) }
+func (b clBackend) Add(y, x1, x2 backend.Buf, n int) error { return b.o.launch("add", n, y, x1, x2) }
+func (b clBackend) Mul(y, x1, x2 backend.Buf, n int) error { return b.o.launch("mul", n, y, x1, x2) }
 
 func (b clBackend) AddTo(y, x backend.Buf, n int) error {
 	if err := mems("AddTo", y, x); err != nil {

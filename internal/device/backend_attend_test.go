@@ -61,23 +61,8 @@ func TestBackendAttend(t *testing.T) {
 		}
 		return x
 	}
-	buf := func(x []float32) backend.Buf {
-		b, err := o.Alloc(len(x))
-		if err == nil {
-			err = o.Write(b, x)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return backend.Buf{Mem: b}
-	}
-	read := func(b backend.Buf) []float32 {
-		x := make([]float32, b.Len())
-		if err := o.Read(x, b.Mem.(Buffer)); err != nil {
-			t.Fatal(err)
-		}
-		return x
-	}
+	buf := func(x []float32) backend.Buf { return put(t, be, x) }
+	read := func(b backend.Buf) []float32 { return get(t, be, b) }
 	check := func(t *testing.T, what string, got, want []float32, tol func(j int) float64) {
 		t.Helper()
 		worst := 0.0
@@ -131,10 +116,10 @@ func TestBackendAttend(t *testing.T) {
 						at.K, at.X, at.Q, at.SC = K, bX, bq, sc
 					default:
 						s := rnd(B * S)
-						if err := o.Write(sU.Mem.(Buffer), s); err != nil {
+						if err := be.Write(sU, s); err != nil {
 							t.Fatal(err)
 						}
-						if err := o.Write(sF.Mem.(Buffer), s); err != nil {
+						if err := be.Write(sF, s); err != nil {
 							t.Fatal(err)
 						}
 					}

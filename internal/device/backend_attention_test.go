@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/attnzoo/attnzoo/internal/backend"
-	"github.com/attnzoo/attnzoo/internal/backend/cpu"
 )
 
 // TestBackendOuter: Outer with two heads, written and added into a buffer
@@ -28,34 +27,13 @@ func TestBackendOuter(t *testing.T) {
 		false: {0.5, 1, 4.5, 6, 1, 2, -1.5, -2},
 		true:  {0.5, 2, 6.5, 9, 11, 13, 10.5, 11},
 	}
-	o := testOpenCL(t)
-	for _, be := range []backend.Backend{cpu.New(), o.Backend()} {
+	for _, be := range backends(t) {
 		for _, acc := range []bool{false, true} {
-			// buf puts values on the backend; read brings them back.
-			buf := func(x []float32) backend.Buf {
-				if be.Host() {
-					return backend.Host(append([]float32(nil), x...))
-				}
-				b, err := o.Alloc(len(x))
-				if err == nil {
-					err = o.Write(b, x)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				return backend.Buf{Mem: b}
-			}
-			y := buf(y0)
-			if err := be.Outer(y, buf(w), buf(v), 1, 2, 4, 2, 0.5, acc); err != nil {
+			y := put(t, be, y0)
+			if err := be.Outer(y, put(t, be, w), put(t, be, v), 1, 2, 4, 2, 0.5, acc); err != nil {
 				t.Fatalf("%s: %v", be.Name(), err)
 			}
-			got := y.F32
-			if !be.Host() {
-				got = make([]float32, len(y0))
-				if err := o.Read(got, y.Mem.(Buffer)); err != nil {
-					t.Fatal(err)
-				}
-			}
+			got := get(t, be, y)
 			for i := range got {
 				if got[i] != want[acc][i] {
 					t.Errorf("%s acc=%v: y = %v, want %v", be.Name(), acc, got, want[acc])
@@ -79,26 +57,9 @@ func TestBackendOuter(t *testing.T) {
 // rows in a sequential sum; the bound allows 16 roundings of the total),
 // and the same bits from a second run (the order is fixed).
 func TestBackendColSums(t *testing.T) {
-	o := testOpenCL(t)
-	be := o.Backend()
-	put := func(x []float32) backend.Buf {
-		b, err := o.Alloc(len(x))
-		if err == nil {
-			err = o.Write(b, x)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { o.Free(b) })
-		return backend.Buf{Mem: b}
-	}
-	get := func(b backend.Buf) []float32 {
-		v := make([]float32, b.Mem.(Buffer).Len())
-		if err := o.Read(v, b.Mem.(Buffer)); err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
+	be := testOpenCL(t).Backend()
+	put := func(x []float32) backend.Buf { return put(t, be, x) }
+	get := func(b backend.Buf) []float32 { return get(t, be, b) }
 
 	const rows, cols = 1000, 37
 	x := make([]float32, rows*cols)

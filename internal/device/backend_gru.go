@@ -31,7 +31,7 @@ func (b clBackend) GRUGates(gates backend.Buf, xs []backend.Buf, hh, bias, bhn, 
 		if err := mems("GRUGates", tmp); err != nil {
 			return err
 		}
-		if err := b.o.Add(tmp.Mem, xs[0].Mem, xs[1].Mem, B*3*H); err != nil {
+		if err := b.Add(tmp, xs[0], xs[1], B*3*H); err != nil {
 			return err
 		}
 		for _, y := range xs[2:] {

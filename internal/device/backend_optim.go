@@ -12,21 +12,21 @@ import (
 // buffer) into a buffer of len(xs) values, read back in one transfer.
 func (b clBackend) SumSquares(xs []backend.Buf, ns []int, out []float64) error {
 	o := b.o
-	sums, err := o.Alloc(len(xs))
+	sums, err := b.Alloc(len(xs))
 	if err != nil {
 		return err
 	}
-	defer o.Free(sums)
+	defer b.Free(sums)
 	for i, x := range xs {
 		if err := mems("SumSquares", x); err != nil {
 			return err
 		}
-		if err := o.KernelRows("sum_squares", 1, sums, i, x.Mem, ns[i]); err != nil {
+		if err := o.KernelRows("sum_squares", 1, sums.Mem, i, x.Mem, ns[i]); err != nil {
 			return err
 		}
 	}
 	h := make([]float32, len(xs))
-	if err := o.Read(h, sums); err != nil {
+	if err := b.Read(h, sums); err != nil {
 		return err
 	}
 	for i, v := range h {

@@ -12,11 +12,11 @@ import "github.com/attnzoo/attnzoo/internal/backend"
 // backend_gather.go says why none arrives from seq2seq).
 
 func (b clBackend) MaskedSoftmax(y, x, mask backend.Buf, rows, cols int) error {
-	return b.o.MaskedSoftmax(y.Mem, x.Mem, mask.Mem, rows, cols)
+	return b.o.launchRows("masked_softmax", rows, cols, y, x, mask)
 }
 
 func (b clBackend) SoftmaxGrad(dx, y, g backend.Buf, rows, cols int) error {
-	return b.o.SoftmaxGrad(dx.Mem, y.Mem, g.Mem, rows, cols)
+	return b.o.launchRows("softmax_grad", rows, cols, dx, y, g)
 }
 
 func (b clBackend) MaskFill(y, x, mask backend.Buf, v float64, n int) error {

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/attnzoo/attnzoo/internal/backend"
 	"github.com/attnzoo/attnzoo/internal/opencl"
 )
 
@@ -132,19 +133,12 @@ func (o *OpenCL) Name() string { return fmt.Sprintf("%s (%s)", o.c.Device.Key(),
 // Device is the OpenCL device the kernels run on.
 func (o *OpenCL) Device() opencl.Device { return o.c.Device }
 
-func (o *OpenCL) Alloc(n int) (Buffer, error) {
-	b, err := o.c.Alloc(n)
-	if err != nil {
-		return nil, err
+// clBuf is b as an OpenCL buffer; a host buffer (nil) or another
+// device's is an error.
+func clBuf(kernel string, i int, b backend.Mem) (*opencl.Buffer, error) {
+	if b == nil {
+		return nil, fmt.Errorf("device: opencl: %s: buffer %d is a host buffer", kernel, i)
 	}
-	o.t.Allocs++
-	o.t.LiveBytes += 4 * int64(n)
-	o.t.PeakBytes = max(o.t.PeakBytes, o.t.LiveBytes)
-	return b, nil
-}
-
-// clBuf is b as an OpenCL buffer; another device's buffer is an error.
-func clBuf(kernel string, i int, b Buffer) (*opencl.Buffer, error) {
 	cb, ok := b.(*opencl.Buffer)
 	if !ok {
 		return nil, fmt.Errorf("device: opencl: %s: buffer %d (%v) is not an OpenCL buffer", kernel, i, reflect.TypeOf(b))
@@ -153,52 +147,13 @@ func clBuf(kernel string, i int, b Buffer) (*opencl.Buffer, error) {
 }
 
 // clBuffers is clBuf of three buffers (a product's).
-func clBuffers(kernel string, a, b, c Buffer) (x, y, z *opencl.Buffer, err error) {
+func clBuffers(kernel string, a, b, c backend.Mem) (x, y, z *opencl.Buffer, err error) {
 	if x, err = clBuf(kernel, 0, a); err == nil {
 		if y, err = clBuf(kernel, 1, b); err == nil {
 			z, err = clBuf(kernel, 2, c)
 		}
 	}
 	return x, y, z, err
-}
-
-func (o *OpenCL) Write(b Buffer, src []float32) error {
-	cb, err := clBuf("Write", 0, b)
-	if err != nil {
-		return err
-	}
-	o.t.BytesIn += 4 * int64(len(src))
-	o.t.BlockingWrites++
-	return cb.Write(src)
-}
-
-func (o *OpenCL) Read(dst []float32, b Buffer) error {
-	cb, err := clBuf("Read", 0, b)
-	if err != nil {
-		return err
-	}
-	o.t.BytesOut += 4 * int64(len(dst))
-	o.t.BlockingReads++
-	return cb.Read(dst)
-}
-
-func (o *OpenCL) Free(b Buffer) error {
-	cb, err := clBuf("Free", 0, b)
-	if err != nil {
-		return err
-	}
-	o.t.LiveBytes -= 4 * int64(b.Len())
-	if err := o.unstage(cb); err != nil {
-		return err
-	}
-	return cb.Release()
-}
-
-func (o *OpenCL) Sgemm(transA, transB bool, m, n, k int, alpha float32, a Buffer, lda int, b Buffer, ldb int, beta float32, c Buffer, ldc int) error {
-	if err := fitsGemm(transA, transB, m, n, k, a, lda, b, ldb, c, ldc); err != nil {
-		return err
-	}
-	return o.SgemmAt(transA, transB, m, n, k, alpha, a, 0, lda, b, 0, ldb, beta, c, 0, ldc)
 }
 
 // Kernel runs kernel over global work-items (rounded up to whole
@@ -250,8 +205,8 @@ func (o *OpenCL) GroupSize() int { return o.c.GroupSize() }
 
 // SgemmAt is Sgemm on matrices that start at offsets (in values) into
 // their buffers.
-func (o *OpenCL) SgemmAt(transA, transB bool, m, n, k int, alpha float32, a Buffer, aOff, lda int, b Buffer, bOff, ldb int,
-	beta float32, c Buffer, cOff, ldc int) error {
+func (o *OpenCL) SgemmAt(transA, transB bool, m, n, k int, alpha float32, a backend.Mem, aOff, lda int, b backend.Mem, bOff, ldb int,
+	beta float32, c backend.Mem, cOff, ldc int) error {
 	x, y, z, err := clBuffers("SgemmAt", a, b, c)
 	if err != nil {
 		return err
@@ -264,8 +219,8 @@ func (o *OpenCL) SgemmAt(transA, transB bool, m, n, k int, alpha float32, a Buff
 
 // SgemmBatched is SgemmAt over batch matrices each stride values after
 // the one before (CLBlast's SgemmStridedBatched).
-func (o *OpenCL) SgemmBatched(transA, transB bool, m, n, k int, alpha float32, a Buffer, aOff, lda, aStride int,
-	b Buffer, bOff, ldb, bStride int, beta float32, c Buffer, cOff, ldc, cStride int, batch int) error {
+func (o *OpenCL) SgemmBatched(transA, transB bool, m, n, k int, alpha float32, a backend.Mem, aOff, lda, aStride int,
+	b backend.Mem, bOff, ldb, bStride int, beta float32, c backend.Mem, cOff, ldc, cStride int, batch int) error {
 	x, y, z, err := clBuffers("SgemmBatched", a, b, c)
 	if err != nil {
 		return err
@@ -277,7 +232,7 @@ func (o *OpenCL) SgemmBatched(transA, transB bool, m, n, k int, alpha float32, a
 }
 
 // launch runs an elementwise kernel over n values: (bs…, n).
-func (o *OpenCL) launch(kernel string, n int, bs ...Buffer) error {
+func (o *OpenCL) launch(kernel string, n int, bs ...backend.Buf) error {
 	if err := fits(kernel, n, bs...); err != nil {
 		return err
 	}
@@ -290,7 +245,7 @@ func (o *OpenCL) launch(kernel string, n int, bs ...Buffer) error {
 }
 
 // launchRows runs a row kernel, one work-group per row: (bs…, rows, cols).
-func (o *OpenCL) launchRows(kernel string, rows, cols int, bs ...Buffer) error {
+func (o *OpenCL) launchRows(kernel string, rows, cols int, bs ...backend.Buf) error {
 	if err := fitsRows(kernel, rows, cols, bs...); err != nil {
 		return err
 	}
@@ -303,9 +258,9 @@ func (o *OpenCL) launchRows(kernel string, rows, cols int, bs ...Buffer) error {
 }
 
 // bufArgs puts the OpenCL buffers bs at the start of args.
-func (o *OpenCL) bufArgs(kernel string, args []any, bs []Buffer) error {
+func (o *OpenCL) bufArgs(kernel string, args []any, bs []backend.Buf) error {
 	for i, b := range bs {
-		cb, err := clBuf(kernel, i, b)
+		cb, err := clBuf(kernel, i, b.Mem)
 		if err != nil {
 			return err
 		}
@@ -313,26 +268,3 @@ func (o *OpenCL) bufArgs(kernel string, args []any, bs []Buffer) error {
 	}
 	return nil
 }
-
-func (o *OpenCL) Add(y, a, b Buffer, n int) error       { return o.launch("add", n, y, a, b) }
-func (o *OpenCL) Mul(y, a, b Buffer, n int) error       { return o.launch("mul", n, y, a, b) }
-func (o *OpenCL) Tanh(y, x Buffer, n int) error         { return o.launch("tanh_fwd", n, y, x) }
-func (o *OpenCL) Sigmoid(y, x Buffer, n int) error      { return o.launch("sigmoid_fwd", n, y, x) }
-func (o *OpenCL) TanhGrad(dx, y, g Buffer, n int) error { return o.launch("tanh_grad", n, dx, y, g) }
-func (o *OpenCL) SigmoidGrad(dx, y, g Buffer, n int) error {
-	return o.launch("sigmoid_grad", n, dx, y, g)
-}
-
-func (o *OpenCL) MaskedSoftmax(y, x, mask Buffer, rows, cols int) error {
-	return o.launchRows("masked_softmax", rows, cols, y, x, mask)
-}
-
-func (o *OpenCL) SoftmaxGrad(dx, y, g Buffer, rows, cols int) error {
-	return o.launchRows("softmax_grad", rows, cols, dx, y, g)
-}
-
-// Both devices implement the seam.
-var (
-	_ Kernels = CPU{}
-	_ Kernels = (*OpenCL)(nil)
-)

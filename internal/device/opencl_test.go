@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/attnzoo/attnzoo/internal/backend"
+	"github.com/attnzoo/attnzoo/internal/backend/cpu"
 	"github.com/attnzoo/attnzoo/internal/opencl"
 )
 
@@ -49,40 +51,45 @@ func randFloats(r *rand.Rand, n int, scale float64) []float32 {
 	return s
 }
 
-// agree runs the same kernel on the cpu and the OpenCL device from the
-// same inputs and compares every output buffer: |gpu − cpu| ≤ 1e-5·|cpu|
-// + 1e-6·scale, where scale bounds the terms a value sums (1 for the
-// elementwise kernels and softmax). The cpu device computes in float64,
-// the OpenCL kernels in float32 with built-ins accurate to a few ulp
-// (≈ 6e-8 each): relative errors of ~1e-6; the absolute floor covers
-// values near 0 that are differences (1 − y², g − Σ y·g).
-func agree(t *testing.T, what string, ins [][]float32, outs []int, scale float64, run func(d Kernels, b []Buffer) error) {
+// agree runs the same kernel from the same inputs on the cpu backend in
+// float64 (the reference), on the cpu backend in float32 and on the OpenCL
+// backend, and compares each float32 leg's output buffers with the
+// reference: |x − ref| ≤ 1e-5·|ref| + 1e-6·scale, where scale bounds the
+// terms a value sums (1 for the elementwise kernels and softmax). The
+// OpenCL kernels compute in float32 with built-ins accurate to a few ulp
+// (≈ 6e-8 each), the cpu's float32 tanh and σ are rational approximations
+// within 4e-7: relative errors of ~1e-6; the absolute floor covers values
+// near 0 that are differences (1 − y², g − Σ y·g).
+func agree(t *testing.T, what string, ins [][]float32, outs []int, scale float64, run func(be backend.Backend, b []backend.Buf) error) {
 	t.Helper()
-	cpu, cl := CPU{}, testOpenCL(t)
-	bc, bg := load(t, cpu, ins...), load(t, cl, ins...)
-	defer func() {
-		for _, b := range bg {
-			cl.Free(b)
+	ref, b64 := cpu.New(), make([]backend.Buf, len(ins))
+	for i, x := range ins {
+		b64[i].F64 = make([]float64, len(x))
+		for j, v := range x {
+			b64[i].F64[j] = float64(v)
 		}
-	}()
-	if err := run(cpu, bc); err != nil {
-		t.Fatalf("%s on cpu: %v", what, err)
 	}
-	if err := run(cl, bg); err != nil {
-		t.Fatalf("%s on %s: %v", what, cl.Name(), err)
+	if err := run(ref, b64); err != nil {
+		t.Fatalf("%s on cpu in float64: %v", what, err)
 	}
-	var worst, top float64
-	for _, o := range outs {
-		want, got := read(t, cpu, bc[o]), read(t, cl, bg[o])
-		for i := range want {
-			d := math.Abs(float64(got[i] - want[i]))
-			if d > 1e-5*math.Abs(float64(want[i]))+1e-6*scale || math.IsNaN(float64(got[i])) {
-				t.Fatalf("%s: output %d [%d] = %v on %s, %v on cpu", what, o, i, got[i], cl.Name(), want[i])
+	for _, be := range backends(t) {
+		bs := load(t, be, ins...)
+		if err := run(be, bs); err != nil {
+			t.Fatalf("%s on %s: %v", what, be.Name(), err)
+		}
+		var worst, top float64
+		for _, o := range outs {
+			want, got := b64[o].F64, get(t, be, bs[o])
+			for i := range want {
+				d := math.Abs(float64(got[i]) - want[i])
+				if d > 1e-5*math.Abs(want[i])+1e-6*scale || math.IsNaN(float64(got[i])) {
+					t.Fatalf("%s: output %d [%d] = %v on %s, %v in float64", what, o, i, got[i], be.Name(), want[i])
+				}
+				worst, top = max(worst, d), max(top, math.Abs(want[i]))
 			}
-			worst, top = max(worst, d), max(top, math.Abs(float64(want[i])))
 		}
+		t.Logf("%s: max |%s − float64| = %.3g, max |float64| = %.3g", what, be.Name(), worst, top)
 	}
-	t.Logf("%s: max |opencl − cpu| = %.3g, max |cpu| = %.3g", what, worst, top)
 }
 
 var oddSizes = []int{1, 37, 129, 1023}
@@ -95,16 +102,18 @@ func TestOpenCLElementwise(t *testing.T) {
 		out := make([]float32, n)
 		for _, k := range []struct {
 			name string
-			run  func(d Kernels, b []Buffer) error
+			run  func(d backend.Backend, b []backend.Buf) error
 		}{
-			{"Add", func(d Kernels, b []Buffer) error { return d.Add(b[2], b[0], b[1], n) }},
-			{"Mul", func(d Kernels, b []Buffer) error { return d.Mul(b[2], b[0], b[1], n) }},
-			{"Tanh", func(d Kernels, b []Buffer) error { return d.Tanh(b[2], b[0], n) }},
-			{"Sigmoid", func(d Kernels, b []Buffer) error { return d.Sigmoid(b[2], b[0], n) }},
-			{"TanhGrad", func(d Kernels, b []Buffer) error { return d.TanhGrad(b[2], b[3], b[1], n) }},
-			{"SigmoidGrad", func(d Kernels, b []Buffer) error { return d.SigmoidGrad(b[2], b[3], b[1], n) }},
+			{"Add", func(d backend.Backend, b []backend.Buf) error { return d.Add(b[2], b[0], b[1], n) }},
+			{"Mul", func(d backend.Backend, b []backend.Buf) error { return d.Mul(b[2], b[0], b[1], n) }},
+			{"Tanh", func(d backend.Backend, b []backend.Buf) error { return d.Map(backend.Tanh, b[2], b[0], n) }},
+			{"Sigmoid", func(d backend.Backend, b []backend.Buf) error { return d.Map(backend.Sigmoid, b[2], b[0], n) }},
+			{"TanhGrad", func(d backend.Backend, b []backend.Buf) error { return d.MapGrad(backend.Tanh, b[2], b[3], b[1], n) }},
+			{"SigmoidGrad", func(d backend.Backend, b []backend.Buf) error {
+				return d.MapGrad(backend.Sigmoid, b[2], b[3], b[1], n)
+			}},
 			// In place: y = tanh y.
-			{"Tanh in place", func(d Kernels, b []Buffer) error { return d.Tanh(b[0], b[0], n) }},
+			{"Tanh in place", func(d backend.Backend, b []backend.Buf) error { return d.Map(backend.Tanh, b[0], b[0], n) }},
 		} {
 			agree(t, k.name+" n="+strconv.Itoa(n), [][]float32{a, b, out, y}, []int{0, 2}, 1, k.run)
 		}
@@ -136,14 +145,15 @@ func TestOpenCLMaskedSoftmax(t *testing.T) {
 		}
 		name := strconv.Itoa(rows) + "×" + strconv.Itoa(cols)
 		y := make([]float32, n)
-		agree(t, "MaskedSoftmax "+name, [][]float32{x, mask, y}, []int{2}, 1, func(d Kernels, b []Buffer) error {
+		softmax := func(d backend.Backend, b []backend.Buf) error {
 			return d.MaskedSoftmax(b[2], b[0], b[1], rows, cols)
-		})
-		// The gradient from the cpu's softmax output, so both devices start equal.
-		cpu := CPU{}
-		bc := load(t, cpu, x, mask, y)
-		cpu.MaskedSoftmax(bc[2], bc[0], bc[1], rows, cols)
-		yv := cpu.Floats(bc[2])
+		}
+		agree(t, "MaskedSoftmax "+name, [][]float32{x, mask, y}, []int{2}, 1, softmax)
+		// The gradient from the cpu's float32 softmax output, so every leg starts equal.
+		c := cpu.New()
+		bc := load(t, c, x, mask, y)
+		softmax(c, bc)
+		yv := bc[2].F32
 		for i := 0; i < cols; i++ {
 			if yv[i] != 0 {
 				t.Fatalf("%s: the all-masked row has %v at %d", name, yv[i], i)
@@ -152,16 +162,16 @@ func TestOpenCLMaskedSoftmax(t *testing.T) {
 		if rows > 2 && yv[cols+cols/2] != 1 {
 			t.Fatalf("%s: the one-key row gives its key %v, want 1", name, yv[cols+cols/2])
 		}
-		agree(t, "SoftmaxGrad "+name, [][]float32{yv, g, make([]float32, n)}, []int{2}, 1, func(d Kernels, b []Buffer) error {
+		agree(t, "SoftmaxGrad "+name, [][]float32{yv, g, make([]float32, n)}, []int{2}, 1, func(d backend.Backend, b []backend.Buf) error {
 			return d.SoftmaxGrad(b[2], b[0], b[1], rows, cols)
 		})
-		agree(t, "SoftmaxGrad in place "+name, [][]float32{yv, g}, []int{1}, 1, func(d Kernels, b []Buffer) error {
+		agree(t, "SoftmaxGrad in place "+name, [][]float32{yv, g}, []int{1}, 1, func(d backend.Backend, b []backend.Buf) error {
 			return d.SoftmaxGrad(b[1], b[0], b[1], rows, cols)
 		})
 	}
 }
 
-// SGEMM through CLBlast against the cpu device's float64 sums. A value
+// SGEMM through CLBlast, and the cpu's, against the cpu's float64 sums. A value
 // sums k products of N(0,1) numbers; the float32 partial sums grow like
 // √p, each addition rounds by 6e-8 of its partial sum, so the error is
 // about 6e-8·√(Σ_p p) ≈ 4e-8·k (measured on pocl: 9e-5 at k = 1023): the
@@ -180,56 +190,37 @@ func TestOpenCLSgemm(t *testing.T) {
 			ldb = c.k
 		}
 		a, b, cv := randFloats(r, c.m*c.k, 1), randFloats(r, c.k*c.n, 1), randFloats(r, c.m*c.n, 1)
-		agree(t, "Sgemm "+strconv.Itoa(c.m)+"×"+strconv.Itoa(c.n)+"×"+strconv.Itoa(c.k), [][]float32{a, b, cv}, []int{2}, float64(c.k), func(d Kernels, bs []Buffer) error {
-			return d.Sgemm(c.ta, c.tb, c.m, c.n, c.k, 0.5, bs[0], lda, bs[1], ldb, 2, bs[2], c.n)
+		agree(t, "Sgemm "+strconv.Itoa(c.m)+"×"+strconv.Itoa(c.n)+"×"+strconv.Itoa(c.k), [][]float32{a, b, cv}, []int{2}, float64(c.k), func(d backend.Backend, bs []backend.Buf) error {
+			return d.Gemm(c.m, c.n, c.k, 0.5, backend.Mat{Buf: bs[0], Ld: lda, T: c.ta}, backend.Mat{Buf: bs[1], Ld: ldb, T: c.tb},
+				2, backend.Mat{Buf: bs[2], Ld: c.n})
 		})
 	}
 }
 
-// Another device's buffer, or one too small, is an error before any launch.
-func TestOpenCLErrors(t *testing.T) {
-	cl := testOpenCL(t)
-	b := load(t, cl, make([]float32, 4))[0]
-	defer cl.Free(b)
-	other := load(t, CPU{}, make([]float32, 4))[0]
-	if err := cl.Add(b, b, other, 4); err == nil || !strings.Contains(err.Error(), "not an OpenCL buffer") {
-		t.Errorf("Add(cpu buffer) = %v", err)
-	}
-	if err := (CPU{}).Add(other, other, b, 4); err == nil || !strings.Contains(err.Error(), "not a cpu buffer") {
-		t.Errorf("cpu Add(OpenCL buffer) = %v", err)
-	}
-	if err := cl.MaskedSoftmax(b, b, b, 2, 3); err == nil || !strings.Contains(err.Error(), "holds 4 values, the kernel needs 6") {
-		t.Errorf("MaskedSoftmax(too small) = %v", err)
-	}
-	if !strings.HasPrefix(cl.Name(), "opencl:") {
-		t.Errorf("Name() = %q", cl.Name())
+func TestOpenCLName(t *testing.T) {
+	if name := testOpenCL(t).Name(); !strings.HasPrefix(name, "opencl:") {
+		t.Errorf("Name() = %q", name)
 	}
 }
 
 // Traffic counts each CLBlast call as one launch and as one GemmCall, and
-// a kernel of ours as one launch and no GemmCall: one Sgemm, one
-// SgemmBatched and two Adds are 4 launches, 2 of them GemmCalls, and
+// a kernel of ours as one launch and no GemmCall: one Gemm, one
+// GemmBatched and two Adds are 4 launches, 2 of them GemmCalls, and
 // 2·(2·3·4) + 2·(2·3·4)·2 = 144 GEMM FLOP (2·m·n·k per product).
 func TestOpenCLTrafficGemmCalls(t *testing.T) {
 	o := testOpenCL(t)
-	bufs := make([]Buffer, 3)
-	for i := range bufs {
-		b, err := o.Alloc(24)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer o.Free(b)
-		bufs[i] = b
-	}
+	be := o.Backend()
+	bufs := load(t, be, make([]float32, 24), make([]float32, 24), make([]float32, 24))
 	t0 := o.Traffic()
-	if err := o.Sgemm(false, false, 2, 3, 4, 1, bufs[0], 4, bufs[1], 3, 0, bufs[2], 3); err != nil {
+	if err := be.Gemm(2, 3, 4, 1, backend.Mat{Buf: bufs[0], Ld: 4}, backend.Mat{Buf: bufs[1], Ld: 3}, 0, backend.Mat{Buf: bufs[2], Ld: 3}); err != nil {
 		t.Fatal(err)
 	}
-	if err := o.SgemmBatched(false, false, 2, 3, 4, 1, bufs[0], 0, 4, 8, bufs[1], 0, 3, 12, 0, bufs[2], 0, 3, 6, 2); err != nil {
+	if err := be.GemmBatched(2, 3, 4, 1, backend.Mat{Buf: bufs[0], Ld: 4}, 8, backend.Mat{Buf: bufs[1], Ld: 3}, 12,
+		0, backend.Mat{Buf: bufs[2], Ld: 3}, 6, 2); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
-		if err := o.Add(bufs[2], bufs[0], bufs[1], 24); err != nil {
+		if err := be.Add(bufs[2], bufs[0], bufs[1], 24); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -2,6 +2,8 @@ package device
 
 import (
 	"testing"
+
+	"github.com/attnzoo/attnzoo/internal/backend"
 )
 
 // TestSites: a site keeps one kernel object per launch, in launch order,
@@ -17,43 +19,30 @@ import (
 // 7 = 21. A launch at a site allocates nothing.
 func TestSites(t *testing.T) {
 	o := testOpenCL(t)
-	a, err := o.Alloc(3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer o.Free(a)
-	b, _ := o.Alloc(3)
-	defer o.Free(b)
-	y, _ := o.Alloc(3)
-	defer o.Free(y)
-	if err := o.Write(b, []float32{7, 7, 7}); err != nil {
-		t.Fatal(err)
-	}
+	be := o.Backend()
+	a, b, y := put(t, be, make([]float32, 3)).Mem, put(t, be, []float32{7, 7, 7}).Mem, put(t, be, make([]float32, 3))
 	s := o.NewSite()
 	defer s.Release()
-	run := func(v float32, x Buffer) {
+	run := func(v float32, x backend.Mem) {
 		o.At(s)
 		defer o.At(nil)
 		if err := o.Kernel("fill", 3, a, v, 3); err != nil {
 			t.Fatal(err)
 		}
-		if err := o.Kernel("scale", 3, y, x, float32(2), 3); err != nil {
+		if err := o.Kernel("scale", 3, y.Mem, x, float32(2), 3); err != nil {
 			t.Fatal(err)
 		}
 	}
 	check := func(what string, want float32) {
 		t.Helper()
-		got := make([]float32, 3)
-		if err := o.Read(got, y); err != nil {
-			t.Fatal(err)
-		}
+		got := get(t, be, y)
 		for _, g := range got {
 			if g != want {
 				t.Fatalf("%s: y = %v, want %v", what, got, want)
 			}
 		}
 	}
-	for i, x := range []Buffer{a, a, b} {
+	for i, x := range []backend.Mem{a, a, b} {
 		run(float32(10*i), x)
 		want := float32(20 * i)
 		if i == 2 {
@@ -66,7 +55,7 @@ func TestSites(t *testing.T) {
 	}
 	kept := s.ks[0]
 	o.At(s)
-	if err := o.Kernel("add_into", 3, y, b, 3); err != nil {
+	if err := o.Kernel("add_into", 3, y.Mem, b, 3); err != nil {
 		t.Fatal(err)
 	}
 	o.At(nil)

@@ -37,15 +37,15 @@ type Update struct {
 	ns     []int
 	chunks []chunk
 	prog   *opencl.Program
-	parts  Buffer // the parts' sums of squares
+	parts  backend.Buf // the parts' sums of squares
 	nparts int
-	st     Buffer // [loss, norm, clip factor, applies]
+	st     backend.Buf // [loss, norm, clip factor, applies]
 
 	calls []call // the rule's calls, recorded (Rules)
 	args  []any  // a launch's arguments, reused
 
 	out  [2][2]float32 // Fetch's host memory, used in turn
-	ev   [2]opencl.Event
+	pend [2]backend.Pending
 	gen  [2]uint64
 	next int
 	n    uint64
@@ -87,6 +87,10 @@ func (o *OpenCL) NewUpdate(ns []int) (*Update, error) {
 	return o.newUpdate(ns, max(1, (limit-8-6*4)/(4*8)))
 }
 
+// NewUpdate is the device's NewUpdate: the ability of the OpenCL backend
+// to clip and update a model's parameters in three launches a step.
+func (b clBackend) NewUpdate(ns []int) (*Update, error) { return b.o.NewUpdate(ns) }
+
 // newUpdate is NewUpdate with per parameters to a kernel.
 func (o *OpenCL) newUpdate(ns []int, per int) (*Update, error) {
 	if len(ns) == 0 {
@@ -127,11 +131,11 @@ func (o *OpenCL) newUpdate(ns []int, per int) (*Update, error) {
 			}
 		}
 	}
-	if u.parts, err = o.Alloc(u.nparts); err != nil {
+	if u.parts, err = o.Backend().Alloc(u.nparts); err != nil {
 		u.Close()
 		return nil, err
 	}
-	if u.st, err = o.Alloc(4); err != nil {
+	if u.st, err = o.Backend().Alloc(4); err != nil {
 		u.Close()
 		return nil, err
 	}
@@ -221,7 +225,7 @@ func (u *Update) Launches() int { return 2*len(u.chunks) + 1 }
 // Clip enqueues the sums of squares of the gradients gs (the sizes given
 // to NewUpdate, in order) and clip_finish: the norm, the clip factor for a
 // global norm of clip (0: none) and whether the loss (loss[0]) is finite.
-func (u *Update) Clip(gs []Buffer, loss Buffer, clip float64) error {
+func (u *Update) Clip(gs []backend.Buf, loss backend.Buf, clip float64) error {
 	if len(gs) != len(u.ns) {
 		return fmt.Errorf("device: opencl: update of %d parameters given %d gradients", len(u.ns), len(gs))
 	}
@@ -232,15 +236,18 @@ func (u *Update) Clip(gs []Buffer, loss Buffer, clip float64) error {
 	}
 	wg := u.o.c.GroupSize()
 	for _, c := range u.chunks {
-		args := append(u.args[:0], u.parts)
+		args := append(u.args[:0], u.parts.Mem)
 		for _, g := range gs[c.a:c.b] {
-			args = append(args, g)
+			args = append(args, g.Mem)
 		}
 		if err := u.launch(c.parts, c.groups*wg, args); err != nil {
 			return err
 		}
 	}
-	return u.o.KernelRows("clip_finish", 1, u.st, u.parts, u.nparts, loss, float32(clip))
+	if err := mems("Clip", loss); err != nil {
+		return err
+	}
+	return u.o.KernelRows("clip_finish", 1, u.st.Mem, u.parts.Mem, u.nparts, loss.Mem, float32(clip))
 }
 
 // launch runs a generated kernel over global work-items in work-groups of
@@ -255,10 +262,13 @@ func (u *Update) launch(k *opencl.Kernel, global int, args []any) error {
 	return k.Launch([]int{global}, []int{wg}, args...)
 }
 
-// clBuffersIn unwraps the device Buffers among args in place.
+// clBuffersIn unwraps the device buffers among args in place.
 func clBuffersIn(kernel string, args []any) ([]any, error) {
 	for i, a := range args {
-		if b, ok := a.(Buffer); ok {
+		if a == nil {
+			return nil, fmt.Errorf("device: opencl: %s: argument %d is a host buffer", kernel, i)
+		}
+		if b, ok := a.(backend.Mem); ok {
 			cb, ok := b.(*opencl.Buffer)
 			if !ok {
 				return nil, fmt.Errorf("device: opencl: %s: argument %d (%T) is not an OpenCL buffer", kernel, i, b)
@@ -273,7 +283,7 @@ func clBuffersIn(kernel string, args []any) ([]any, error) {
 // buffers and size, and the kernel's constants.
 type call struct {
 	rule   string
-	bufs   [4]Buffer
+	bufs   [4]backend.Mem
 	n      int
 	consts [6]float32
 }
@@ -293,16 +303,16 @@ type recorder struct {
 }
 
 func (r recorder) SGD(p, g backend.Buf, n int, scale, lr float64) error {
-	return r.u.record(call{rule: "sgd", bufs: [4]Buffer{p.Mem, g.Mem}, n: n, consts: [6]float32{float32(scale), float32(lr)}})
+	return r.u.record(call{rule: "sgd", bufs: [4]backend.Mem{p.Mem, g.Mem}, n: n, consts: [6]float32{float32(scale), float32(lr)}})
 }
 
 func (r recorder) RMSProp(p, g, v backend.Buf, n int, c backend.RMSPropConsts) error {
-	return r.u.record(call{rule: "rmsprop", bufs: [4]Buffer{p.Mem, g.Mem, v.Mem}, n: n,
+	return r.u.record(call{rule: "rmsprop", bufs: [4]backend.Mem{p.Mem, g.Mem, v.Mem}, n: n,
 		consts: [6]float32{float32(c.Scale), float32(c.LR), float32(c.Rho), float32(c.Eps)}})
 }
 
 func (r recorder) Adam(p, g, m, v backend.Buf, n int, c backend.AdamConsts) error {
-	return r.u.record(call{rule: "adam", bufs: [4]Buffer{p.Mem, g.Mem, m.Mem, v.Mem}, n: n,
+	return r.u.record(call{rule: "adam", bufs: [4]backend.Mem{p.Mem, g.Mem, m.Mem, v.Mem}, n: n,
 		consts: [6]float32{float32(c.Scale), float32(c.B1), float32(c.B2), float32(c.Step), float32(c.SqrtC2), float32(c.Eps)}})
 }
 
@@ -334,7 +344,7 @@ func (u *Update) Apply() error {
 	ra := ruleArgs[calls[0].rule]
 	wg := u.o.c.GroupSize()
 	for _, ch := range u.chunks {
-		args := append(u.args[:0], u.st)
+		args := append(u.args[:0], u.st.Mem)
 		for _, k := range calls[0].consts[:len(ra.consts)] {
 			args = append(args, k)
 		}
@@ -364,17 +374,27 @@ type Pending struct {
 func (u *Update) Fetch() (Pending, error) {
 	k := u.next
 	u.next ^= 1
-	if err := u.o.settle(&u.ev[k]); err != nil {
+	if err := u.settle(k); err != nil {
 		return Pending{}, err
 	}
 	u.n++
 	u.gen[k] = u.n
-	st := u.st.(*opencl.Buffer)
-	u.o.t.BytesOut += 4 * int64(len(u.out[k]))
-	if err := st.ReadAsync(u.out[k][:], 0, &u.ev[k]); err != nil {
+	p, err := u.o.Backend().ReadAsync(u.out[k][:], u.st)
+	if err != nil {
 		return Pending{}, err
 	}
+	u.pend[k] = p
 	return Pending{u: u, k: k, gen: u.n}, nil
+}
+
+// settle waits for Fetch's copy into u.out[k], if one is out.
+func (u *Update) settle(k int) error {
+	p := u.pend[k]
+	if p == nil {
+		return nil
+	}
+	u.pend[k] = nil
+	return p.Wait()
 }
 
 // Result waits, where the copy has not run yet (Traffic.Waits), and
@@ -384,7 +404,7 @@ func (p Pending) Result() (loss, norm float64, err error) {
 	if u == nil || u.gen[p.k] != p.gen {
 		return 0, 0, fmt.Errorf("device: opencl: a step's loss asked for after two later steps' (at most two are kept)")
 	}
-	if err := u.o.settle(&u.ev[p.k]); err != nil {
+	if err := u.settle(p.k); err != nil {
 		return 0, 0, err
 	}
 	return float64(u.out[p.k][0]), float64(u.out[p.k][1]), nil
@@ -393,13 +413,13 @@ func (p Pending) Result() (loss, norm float64, err error) {
 // Reset makes the updates apply again after a non-finite loss stopped
 // them (see clip_finish). It waits for the queue.
 func (u *Update) Reset() error {
-	return u.o.Write(u.st, []float32{0, 0, 1, 1})
+	return u.o.Backend().Write(u.st, []float32{0, 0, 1, 1})
 }
 
 // Close frees the update's buffers and kernels.
 func (u *Update) Close() error {
-	for k := range u.ev {
-		u.ev[k].Wait()
+	for k := range u.pend {
+		u.settle(k)
 	}
 	for _, c := range u.chunks {
 		if c.parts != nil {
@@ -412,9 +432,9 @@ func (u *Update) Close() error {
 	if u.prog != nil {
 		u.prog.Release()
 	}
-	for _, b := range []Buffer{u.parts, u.st} {
-		if b != nil {
-			u.o.Free(b)
+	for _, b := range []backend.Buf{u.parts, u.st} {
+		if b.Mem != nil {
+			u.o.Backend().Free(b)
 		}
 	}
 	return nil

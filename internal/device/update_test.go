@@ -2,6 +2,7 @@ package device
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/attnzoo/attnzoo/internal/backend"
@@ -37,33 +38,15 @@ func TestUpdate(t *testing.T) {
 			}
 			host := [][]float32{{3, 4, 0}, make([]float32, 2500), {0}}
 			host[1][2400] = 12
-			var ps, gs, ms, vs []Buffer
+			be := o.Backend()
+			var ps, gs, ms, vs []backend.Buf
 			for _, g := range host {
-				b := func(v float32) Buffer {
-					x, err := o.Alloc(len(g))
-					if err != nil {
-						t.Fatal(err)
-					}
-					t.Cleanup(func() { o.Free(x) })
-					h := make([]float32, len(g))
-					for i := range h {
-						h[i] = v
-					}
-					if err := o.Write(x, h); err != nil {
-						t.Fatal(err)
-					}
-					return x
-				}
-				gb := b(0)
-				if err := o.Write(gb, g); err != nil {
-					t.Fatal(err)
-				}
-				ps, gs, ms, vs = append(ps, b(1)), append(gs, gb), append(ms, b(0)), append(vs, b(0))
+				b := func(v float32) backend.Buf { return put(t, be, slices.Repeat([]float32{v}, len(g))) }
+				ps, gs, ms, vs = append(ps, b(1)), append(gs, put(t, be, g)), append(ms, b(0)), append(vs, b(0))
 			}
-			loss, _ := o.Alloc(1)
-			defer o.Free(loss)
+			loss := put(t, be, []float32{0})
 			step := func(l float32) {
-				if err := o.Write(loss, []float32{l}); err != nil {
+				if err := be.Write(loss, []float32{l}); err != nil {
 					t.Fatal(err)
 				}
 				if err := u.Clip(gs, loss, 6.5); err != nil {
@@ -71,8 +54,7 @@ func TestUpdate(t *testing.T) {
 				}
 				slots := make([]optimizers.Slot, len(ns))
 				for i := range ns {
-					slots[i] = optimizers.Slot{N: ns[i], P: backend.Buf{Mem: ps[i]}, G: backend.Buf{Mem: gs[i]},
-						M: backend.Buf{Mem: ms[i]}, V: backend.Buf{Mem: vs[i]}}
+					slots[i] = optimizers.Slot{N: ns[i], P: ps[i], G: gs[i], M: ms[i], V: vs[i]}
 				}
 				r, _ := optimizers.New(rule)
 				lr := 0.1
@@ -89,10 +71,7 @@ func TestUpdate(t *testing.T) {
 			read := func() [][]float32 {
 				out := make([][]float32, len(ps))
 				for i, p := range ps {
-					out[i] = make([]float32, p.Len())
-					if err := o.Read(out[i], p); err != nil {
-						t.Fatal(err)
-					}
+					out[i] = get(t, be, p)
 				}
 				return out
 			}

@@ -170,7 +170,7 @@ func TestDeviceBadIds(t *testing.T) {
 			t.Errorf("id %v: the host machine ran", bad)
 		}
 		host.Close()
-		m, err := g.MachineOn(d)
+		m, err := g.MachineOn(d.Backend())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,7 +224,7 @@ func runLaunches(t *testing.T, build func(g *devGraph) []*gx.Node, set func(bool
 	for _, n := range build(g) {
 		g.Watch(n)
 	}
-	m, err := g.MachineOn(d)
+	m, err := g.MachineOn(d.Backend())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -171,7 +171,7 @@ func TestDeviceStackedGradSums(t *testing.T) {
 				p.build(g)
 				g.Watch(p.dW)
 				g.Watch(p.db)
-				m, err := g.MachineOn(d)
+				m, err := g.MachineOn(d.Backend())
 				if err != nil {
 					t.Fatal(err)
 				}

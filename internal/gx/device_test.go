@@ -70,7 +70,7 @@ func agreeOnDevice(t *testing.T, what string, onDevice []string, build func(g *d
 		var m *gx.Machine
 		var err error
 		if dev {
-			m, err = g.MachineOn(d)
+			m, err = g.MachineOn(d.Backend())
 		} else {
 			m, err = g.Machine()
 		}

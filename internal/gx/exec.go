@@ -2,7 +2,6 @@ package gx
 
 import (
 	"fmt"
-	"github.com/attnzoo/attnzoo/internal/backend"
 	"github.com/attnzoo/attnzoo/internal/gx/kern"
 
 	G "gorgonia.org/gorgonia"
@@ -216,9 +215,11 @@ func (g *Graph) ownInputBytes(inputs []slot) int64 {
 func (m *Machine) Run() error {
 	a := m.run.a()
 	a.runs++
-	if r, ok := a.backend().(backend.Runner); ok {
-		r.NewRun() // the weights it prepared may have changed
+	be := a.backend()
+	if m.dev != nil {
+		be = m.dev.be
 	}
+	be.NewRun() // the weights it prepared may have changed
 	return m.exec()
 }
 

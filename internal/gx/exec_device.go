@@ -2,20 +2,20 @@ package gx
 
 import (
 	"fmt"
-	"github.com/attnzoo/attnzoo/internal/backend"
 	"slices"
 	"sort"
 	"unsafe"
 
-	"github.com/attnzoo/attnzoo/internal/device"
+	"github.com/attnzoo/attnzoo/internal/backend"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
 // A machine on a device (MachineOn) runs the same compiled steps as the
-// host machine, but every node's value lives in a buffer of the device
-// (internal/device): an op of ours runs its forward there on the device's
-// backend (the same forward the host machine runs on the cpu's),
+// host machine, but every node's value lives in a buffer of a backend's
+// memory (backend.Memory: an OpenCL device's, or the cpu backend's Go
+// slices): an op of ours runs its forward there on that backend (the same
+// forward the host machine runs on the cpu's),
 // gorgonia's Add of two same-shape tensors runs as the backend's Add, and
 // any other op of gorgonia's runs its Do on the host, its
 // operands read back from the device and its result written to it (a host
@@ -36,22 +36,22 @@ import (
 // device buffer itself. Device graphs are float32.
 
 // deviceFn computes an op's output buffer from its operands' buffers.
-type deviceFn func(out device.Buffer, args []device.Buffer) error
+type deviceFn func(out backend.Buf, args []backend.Buf) error
 
 // devRun is a machine's state on a device.
 type devRun struct {
-	d       device.Kernels
-	shapes  []tensor.Shape    // per node
-	bufs    []device.Buffer   // per node
-	host    []G.Value         // per node: the host value, when hostAt == gen
-	own     []G.Value         // per node: a host value of ours to read into
-	hostAt  []uint64          // run in which host[i] was last valid
-	devAt   []uint64          // run in which bufs[i] was last valid
-	fns     []deviceFn        // per step; nil = host op
-	sited   backend.Sited     // the backend, when it keeps launches per call site
-	sites   []backend.Site    // per device step: its call site (sited)
-	argb    [][]device.Buffer // per step, reused
-	scr     []float32         // conversion scratch
+	be      backend.Backend
+	shapes  []tensor.Shape  // per node
+	bufs    []backend.Buf   // per node
+	host    []G.Value       // per node: the host value, when hostAt == gen
+	own     []G.Value       // per node: a host value of ours to read into
+	hostAt  []uint64        // run in which host[i] was last valid
+	devAt   []uint64        // run in which bufs[i] was last valid
+	fns     []deviceFn      // per step; nil = host op
+	sited   backend.Sited   // the backend, when it keeps launches per call site
+	sites   []backend.Site  // per device step: its call site (sited)
+	argb    [][]backend.Buf // per step, reused
+	scr     []float32       // conversion scratch
 	gen     uint64
 	hostOp  []string // names of the ops that run on the host, sorted
 	res     *Resident
@@ -62,39 +62,40 @@ type devRun struct {
 	preset  map[int]bool   // inputs whose buffer was filled on the device for the next run
 	params  map[int]*Param // input nodes that are resident parameters
 	idx     map[*Node]int
-	owned   []device.Buffer   // ops' scratch buffers (tracked), freed with the machine
+	owned   []backend.Buf     // ops' scratch buffers (tracked), freed with the machine
 	sent    map[int][]float32 // per input: the values its buffer holds
 	inputs  map[int]bool
 	devIn   []slot // the inputs a step on the device reads, written at a run's start
 
-	allocs     []device.Buffer // the values' buffers, each once (values share them: plan)
-	allocBytes int64           // the computed values' buffers
-	planBytes  int64           // the same at offsets (DeviceBytes)
+	allocs     []backend.Buf // the values' buffers, each once (values share them: plan)
+	allocBytes int64         // the computed values' buffers
+	planBytes  int64         // the same at offsets (DeviceBytes)
 }
 
-// MachineOn compiles the graph to run on device d. The graph must be
-// float32. Close it to free the device buffers.
-func (g *Graph) MachineOn(d device.Kernels) (*Machine, error) { return g.machineOn(d, nil) }
+// MachineOn compiles the graph to run on backend be, every value in a
+// buffer of its memory (backend.Memory). The graph must be float32. Close
+// it to free the buffers.
+func (g *Graph) MachineOn(be backend.Backend) (*Machine, error) { return g.machineOn(be, nil) }
 
 // MachineWith is MachineOn on r's device, the bound parameters read from
 // r's buffers.
-func (g *Graph) MachineWith(r *Resident) (*Machine, error) { return g.machineOn(r.d, r) }
+func (g *Graph) MachineWith(r *Resident) (*Machine, error) { return g.machineOn(r.be, r) }
 
-func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
+func (g *Graph) machineOn(be backend.Backend, res *Resident) (*Machine, error) {
 	if g.err != nil {
 		return nil, g.err
 	}
 	if g.dt != Float32 {
-		return nil, fmt.Errorf("gx: device %s runs float32 graphs; this graph is %v", d.Name(), g.dt)
+		return nil, fmt.Errorf("gx: device %s runs float32 graphs; this graph is %v", be.Name(), g.dt)
 	}
 	m, err := g.compile()
 	if err != nil {
 		return nil, err
 	}
 	n := len(m.vals)
-	r := &devRun{d: d, shapes: make([]tensor.Shape, n), bufs: make([]device.Buffer, n), host: make([]G.Value, n),
+	r := &devRun{be: be, shapes: make([]tensor.Shape, n), bufs: make([]backend.Buf, n), host: make([]G.Value, n),
 		own: make([]G.Value, n), hostAt: make([]uint64, n), devAt: make([]uint64, n),
-		fns: make([]deviceFn, len(m.steps)), argb: make([][]device.Buffer, len(m.steps)),
+		fns: make([]deviceFn, len(m.steps)), argb: make([][]backend.Buf, len(m.steps)),
 		res: res, params: map[int]*Param{}, preset: map[int]bool{}, idx: make(map[*Node]int, n), sent: map[int][]float32{}}
 	bound := map[*Node]*Param{}
 	if res != nil {
@@ -119,12 +120,8 @@ func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 		}
 	}
 	names := map[string]bool{}
-	var be backend.Backend
-	if b, ok := d.(interface{ Backend() backend.Backend }); ok {
-		be = b.Backend()
-		r.sited, _ = be.(backend.Sited)
-		sumDeltasFromOperands(m, be)
-	}
+	r.sited, _ = be.(backend.Sited)
+	sumDeltasFromOperands(m, be)
 	r.unstack = unstackRows(m, be) // reorders m.steps: before anything is built from them
 	for k := range m.steps {
 		s := &m.steps[k]
@@ -132,23 +129,22 @@ func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 		for j, a := range s.args {
 			in[j] = r.shapes[a]
 		}
-		r.argb[k] = make([]device.Buffer, len(s.args))
+		r.argb[k] = make([]backend.Buf, len(s.args))
 		switch op := s.op.(type) {
 		case forwarder:
 			switch {
-			case be == nil:
 			case r.unstack.none[k]:
-				r.fns[k] = func(device.Buffer, []device.Buffer) error { return nil }
+				r.fns[k] = func(backend.Buf, []backend.Buf) error { return nil }
 			case r.unstack.lead[k] != nil:
 				r.fns[k] = r.unstackFn(m, be, r.unstack.lead[k])
 			default:
 				r.fns[k] = r.onBackend(op, be, in, r.shapes[s.out])
 			}
 		default:
-			if s.add && be != nil && in[0].Eq(in[1]) && in[0].Eq(r.shapes[s.out]) {
+			if s.add && in[0].Eq(in[1]) && in[0].Eq(r.shapes[s.out]) {
 				n := max(1, in[0].TotalSize())
-				r.fns[k] = func(out device.Buffer, args []device.Buffer) error {
-					return be.Add(backend.Buf{Mem: out}, backend.Buf{Mem: args[0]}, backend.Buf{Mem: args[1]}, n)
+				r.fns[k] = func(out backend.Buf, args []backend.Buf) error {
+					return be.Add(out, args[0], args[1], n)
 				}
 			}
 		}
@@ -181,7 +177,7 @@ func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 		s := &m.steps[k]
 		switch {
 		case r.fuse.none[k]:
-			r.fns[k] = func(device.Buffer, []device.Buffer) error { return nil }
+			r.fns[k] = func(backend.Buf, []backend.Buf) error { return nil }
 		case r.fuse.acc[k]:
 			in := make([]tensor.Shape, len(s.args))
 			for j, a := range s.args {
@@ -190,9 +186,7 @@ func (g *Graph) machineOn(d device.Kernels, res *Resident) (*Machine, error) {
 			r.fns[k] = r.onBackendAcc(s.op.(adder), be, in, r.shapes[s.out])
 		}
 	}
-	if be != nil {
-		r.stackGradGroups(m, be, onDevice)
-	}
+	r.stackGradGroups(m, be, onDevice)
 	r.attend = r.fuseAttention(m, be)
 	if err := r.plan(m, nodes); err != nil {
 		r.free()
@@ -222,11 +216,9 @@ func (r *devRun) onBackendAcc(op adder, be backend.Backend, in []tensor.Shape, o
 // device buffers (one call, reused every run).
 func (r *devRun) onBuffers(be backend.Backend, in []tensor.Shape, out tensor.Shape, f func(*call) error) deviceFn {
 	c := &call{be: be, in: make([]backend.Buf, len(in)), sh: in, osh: out, dev: r}
-	return func(out device.Buffer, args []device.Buffer) error {
-		c.out, c.ti = backend.Buf{Mem: out}, 0
-		for j, a := range args {
-			c.in[j] = backend.Buf{Mem: a}
-		}
+	return func(out backend.Buf, args []backend.Buf) error {
+		c.out, c.ti = out, 0
+		copy(c.in, args)
 		return f(c)
 	}
 }
@@ -267,11 +259,11 @@ func (r *devRun) free() {
 	}
 	r.sites = nil
 	for _, b := range r.owned {
-		r.d.Free(b)
+		r.be.Free(b)
 	}
 	r.owned = nil
 	for _, b := range r.allocs {
-		r.d.Free(b)
+		r.be.Free(b)
 	}
 	r.allocs = nil
 }
@@ -286,9 +278,9 @@ func (r *devRun) free() {
 // [B, S] scores), each many times over.
 func (r *devRun) plan(m *Machine, nodes []*Node) error {
 	alloc := func(i int) error {
-		b, err := r.d.Alloc(max(1, r.shapes[i].TotalSize()))
+		b, err := r.be.Alloc(max(1, r.shapes[i].TotalSize()))
 		if err != nil {
-			return fmt.Errorf("gx: node %s %v on %s: %w", nodes[i].Name(), r.shapes[i], r.d.Name(), err)
+			return fmt.Errorf("gx: node %s %v on %s: %w", nodes[i].Name(), r.shapes[i], r.be.Name(), err)
 		}
 		r.bufs[i] = b
 		r.allocs = append(r.allocs, b)
@@ -336,17 +328,17 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 			release[last[s.out]] = append(release[last[s.out]], s.out)
 		}
 	}
-	free := map[int][]device.Buffer{} // by size
-	var offs freeList                 // the same lifetimes at offsets, as the host plans them
+	free := map[int][]backend.Buf{} // by size
+	var offs freeList               // the same lifetimes at offsets, as the host plans them
 	off := make([]int, len(nodes))
-	take := func(n int) (device.Buffer, int, error) { // a buffer of n values, and its offset
+	take := func(n int) (backend.Buf, int, error) { // a buffer of n values, and its offset
 		o := offs.alloc(n)
 		if l := free[n]; len(l) > 0 {
 			b := l[len(l)-1]
 			free[n] = l[:len(l)-1]
 			return b, o, nil
 		}
-		b, err := r.d.Alloc(n)
+		b, err := r.be.Alloc(n)
 		if err == nil {
 			r.allocs = append(r.allocs, b)
 		}
@@ -360,7 +352,7 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 	place := func(v int) error { // a computed value's buffer
 		b, o, err := take(max(1, r.shapes[v].TotalSize()))
 		if err != nil {
-			return fmt.Errorf("gx: node %s %v on %s: %w", nodes[v].Name(), r.shapes[v], r.d.Name(), err)
+			return fmt.Errorf("gx: node %s %v on %s: %w", nodes[v].Name(), r.shapes[v], r.be.Name(), err)
 		}
 		r.bufs[v], off[v] = b, o
 		return nil
@@ -386,7 +378,7 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 				n := len(st.vals) * st.n
 				var err error
 				if r.stk.bufs[i], stackOff[i], err = take(n); err != nil {
-					return fmt.Errorf("gx: %d values of %d stacked on %s: %w", len(st.vals), st.n, r.d.Name(), err)
+					return fmt.Errorf("gx: %d values of %d stacked on %s: %w", len(st.vals), st.n, r.be.Name(), err)
 				}
 			}
 		}
@@ -446,7 +438,7 @@ func (m *Machine) runDevice() error {
 		r.host[in.idx], r.hostAt[in.idx] = in.node.Value(), r.gen
 	}
 	// the inputs the device reads go in together, first, the host not
-	// waiting for them (AsyncWriter)
+	// waiting for them (WriteAsync)
 	for _, in := range r.devIn {
 		if err := r.toDevice(in.idx); err != nil {
 			return fmt.Errorf("gx: input %s: %w", in.node.Name(), err)
@@ -462,7 +454,7 @@ func (m *Machine) runDevice() error {
 				r.argb[k][j] = r.bufs[a]
 			}
 			if err := r.runAt(k, fn, r.bufs[s.out], r.argb[k]); err != nil {
-				return fmt.Errorf("gx: node %s (%v) on %s: %w", s.node.Name(), s.op, r.d.Name(), err)
+				return fmt.Errorf("gx: node %s (%v) on %s: %w", s.node.Name(), s.op, r.be.Name(), err)
 			}
 			r.devAt[s.out] = r.gen
 			continue
@@ -489,7 +481,7 @@ func (m *Machine) runDevice() error {
 // runAt runs step k's forward at its call site: its launches reuse what
 // the backend kept from the step's earlier runs (backend.Sited; the same
 // buffers every run: the plan fixes them).
-func (r *devRun) runAt(k int, fn deviceFn, out device.Buffer, args []device.Buffer) error {
+func (r *devRun) runAt(k int, fn deviceFn, out backend.Buf, args []backend.Buf) error {
 	if r.sites == nil {
 		return fn(out, args)
 	}
@@ -529,16 +521,16 @@ func resolve(v *G.Value) error {
 // Buffer is node n's buffer on the device after a run, holding this run's
 // value (written there first if it was computed on the host). It stays
 // valid until the next run.
-func (m *Machine) Buffer(n *Node) (device.Buffer, error) {
+func (m *Machine) Buffer(n *Node) (backend.Buf, error) {
 	if m.dev == nil {
-		return nil, fmt.Errorf("gx: node %s: the machine runs on the host", n.Name())
+		return backend.Buf{}, fmt.Errorf("gx: node %s: the machine runs on the host", n.Name())
 	}
 	i, ok := m.dev.idx[n]
 	if !ok {
-		return nil, fmt.Errorf("gx: node %s is not in the graph", n.Name())
+		return backend.Buf{}, fmt.Errorf("gx: node %s is not in the graph", n.Name())
 	}
 	if err := m.dev.toDevice(i); err != nil {
-		return nil, fmt.Errorf("gx: node %s: %w", n.Name(), err)
+		return backend.Buf{}, fmt.Errorf("gx: node %s: %w", n.Name(), err)
 	}
 	return m.dev.bufs[i], nil
 }
@@ -565,11 +557,10 @@ func (r *devRun) toDevice(i int) error {
 		r.devAt[i] = r.gen
 		return nil
 	}
-	w, async := r.d.(device.AsyncWriter)
-	if async && r.isInput(i) {
-		err = w.WriteAsync(r.bufs[i], src)
+	if r.isInput(i) {
+		err = r.be.WriteAsync(r.bufs[i], src)
 	} else {
-		err = r.d.Write(r.bufs[i], src)
+		err = r.be.Write(r.bufs[i], src)
 	}
 	if err != nil {
 		return err
@@ -603,7 +594,7 @@ func (r *devRun) toHost(i int) (G.Value, error) {
 	} else {
 		dst = t.(*tensor.Dense).Float32s()
 	}
-	if err := r.d.Read(dst, r.bufs[i]); err != nil {
+	if err := r.be.Read(dst, r.bufs[i]); err != nil {
 		return nil, err
 	}
 	r.host[i], r.hostAt[i] = t, r.gen

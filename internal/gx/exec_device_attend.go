@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/attnzoo/attnzoo/internal/backend"
-	"github.com/attnzoo/attnzoo/internal/device"
 )
 
 // A decoder position's attention is a chain of small steps, each a launch
@@ -98,9 +97,9 @@ func (r *devRun) fuseAttention(m *Machine, be backend.Backend) *attendGroups {
 			if out := m.steps[k].out; r.fuse.alias[out] == out {
 				a.early[lead] = append(a.early[lead], out)
 			}
-			r.fns[k] = func(device.Buffer, []device.Buffer) error { return nil }
+			r.fns[k] = func(backend.Buf, []backend.Buf) error { return nil }
 		}
-		r.fns[lead] = func(device.Buffer, []device.Buffer) error {
+		r.fns[lead] = func(backend.Buf, []backend.Buf) error {
 			for _, x := range ext {
 				if err := r.toDevice(x); err != nil {
 					return err
@@ -110,7 +109,7 @@ func (r *devRun) fuseAttention(m *Machine, be backend.Backend) *attendGroups {
 		}
 		a.lead++
 	}
-	buf := func(v int) backend.Buf { return backend.Buf{Mem: r.bufs[v]} }
+	buf := func(v int) backend.Buf { return r.bufs[v] }
 	for k, s := range m.steps {
 		if _, ok := s.op.(*maskedSoftmaxOp); ok && plain(k) && len(r.shapes[s.out]) == 2 {
 			r.attendForward(m, k, stepOf, readers, plain, valid, form, buf, fa)

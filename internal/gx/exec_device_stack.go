@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/attnzoo/attnzoo/internal/backend"
-	"github.com/attnzoo/attnzoo/internal/device"
 	"gorgonia.org/tensor"
 )
 
@@ -92,7 +91,7 @@ type stacked struct {
 	groups []*gradGroup
 	stacks []*gradStack
 	member []bool // per step: in a group
-	bufs   []device.Buffer
+	bufs   []backend.Buf
 }
 
 // stackKey is what the members of a group share: the op (its name and
@@ -306,7 +305,7 @@ func (r *devRun) stackGradGroups(m *Machine, be backend.Backend, onDevice []bool
 		s.from = slices.Min(s.builds)
 		s.srcs = make([]backend.Buf, stackWidth)
 	}
-	st.bufs = make([]device.Buffer, len(st.stacks))
+	st.bufs = make([]backend.Buf, len(st.stacks))
 	// the members' forwards: the copies due at their step, then the group
 	// they end
 	type copyAt struct{ stack, block int }
@@ -326,25 +325,25 @@ func (r *devRun) stackGradGroups(m *Machine, be backend.Backend, onDevice []bool
 			continue
 		}
 		cs, gs := copies[k], ends[k]
-		r.fns[k] = func(device.Buffer, []device.Buffer) error {
+		r.fns[k] = func(backend.Buf, []backend.Buf) error {
 			for _, c := range cs {
 				s := st.stacks[c.stack]
 				lo := c.block * stackWidth
 				vs := s.vals[lo:min(len(s.vals), lo+stackWidth)]
 				for t, v := range vs {
-					s.srcs[t] = backend.Buf{Mem: r.bufs[v]}
+					s.srcs[t] = r.bufs[v]
 				}
-				if err := sa.StackAt(backend.Buf{Mem: st.bufs[c.stack]}, lo*s.n, s.srcs[:len(vs)], s.n); err != nil {
+				if err := sa.StackAt(st.bufs[c.stack], lo*s.n, s.srcs[:len(vs)], s.n); err != nil {
 					return err
 				}
 			}
 			for _, g := range gs {
-				g.c.out, g.c.ti = backend.Buf{Mem: r.bufs[g.root]}, 0
+				g.c.out, g.c.ti = r.bufs[g.root], 0
 				for j, o := range g.ops {
 					if o.stack >= 0 {
-						g.c.in[j] = backend.Buf{Mem: st.bufs[o.stack]}
+						g.c.in[j] = st.bufs[o.stack]
 					} else {
-						g.c.in[j] = backend.Buf{Mem: r.bufs[o.value]}
+						g.c.in[j] = r.bufs[o.value]
 					}
 				}
 				var err error

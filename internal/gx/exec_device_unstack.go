@@ -2,7 +2,6 @@ package gx
 
 import (
 	"github.com/attnzoo/attnzoo/internal/backend"
-	"github.com/attnzoo/attnzoo/internal/device"
 )
 
 // StackRows' gradient is a Rows a stacked block: the decoder's stacked
@@ -112,10 +111,10 @@ func (r *devRun) unstackFn(m *Machine, be backend.Backend, steps []int) deviceFn
 		outs[j] = m.steps[k].out
 	}
 	u := be.(unstacker)
-	return func(_ device.Buffer, args []device.Buffer) error {
+	return func(_ backend.Buf, args []backend.Buf) error {
 		for j, v := range outs {
-			xs[j] = backend.Buf{Mem: r.bufs[v]}
+			xs[j] = r.bufs[v]
 		}
-		return u.Unstack(xs, backend.Buf{Mem: args[0]}, offs, n)
+		return u.Unstack(xs, args[0], offs, n)
 	}
 }

@@ -52,7 +52,7 @@ func (c *call) temp(n int) (backend.Buf, error) {
 		return backend.Buf{F32: s.Get32(n)}, nil
 	}
 	if c.ti == len(c.tmps) || c.tmps[c.ti].Len() < n {
-		b, err := c.dev.d.Alloc(n)
+		b, err := c.dev.be.Alloc(n)
 		if err != nil {
 			return backend.Buf{}, err
 		}
@@ -60,7 +60,7 @@ func (c *call) temp(n int) (backend.Buf, error) {
 		if c.ti == len(c.tmps) {
 			c.tmps = append(c.tmps, backend.Buf{})
 		}
-		c.tmps[c.ti] = backend.Buf{Mem: b}
+		c.tmps[c.ti] = b
 	}
 	c.ti++
 	return c.tmps[c.ti-1], nil

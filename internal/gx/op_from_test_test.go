@@ -48,7 +48,7 @@ func RunOnce(t testing.TB, g *Graph, device bool) *Machine {
 	var m *Machine
 	var err error
 	if device {
-		m, err = g.MachineOn(devicetest.OpenCL(t))
+		m, err = g.MachineOn(devicetest.OpenCL(t).Backend())
 	} else {
 		m, err = g.Machine()
 	}

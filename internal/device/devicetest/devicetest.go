@@ -1,5 +1,5 @@
-// Package devicetest gives tests of other packages the devices to run on:
-// the cpu device always, and the OpenCL device where a platform has one.
+// Package devicetest gives tests of other packages the backends to run on:
+// the cpu backend always, and the OpenCL device where a platform has one.
 package devicetest
 
 import (
@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/attnzoo/attnzoo/internal/backend"
+	"github.com/attnzoo/attnzoo/internal/backend/cpu"
 	"github.com/attnzoo/attnzoo/internal/device"
 )
 
@@ -41,10 +43,11 @@ func OpenCL(t testing.TB) *device.OpenCL {
 	return dev
 }
 
-// Each runs f once per device: the cpu device, then OpenCL (skipped, or
-// failed with RequireEnv, where there is none).
-func Each(t *testing.T, f func(t *testing.T, d device.Kernels)) {
+// Each runs f once per backend: the cpu backend (a new one: its buffers Go
+// slices), then the OpenCL device's (skipped, or failed with RequireEnv,
+// where there is none).
+func Each(t *testing.T, f func(t *testing.T, be backend.Backend)) {
 	t.Helper()
-	t.Run("cpu", func(t *testing.T) { f(t, device.CPU{}) })
-	t.Run("opencl", func(t *testing.T) { f(t, OpenCL(t)) })
+	t.Run("cpu", func(t *testing.T) { f(t, cpu.New()) })
+	t.Run("opencl", func(t *testing.T) { f(t, OpenCL(t).Backend()) })
 }
