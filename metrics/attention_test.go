@@ -61,3 +61,39 @@ func TestAttentionEntropy(t *testing.T) {
 		t.Errorf("no rows: got %v, want NaN", got)
 	}
 }
+
+// The rows [0.5, 0.5, 0] and [1, 0, 0], by hand: entropy (ln 2 + 0)/2
+// (TestAttentionEntropy); top-1 (0.5 + 1)/2 = 0.75; support (2 + 1)/2 =
+// 1.5, since 0.5 alone holds less than 90% of the first row and 1 holds
+// all of the second.
+func TestAttentionSupportTop1(t *testing.T) {
+	tests := []struct {
+		name            string
+		attn            [][]float64
+		support, topOne float64
+	}{
+		{"two rows", [][]float64{{0.5, 0.5, 0}, {1, 0, 0}}, 1.5, 0.75},
+		// Uniform over 10: the top 9 hold 0.9 (the sum of nine 0.1s
+		// rounds below 0.9); top-1 0.1.
+		{"uniform 10", [][]float64{{0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1}}, 9, 0.1},
+		// (0.85, 0.1, 0.05): 0.85 < 0.9, 0.95 ≥ 0.9 → 2; unsorted on input.
+		{"skewed", [][]float64{{0.1, 0.85, 0.05}}, 2, 0.85},
+		// Not renormalised: (0.2, 0.2) holds 0.4; 90% of it needs both.
+		{"unnormalised", [][]float64{{0.2, 0.2}}, 2, 0.2},
+		// NaN and zero entries count for nothing; a row of them has 0.
+		{"nan row", [][]float64{{math.NaN(), 0}, {0, 1}}, 0.5, 0.5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := AttentionSupport(tt.attn); math.Abs(got-tt.support) > 1e-12 {
+				t.Errorf("support: got %v, want %v", got, tt.support)
+			}
+			if got := AttentionTop1(tt.attn); math.Abs(got-tt.topOne) > 1e-12 {
+				t.Errorf("top1: got %v, want %v", got, tt.topOne)
+			}
+		})
+	}
+	if !math.IsNaN(AttentionSupport(nil)) || !math.IsNaN(AttentionTop1(nil)) {
+		t.Error("no rows: want NaN")
+	}
+}
