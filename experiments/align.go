@@ -101,8 +101,10 @@ func (a *refAlign) scores(m map[string]float64) error {
 
 // forcedBatches runs forced decoding over n examples, batch at a time,
 // stopping when ctx is done: batchOf(i, j) makes the batch of examples i to
-// j, and each(i, rows) takes example i's attention rows.
-func forcedBatches(ctx context.Context, m *seq2seq.Model, cache *seq2seq.GraphCache, n, batch int,
+// j, and each(i, rows) takes example i's attention rows. shape pools the
+// rows of the reference's tokens (all but </s>'s last row), before the
+// shift, whatever each does with them.
+func forcedBatches(ctx context.Context, m *seq2seq.Model, cache *seq2seq.GraphCache, n, batch int, shape *attnShape,
 	batchOf func(i, j int) (*seq2seq.Batch, error), each func(i int, rows [][]float64) error) error {
 	for i := 0; i < n; i += batch {
 		if err := ctx.Err(); err != nil {
@@ -117,6 +119,7 @@ func forcedBatches(ctx context.Context, m *seq2seq.Model, cache *seq2seq.GraphCa
 			return err
 		}
 		for k, r := range rows {
+			shape.add(r[:max(len(r)-1, 0)])
 			if err := each(i+k, r); err != nil {
 				return err
 			}
@@ -126,7 +129,8 @@ func forcedBatches(ctx context.Context, m *seq2seq.Model, cache *seq2seq.GraphCa
 }
 
 // alignment scores a split's forced attention against its gold links
-// (nothing for a task without them), and with dir writes the alignment it
+// (nothing for a task without them), records its shape (entropy_forced,
+// support_forced, top1_forced: attnShape), and with dir writes the alignment it
 // scored to dir/SPLIT.align as the word-alignment community's files are: a
 // line a pair, in the split's order, "i-j" for source word i and target
 // word j, 0-based (alignFile).
@@ -136,6 +140,7 @@ func (c *textCorpus) alignment(m *seq2seq.Model, split string, batch, shift int,
 		return nil, nil
 	}
 	var acc refAlign
+	var shape attnShape
 	var lo int
 	var src, tgt [][]int // the batch's, from example lo on
 	batchOf := func(i, j int) (*seq2seq.Batch, error) {
@@ -143,7 +148,7 @@ func (c *textCorpus) alignment(m *seq2seq.Model, split string, batch, shift int,
 		src, tgt = ids(sp, i, j, true)
 		return seq2seq.NewBatch(src, tgt)
 	}
-	err := forcedBatches(c.ctx, m, cache, sp.Len(), batch, batchOf, func(i int, r [][]float64) error {
+	err := forcedBatches(c.ctx, m, cache, sp.Len(), batch, &shape, batchOf, func(i int, r [][]float64) error {
 		ex := sp.Example(i)
 		srcLen, refLen, sh := len(src[i-lo]), len(tgt[i-lo]), shift
 		if c.data.SrcScheme != subword.Words || c.data.TgtScheme != subword.Words {
@@ -174,6 +179,7 @@ func (c *textCorpus) alignment(m *seq2seq.Model, split string, batch, shift int,
 		}
 	}
 	out := map[string]float64{}
+	shape.record(out, "_forced")
 	return out, acc.scores(out)
 }
 

@@ -39,14 +39,17 @@ func (l *locSum) record(m map[string]float64, suffix string) {
 // attention of a model that looks at one object of the image, drawn
 // uniformly among its boxed objects, whatever the word: the weight of a
 // cell ∝ its area inside that object's box; the mean over the objects).
+// It records the forced attention's shape too (entropy_forced,
+// support_forced, top1_forced: attnShape).
 func (c *captionCorpus) alignment(m *seq2seq.Model, split string, batch, shift int, cache *seq2seq.GraphCache, _ string) (map[string]float64, error) {
 	if c.rows*c.cols != c.S || c.rows == 0 {
 		return nil, nil
 	}
 	sp := c.split(split)
 	var forced, uniform, object locSum
+	var shape attnShape
 	batchOf := func(i, j int) (*seq2seq.Batch, error) { return c.batch(sp[i:j], true) }
-	err := forcedBatches(c.ctx, m, cache, len(sp), batch, batchOf, func(i int, r [][]float64) error {
+	err := forcedBatches(c.ctx, m, cache, len(sp), batch, &shape, batchOf, func(i int, r [][]float64) error {
 		it := sp[i]
 		if it.ex.Boxes == nil {
 			return nil
@@ -93,6 +96,7 @@ func (c *captionCorpus) alignment(m *seq2seq.Model, split string, batch, shift i
 		return nil, err
 	}
 	out := map[string]float64{}
+	shape.record(out, "_forced")
 	forced.record(out, "")
 	uniform.record(out, "_uniform")
 	object.record(out, "_object")

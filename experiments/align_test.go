@@ -234,7 +234,7 @@ func TestReferenceAlignmentRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		header, _, _ := strings.Cut(string(csv), "\n")
-		for _, k := range []string{"aer_monotone", "aer_cross", "aer_antidiag"} {
+		for _, k := range []string{"aer_monotone", "aer_cross", "aer_antidiag", "entropy", "entropy_forced", "support", "support_forced", "top1", "top1_forced"} {
 			if !slices.Contains(strings.Split(header, ","), k) {
 				t.Errorf("align_shift %s: summary.csv's header %q has no %s", shift, header, k)
 			}
@@ -265,6 +265,30 @@ func TestReferenceAlignmentRun(t *testing.T) {
 		for _, k := range []string{"aer", "aer_free", "aer_cross"} {
 			if v, ok := m[k]; !ok || v < 0 || v > 1 {
 				t.Errorf("align_shift %s: %s = %v (present %v)", shift, k, v, ok)
+			}
+		}
+		// The forced attention's shape, against bounds derived per row and
+		// carried to the means: a row over at most S sources (S the
+		// longest test source) has top-1 weight in [1/S, 1] and support
+		// in [1, S]; its k support keys hold 90% of its weight, so top-1 ≥
+		// 0.9/k, and over rows mean(top1) ≥ 0.9·mean(1/k) ≥ 0.9/mean(k)
+		// (Jensen, 1/k convex); its entropy is at least its min-entropy
+		// −ln top-1, and mean(−ln top1) ≥ −ln mean(top1) (Jensen again).
+		S := 0
+		for i := range test.Len() {
+			n, _ := test.Lens(i)
+			S = max(S, n)
+		}
+		for _, suf := range []string{"", "_forced"} {
+			ent, sup, top, ok := m["entropy"+suf], m["support"+suf], m["top1"+suf], true
+			for _, k := range []string{"entropy", "support", "top1"} {
+				_, has := m[k+suf]
+				ok = ok && has
+			}
+			if !ok || top < 1/float64(S)-1e-9 || top > 1+1e-9 || sup < 1 || sup > float64(S) ||
+				top < 0.9/sup-1e-9 || ent < -math.Log(top)-1e-9 || ent > math.Log(float64(S))+1e-9 {
+				t.Errorf("align_shift %s: entropy%s %v, support%s %v, top1%s %v (present %v) with sources up to %d: out of bounds",
+					shift, suf, ent, suf, sup, suf, top, ok, S)
 			}
 		}
 		if _, ok := m["aer_noncross"]; ok != (ones > 0) {

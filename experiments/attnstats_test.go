@@ -73,3 +73,34 @@ func TestAttnMetricsInFinal(t *testing.T) {
 		}
 	}
 }
+
+// TestAttnShapePools: attnShape weighs every row the same, across the
+// examples it is given. By hand, for rows [0.5, 0.5, 0] and [1, 0, 0] (one
+// example) and [0, 0, 1] (another): entropy (ln 2 + 0 + 0)/3; support
+// (2 + 1 + 1)/3, 0.5 alone holding less than 90% of the first row; top-1
+// (0.5 + 1 + 1)/3. An empty example adds no row, and with no rows nothing
+// is recorded.
+func TestAttnShapePools(t *testing.T) {
+	var a attnShape
+	a.add([][]float64{{0.5, 0.5, 0}, {1, 0, 0}})
+	a.add(nil)
+	a.add([][]float64{{0, 0, 1}})
+	m := map[string]float64{}
+	a.record(m, "_forced")
+	want := map[string]float64{"entropy_forced": math.Log(2) / 3, "support_forced": 4.0 / 3, "top1_forced": 2.5 / 3}
+	if len(m) != len(want) {
+		t.Errorf("recorded %v, want the keys of %v", m, want)
+	}
+	for k, v := range want {
+		if got, ok := m[k]; !ok || math.Abs(got-v) > 1e-12 {
+			t.Errorf("%s = %v (present %v), want %v", k, got, ok, v)
+		}
+	}
+	var none attnShape
+	none.add(nil)
+	empty := map[string]float64{}
+	none.record(empty, "")
+	if len(empty) != 0 {
+		t.Errorf("no rows: recorded %v, want nothing", empty)
+	}
+}

@@ -203,7 +203,7 @@ test = 8
 	res := runExp(t, writeExp(t, text), out, Options{Workers: 1})
 	m := res.Finished[0].Metrics
 	for _, k := range []string{"bleu1", "bleu4", "loc_mass", "loc_peak", "loc_mass_free", "loc_peak_free",
-		"loc_mass_uniform", "loc_peak_uniform", "loc_mass_object", "loc_peak_object"} {
+		"loc_mass_uniform", "loc_peak_uniform", "loc_mass_object", "loc_peak_object", "entropy_forced", "support_forced", "top1_forced"} {
 		if _, ok := m[k]; !ok {
 			t.Errorf("no %s in %v", k, m)
 		}

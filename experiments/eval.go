@@ -68,15 +68,15 @@ type scoring interface {
 }
 
 // evaluate decodes the first o.N examples of a split, o.Batch at a time
-// (greedy for beam 1), and scores them: s's metrics, the mean attention
-// entropy of the output tokens and, for greedy decoding, the spread of
+// (greedy for beam 1), and scores them: s's metrics, the shape of the
+// output tokens' attention (attnShape: entropy, support, top1) and, for greedy decoding, the spread of
 // attention's keys, queries and scores (attnMetrics). It is the one
 // decode-and-score loop of every kind of task; it stops with ctx's error.
 func evaluate(ctx context.Context, m *seq2seq.Model, s scoring, o evalOptions) (*evalResult, error) {
 	n := min(o.N, s.len())
 	res := &evalResult{metrics: map[string]float64{}}
 	stats := new(seq2seq.AttnStats)
-	entropy, rows := 0.0, 0
+	var shape attnShape
 	for i := 0; i < n; i += o.Batch {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -90,10 +90,7 @@ func evaluate(ctx context.Context, m *seq2seq.Model, s scoring, o evalOptions) (
 			return nil, err
 		}
 		for k, h := range out {
-			if tok := h.Align[:min(len(h.Align), len(h.Tokens))]; len(tok) > 0 {
-				entropy += metrics.AttentionEntropy(tok) * float64(len(tok))
-				rows += len(tok)
-			}
+			shape.add(h.Align[:min(len(h.Align), len(h.Tokens))]) // </s>'s row left out
 			ex, err := s.add(i+k, h, i+k < o.Keep)
 			if err != nil {
 				return nil, err
@@ -106,11 +103,43 @@ func evaluate(ctx context.Context, m *seq2seq.Model, s scoring, o evalOptions) (
 	if err := s.metrics(res.metrics); err != nil {
 		return nil, err
 	}
-	if rows > 0 {
-		res.metrics["entropy"] = entropy / float64(rows)
-	}
+	shape.record(res.metrics, "")
 	attnMetrics(res.metrics, stats)
 	return res, nil
+}
+
+// attnShape pools the shape of attention rows over a split, each row
+// weighing the same: the mean entropy in nats (metrics.AttentionEntropy),
+// support (metrics.AttentionSupport: the fewest keys holding 90% of the
+// weight) and top-1 weight (metrics.AttentionTop1). evaluate pools the
+// free-running output tokens' rows, forcedBatches the forced reference
+// tokens' rows; neither counts </s>'s row, and no row is over padding.
+type attnShape struct {
+	entropy, support, top1 float64
+	rows                   int
+}
+
+func (a *attnShape) add(rows [][]float64) {
+	if len(rows) == 0 {
+		return
+	}
+	n := float64(len(rows))
+	a.entropy += metrics.AttentionEntropy(rows) * n
+	a.support += metrics.AttentionSupport(rows) * n
+	a.top1 += metrics.AttentionTop1(rows) * n
+	a.rows += len(rows)
+}
+
+// record sets entropy, support and top1, each with suffix, in m; nothing
+// where no row was pooled.
+func (a *attnShape) record(m map[string]float64, suffix string) {
+	if a.rows == 0 {
+		return
+	}
+	n := float64(a.rows)
+	m["entropy"+suffix] = a.entropy / n
+	m["support"+suffix] = a.support / n
+	m["top1"+suffix] = a.top1 / n
 }
 
 // textScoring scores a translation split: token accuracy, exact match,

@@ -290,18 +290,18 @@ func (d *drawer) curves() (FigureSection, error) {
 
 // metricBounds is the range a metric's values can take (a dev_ or _beam
 // copy's too), what its axis may span: proportions in [0, 1], BLEU in
-// [0, 100], perplexity from 1 and entropy from 0 up; no bounds for the
-// others.
+// [0, 100], perplexity from 1 and entropy and support from 0 up (top1 is
+// a proportion; _forced copies as theirs); no bounds for the others.
 func metricBounds(m string) plots.Range {
-	m = strings.TrimSuffix(strings.TrimPrefix(m, "dev_"), "_beam")
+	m = strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(m, "dev_"), "_beam"), "_forced")
 	switch {
-	case m == "exact_match", m == "token_acc", strings.HasPrefix(m, "aer"):
+	case m == "exact_match", m == "token_acc", m == "top1", strings.HasPrefix(m, "aer"):
 		return plots.Range{Min: 0, Max: 1}
 	case strings.HasPrefix(m, "bleu"):
 		return plots.Range{Min: 0, Max: 100}
 	case m == "perplexity":
 		return plots.Range{Min: 1, Max: math.Inf(1)}
-	case m == "entropy":
+	case m == "entropy", m == "support":
 		return plots.Range{Min: 0, Max: math.Inf(1)}
 	}
 	return plots.Range{}

@@ -238,6 +238,8 @@ func TestMetricBounds(t *testing.T) {
 		"exact_match": {Min: 0, Max: 1}, "dev_exact_match": {Min: 0, Max: 1}, "token_acc": {Min: 0, Max: 1},
 		"aer": {Min: 0, Max: 1}, "aer_free": {Min: 0, Max: 1}, "bleu": {Min: 0, Max: 100}, "dev_bleu": {Min: 0, Max: 100},
 		"bleu_beam": {Min: 0, Max: 100}, "perplexity": {Min: 1, Max: inf}, "entropy": {Min: 0, Max: inf}, "logit_std": {},
+		"entropy_forced": {Min: 0, Max: inf}, "support": {Min: 0, Max: inf}, "support_forced": {Min: 0, Max: inf},
+		"top1": {Min: 0, Max: 1}, "top1_forced": {Min: 0, Max: 1}, "dev_top1_beam": {Min: 0, Max: 1},
 	} {
 		if got := metricBounds(m); got != want {
 			t.Errorf("metricBounds(%q) = %v, want %v", m, got, want)

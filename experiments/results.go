@@ -21,7 +21,7 @@ import (
 
 // metricOrder fixes the order of the common metric columns; others follow
 // sorted.
-var metricOrder = []string{"token_acc", "exact_match", "bleu", "bleu1", "bleu2", "bleu3", "bleu4", "perplexity", "aer", "aer_cross", "aer_noncross", "aer_diag", "aer_antidiag", "aer_uniform", "aer_monotone", "aer_best", "aer_free", "entropy", "loc_peak", "loc_peak_object", "loc_peak_uniform", "loc_peak_free", "loc_mass", "loc_mass_object", "loc_mass_uniform", "loc_mass_free", "key_std", "query_std", "logit_std", "logit_range"}
+var metricOrder = []string{"token_acc", "exact_match", "bleu", "bleu1", "bleu2", "bleu3", "bleu4", "perplexity", "aer", "aer_cross", "aer_noncross", "aer_diag", "aer_antidiag", "aer_uniform", "aer_monotone", "aer_best", "aer_free", "entropy", "entropy_forced", "support", "support_forced", "top1", "top1_forced", "loc_peak", "loc_peak_object", "loc_peak_uniform", "loc_peak_free", "loc_mass", "loc_mass_object", "loc_mass_uniform", "loc_mass_free", "key_std", "query_std", "logit_std", "logit_range"}
 
 // Summary is what Collect found.
 type Summary struct {
@@ -248,11 +248,11 @@ func (s *Summary) Points() []*Point {
 }
 
 func fmtMetric(m string, v float64) string {
-	m = strings.TrimSuffix(m, "_beam")
+	m = strings.TrimSuffix(strings.TrimSuffix(m, "_beam"), "_forced")
 	switch {
 	case math.IsNaN(v):
 		return "—"
-	case strings.HasPrefix(m, "bleu"), m == "perplexity", m == "entropy":
+	case strings.HasPrefix(m, "bleu"), m == "perplexity", m == "entropy", m == "support":
 		return strconv.FormatFloat(v, 'f', 2, 64)
 	}
 	return strconv.FormatFloat(v, 'f', 3, 64)
