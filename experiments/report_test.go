@@ -259,3 +259,14 @@ func TestCounted(t *testing.T) {
 		}
 	}
 }
+
+// TestFmtMetricShape: entropy and support, forced or not, print with two
+// decimals as BLEU does; top1, a proportion, with three.
+func TestFmtMetricShape(t *testing.T) {
+	for m, want := range map[string]string{"entropy": "0.35", "entropy_forced": "0.35", "support_forced": "0.35",
+		"support_beam": "0.35", "top1": "0.346", "top1_forced": "0.346"} {
+		if got := fmtMetric(m, 0.3456); got != want {
+			t.Errorf("fmtMetric(%q, 0.3456) = %q, want %q", m, got, want)
+		}
+	}
+}
