@@ -36,6 +36,10 @@ func (b clBackend) Close() error { return b.o.Close() }
 // NewRun does nothing: the OpenCL backend prepares no weights.
 func (clBackend) NewRun() {}
 
+// Traffic is the device's (Counter): a caller holding only the backend
+// (device.OpenBackend's) counts through it.
+func (b clBackend) Traffic() Traffic { return b.o.Traffic() }
+
 // Device is the OpenCL device behind the backend.
 func (b clBackend) Device() *OpenCL { return b.o }
 
