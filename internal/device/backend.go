@@ -13,7 +13,10 @@ func (o *OpenCL) Backend() backend.Backend { return clBackend{o} }
 
 type clBackend struct{ o *OpenCL }
 
-var _ backend.Backend = clBackend{}
+var (
+	_ backend.Backend = clBackend{}
+	_ Counter         = clBackend{} // attnzoo bench counts through the backend
+)
 
 func init() {
 	backend.Register("opencl", func(rest string) (backend.Backend, error) {
