@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/attnzoo/attnzoo/internal/gx"
-	"github.com/attnzoo/attnzoo/internal/opencl"
 	"github.com/attnzoo/attnzoo/seq2seq"
 )
 
@@ -202,17 +201,17 @@ func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		dev, err := device.Open(spec)
+		dev, err := device.OpenBackend(spec)
 		if err != nil {
 			return nil, err
 		}
 		if dev != nil {
 			defer dev.Close()
-			if err := m.UseDevice(dev.Backend()); err != nil {
+			if err := m.UseDevice(dev); err != nil {
 				return nil, err
 			}
 			defer m.UseDevice(nil)
-			counter = dev
+			counter, _ = dev.(device.Counter)
 		}
 	}
 	rng := rand.New(rand.NewPCG(1, 1))
@@ -228,7 +227,6 @@ func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
 	var times []float64 // ms
 	var before, after runtime.MemStats
 	var t0, t1 device.Traffic
-	var lib0 int64
 	var faults0 int64
 	for i, b := range batches {
 		if err := ctx.Err(); err != nil {
@@ -239,7 +237,6 @@ func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
 			runtime.ReadMemStats(&before)
 			if counter != nil {
 				t0 = counter.Traffic()
-				lib0, _ = opencl.LibraryLaunches()
 			}
 		}
 		// Push: on a device the step's loss comes back at the next step's
@@ -275,8 +272,8 @@ func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
 		res.BytesInStep, res.BytesOutStep = float64(t1.BytesIn-t0.BytesIn)/n, float64(t1.BytesOut-t0.BytesOut)/n
 		res.LaunchesStep = float64(t1.Launches-t0.Launches) / n
 		res.GemmCallsStep = float64(t1.GemmCalls-t0.GemmCalls) / n
-		if lib1, ok := opencl.LibraryLaunches(); ok {
-			v := float64(lib1-lib0) / n
+		if t1.LibraryCounted {
+			v := float64(t1.LibraryLaunches-t0.LibraryLaunches) / n
 			res.LibKernelsStep = &v
 		}
 		res.GemmFlopsStep = float64(t1.GemmFlops-t0.GemmFlops) / n

@@ -272,18 +272,18 @@ func loadRunOn(cmd, dir, dev string, stderr io.Writer) (t *experiments.Trained, 
 	}
 	fmt.Fprintf(stderr, "attnzoo: %s: %s: checkpoint %s\n", cmd, dir, t.Which())
 	spec, _ := device.ParseSpec(dev)
-	cl, err := device.Open(spec)
+	b, err := device.OpenBackend(spec)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", cmd, err)
 	}
-	if cl == nil {
+	if b == nil {
 		return t, func() {}, nil
 	}
-	if err := t.Model.UseDevice(cl.Backend()); err != nil {
-		cl.Close()
+	if err := t.Model.UseDevice(b); err != nil {
+		b.Close()
 		return nil, nil, fmt.Errorf("%s: %w", cmd, err)
 	}
-	return t, func() { cl.Close() }, nil
+	return t, func() { b.Close() }, nil
 }
 
 // printAlignment prints the output and its alignment as a table: one row

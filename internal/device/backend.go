@@ -13,7 +13,10 @@ func (o *OpenCL) Backend() backend.Backend { return clBackend{o} }
 
 type clBackend struct{ o *OpenCL }
 
-var _ backend.Backend = clBackend{}
+var (
+	_ backend.Backend = clBackend{}
+	_ Counter         = clBackend{} // attnzoo bench counts through the backend
+)
 
 func init() {
 	backend.Register("opencl", func(rest string) (backend.Backend, error) {
@@ -35,6 +38,10 @@ func (b clBackend) Close() error { return b.o.Close() }
 
 // NewRun does nothing: the OpenCL backend prepares no weights.
 func (clBackend) NewRun() {}
+
+// Traffic is the device's (Counter): a caller holding only the backend
+// (device.OpenBackend's) counts through it.
+func (b clBackend) Traffic() Traffic { return b.o.Traffic() }
 
 // Device is the OpenCL device behind the backend.
 func (b clBackend) Device() *OpenCL { return b.o }

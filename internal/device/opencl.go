@@ -56,13 +56,20 @@ type OpenCL struct {
 
 // Traffic counts what a device did: bytes written to it and read from it,
 // and kernel launches (a CLBlast call counts as one; GemmCalls of them are
-// CLBlast calls, each of which launches one kernel or several, counted by
-// opencl.LibraryLaunches where its shim is loaded).
+// CLBlast calls, each of which launches one kernel or several, counted in
+// LibraryLaunches where the shim is loaded).
 type Traffic struct {
 	BytesIn, BytesOut int64
 	Launches          int64
 	GemmCalls         int64
 	GemmFlops         int64 // 2·m·n·k per matrix product: most of a step's arithmetic
+
+	// LibraryLaunches counts the kernels the libraries (CLBlast) launched
+	// in this process, as the bench/clcount shim counts them
+	// (opencl.LibraryLaunches); LibraryCounted is false, and the count 0,
+	// where the shim is not preloaded.
+	LibraryLaunches int64
+	LibraryCounted  bool
 
 	// Allocs counts the buffers allocated. BlockingReads and
 	// BlockingWrites count the transfers that returned only once the queue
@@ -80,8 +87,13 @@ type Counter interface {
 	Traffic() Traffic
 }
 
-// Traffic is what the device has done since it was opened.
-func (o *OpenCL) Traffic() Traffic { return o.t }
+// Traffic is what the device has done since it was opened (the library
+// launches: since the process began).
+func (o *OpenCL) Traffic() Traffic {
+	t := o.t
+	t.LibraryLaunches, t.LibraryCounted = opencl.LibraryLaunches()
+	return t
+}
 
 // NewOpenCL opens device d (from opencl.Platforms) and builds the kernels.
 func NewOpenCL(d opencl.Device) (*OpenCL, error) {
