@@ -1,7 +1,6 @@
 package experiments
 
 import (
-	"context"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -108,19 +107,7 @@ func TestBatchTokensRun(t *testing.T) {
 	path := writeExp(t, tokenRun("20"))
 	ref, out := t.TempDir(), t.TempDir()
 	a := runExp(t, path, ref, Options{Workers: 1})
-	e, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	if _, err := e.runWithReport(ctx, Options{Out: out, Workers: 1}, func(p Progress) {
-		if p.Step == 12 {
-			cancel()
-		}
-	}); err == nil {
-		t.Fatal("an interrupted run reported success")
-	}
-	b := runExp(t, path, out, Options{Workers: 1, Resume: true})
+	b := interruptAt(t, path, out, 12)
 	la, _ := ReadMetrics(filepath.Join(ref, "prov", "runs", "seed=1"))
 	lb, _ := ReadMetrics(filepath.Join(out, "prov", "runs", "seed=1"))
 	if len(la) != 4 || len(lb) != 4 {

@@ -106,6 +106,28 @@ func runExp(t *testing.T, path, out string, opt Options) *Result {
 	return res
 }
 
+// interruptAt runs the experiment at path with one worker into out,
+// cancelled once a run reports step at, and fails the test unless the
+// interrupted sweep reports an error; then it resumes it there and returns
+// the resumed sweep's result.
+func interruptAt(t *testing.T, path, out string, at int) *Result {
+	t.Helper()
+	e, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if _, err := e.runWithReport(ctx, Options{Out: out, Workers: 1}, func(p Progress) {
+		if p.Step == at {
+			cancel()
+		}
+	}); err == nil {
+		t.Fatalf("the run interrupted at step %d reported success", at)
+	}
+	return runExp(t, path, out, Options{Workers: 1, Resume: true})
+}
+
 // oneAndTwoWorkers runs the tiny sweep of the experiment file at path with
 // one worker and with two, and checks that the summaries' metric columns
 // agree and hold the 4 runs. It returns the one-worker results folder and

@@ -1,7 +1,6 @@
 package experiments
 
 import (
-	"context"
 	"math"
 	"path/filepath"
 	"strings"
@@ -80,19 +79,7 @@ func TestScheduleResume(t *testing.T) {
 	path := writeExp(t, scheduleRun("40", "lr = 0.01\nselect = \"token_acc\"\nschedule = \"plateau\"\nlr_decay = 0.5\n"))
 	ref, out := t.TempDir(), t.TempDir()
 	a := runExp(t, path, ref, Options{Workers: 1})
-	e, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	if _, err := e.runWithReport(ctx, Options{Out: out, Workers: 1}, func(p Progress) {
-		if p.Step == 22 {
-			cancel()
-		}
-	}); err == nil {
-		t.Fatal("an interrupted run reported success")
-	}
-	b := runExp(t, path, out, Options{Workers: 1, Resume: true})
+	b := interruptAt(t, path, out, 22)
 	la, _ := ReadMetrics(filepath.Join(ref, "prov", "runs", "seed=1"))
 	lb, _ := ReadMetrics(filepath.Join(out, "prov", "runs", "seed=1"))
 	if len(la) != 8 || len(lb) != 8 {

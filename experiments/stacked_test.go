@@ -1,7 +1,6 @@
 package experiments
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,15 +54,7 @@ func TestStackedRunResumes(t *testing.T) {
 		t.Fatalf("metrics.jsonl %v: want 3 evaluations, the loss falling", want)
 	}
 	out := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	if _, err := e.runWithReport(ctx, Options{Out: out, Workers: 1}, func(p Progress) {
-		if p.Step == 25 {
-			cancel()
-		}
-	}); err == nil {
-		t.Fatal("the interrupted run reported success")
-	}
-	runExp(t, path, out, Options{Workers: 1, Resume: true})
+	interruptAt(t, path, out, 25)
 	got, err := ReadMetrics(filepath.Join(out, "stacked", "runs", runs[0].ID))
 	if err != nil {
 		t.Fatal(err)
