@@ -11,6 +11,7 @@ import (
 
 	"github.com/attnzoo/attnzoo/internal/backend"
 	"github.com/attnzoo/attnzoo/internal/backend/cpu"
+	"github.com/attnzoo/attnzoo/internal/backend/minimal"
 )
 
 // countingBackend is the cpu backend with its elementwise maps and its
@@ -131,5 +132,15 @@ func TestMinimalBackend(t *testing.T) {
 	onCPU := cpuQuickstart(t)
 	if got := quickstartOn(t, "minimal"); !slices.EqualFunc(onCPU, got, slices.Equal) {
 		t.Errorf("the minimal backend's runs differ from the cpu's:\n%v\n%v", onCPU, got)
+	}
+}
+
+func init() { backend.Register("minimal-device", minimal.Opener("minimal-device")) }
+
+func TestMinimalDevice(t *testing.T) {
+	onCPU := cpuQuickstart(t)
+	got := quickstartOn(t, "minimal-device")
+	for i := range onCPU {
+		t.Logf("cpu %v\ndev %v", onCPU[i], got[i])
 	}
 }
