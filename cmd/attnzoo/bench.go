@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/attnzoo/attnzoo/internal/backend"
 	"github.com/attnzoo/attnzoo/internal/device"
 	"io"
 	"math"
@@ -70,7 +71,7 @@ type benchOptions struct {
 	steps, skip   int // training steps run, and the first ones not timed
 	reps, warmups int // decoding repetitions timed, and untimed ones before
 	beamReps      int
-	device        string // a device choice (device.ParseSpec)
+	device        string // a device choice (backend.ParseSpec)
 	trainOnly     bool   // no decoding (counting a step's launches on a slow device)
 }
 
@@ -197,11 +198,11 @@ func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
 	m := tr.Model
 	var counter device.Counter
 	if opt.device != "" {
-		spec, err := device.ParseSpec(opt.device)
+		spec, err := backend.ParseSpec(opt.device)
 		if err != nil {
 			return nil, err
 		}
-		dev, err := device.OpenBackend(spec)
+		dev, err := backend.OpenSpec(spec)
 		if err != nil {
 			return nil, err
 		}
