@@ -49,7 +49,7 @@ type benchResult struct {
 	Loss         float64 `json:"loss_at_last"`
 	// On a device (--device): its name and the ops that still run on the
 	// host (no kernel yet); where the backend counts its traffic
-	// (device.Counter: the OpenCL one), what a timed training step moved
+	// (device.Counter), what a timed training step moved
 	// between host and device and the kernels it launched.
 	Device        string   `json:"device,omitempty"`
 	Counted       bool     `json:"device_counted,omitempty"`

@@ -26,7 +26,7 @@ func (b clBackend) Close() error { return b.o.Close() }
 func (clBackend) NewRun() {}
 
 // Traffic is the device's (Counter): a caller holding only the backend
-// (device.OpenBackend's) counts through it.
+// (backend.OpenSpec's) counts through it.
 func (b clBackend) Traffic() Traffic { return b.o.Traffic() }
 
 // Device is the OpenCL device behind the backend.
