@@ -39,26 +39,8 @@ func TestMinimalDeviceTraining(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			trainer := func(be backend.Backend) *Trainer {
-				m, err := New(cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				o, err := NewOptimizer(Optimizer{Name: opt, LR: 0.01, Clip: 0.2})
-				if err != nil {
-					t.Fatal(err)
-				}
-				tr := NewTrainer(m, o, 1)
-				t.Cleanup(tr.Cache.Close)
-				if be != nil {
-					if err := m.UseDevice(be); err != nil {
-						t.Fatal(err)
-					}
-					t.Cleanup(func() { m.UseDevice(nil) })
-				}
-				return tr
-			}
-			host, onCPU, onMin := trainer(nil), trainer(cpu.New()), trainer(minimal.New("minimal"))
+			o := Optimizer{Name: opt, LR: 0.01, Clip: 0.2}
+			host, onCPU, onMin := trainerOn(t, cfg, o, nil), trainerOn(t, cfg, o, cpu.New()), trainerOn(t, cfg, o, minimal.New("minimal"))
 			if _, ok := onMin.Model.Device().(backend.Stepper); ok {
 				t.Fatal("the minimal device has an update of its own")
 			}
@@ -110,20 +92,8 @@ func TestMinimalDeviceTraining(t *testing.T) {
 func TestMinimalDeviceNaN(t *testing.T) {
 	cfg := tiny("gru", "birnn", "bahdanau", "concat")
 	cfg.Dtype = "float32"
-	m, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := NewOptimizer(Optimizer{Name: "adam", LR: 0.01, Clip: 0.5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := NewTrainer(m, o, 1)
-	defer tr.Cache.Close()
-	if err := m.UseDevice(minimal.New("minimal")); err != nil {
-		t.Fatal(err)
-	}
-	defer m.UseDevice(nil)
+	tr := trainerOn(t, cfg, Optimizer{Name: "adam", LR: 0.01, Clip: 0.5}, minimal.New("minimal"))
+	m := tr.Model
 	src, tgt := reversal(rand.New(rand.NewPCG(5, 6)), 3, 2, 5)
 	b, err := NewBatch(src, tgt)
 	if err != nil {
@@ -172,4 +142,28 @@ func TestMinimalDeviceNaN(t *testing.T) {
 	if slices.Equal(m.Params()[1].Data32(), snap[1]) {
 		t.Errorf("the updates did not apply again after the parameter was repaired")
 	}
+}
+
+// trainerOn is a Trainer of a new model of cfg with optimizer o's
+// settings, its parameters on backend be (the host for nil), closed when
+// the test ends.
+func trainerOn(t *testing.T, cfg Config, o Optimizer, be backend.Backend) *Trainer {
+	t.Helper()
+	m, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt, err := NewOptimizer(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := NewTrainer(m, opt, 1)
+	t.Cleanup(tr.Cache.Close)
+	if be != nil {
+		if err := m.UseDevice(be); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { m.UseDevice(nil) })
+	}
+	return tr
 }
