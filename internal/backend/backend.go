@@ -18,8 +18,6 @@
 // elementwise, and the rest as the ops move onto it.
 package backend
 
-import "fmt"
-
 // Buf is a span of a backend's memory. On a host backend one of F32 and F64
 // holds the values (the backend's dtype decides which); on a device Mem is
 // the device's buffer and the values are float32.
@@ -93,16 +91,6 @@ type Opener func(rest string) (Backend, error)
 // database/sql.Register does.
 func Register(name string, open Opener) {
 	RegisterDriver(name, Driver{Open: func(rest string, _ int) (Backend, error) { return open(rest) }})
-}
-
-// Open opens the backend a device specification names: "cpu", "opencl:0:1",
-// or a name a test registered.
-func Open(spec string) (Backend, error) {
-	s, err := ParseSpec(spec)
-	if err != nil {
-		return nil, fmt.Errorf("backend: %w", err)
-	}
-	return s.driver().Open(s.Rest, s.Worker)
 }
 
 // Sited is the ability of a backend to keep what the launches of one call
