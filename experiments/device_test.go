@@ -147,7 +147,7 @@ func TestDeviceFailureFailsOnlyItsRun(t *testing.T) {
 }
 
 // TestWorkersSpreadOverGPUs: each of a sweep's workers asks for the device
-// with its own number (device.Spec.Worker), which "gpu" turns into GPU
+// with its own number (backend.Spec.Worker), which "gpu" turns into GPU
 // worker mod the number of GPUs (internal/device's TestChooseGPU, on a
 // machine of three GPUs). The test stands in for the device: the first
 // run to open it waits (up to 10 s) until a second has, so with 2 workers
@@ -156,7 +156,7 @@ func TestWorkersSpreadOverGPUs(t *testing.T) {
 	var mu sync.Mutex
 	workers := map[int]int{}
 	second := make(chan struct{})
-	openBackend = func(s device.Spec) (backend.Backend, error) {
+	openBackend = func(s backend.Spec) (backend.Backend, error) {
 		mu.Lock()
 		workers[s.Worker]++
 		n := workers[0] + workers[1]
@@ -169,12 +169,12 @@ func TestWorkersSpreadOverGPUs(t *testing.T) {
 		} else if n == 2 {
 			close(second)
 		}
-		if s.Kind != "gpu" || s.Nth {
+		if s.Name != "gpu" || s.Rest != "" {
 			t.Errorf("the run asked for %v, want the file's \"gpu\"", s)
 		}
 		return nil, nil // the cpu
 	}
-	defer func() { openBackend = device.OpenBackend }()
+	defer func() { openBackend = backend.OpenSpec }()
 	runExp(t, writeExp(t, `device = "gpu"`+"\n"+tiny), t.TempDir(), Options{Workers: 2})
 	if len(workers) != 2 || workers[0] == 0 || workers[1] == 0 || workers[0]+workers[1] != 4 {
 		t.Errorf("runs per worker %v, want workers 0 and 1 sharing the 4 runs", workers)

@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/attnzoo/attnzoo/internal/device"
+	"github.com/attnzoo/attnzoo/internal/backend"
 	"math"
 	"os"
 	"path/filepath"
@@ -136,7 +136,7 @@ func (e *Experiment) Execute(ctx context.Context, r *Run, dir string, report fun
 }
 
 // execute is Execute by the sweep's worker number worker: device = "gpu"
-// on a machine with several GPUs gives each worker its own (device.Spec).
+// on a machine with several GPUs gives each worker its own (backend.Spec).
 func (e *Experiment) execute(ctx context.Context, r *Run, dir string, report func(Progress), worker int) (*Final, error) {
 	if report == nil {
 		report = func(Progress) {}
@@ -319,16 +319,16 @@ func (x *execution) keptNote() string {
 	return fmt.Sprintf("the checkpoint of step %d is kept", x.saved)
 }
 
-// openBackend opens a run's device (device.OpenBackend); a test replaces
+// openBackend opens a run's device (backend.OpenSpec); a test replaces
 // it to see which device each worker asks for.
-var openBackend = device.OpenBackend
+var openBackend = backend.OpenSpec
 
 // onDevice opens the experiment's device for this run (its own context
 // and command queue: runs side by side share a GPU through their own
 // queues) and moves the model there, and makes the trainer, its graph
 // caches and the TensorBoard writer.
 func (x *execution) onDevice() error {
-	spec, err := device.ParseSpec(x.e.Device)
+	spec, err := backend.ParseSpec(x.e.Device)
 	if err != nil {
 		return err
 	}

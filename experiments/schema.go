@@ -18,7 +18,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/attnzoo/attnzoo/cells"
-	"github.com/attnzoo/attnzoo/internal/device"
+	"github.com/attnzoo/attnzoo/internal/backend"
 	"github.com/attnzoo/attnzoo/metrics"
 	"github.com/attnzoo/attnzoo/optimizers"
 	"github.com/attnzoo/attnzoo/scorers"
@@ -548,10 +548,10 @@ func (e *Experiment) validateTop() error {
 	if !oneOf(e.Dtype, []string{"float32", "float64"}) {
 		return e.errf("", "dtype", "unknown %q (have: float32, float64)", e.Dtype)
 	}
-	if spec, err := device.ParseSpec(e.Device); err != nil {
+	if spec, err := backend.ParseSpec(e.Device); err != nil {
 		return e.errf("", "device", "%v", err)
-	} else if spec.OpenCL() && e.Dtype != "float32" {
-		return e.errf("", "dtype", "%q on device %q: OpenCL devices train float32 models only", e.Dtype, e.Device)
+	} else if !spec.Float64() && e.Dtype != "float32" {
+		return e.errf("", "dtype", "%q on device %q: it trains float32 models only", e.Dtype, e.Device)
 	}
 	return nil
 }

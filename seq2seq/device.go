@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/attnzoo/attnzoo/internal/backend"
-	"github.com/attnzoo/attnzoo/internal/device"
 	"github.com/attnzoo/attnzoo/internal/gx"
 	"github.com/attnzoo/attnzoo/optimizers"
 )
@@ -87,7 +86,7 @@ type deviceSteps struct {
 // lateLoss is a pushed step's loss on its way to the host.
 type lateLoss struct {
 	out  bool
-	p    device.Pending
+	p    backend.StepResult
 	step int
 	rate float64
 }
@@ -107,8 +106,8 @@ func (t *Trainer) stepDevice(b *Batch) (float64, error) {
 
 // pushDevice is Push with the parameters on a device: the step's inputs
 // go in, its graph, the clip and the update are enqueued (the gradients
-// stay in the training graph's device buffers, the clip factor is computed
-// there: device.Update), and the copy of its loss and norm to the host;
+// stay in the training graph's device buffers; a backend.Stepper computes
+// the clip factor there too), and the copy of its loss and norm to the host;
 // then the host waits for the step before, whose loss it returns.
 func (t *Trainer) pushDevice(b *Batch) (StepLoss, bool, error) {
 	m := t.Model
@@ -182,7 +181,7 @@ func (t *Trainer) collect(l lateLoss, later int) (StepLoss, bool, error) {
 type deviceMoments struct {
 	res  *gx.Resident
 	m, v []backend.Buf
-	up   *device.Update
+	up   backend.Update
 }
 
 // free frees the moments' buffers and the update's (nothing for nil).
@@ -216,9 +215,8 @@ func (o *Optimizer) FreeDevice() error {
 }
 
 // updateDevice is update on a device: the same rule, clip and decay, in
-// float32 on the device (the moments too), the clip factor computed there
-// from the gradients and the loss buffer's value (the update changes
-// nothing after a non-finite loss: device.Update).
+// float32 on the device (the moments too), through the backend's
+// backend.Update (the update changes nothing after a non-finite loss).
 func (o *Optimizer) updateDevice(res *gx.Resident, ps []*gx.Param, grads []backend.Buf, loss backend.Buf) error {
 	if o.dev == nil || o.dev.res != res {
 		if err := o.toDevice(res, ps); err != nil {
@@ -250,19 +248,16 @@ func (o *Optimizer) updateDevice(res *gx.Resident, ps []*gx.Param, grads []backe
 // yet).
 func (o *Optimizer) toDevice(res *gx.Resident, ps []*gx.Param) error {
 	d := res.Backend()
-	cl, ok := d.(interface {
-		NewUpdate(ns []int) (*device.Update, error)
-	})
-	if !ok {
-		return fmt.Errorf("seq2seq: device %s has no optimizer updates", d.Name())
-	}
 	ns := make([]int, len(ps))
 	for i, p := range ps {
 		ns[i] = p.Size()
 	}
-	up, err := cl.NewUpdate(ns)
-	if err != nil {
-		return err
+	var up backend.Update = &opsUpdate{be: d, ns: ns, sums: make([]float64, len(ns)), applies: true}
+	if st, ok := d.(backend.Stepper); ok {
+		var err error
+		if up, err = st.NewUpdate(ns); err != nil {
+			return err
+		}
 	}
 	dm := &deviceMoments{res: res, up: up}
 	for i, p := range ps {
@@ -317,4 +312,93 @@ func (o *Optimizer) fromDevice() error {
 		}
 	}
 	return nil
+}
+
+// opsUpdate is a step's clip and update made of the backend's Optim
+// methods, for a device backend that is no backend.Stepper: Clip reads the
+// loss back and sums the gradients' squares (SumSquares; the host waits for
+// both), and the norm and the clip factor are the host's (update's, the
+// same float64 arithmetic); the rule then runs the backend's own SGD,
+// RMSProp or Adam on each parameter with that factor. Its Fetch has the
+// loss and norm already.
+type opsUpdate struct {
+	be      backend.Backend
+	ns      []int
+	sums    []float64
+	loss    [1]float32
+	norm    float64
+	scale   float64
+	applies bool // every loss since the last Reset was finite
+}
+
+func (u *opsUpdate) Clip(gs []backend.Buf, loss backend.Buf, clip float64) error {
+	if len(gs) != len(u.ns) {
+		return fmt.Errorf("an update of %d parameters given %d gradients", len(u.ns), len(gs))
+	}
+	p, err := u.be.ReadAsync(u.loss[:], loss)
+	if err != nil {
+		return err
+	}
+	if err := p.Wait(); err != nil {
+		return err
+	}
+	if err := u.be.SumSquares(gs, u.ns, u.sums); err != nil {
+		return err
+	}
+	var ss float64
+	for _, s := range u.sums { // in order, as step sums them
+		ss += s
+	}
+	u.norm = math.Sqrt(ss)
+	u.scale = ClipScale(clip, u.norm)
+	l := float64(u.loss[0])
+	u.applies = u.applies && !math.IsNaN(l) && !math.IsInf(l, 0)
+	return nil
+}
+
+// Rules is the backend with the clip factor on each rule's scale, its
+// updates skipped after a non-finite loss.
+func (u *opsUpdate) Rules() backend.Backend { return clipped{u.be, u} }
+
+func (u *opsUpdate) Apply() error { return nil }
+
+func (u *opsUpdate) Fetch() (backend.StepResult, error) {
+	return stepResult{float64(u.loss[0]), u.norm}, nil
+}
+
+func (u *opsUpdate) Reset() error { u.applies = true; return nil }
+func (u *opsUpdate) Close() error { return nil }
+
+// stepResult is a step's loss and norm, at hand.
+type stepResult struct{ loss, norm float64 }
+
+func (r stepResult) Result() (float64, float64, error) { return r.loss, r.norm, nil }
+
+// clipped is opsUpdate's Rules.
+type clipped struct {
+	backend.Backend
+	u *opsUpdate
+}
+
+func (c clipped) SGD(p, g backend.Buf, n int, scale, lr float64) error {
+	if !c.u.applies {
+		return nil
+	}
+	return c.Backend.SGD(p, g, n, scale*c.u.scale, lr)
+}
+
+func (c clipped) RMSProp(p, g, v backend.Buf, n int, k backend.RMSPropConsts) error {
+	if !c.u.applies {
+		return nil
+	}
+	k.Scale *= c.u.scale
+	return c.Backend.RMSProp(p, g, v, n, k)
+}
+
+func (c clipped) Adam(p, g, m, v backend.Buf, n int, k backend.AdamConsts) error {
+	if !c.u.applies {
+		return nil
+	}
+	k.Scale *= c.u.scale
+	return c.Backend.Adam(p, g, m, v, n, k)
 }

@@ -338,23 +338,7 @@ func TestDevicePush(t *testing.T) {
 	if bs[0].SrcLen() != bs[1].SrcLen() || bs[0].TgtLen() != bs[1].TgtLen() {
 		t.Fatalf("the batches differ in shape")
 	}
-	trainer := func() *Trainer {
-		m, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		o, err := NewOptimizer(Optimizer{Name: "adam", LR: 0.01, Clip: 0.5})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr := NewTrainer(m, o, 1)
-		t.Cleanup(tr.Cache.Close)
-		if err := m.UseDevice(d.Backend()); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { m.UseDevice(nil) })
-		return tr
-	}
+	trainer := func() *Trainer { return trainerOn(t, cfg, Optimizer{Name: "adam", LR: 0.01, Clip: 0.5}, d.Backend()) }
 	ts, tp := trainer(), trainer()
 	const steps = 6
 	want := make([]float64, steps+1)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/attnzoo/attnzoo/internal/backend"
 	"github.com/attnzoo/attnzoo/internal/device"
 	"io"
 	"math"
@@ -46,10 +47,12 @@ type benchResult struct {
 	MinorFaults  float64 `json:"minor_faults_per_step"` // getrusage; −1 where not measured
 	Allocs       float64 `json:"allocs_per_step"`
 	Loss         float64 `json:"loss_at_last"`
-	// On an OpenCL device (--device): what a timed training step moved
-	// between host and device, the kernels it launched, and the ops that
-	// still run on the host (no kernel yet).
+	// On a device (--device): its name and the ops that still run on the
+	// host (no kernel yet); where the backend counts its traffic
+	// (device.Counter), what a timed training step moved
+	// between host and device and the kernels it launched.
 	Device        string   `json:"device,omitempty"`
+	Counted       bool     `json:"device_counted,omitempty"`
 	BytesInStep   float64  `json:"device_bytes_in_per_step,omitempty"`
 	BytesOutStep  float64  `json:"device_bytes_out_per_step,omitempty"`
 	LaunchesStep  float64  `json:"device_launches_per_step,omitempty"`
@@ -70,7 +73,7 @@ type benchOptions struct {
 	steps, skip   int // training steps run, and the first ones not timed
 	reps, warmups int // decoding repetitions timed, and untimed ones before
 	beamReps      int
-	device        string // a device choice (device.ParseSpec)
+	device        string // a device choice (backend.ParseSpec)
 	trainOnly     bool   // no decoding (counting a step's launches on a slow device)
 }
 
@@ -197,11 +200,11 @@ func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
 	m := tr.Model
 	var counter device.Counter
 	if opt.device != "" {
-		spec, err := device.ParseSpec(opt.device)
+		spec, err := backend.ParseSpec(opt.device)
 		if err != nil {
 			return nil, err
 		}
-		dev, err := device.OpenBackend(spec)
+		dev, err := backend.OpenSpec(spec)
 		if err != nil {
 			return nil, err
 		}
@@ -266,9 +269,13 @@ func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
 	if faults0 >= 0 && faults1 >= 0 {
 		res.MinorFaults = float64(faults1-faults0) / n
 	}
+	if d := m.Device(); d != nil {
+		res.Device = d.Name()
+		res.DeviceHostOps = tr.Cache.HostOps()
+	}
 	if counter != nil {
 		t1 = counter.Traffic()
-		res.Device = m.Device().Name()
+		res.Counted = true
 		res.BytesInStep, res.BytesOutStep = float64(t1.BytesIn-t0.BytesIn)/n, float64(t1.BytesOut-t0.BytesOut)/n
 		res.LaunchesStep = float64(t1.Launches-t0.Launches) / n
 		res.GemmCallsStep = float64(t1.GemmCalls-t0.GemmCalls) / n
@@ -277,7 +284,6 @@ func runBench(ctx context.Context, opt benchOptions) (*benchResult, error) {
 			res.LibKernelsStep = &v
 		}
 		res.GemmFlopsStep = float64(t1.GemmFlops-t0.GemmFlops) / n
-		res.DeviceHostOps = tr.Cache.HostOps()
 	}
 	res.AllocBytes = float64(after.TotalAlloc-before.TotalAlloc) / n
 	res.Allocs = float64(after.Mallocs-before.Mallocs) / n
@@ -409,16 +415,19 @@ func printBench(w io.Writer, r *benchResult, ref map[string]any, refName string,
 	if opt.trainOnly { // no decoding rows
 		rows = append(rows[:2], rows[6:]...)
 	}
-	if r.Device != "" {
+	if r.Device != "" && !r.Counted {
+		fmt.Fprintf(w, "  device %s (its traffic is not counted)\n", r.Device)
+	}
+	if r.Counted {
 		fmt.Fprintf(w, "  device %s: per training step %.0f bytes in, %.0f bytes out, %.0f kernel launches (%.0f of them CLBlast calls), %.3g GEMM FLOP\n",
 			r.Device, r.BytesInStep, r.BytesOutStep, r.LaunchesStep, r.GemmCallsStep, r.GemmFlopsStep)
 		if r.LibKernelsStep != nil {
 			fmt.Fprintf(w, "  with CLBlast's own kernels counted (bench/clcount): %.0f of ours + %.0f of CLBlast's = %.0f kernel launches per step\n",
 				r.LaunchesStep-r.GemmCallsStep, *r.LibKernelsStep, r.LaunchesStep-r.GemmCallsStep+*r.LibKernelsStep)
 		}
-		if len(r.DeviceHostOps) > 0 {
-			fmt.Fprintf(w, "  ops still on the host (no device kernel yet): %s\n", strings.Join(r.DeviceHostOps, ", "))
-		}
+	}
+	if len(r.DeviceHostOps) > 0 {
+		fmt.Fprintf(w, "  ops still on the host (no device kernel yet): %s\n", strings.Join(r.DeviceHostOps, ", "))
 	}
 	if ref == nil {
 		for _, row := range rows {

@@ -39,8 +39,8 @@ func TestDevices(t *testing.T) {
 	}
 	jout, _, code := runCLI(t, "devices", "--json")
 	var j struct {
-		OpenCL []deviceRow `json:"opencl"`
-		Error  string      `json:"error"`
+		OpenCL []device.ListRow `json:"opencl"`
+		Error  string           `json:"error"`
 	}
 	if err := json.Unmarshal([]byte(jout), &j); err != nil || code != 0 {
 		t.Fatalf("devices --json: exit %d, %v: %q", code, err, jout)

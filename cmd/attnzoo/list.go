@@ -12,7 +12,7 @@ import (
 	"github.com/attnzoo/attnzoo/cells"
 	"github.com/attnzoo/attnzoo/experiments"
 	"github.com/attnzoo/attnzoo/initializers"
-	"github.com/attnzoo/attnzoo/internal/device"
+	"github.com/attnzoo/attnzoo/internal/backend"
 	"github.com/attnzoo/attnzoo/optimizers"
 	"github.com/attnzoo/attnzoo/scorers"
 	"github.com/attnzoo/attnzoo/seq2seq"
@@ -118,7 +118,7 @@ func buildListing() listing {
 			"lambda = 0 (the doubly stochastic attention penalty, Xu et al. 2015)"},
 		TaskKeys: map[string][]string{},
 		Corpora:  experiments.Corpora(),
-		Devices:  device.Kinds(),
+		Devices:  backend.Choices(),
 	}
 	l.ModelKeys = []modelKey{
 		{Name: "layers", Default: "1", Encoders: seq2seq.StackingEncoders(),

@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/attnzoo/attnzoo/experiments"
-	"github.com/attnzoo/attnzoo/internal/device"
+	"github.com/attnzoo/attnzoo/internal/backend"
 )
 
 func isTerminal(w io.Writer) bool {
@@ -69,7 +69,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) (err e
 			return usagef("run: %v", err)
 		}
 	}
-	if _, err := device.ParseSpec(*dev); *dev != "" && err != nil {
+	if _, err := backend.ParseSpec(*dev); *dev != "" && err != nil {
 		return usagef("run: --device: %v", err)
 	}
 	limit := 0.0
@@ -127,14 +127,14 @@ func chooseDevice(e *experiments.Experiment, flagDev string) error {
 }
 
 // checkDevice parses a device choice (a bad one is a usage error) and
-// refuses one that cannot train: today only cpu trains. from says where
-// the choice came from.
+// refuses one whose device is not there (backend.Spec.Find). from says
+// where the choice came from.
 func checkDevice(from, choice string) error {
-	spec, err := device.ParseSpec(choice)
+	spec, err := backend.ParseSpec(choice)
 	if err != nil {
 		return usageError{fmt.Errorf("%s: %w", from, err)}
 	}
-	if err := device.CanTrain(spec); err != nil {
+	if err := spec.Find(); err != nil {
 		return fmt.Errorf("%s: %w", from, err)
 	}
 	return nil
@@ -271,8 +271,8 @@ func loadRunOn(cmd, dir, dev string, stderr io.Writer) (t *experiments.Trained, 
 		return nil, nil, err
 	}
 	fmt.Fprintf(stderr, "attnzoo: %s: %s: checkpoint %s\n", cmd, dir, t.Which())
-	spec, _ := device.ParseSpec(dev)
-	b, err := device.OpenBackend(spec)
+	spec, _ := backend.ParseSpec(dev)
+	b, err := backend.OpenSpec(spec)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", cmd, err)
 	}

@@ -5,23 +5,18 @@
 // buffers; an op of the engine (internal/gx) is one forward written against
 // this interface and its gradient, and runs on every backend.
 //
-// Backends register by name, as database/sql's drivers do: the cpu backend
-// (package cpu: the kern kernels, AVX-512 products, plain Go for float64)
-// and the OpenCL backend (package device: the .cl kernels and CLBlast).
-// A test may register one of its own (a wrapper counting calls, say) from a
-// _test.go file; Open finds it by the name before the first colon of a
-// device specification ("opencl:0:1" opens "opencl" with "0:1").
+// Backends register by name, as database/sql's drivers do (spec.go): the
+// cpu backend (package cpu: the kern kernels, AVX-512 products, plain Go
+// for float64) and the OpenCL backend (package device: the .cl kernels and
+// CLBlast, as "opencl" and "gpu"). A test may register one of its own (a
+// wrapper counting calls, say) from a _test.go file. A device
+// specification — the device key of an experiment file, --device — names
+// one by the name before its first colon ("opencl:0:1" opens "opencl" with
+// "0:1").
 //
 // The interface is the union of its families, one file each: core (memory),
 // elementwise, and the rest as the ops move onto it.
 package backend
-
-import (
-	"fmt"
-	"strings"
-
-	"github.com/attnzoo/attnzoo/internal/registry"
-)
 
 // Buf is a span of a backend's memory. On a host backend one of F32 and F64
 // holds the values (the backend's dtype decides which); on a device Mem is
@@ -86,28 +81,16 @@ type Core interface {
 	NewRun()
 }
 
-var drivers = registry.New[Opener]("backend")
-
 // Opener opens a backend from the rest of a device specification (after
 // "name:"; empty for a bare name).
 type Opener func(rest string) (Backend, error)
 
-// Register makes a backend available by name. It panics if the name is
-// empty or taken, as database/sql.Register does.
-func Register(name string, open Opener) { drivers.Register(name, open) }
-
-// Names lists the registered backends, sorted.
-func Names() []string { return drivers.Names() }
-
-// Open opens the backend a device specification names: "cpu", "opencl:0:1",
-// or a name a test registered.
-func Open(spec string) (Backend, error) {
-	name, rest, _ := strings.Cut(spec, ":")
-	open, ok := drivers.Get(name)
-	if !ok {
-		return nil, fmt.Errorf("backend: unknown backend %q (known: %s)", name, strings.Join(Names(), ", "))
-	}
-	return open(rest)
+// Register makes a backend available by name, opened by open from a bare
+// name or "name:rest" (Driver's other fields left out: no listing, float32
+// models only). It panics if the name is empty or taken, as
+// database/sql.Register does.
+func Register(name string, open Opener) {
+	RegisterDriver(name, Driver{Open: func(rest string, _ int) (Backend, error) { return open(rest) }})
 }
 
 // Sited is the ability of a backend to keep what the launches of one call

@@ -18,20 +18,6 @@ var (
 	_ Counter         = clBackend{} // attnzoo bench counts through the backend
 )
 
-func init() {
-	backend.Register("opencl", func(rest string) (backend.Backend, error) {
-		s, err := ParseSpec("opencl:" + rest)
-		if err != nil {
-			return nil, err
-		}
-		o, err := Open(s)
-		if err != nil {
-			return nil, err
-		}
-		return o.Backend(), nil
-	})
-}
-
 func (b clBackend) Name() string { return b.o.Name() }
 func (clBackend) Host() bool     { return false }
 func (b clBackend) Close() error { return b.o.Close() }
@@ -40,7 +26,7 @@ func (b clBackend) Close() error { return b.o.Close() }
 func (clBackend) NewRun() {}
 
 // Traffic is the device's (Counter): a caller holding only the backend
-// (device.OpenBackend's) counts through it.
+// (backend.OpenSpec's) counts through it.
 func (b clBackend) Traffic() Traffic { return b.o.Traffic() }
 
 // Device is the OpenCL device behind the backend.

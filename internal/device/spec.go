@@ -1,26 +1,24 @@
 package device
 
 import (
-	"slices"
-
 	"fmt"
-	"github.com/attnzoo/attnzoo/internal/backend"
 	"strconv"
 	"strings"
 
+	"github.com/attnzoo/attnzoo/internal/backend"
 	"github.com/attnzoo/attnzoo/internal/opencl"
 )
 
-// Spec is a device choice: the `device` key of an experiment file and the
-// --device flag.
+// Spec is an OpenCL device choice, as the backend registry hands it over
+// (backend.ParseSpec: "NAME:REST"; this package registers "gpu" and
+// "opencl"):
 //
-//	"cpu"         the cpu device
 //	"gpu"         a GPU: the first in GPUs' order (discrete cards first); a
 //	              sweep's worker w takes GPU w mod the number of GPUs
 //	"gpu:N"       GPU N in GPUs' order, for every worker
 //	"opencl:P:D"  device D of OpenCL platform P (see `attnzoo devices`)
 type Spec struct {
-	Kind     string // "cpu", "gpu", "opencl", or a backend registered by name
+	Kind     string // "gpu" or "opencl"
 	Platform int    // P, for "opencl"
 	Device   int    // D, for "opencl"; N, for "gpu:N"
 	Nth      bool   // "gpu:N" rather than "gpu"
@@ -30,75 +28,80 @@ type Spec struct {
 	Worker int
 }
 
-// Choices lists the device choices, for messages.
-const Choices = "cpu, gpu, gpu:N, opencl:P:D"
+func init() {
+	for _, kind := range []string{"gpu", "opencl"} {
+		forms := []string{"opencl:P:D"}
+		if kind == "gpu" {
+			forms = []string{"gpu", "gpu:N"}
+		}
+		d := backend.Driver{
+			Open: func(rest string, worker int) (backend.Backend, error) {
+				s, err := parseRest(kind, rest)
+				if err != nil {
+					return nil, err
+				}
+				s.Worker = worker
+				o, err := Open(s)
+				if err != nil {
+					return nil, err
+				}
+				return o.Backend(), nil
+			},
+			Parse: func(rest string) error { _, err := parseRest(kind, rest); return err },
+			Find: func(rest string) error {
+				s, err := parseRest(kind, rest)
+				if err == nil {
+					_, err = Resolve(s)
+				}
+				return err
+			},
+			Forms: forms,
+		}
+		if kind == "opencl" {
+			d.List = list
+		}
+		backend.RegisterDriver(kind, d)
+	}
+	backend.Refuse("cuda", `"cuda" is not supported: gorgonia's CUDA path does not build against CUDA 12 or 13; `+
+		`NVIDIA cards run through their driver's OpenCL: use "gpu"`)
+}
 
-// ParseSpec parses a device choice; it is the one place that decides which
-// names are devices. It does not look for the device (Resolve does).
+// ParseSpec parses an OpenCL device choice: "gpu", "gpu:N" or
+// "opencl:P:D". It does not look for the device (Resolve does).
 func ParseSpec(s string) (Spec, error) {
-	switch s {
-	case "cpu", "gpu":
-		return Spec{Kind: s}, nil
-	case "cuda":
-		return Spec{}, fmt.Errorf(`"cuda" is not supported: gorgonia's CUDA path does not build against CUDA 12 or 13; `+
-			`NVIDIA cards run through their driver's OpenCL: use "gpu" (have: %s)`, Choices)
+	kind, rest, _ := strings.Cut(s, ":")
+	if kind != "gpu" && kind != "opencl" {
+		return Spec{}, fmt.Errorf("%q is not an OpenCL device (want gpu, gpu:N or opencl:P:D)", s)
 	}
-	if ns, ok := strings.CutPrefix(s, "gpu:"); ok {
-		n, err := strconv.Atoi(ns)
+	sp, err := parseRest(kind, rest)
+	if err != nil {
+		return Spec{}, fmt.Errorf("%q: %w", s, err)
+	}
+	return sp, nil
+}
+
+// parseRest parses what follows "gpu:" or "opencl:" ("" for a bare name).
+func parseRest(kind, rest string) (Spec, error) {
+	if kind == "gpu" {
+		if rest == "" {
+			return Spec{Kind: kind}, nil
+		}
+		n, err := strconv.Atoi(rest)
 		if err != nil || n < 0 {
-			return Spec{}, fmt.Errorf("%q: want gpu:N with N ≥ 0, the GPU's place in `attnzoo devices`' GPU list, e.g. gpu:1", s)
+			return Spec{}, fmt.Errorf("want gpu:N with N ≥ 0, the GPU's place in `attnzoo devices`' GPU list, e.g. gpu:1")
 		}
-		return Spec{Kind: "gpu", Device: n, Nth: true}, nil
+		return Spec{Kind: kind, Device: n, Nth: true}, nil
 	}
-	if rest, ok := strings.CutPrefix(s, "opencl:"); ok {
-		ps, ds, ok := strings.Cut(rest, ":")
-		p, err1 := strconv.Atoi(ps)
-		d, err2 := strconv.Atoi(ds)
-		if !ok || err1 != nil || err2 != nil || p < 0 || d < 0 {
-			return Spec{}, fmt.Errorf("%q: want opencl:P:D with a platform P and a device D ≥ 0, e.g. opencl:0:0 (see attnzoo devices)", s)
-		}
-		return Spec{Kind: "opencl", Platform: p, Device: d}, nil
+	ps, ds, ok := strings.Cut(rest, ":")
+	p, err1 := strconv.Atoi(ps)
+	d, err2 := strconv.Atoi(ds)
+	if !ok || err1 != nil || err2 != nil || p < 0 || d < 0 {
+		return Spec{}, fmt.Errorf("want opencl:P:D with a platform P and a device D ≥ 0, e.g. opencl:0:0 (see attnzoo devices)")
 	}
-	if s != "opencl" && slices.Contains(backend.Names(), s) {
-		return Spec{Kind: s}, nil // a backend registered by name (a test's, say)
-	}
-	return Spec{}, fmt.Errorf("unknown %q (have: %s)", s, strings.Join(Kinds(), ", "))
+	return Spec{Kind: kind, Platform: p, Device: d}, nil
 }
 
-// Kinds returns the device choices as written: Choices, then each other
-// backend registered by name (`attnzoo list` shows them).
-func Kinds() []string {
-	out := strings.Split(Choices, ", ")
-	for _, n := range backend.Names() {
-		if n != "cpu" && n != "opencl" {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-// OpenCL reports whether the choice is an OpenCL device ("gpu",
-// "opencl:P:D"), not the cpu or another registered backend.
-func (s Spec) OpenCL() bool { return s.Kind == "gpu" || s.Kind == "opencl" }
-
-// OpenBackend opens the backend the choice s names for one run: nil for
-// "cpu" (each arena's own cpu backend), the OpenCL device as a backend, or
-// the backend registered under the name. Close it when the run ends.
-func OpenBackend(s Spec) (backend.Backend, error) {
-	switch {
-	case s.Kind == "cpu":
-		return nil, nil
-	case s.OpenCL():
-		o, err := Open(s)
-		if err != nil {
-			return nil, err
-		}
-		return o.Backend(), nil
-	}
-	return backend.Open(s.Kind)
-}
-
-// String is the choice as written: "cpu", "gpu", "gpu:N", "opencl:P:D".
+// String is the choice as written: "gpu", "gpu:N", "opencl:P:D".
 func (s Spec) String() string {
 	switch {
 	case s.Kind == "opencl":
@@ -132,7 +135,7 @@ func GPUs(ps []opencl.Platform) []opencl.Device {
 // names. With no such device the error lists the platforms and devices
 // found and says how to get a driver.
 func Resolve(s Spec) (opencl.Device, error) {
-	if !s.OpenCL() {
+	if s.Kind != "gpu" && s.Kind != "opencl" {
 		return opencl.Device{}, fmt.Errorf("device: %q is not an OpenCL device", s)
 	}
 	ps, err := opencl.Platforms()
@@ -200,24 +203,9 @@ func Found(ps []opencl.Platform) string {
 	return strings.Join(parts, "; ")
 }
 
-// CanTrain reports whether runs can train on the device choice s: the cpu
-// always; "gpu" or "opencl:P:D" when OpenCL finds the device (else
-// Resolve's error, naming what it found and how to get a driver).
-func CanTrain(s Spec) error {
-	if !s.OpenCL() {
-		return nil
-	}
-	_, err := Resolve(s)
-	return err
-}
-
-// Open opens the device choice s for one run: nil for the cpu (the engine's
-// own host machine), else an OpenCL device of its own (a context, a command
-// queue and the kernels built for it). Close it when the run ends.
+// Open opens the OpenCL device choice s for one run: a context, a command
+// queue and the kernels built for it. Close it when the run ends.
 func Open(s Spec) (*OpenCL, error) {
-	if !s.OpenCL() {
-		return nil, nil
-	}
 	d, err := Resolve(s)
 	if err != nil {
 		return nil, err

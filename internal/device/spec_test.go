@@ -4,24 +4,36 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/attnzoo/attnzoo/internal/backend"
+	_ "github.com/attnzoo/attnzoo/internal/backend/cpu" // "cpu", for the registry's messages
 	"github.com/attnzoo/attnzoo/internal/opencl"
 )
 
+// The registry (backend.ParseSpec) takes this package's names, "gpu",
+// "gpu:N" and "opencl:P:D", as the OpenCL choices; its errors name the
+// forms every registered backend takes.
 func TestParseSpec(t *testing.T) {
 	for in, want := range map[string]Spec{
-		"cpu": {Kind: "cpu"}, "gpu": {Kind: "gpu"}, "gpu:0": {Kind: "gpu", Nth: true}, "gpu:3": {Kind: "gpu", Device: 3, Nth: true},
+		"gpu": {Kind: "gpu"}, "gpu:0": {Kind: "gpu", Nth: true}, "gpu:3": {Kind: "gpu", Device: 3, Nth: true},
 		"opencl:0:0": {Kind: "opencl"}, "opencl:1:12": {Kind: "opencl", Platform: 1, Device: 12},
 	} {
 		got, err := ParseSpec(in)
 		if err != nil || got != want || got.String() != in {
 			t.Errorf("ParseSpec(%q) = %+v, %v; want %+v", in, got, err, want)
 		}
+		if s, err := backend.ParseSpec(in); err != nil || s.String() != in || s.Float64() {
+			t.Errorf("backend.ParseSpec(%q) = %+v, %v; want it, float32 only", in, s, err)
+		}
+	}
+	if s, err := backend.ParseSpec("cpu"); err != nil || !s.Float64() {
+		t.Errorf("backend.ParseSpec(cpu) = %+v, %v; want the cpu, float64 too", s, err)
 	}
 	for in, want := range map[string][]string{
 		"cuda":         {`"cuda" is not supported`, `use "gpu"`, "have: cpu, gpu, gpu:N, opencl:P:D"},
 		"gpu:-1":       {"want gpu:N with N ≥ 0"},
 		"gpu:x":        {"want gpu:N with N ≥ 0"},
 		"tpu":          {`unknown "tpu"`, "have: cpu, gpu, gpu:N, opencl:P:D"},
+		"opencl":       {"want opencl:P:D"},
 		"opencl:0":     {"want opencl:P:D", "attnzoo devices"},
 		"opencl:-1:0":  {"want opencl:P:D"},
 		"opencl:a:b":   {"want opencl:P:D"},
@@ -29,10 +41,10 @@ func TestParseSpec(t *testing.T) {
 		"":             {`unknown ""`},
 		"cpu:0":        {`unknown "cpu:0"`, "have: cpu, gpu, gpu:N, opencl:P:D"},
 	} {
-		_, err := ParseSpec(in)
+		_, err := backend.ParseSpec(in)
 		for _, w := range want {
 			if err == nil || !strings.Contains(err.Error(), w) {
-				t.Errorf("ParseSpec(%q) = %v, want an error containing %q", in, err, w)
+				t.Errorf("backend.ParseSpec(%q) = %v, want an error containing %q", in, err, w)
 			}
 		}
 	}
@@ -142,18 +154,28 @@ func TestFound(t *testing.T) {
 	}
 }
 
-func TestCanTrain(t *testing.T) {
-	if err := CanTrain(Spec{Kind: "cpu"}); err != nil {
-		t.Errorf("CanTrain(cpu) = %v", err)
+// A choice's Find (what `attnzoo run` checks before it starts) finds the
+// cpu always, and an OpenCL device where it is listed; one that is not
+// there is an error saying what OpenCL found.
+func TestFind(t *testing.T) {
+	find := func(s string) error {
+		spec, err := backend.ParseSpec(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return spec.Find()
+	}
+	if err := find("cpu"); err != nil {
+		t.Errorf("Find(cpu) = %v", err)
 	}
 	testOpenCL(t)
-	if err := CanTrain(Spec{Kind: "opencl"}); err != nil {
-		t.Errorf("CanTrain(opencl:0:0) = %v, want nil (the device exists)", err)
+	if err := find("opencl:0:0"); err != nil {
+		t.Errorf("Find(opencl:0:0) = %v, want nil (the device exists)", err)
 	}
-	err := CanTrain(Spec{Kind: "opencl", Platform: 7, Device: 3})
+	err := find("opencl:7:3")
 	for _, w := range []string{"no OpenCL device 3 on platform 7", "found:", "attnzoo devices"} {
 		if err == nil || !strings.Contains(err.Error(), w) {
-			t.Errorf("CanTrain(opencl:7:3) = %v, want an error containing %q", err, w)
+			t.Errorf("Find(opencl:7:3) = %v, want an error containing %q", err, w)
 		}
 	}
 }

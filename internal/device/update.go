@@ -87,9 +87,20 @@ func (o *OpenCL) NewUpdate(ns []int) (*Update, error) {
 	return o.newUpdate(ns, max(1, (limit-8-6*4)/(4*8)))
 }
 
-// NewUpdate is the device's NewUpdate: the ability of the OpenCL backend
-// to clip and update a model's parameters in three launches a step.
-func (b clBackend) NewUpdate(ns []int) (*Update, error) { return b.o.NewUpdate(ns) }
+// NewUpdate is the device's NewUpdate (backend.Stepper): the OpenCL
+// backend clips and updates a model's parameters in three launches a step.
+func (b clBackend) NewUpdate(ns []int) (backend.Update, error) {
+	u, err := b.o.NewUpdate(ns)
+	if err != nil {
+		return nil, err // not a nil *Update in an interface
+	}
+	return u, nil
+}
+
+var (
+	_ backend.Stepper    = clBackend{}
+	_ backend.StepResult = Pending{}
+)
 
 // newUpdate is NewUpdate with per parameters to a kernel.
 func (o *OpenCL) newUpdate(ns []int, per int) (*Update, error) {
@@ -371,17 +382,17 @@ type Pending struct {
 // Fetch enqueues the copy of the last Clip's loss and norm to the host and
 // returns at once. At most two Pendings are out at a time: a third Fetch
 // waits for the first (Traffic.Waits) and makes its Result an error.
-func (u *Update) Fetch() (Pending, error) {
+func (u *Update) Fetch() (backend.StepResult, error) {
 	k := u.next
 	u.next ^= 1
 	if err := u.settle(k); err != nil {
-		return Pending{}, err
+		return nil, err
 	}
 	u.n++
 	u.gen[k] = u.n
 	p, err := u.o.Backend().ReadAsync(u.out[k][:], u.st)
 	if err != nil {
-		return Pending{}, err
+		return nil, err
 	}
 	u.pend[k] = p
 	return Pending{u: u, k: k, gen: u.n}, nil

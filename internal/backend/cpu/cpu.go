@@ -27,12 +27,12 @@ func New() *CPU { return &CPU{} }
 var _ backend.Backend = (*CPU)(nil)
 
 func init() {
-	backend.Register("cpu", func(rest string) (backend.Backend, error) {
+	backend.RegisterDriver("cpu", backend.Driver{Float64: true, Open: func(rest string, _ int) (backend.Backend, error) {
 		if rest != "" {
 			return nil, fmt.Errorf("backend: cpu takes no device number (got %q)", "cpu:"+rest)
 		}
 		return New(), nil
-	})
+	}})
 }
 
 // Name is "cpu".
