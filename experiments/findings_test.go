@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -101,10 +102,46 @@ func countStops(rows []selRow, re string) stopCounts {
 	return c
 }
 
-// seedsAbove counts, from an experiment's committed summary.csv, the seeds
-// at which metric is higher at the run matching reA than at the run of the
-// same seed matching reB (the two patterns name one run per seed each).
-func seedsAbove(t *testing.T, exp, metric, reA, reB string) (above, seeds int) {
+// pairedDiffs is, from an experiment's committed summary.csv, metric at
+// the run matching reA less metric at the run of the same seed matching
+// reB, for each seed.
+func pairedDiffs(t *testing.T, exp, metric, reA, reB string) []float64 {
+	t.Helper()
+	a, b := seedValues(t, exp, metric, reA), seedValues(t, exp, metric, reB)
+	if len(a) == 0 || len(a) != len(b) {
+		t.Fatalf("%s: %d seeds of %s against %d of %s", exp, len(a), reA, len(b), reB)
+	}
+	var out []float64
+	for seed, va := range a {
+		vb, ok := b[seed]
+		if !ok {
+			t.Fatalf("%s: seed %s has a run of %s and none of %s", exp, seed, reA, reB)
+		}
+		out = append(out, va-vb)
+	}
+	return out
+}
+
+func mean(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// seedValues is metric per seed at the runs of an experiment's committed
+// summary.csv whose id matches re.
+func seedValues(t *testing.T, exp, metric, re string) map[string]float64 {
 	t.Helper()
 	f, err := os.Open(filepath.Join(findingsDir, exp, "summary.csv"))
 	if err != nil {
@@ -115,41 +152,35 @@ func seedsAbove(t *testing.T, exp, metric, reA, reB string) (above, seeds int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	col := -1
-	for i, h := range recs[0] {
-		if h == metric {
-			col = i
-		}
-	}
+	col := slices.Index(recs[0], metric)
 	if col < 0 {
 		t.Fatalf("%s/summary.csv has no %s column", exp, metric)
 	}
-	a, b := map[string]float64{}, map[string]float64{}
-	ma, mb := regexp.MustCompile(reA), regexp.MustCompile(reB)
+	out := map[string]float64{}
+	m := regexp.MustCompile(re)
 	for _, r := range recs[1:] {
+		if !m.MatchString(r[0]) {
+			continue
+		}
 		v, err := strconv.ParseFloat(r[col], 64)
 		if err != nil {
 			t.Fatalf("%s/summary.csv: %s %s: %v", exp, r[0], metric, err)
 		}
-		if ma.MatchString(r[0]) {
-			a[r[1]] = v
-		}
-		if mb.MatchString(r[0]) {
-			b[r[1]] = v
-		}
+		out[r[1]] = v
 	}
-	for seed, va := range a {
-		vb, ok := b[seed]
-		if !ok {
-			t.Fatalf("%s: seed %s has a run of %s and none of %s", exp, seed, reA, reB)
-		}
+	return out
+}
+
+// seedsAbove counts, from an experiment's committed summary.csv, the seeds
+// at which metric is higher at the run matching reA than at the run of the
+// same seed matching reB (the two patterns name one run per seed each).
+func seedsAbove(t *testing.T, exp, metric, reA, reB string) (above, seeds int) {
+	t.Helper()
+	for _, d := range pairedDiffs(t, exp, metric, reA, reB) {
 		seeds++
-		if va > vb {
+		if d > 0 {
 			above++
 		}
-	}
-	if seeds == 0 || len(b) != seeds {
-		t.Fatalf("%s: %d seeds of %s against %d of %s", exp, seeds, reA, len(b), reB)
 	}
 	return above, seeds
 }
@@ -185,6 +216,8 @@ func TestFindingsCounts(t *testing.T) {
 		want("§2", fmt.Sprintf("concat's BLEU is above multiplicative's in %d of %d seeds at A = %s", up, n, a))
 	}
 
+	gaps := pairedDiffs(t, "findings-britz", "bleu", `^scorer=concat_attention=128_`, `^scorer=multiplicative_attention=128_`)
+	want("§2", fmt.Sprintf("the median paired gap is %.2f BLEU against the mean's %.2f", median(gaps), mean(gaps)))
 	up, n := seedsAbove(t, "findings-britz", "bleu", `^scorer=concat_attention=16_`, `^scorer=concat_attention=128_`)
 	want("§2", fmt.Sprintf("concat at A = 16 above A = 128 in %d of %d seeds", up, n))
 
