@@ -82,6 +82,10 @@ type runClock struct {
 	BestScore float64 `json:"best_score,omitempty"`
 	BestStep  int     `json:"best_step,omitempty"`
 	SinceBest int     `json:"since_best,omitempty"`
+	// PatienceMark is selection.mark, the score of the last improvement
+	// patience counted ([train] min_delta); absent in checkpoints written
+	// before min_delta: the best score.
+	PatienceMark *float64 `json:"patience_mark,omitempty"`
 }
 
 // checkpointFile is a run's checkpoint (with the safetensors file it
@@ -286,7 +290,10 @@ func (x *execution) resume() error {
 			return fmt.Errorf("experiments: %s: %w", x.path(checkpointFile), err)
 		}
 		x.start, x.clock = st.Step, st.runClock
-		x.sel = selection{best: st.BestScore, step: st.BestStep, since: st.SinceBest}
+		x.sel = selection{best: st.BestScore, step: st.BestStep, mark: st.BestScore, since: st.SinceBest}
+		if st.PatienceMark != nil {
+			x.sel.mark = *st.PatienceMark
+		}
 		if x.lines, err = readLines(x.path("metrics.jsonl"), x.start); err != nil {
 			return fmt.Errorf("%w: the checkpoint at step %d cannot resume its learning curve from it; restore the file, or train the run again from step 0 with another --out", err, x.start)
 		}
@@ -525,7 +532,7 @@ func (x *execution) evalDev(ctx context.Context, step int) error {
 	if err := writeJSONL(x.path(trainingFile), x.trainAttn); err != nil {
 		return err
 	}
-	if r.Train.Select != "" && x.sel.observe(r.Train.Select, step, ev.metrics[r.Train.Select]) {
+	if r.Train.Select != "" && x.sel.observe(r.Train.Select, step, ev.metrics[r.Train.Select], r.Train.MinDelta) {
 		// the best on dev so far: kept apart, for the test split
 		if err := saveBest(x.model, x.data, step, x.path(bestFile)); err != nil {
 			return x.errorf("%w", err)
@@ -540,6 +547,8 @@ func (x *execution) save(step int) error {
 	sv, tv := x.data.vocabs()
 	c := x.clock
 	c.BestScore, c.BestStep, c.SinceBest = x.sel.best, x.sel.step, x.sel.since
+	mark := x.sel.mark
+	c.PatienceMark = &mark
 	clock, err := json.Marshal(c)
 	if err != nil {
 		return err

@@ -47,21 +47,37 @@ type Selected struct {
 	Score  float64 `json:"score"`
 }
 
-// selection follows the best dev score of a run.
+// selection follows the best dev score of a run, and for patience the
+// last improvement: a score better than mark by more than [train]
+// min_delta (with min_delta 0, mark is the best score).
 type selection struct {
 	best  float64
 	step  int // 0: no evaluation yet
-	since int // evaluations since the best
+	mark  float64
+	since int // evaluations since the last improvement
 }
 
-// observe records a dev score of select metric m at step; it reports
-// whether it is the best so far (the first always is).
-func (s *selection) observe(m string, step int, score float64) bool {
-	if s.step == 0 || devBetter(m, score, s.best) {
-		s.best, s.step, s.since = score, step, 0
+// observe records a dev score of select metric m at step, with patience's
+// threshold minDelta; it reports whether it is the best so far (the first
+// always is).
+func (s *selection) observe(m string, step int, score, minDelta float64) bool {
+	if s.step == 0 {
+		s.best, s.step, s.mark, s.since = score, step, score, 0
 		return true
 	}
-	s.since++
+	d := minDelta
+	if lowerIsBetter(m) {
+		d = -d
+	}
+	if devBetter(m, score, s.mark+d) {
+		s.mark, s.since = score, 0
+	} else {
+		s.since++
+	}
+	if devBetter(m, score, s.best) {
+		s.best, s.step = score, step
+		return true
+	}
 	return false
 }
 
