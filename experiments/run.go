@@ -82,6 +82,10 @@ type runClock struct {
 	BestScore float64 `json:"best_score,omitempty"`
 	BestStep  int     `json:"best_step,omitempty"`
 	SinceBest int     `json:"since_best,omitempty"`
+	// PatienceMark is selection.mark, the score of the last improvement
+	// patience counted ([train] min_delta); absent in checkpoints written
+	// before min_delta: the best score.
+	PatienceMark *float64 `json:"patience_mark,omitempty"`
 }
 
 // checkpointFile is a run's checkpoint (with the safetensors file it
@@ -96,7 +100,11 @@ type evalLine struct {
 	DevTokenAcc   float64 `json:"dev_token_acc"`
 	DevExactMatch float64 `json:"dev_exact_match"`
 	DevBLEU       float64 `json:"dev_bleu"`
-	Seconds       float64 `json:"seconds"`
+	// dev_loss and dev_aer: only for [train] select = "loss" or "aer"
+	// (devForced)
+	DevLoss *float64 `json:"dev_loss,omitempty"`
+	DevAER  *float64 `json:"dev_aer,omitempty"`
+	Seconds float64  `json:"seconds"`
 }
 
 // runConfigTOML is config.toml: the resolved settings of one run.
@@ -282,7 +290,10 @@ func (x *execution) resume() error {
 			return fmt.Errorf("experiments: %s: %w", x.path(checkpointFile), err)
 		}
 		x.start, x.clock = st.Step, st.runClock
-		x.sel = selection{best: st.BestScore, step: st.BestStep, since: st.SinceBest}
+		x.sel = selection{best: st.BestScore, step: st.BestStep, mark: st.BestScore, since: st.SinceBest}
+		if st.PatienceMark != nil {
+			x.sel.mark = *st.PatienceMark
+		}
 		if x.lines, err = readLines(x.path("metrics.jsonl"), x.start); err != nil {
 			return fmt.Errorf("%w: the checkpoint at step %d cannot resume its learning curve from it; restore the file, or train the run again from step 0 with another --out", err, x.start)
 		}
@@ -496,11 +507,20 @@ func (x *execution) evalDev(ctx context.Context, step int) error {
 	if err != nil {
 		return x.errorf("dev evaluation at step %d: %w", step, err)
 	}
-	if r.Train.Select != "" {
-		x.opt.Observe(ev.metrics[r.Train.Select]) // the plateau schedule's step: lr is the rate from here on
+	line := evalLine{Step: step, Loss: x.clock.WindowLoss / float64(x.clock.WindowN),
+		DevTokenAcc: ev.metrics["token_acc"], DevExactMatch: ev.metrics["exact_match"], DevBLEU: ev.metrics["bleu"], Seconds: x.clock.TrainSeconds}
+	if err := x.devForced(ctx, ev.metrics, &line); err != nil {
+		return err
 	}
-	x.lines = append(x.lines, evalLine{Step: step, Loss: x.clock.WindowLoss / float64(x.clock.WindowN), LR: x.opt.Rate(),
-		DevTokenAcc: ev.metrics["token_acc"], DevExactMatch: ev.metrics["exact_match"], DevBLEU: ev.metrics["bleu"], Seconds: x.clock.TrainSeconds})
+	if sel := r.Train.Select; sel != "" {
+		score := ev.metrics[sel]
+		if lowerIsBetter(sel) {
+			score = -score // the plateau schedule watches a score that rises
+		}
+		x.opt.Observe(score) // the plateau schedule's step: lr is the rate from here on
+	}
+	line.LR = x.opt.Rate()
+	x.lines = append(x.lines, line)
 	x.clock.WindowLoss, x.clock.WindowN = 0, 0
 	if err := x.tb.dev(step, ev.metrics); err != nil {
 		return err
@@ -512,7 +532,7 @@ func (x *execution) evalDev(ctx context.Context, step int) error {
 	if err := writeJSONL(x.path(trainingFile), x.trainAttn); err != nil {
 		return err
 	}
-	if r.Train.Select != "" && x.sel.observe(step, ev.metrics[r.Train.Select]) {
+	if r.Train.Select != "" && x.sel.observe(r.Train.Select, step, ev.metrics[r.Train.Select], r.Train.MinDelta) {
 		// the best on dev so far: kept apart, for the test split
 		if err := saveBest(x.model, x.data, step, x.path(bestFile)); err != nil {
 			return x.errorf("%w", err)
@@ -527,6 +547,8 @@ func (x *execution) save(step int) error {
 	sv, tv := x.data.vocabs()
 	c := x.clock
 	c.BestScore, c.BestStep, c.SinceBest = x.sel.best, x.sel.step, x.sel.since
+	mark := x.sel.mark
+	c.PatienceMark = &mark
 	clock, err := json.Marshal(c)
 	if err != nil {
 		return err

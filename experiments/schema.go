@@ -94,6 +94,11 @@ type Train struct {
 	// Patience stops training after this many evaluations in a row without
 	// a better Select score; 0 = never.
 	Patience int `toml:"patience"`
+	// MinDelta is how much a dev score must beat the last improvement by
+	// for patience to count it as one (in the metric's units; lower by as
+	// much for loss and aer); 0 = any strictly better score. The best
+	// checkpoint is the strictly best score whatever it is.
+	MinDelta float64 `toml:"min_delta"`
 }
 
 // schedule is the learning rate's schedule the [train] keys give.
@@ -814,6 +819,12 @@ func checkTraining(t Train, d Decode, errf settingErrf) error {
 	}
 	if t.Patience > 0 && t.Select == "" {
 		return errf("train", "patience", "stops on a dev metric: set [train] select (have: %s)", strings.Join(selectMetrics, ", "))
+	}
+	if t.MinDelta < 0 || math.IsNaN(t.MinDelta) || math.IsInf(t.MinDelta, 0) {
+		return errf("train", "min_delta", "must be a number ≥ 0 (0 = any better dev score resets patience), got %v", t.MinDelta)
+	}
+	if t.MinDelta > 0 && t.Patience == 0 {
+		return errf("train", "min_delta", "only early stopping reads it: set [train] patience")
 	}
 	if t.BatchTokens < 0 {
 		return errf("train", "batch_tokens", "must be ≥ 0 (0 = batches of [train] batch sentences), got %d", t.BatchTokens)

@@ -13,8 +13,9 @@ import (
 // Tuning on dev ([report] tune): the file sweeps a setting (a small lr
 // list, say) and names it in [report] tune; for each setting of the other
 // swept keys (each scorer, say) the summary chooses the value whose runs
-// have the highest mean dev score over their seeds — the best dev score of
-// each run, on the metric [train] select names — and compares only the
+// have the best mean dev score over their seeds (the highest; the lowest
+// for loss and aer) — the best dev score of each run, on the metric
+// [train] select names — and compares only the
 // chosen points: each scorer at its own learning rate, chosen on dev, never
 // on test. Ties go to the value listed first.
 
@@ -100,9 +101,9 @@ func (s *Summary) Tuning() []TuneChoice {
 	}
 	for i := range out {
 		c := &out[i]
-		best := math.Inf(-1)
+		metric, best := strings.TrimPrefix(c.Metric, "dev_"), 0.0
 		for j, d := range c.Dev {
-			if !math.IsNaN(d) && d > best {
+			if !math.IsNaN(d) && (c.Chosen == nil || devBetter(metric, d, best)) {
 				best, c.Chosen = d, c.Values[j]
 			}
 		}
@@ -138,8 +139,12 @@ func (s *Summary) writeTuningMD(b *strings.Builder) {
 		return
 	}
 	tk := s.tuneKey()
-	fmt.Fprintf(b, "\n## %s chosen on dev ([report] tune)\n\nFor each %s, the value of %s whose runs have the highest mean best dev score (%s, each run's best evaluation) over their seeds; the comparisons use only the chosen points.\n\n",
-		shortKey(tk), strings.Join(shortKeys(s.otherKeys()), " "), tk, cs[0].Metric)
+	dir := "highest"
+	if lowerIsBetter(strings.TrimPrefix(cs[0].Metric, "dev_")) {
+		dir = "lowest"
+	}
+	fmt.Fprintf(b, "\n## %s chosen on dev ([report] tune)\n\nFor each %s, the value of %s whose runs have the %s mean best dev score (%s, each run's best evaluation) over their seeds; the comparisons use only the chosen points.\n\n",
+		shortKey(tk), strings.Join(shortKeys(s.otherKeys()), " "), tk, dir, cs[0].Metric)
 	head := []string{"point", shortKey(tk), "seeds", "mean dev score", "chosen"}
 	mdRow(b, head)
 	mdSep(b, len(head))

@@ -91,3 +91,24 @@ func TestTuneErrors(t *testing.T) {
 		t.Errorf("tune = \"train.lr\": %v", err)
 	}
 }
+
+// TestTuneOnDevLoss: with [train] select = "loss" the lowest mean dev loss
+// wins. The same runs as tuneSummary with their dev scores read as losses:
+// by hand, dot's means are 0.6 (lr 0.001) and 0.7 (0.01), so 0.001;
+// concat's 0.8 (0.001) and 0.5 (0.01), so 0.01 — each the other rate than
+// on token accuracy — and summary.md says "lowest".
+func TestTuneOnDevLoss(t *testing.T) {
+	s := tuneSummary()
+	for _, f := range s.Runs {
+		f.Selected.Metric = "dev_loss"
+	}
+	tu := s.Tuning()
+	if len(tu) != 2 || tu[0].Chosen != 0.001 || tu[1].Chosen != 0.01 {
+		t.Fatalf("tuning %+v, want dot at 0.001, concat at 0.01 (the lower mean dev loss)", tu)
+	}
+	var b strings.Builder
+	s.writeTuningMD(&b)
+	if !strings.Contains(b.String(), "the lowest mean best dev score (dev_loss") {
+		t.Errorf("summary.md's tuning section does not say the lowest dev loss wins:\n%s", b.String())
+	}
+}

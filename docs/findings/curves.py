@@ -6,7 +6,8 @@ usage: python3 docs/findings/curves.py results/EXPERIMENT > curves.csv
 Reads runs/*/metrics.jsonl (one line per dev evaluation) and runs/*/final.json
 (the run's sweep point), and writes one row per sweep point and evaluation
 step: the seeds evaluated at that step and the mean of each dev metric over
-them. A run stopped early (patience) has no rows past its stop, so later
+them (dev_loss and dev_aer too, where the runs selected on them). A run
+stopped early (patience) has no rows past its stop, so later
 steps average fewer seeds: the seeds column says how many.
 """
 import csv
@@ -34,6 +35,8 @@ def main(folder):
                 d = json.loads(line)
                 curves[point].setdefault(d["step"], []).append(d)
     keys = ["dev_bleu", "dev_exact_match", "dev_token_acc"]
+    # dev_loss and dev_aer: only where [train] select named them
+    keys += [k for k in ("dev_loss", "dev_aer") if any(k in r for c in curves.values() for rows in c.values() for r in rows)]
     w = csv.writer(sys.stdout)
     w.writerow(["point", "step", "seeds"] + keys)
     for point in order:
