@@ -78,10 +78,10 @@ func topWords(h seq2seq.Hypothesis, v *tasks.Vocab) [][]TopWord {
 // (Example.Top).
 type evalOptions struct {
 	N, Batch, MaxLen, Beam, TopK int
-	Alpha                  float64
-	Cache                  *seq2seq.GraphCache
-	Keep                   int
-	Dir                    string
+	Alpha                        float64
+	Cache                        *seq2seq.GraphCache
+	Keep                         int
+	Dir                          string
 }
 
 type evalResult struct {
