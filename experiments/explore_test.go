@@ -3,8 +3,8 @@ package experiments
 import (
 	"context"
 	"encoding/base64"
-	"fmt"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
