@@ -525,3 +525,130 @@ func TestBadExplore(t *testing.T) {
 		{"negative", goodHead + "[report]\nexplore = -3\n", []string{"bad.toml:9", "[report] explore", "must be ≥ 0 (0: every test example), got -3"}},
 	})
 }
+
+// TestCaptionExplorer runs the captioning quickstart
+// (experiments/captioning-quickstart.toml; shortened to 150 steps on 300
+// images, 20 dev and 6 test ones, unless ATTNZOO_SCREENSHOTS=1) and
+// checks view 5 of its explore.html in headless Chromium: for the first
+// test example, each run's panel shows each output word over the image
+// (loaded from the run folder), with the weights of attention.jsonl and
+// as many outlined boxes as the word has gold boxes; the boxes turn off;
+// the reference's words show the forced attention; nothing overflows and
+// the console stays clean.
+func TestCaptionExplorer(t *testing.T) {
+	var pairs []string
+	if !screenshots {
+		pairs = []string{"steps = 1500", "steps = 150", "train = 2000", "train = 300", "dev = 100", "dev = 20",
+			"test = 200", "test = 6", "eval_every = 250", "eval_every = 75", "eval_size = 100", "eval_size = 20"}
+	}
+	out := t.TempDir()
+	runExp(t, writeExp(t, shortened(t, "captioning-quickstart.toml", pairs...)), out, Options{Workers: 2})
+	dir := filepath.Join(out, "captioning-quickstart")
+	runs := []string{"scorer=dot_seed=1", "scorer=concat_seed=1"}
+	attn := map[string][]Example{}
+	for _, id := range runs {
+		var err error
+		if attn[id], err = readExampleFile(filepath.Join(dir, "runs", id, attentionFile)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := pageData(t, dir)
+	ex := d.Examples[0]
+	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(ex.Image))); err != nil || ex.Grid != [2]int{8, 8} {
+		t.Fatalf("page example 0: image %q (%v), grid %v; want a file and 8×8 (64×64 pixels in 8×8 patches)", ex.Image, err, ex.Grid)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "explore.html")); err == nil {
+		t.Logf("explore.html: %d bytes", fi.Size())
+	}
+
+	ctx, consoleErrors := chromium(t)
+	abs, _ := filepath.Abs(filepath.Join(dir, "explore.html"))
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+abs), chromedp.WaitVisible(chromedp.CSS("#cap-panels figure.capword"))); err != nil {
+		t.Fatal(err)
+	}
+	type capWord struct {
+		Word    string
+		Weights []float64
+		Boxes   int
+		Loaded  bool
+	}
+	var shown []struct {
+		Run   string
+		Words []capWord
+	}
+	read := func() {
+		t.Helper()
+		// the images load from disk: wait for them
+		raw, err := chromedp.Run(ctx, chromedp.Evaluate[[]byte](`Promise.all([...document.images].map((i) => i.decode().catch(() => null))).then(() => attnzooExplorer.caption())`,
+			chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(raw, &shown); err != nil {
+			t.Fatal(err)
+		}
+		if len(shown) != len(runs) {
+			t.Fatalf("view 5 shows %d panels, want %d", len(shown), len(runs))
+		}
+	}
+	check := func(forced, boxes bool) {
+		t.Helper()
+		read()
+		for i, p := range shown {
+			e := attn[runs[i]][0]
+			words, rows := append(slices.Clone(e.Hyp), "</s>"), e.Weights
+			if forced {
+				ref := e.ForcedRef // where it is not the example's Ref
+				if ref == nil {
+					ref = e.Ref
+				}
+				words, rows = append(slices.Clone(ref), "</s>"), e.Forced
+			}
+			if p.Run != runs[i] || len(p.Words) != len(rows) {
+				t.Fatalf("panel %d: %s with %d words, want %s with %d", i, p.Run, len(p.Words), runs[i], len(rows))
+			}
+			for k, w := range p.Words {
+				wantBoxes := 0
+				if boxes {
+					wantBoxes = len(e.Boxes[words[k]])
+				}
+				if w.Word != words[k] || !w.Loaded || w.Boxes != wantBoxes || !nearRows(w.Weights, rows[k], 0.5/255+1e-12) {
+					t.Errorf("%s word %d (forced %v): %q, image loaded %v, %d boxes, weights %v; want %q, %d boxes, attention.jsonl's %v",
+						p.Run, k, forced, w.Word, w.Loaded, w.Boxes, w.Weights, words[k], wantBoxes, rows[k])
+				}
+			}
+		}
+	}
+	check(false, true)
+	boxed := 0
+	for _, w := range shown[0].Words {
+		boxed += w.Boxes
+	}
+	if boxed == 0 {
+		t.Errorf("no word of %v has a gold box drawn", shown[0].Words)
+	}
+	screenshot(t, ctx, "#view-caption", "explore-captioning.png")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("cap-boxes"))); err != nil {
+		t.Fatal(err)
+	}
+	check(false, false)
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("cap-boxes")), chromedp.SetValue(chromedp.ID("cap-which"), "forced")); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById("cap-which").dispatchEvent(new Event("change"))`)); err != nil {
+		t.Fatal(err)
+	}
+	check(true, true)
+
+	var overflow []string
+	raw, err := chromedp.Run(ctx, chromedp.Evaluate[[]byte](overflowJS))
+	if err == nil {
+		err = json.Unmarshal(raw, &overflow)
+	}
+	if err != nil || len(overflow) > 0 {
+		t.Errorf("elements overflow their containers (%v):\n%s", err, strings.Join(overflow, "\n"))
+	}
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}

@@ -47,6 +47,10 @@
   const T = D.training;
   if (T) for (const ex of T.examples) prepare(ex, ex.runs.flat());
 
+  // captioning: the sources are images, their words regions r0, r1, …
+  const isImage = (ex) => !!(ex.grid && ex.grid[0] > 0);
+  const captioning = D.examples.length > 0 && isImage(D.examples[0]);
+  const srcText = (ex) => (isImage(ex) ? "an image, " + ex.grid[0] + "×" + ex.grid[1] + " regions" : ex.src.join(" "));
   const seeds = [...new Set(D.runs.map((r) => r.seed))];
   const state = { seed: seeds[0], ex: 0, gold: true, sort: { key: "index", desc: false }, order: [] };
   // runsOfSeed are the indices (into D.runs) of the chosen seed's runs.
@@ -196,7 +200,7 @@
     cursor = null;
     $("info").textContent = hint;
     $("example-title").textContent = "Test example " + ex.index;
-    $("source").textContent = "source: " + ex.src.join(" ") + "  ·  reference: " + ex.ref.join(" ");
+    $("source").textContent = "source: " + srcText(ex) + "  ·  reference: " + ex.ref.join(" ");
     const panels = $("panels");
     panels.replaceChildren(...runsOfSeed().map((ri) => panel(ri, ex, ex.runs[ri])));
     for (const tr of $("examples-body").rows) tr.classList.toggle("chosen", +tr.dataset.k === state.ex);
@@ -341,7 +345,7 @@
   // ---- view 5: captioning, each word's attention over its image ----
   function showCaption() {
     const ex = D.examples[state.ex];
-    const on = !!(ex && ex.image && ex.grid && ex.grid[0] > 0);
+    const on = !!(ex && ex.image && isImage(ex));
     $("view-caption").hidden = !on;
     if (!on) return;
     const forced = $("cap-which").value === "forced", boxes = $("cap-boxes").checked;
@@ -427,7 +431,7 @@
     $("train-info").textContent = hint;
     $("train-step-label").textContent = "step " + T.steps[si] + " (" + (si + 1) + " of " + T.steps.length + ")";
     $("train-step").setAttribute("aria-valuetext", $("train-step-label").textContent);
-    $("train-source").textContent = "source: " + ex.src.join(" ") + "  ·  reference: " + ex.ref.join(" ");
+    $("train-source").textContent = "source: " + srcText(ex) + "  ·  reference: " + ex.ref.join(" ");
     $("train-panels").replaceChildren(...runsOfSeed().map((ri) => panel(ri, ex, ex.runs[ri][si])));
   }
 
@@ -444,7 +448,7 @@
     const cols = [
       { key: "index", label: "#", v: (ex) => ex.index },
       { key: "len", label: "length", v: (ex) => ex.src.length },
-      { key: "src", label: "source", v: (ex) => ex.src.join(" "), text: true },
+      { key: "src", label: captioning ? "reference" : "source", v: (ex) => (captioning ? ex.ref.join(" ") : ex.src.join(" ")), text: true },
     ];
     for (const i of runsOfSeed()) {
       cols.push({ key: "aer" + i, label: "AER " + D.runs[i].point, v: (ex) => (ex.runs[i] && ex.runs[i].aer !== undefined ? ex.runs[i].aer : NaN), d: 3 });
@@ -478,7 +482,7 @@
     const sc = cols.find((c) => c.key === state.sort.key) || cols[0];
     let ks = D.examples.map((ex, k) => k).filter((k) => {
       const ex = D.examples[k];
-      return ex.src.length >= lo && ex.src.length <= hi && (text === "" || ex.src.join(" ").toLowerCase().includes(text));
+      return ex.src.length >= lo && ex.src.length <= hi && (text === "" || (captioning ? ex.ref : ex.src).join(" ").toLowerCase().includes(text));
     });
     const val = ks.map((k) => sc.v(D.examples[k]));
     const idx = ks.map((k, i) => i);
@@ -517,6 +521,7 @@
   }
 
   // ---- wiring ----
+  if (captioning) $("filter").labels[0].firstChild.textContent = "reference contains ";
   $("legend-bar").style.background = "linear-gradient(to right," + [0, 0.25, 0.5, 0.75, 1].map(colour).join(",") + ")";
   $("seed").replaceChildren(...seeds.map((s) => new Option(s, s)));
   if (seeds.length < 2) $("seed-label").hidden = true;
@@ -534,7 +539,7 @@
     showTraining();
   });
   if (T) {
-    $("train-ex").replaceChildren(...T.examples.map((ex, k) => new Option("dev " + ex.index + ": " + ex.src.join(" "), k)));
+    $("train-ex").replaceChildren(...T.examples.map((ex, k) => new Option("dev " + ex.index + ": " + (captioning ? ex.ref : ex.src).join(" "), k)));
     $("train-step").max = T.steps.length - 1;
     $("train-step").value = T.steps.length - 1;
     $("train-ex").addEventListener("change", showTraining);
