@@ -391,7 +391,7 @@
           const c = document.createElement("div");
           const v = s < n ? q[t * n + s] : 0;
           c.dataset.w = v / D.scale;
-          c.style.background = "rgba(0,0,0," + (0.85 * (1 - (mx > 0 ? v / mx : 0))).toFixed(3) + ")";
+          c.style.background = colour(mx > 0 ? v / mx : 0);
           cells.appendChild(c);
           const cx = ((s % C) + 0.5) / C, cy = (Math.floor(s / C) + 0.5) / R;
           total += v;
