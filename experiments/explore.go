@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"text/template"
 
 	"github.com/attnzoo/attnzoo/metrics"
@@ -162,13 +163,15 @@ type exploreAttn struct {
 	Src  []string `json:"src,omitempty"` // where it is not the example's (a swept task key)
 	Rows int      `json:"rows"`
 	W    string   `json:"w"`
-	// The step-through's: TW and TP are each free-running step's most
-	// probable words and their probabilities to 3 decimals
-	// (Example.Top); F is the forced decoding's attention (Example.Forced)
-	// as W, FRows rows, on the reference FRef where it is not the
-	// example's.
-	TW    [][]string  `json:"tw,omitempty"`
-	TP    [][]float64 `json:"tp,omitempty"`
+	// The step-through's: TW and TP are each free-running step's TK most
+	// probable words (Example.Top), all steps' words in one string,
+	// separated by spaces (no token holds one), and their probabilities
+	// in thousandths; F is the forced decoding's attention
+	// (Example.Forced) as W, FRows rows, on the reference FRef where it is
+	// not the example's.
+	TK    int         `json:"tk,omitempty"`
+	TW    string      `json:"tw,omitempty"`
+	TP    []int       `json:"tp,omitempty"`
 	F     string      `json:"f,omitempty"`
 	FRows int         `json:"frows,omitempty"`
 	FRef  []string    `json:"fref,omitempty"`
@@ -340,14 +343,20 @@ func exploreAttnOf(e Example, src []string) (*exploreAttn, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, step := range e.Top {
-		var w []string
-		var p []float64
-		for _, x := range step {
-			w, p = append(w, x.W), append(p, math.Round(x.P*1e3)/1e3)
+	var words []string
+	for t, step := range e.Top {
+		if t == 0 {
+			a.TK = len(step)
 		}
-		a.TW, a.TP = append(a.TW, w), append(a.TP, p)
+		if len(step) != a.TK {
+			return nil, fmt.Errorf("%d top words at step %d, %d at step 0", len(step), t, a.TK)
+		}
+		for _, x := range step {
+			words = append(words, x.W)
+			a.TP = append(a.TP, int(math.Round(x.P*1e3)))
+		}
 	}
+	a.TW = strings.Join(words, " ")
 	if e.Sure != "" {
 		links, err := metrics.ParsePharaoh(e.Links)
 		if err != nil {

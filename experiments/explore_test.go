@@ -219,17 +219,15 @@ func TestExplorer(t *testing.T) {
 					}
 				}
 				// the top words: 5 a step, the output's words and </s>
-				if len(a.TW) != len(e.Hyp)+1 || len(a.TP) != len(a.TW) {
-					t.Fatalf("%s example %d: top words for %d steps, %d probabilities; want %d (the output and </s>)", id, k, len(a.TW), len(a.TP), len(e.Hyp)+1)
+				words := strings.Fields(a.TW)
+				if a.TK != exploreTopK || len(words) != exploreTopK*(len(e.Hyp)+1) || len(a.TP) != len(words) || len(e.Top) != len(e.Hyp)+1 {
+					t.Fatalf("%s example %d: %d top words a step, %d words, %d probabilities on the page, %d steps saved; want %d a step for %d steps (the output and </s>)",
+						id, k, a.TK, len(words), len(a.TP), len(e.Top), exploreTopK, len(e.Hyp)+1)
 				}
-				for st := range a.TW {
-					if len(a.TW[st]) != exploreTopK || len(a.TP[st]) != exploreTopK {
-						t.Fatalf("%s example %d step %d: %d top words", id, k, st, len(a.TW[st]))
-					}
-					for j := range a.TW[st] {
-						if a.TW[st][j] != e.Top[st][j].W || math.Abs(a.TP[st][j]-e.Top[st][j].P) > 0.5e-3+1e-12 {
-							t.Fatalf("%s example %d step %d: page %s %v, attention.jsonl %+v", id, k, st, a.TW[st][j], a.TP[st][j], e.Top[st][j])
-						}
+				for i, w := range words {
+					want := e.Top[i/exploreTopK][i%exploreTopK]
+					if w != want.W || math.Abs(float64(a.TP[i])/1000-want.P) > 0.5e-3+1e-12 {
+						t.Fatalf("%s example %d step %d: page %s %d/1000, attention.jsonl %+v", id, k, i/exploreTopK, w, a.TP[i], want)
 					}
 				}
 				// AER of the argmax links against the sure links (reversal's

@@ -36,6 +36,16 @@
       a.fq = bytes(a.f || "");
       a.fref = a.fref || ex.ref;
       a.frows = a.frows || 0;
+      if (a.tw) {
+        // tk words a step, space-separated; their probabilities in thousandths
+        const ws = a.tw.split(" ");
+        a.topw = [];
+        a.topp = [];
+        for (let i = 0; i < ws.length; i += a.tk) {
+          a.topw.push(ws.slice(i, i + a.tk));
+          a.topp.push(a.tp.slice(i, i + a.tk).map((p) => p / 1000));
+        }
+      }
     }
   }
   function bytes(b64) {
@@ -274,7 +284,7 @@
       rowCells(tr, a.q, t, n, a.rows, "free-running");
       tr.append(td("", "gap"), td(a.frows ? word(a.fref, t, a.frows) : "—", "w forced"));
       if (a.frows) rowCells(tr, a.fq, t, n, a.frows, "forced");
-      const top = a.tw && a.tw[t] ? a.tw[t].map((w, k) => w + " " + a.tp[t][k].toFixed(3)).join(" · ") : "";
+      const top = a.topw && a.topw[t] ? a.topw[t].map((w, k) => w + " " + a.topp[t][k].toFixed(3)).join(" · ") : "";
       tr.append(td("", "gap"), td(top, "w"));
       tr.classList.toggle("now", t === stepState.t);
       tb.appendChild(tr);
@@ -309,7 +319,7 @@
     p.textContent = "Free-running attention peaks on " + (peak(a.q, a.rows) || "—") +
       (a.frows ? "; forced on " + (peak(a.fq, a.frows) || "—") : "; no forced attention saved") + ".";
     det.appendChild(p);
-    if (!a.tw || !a.tw[t]) {
+    if (!a.topw || !a.topw[t]) {
       const q = document.createElement("p");
       q.textContent = "No top words saved for this step (a run from before they were saved, or subword pieces).";
       det.appendChild(q);
@@ -321,8 +331,8 @@
     const list = document.createElement("div");
     list.className = "topk";
     list.setAttribute("role", "list");
-    a.tw[t].forEach((w, k) => {
-      const pr = a.tp[t][k];
+    a.topw[t].forEach((w, k) => {
+      const pr = a.topp[t][k];
       const wd = document.createElement("span");
       wd.className = "word" + (k === 0 ? " chosen" : "");
       wd.textContent = w + (w === fw ? " (reference)" : "");
