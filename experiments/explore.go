@@ -169,12 +169,12 @@ type exploreAttn struct {
 	// in thousandths; F is the forced decoding's attention
 	// (Example.Forced) as W, FRows rows, on the reference FRef where it is
 	// not the example's.
-	TK    int         `json:"tk,omitempty"`
-	TW    string      `json:"tw,omitempty"`
-	TP    []int       `json:"tp,omitempty"`
-	F     string      `json:"f,omitempty"`
-	FRows int         `json:"frows,omitempty"`
-	FRef  []string    `json:"fref,omitempty"`
+	TK    int      `json:"tk,omitempty"`
+	TW    string   `json:"tw,omitempty"`
+	TP    []int    `json:"tp,omitempty"`
+	F     string   `json:"f,omitempty"`
+	FRows int      `json:"frows,omitempty"`
+	FRef  []string `json:"fref,omitempty"`
 	// AER is the example's alignment error rate of the argmax links of
 	// these weights (alignments.jsonl's links) against its gold links (its
 	// share of the run's aer_free), to 4 decimals. Absent without gold
