@@ -7,7 +7,6 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/attnzoo/attnzoo/metrics"
@@ -272,14 +271,12 @@ func (s *capScoring) add(idx int, h seq2seq.Hypothesis, keep bool) (*Example, er
 	}
 	e := &Example{Index: idx, Ref: it.ex.Refs[0], Hyp: hyp, Weights: h.Align, Grid: [2]int{c.rows, c.cols},
 		Top: topWords(h, c.data.Vocab)}
-	for w, bs := range it.ex.Boxes {
-		if slices.Contains(hyp, w) || slices.Contains(it.ex.Caption, w) {
-			if e.Boxes == nil {
-				e.Boxes = map[string][][4]float64{}
-			}
-			for _, b := range bs {
-				e.Boxes[w] = append(e.Boxes[w], [4]float64{b.X0, b.Y0, b.X1, b.Y1})
-			}
+	for w, bs := range it.ex.Boxes { // every word's: each run writes its own words
+		if e.Boxes == nil {
+			e.Boxes = map[string][][4]float64{}
+		}
+		for _, b := range bs {
+			e.Boxes[w] = append(e.Boxes[w], [4]float64{b.X0, b.Y0, b.X1, b.Y1})
 		}
 	}
 	for r := 0; r < c.S; r++ {

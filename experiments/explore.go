@@ -111,8 +111,10 @@ type exploreRun struct {
 
 // exploreText is an example's words and gold links.
 type exploreText struct {
-	Index    int      `json:"index"` // in its split
-	Src      []string `json:"src"`
+	Index int `json:"index"` // in its split
+	// Src is the source's words; none for an image, whose regions the
+	// page names r0, r1, … (Example.Src) from Grid.
+	Src      []string `json:"src,omitempty"`
 	Ref      []string `json:"ref"`
 	Sure     [][2]int `json:"sure,omitempty"` // gold links, [source, target] (0-based)
 	Possible [][2]int `json:"possible,omitempty"`
@@ -148,6 +150,9 @@ type exploreTrainingExample struct {
 // textOf is e's words and gold links.
 func textOf(e Example) (exploreText, error) {
 	x := exploreText{Index: e.Index, Src: e.Src, Ref: e.Ref, Grid: e.Grid, Boxes: e.Boxes}
+	if e.Grid != [2]int{} {
+		x.Src = nil
+	}
 	var err error
 	if x.Sure, err = goldPairs(e.Sure); err == nil {
 		x.Possible, err = goldPairs(e.Possible)
@@ -333,7 +338,7 @@ func trainingOf(runs [][]trainingLine) (*exploreTraining, error) {
 // its example's entry holds.
 func exploreAttnOf(e Example, src []string) (*exploreAttn, error) {
 	a := &exploreAttn{Hyp: e.Hyp, Rows: len(e.Weights), FRows: len(e.Forced), FRef: e.ForcedRef}
-	if !slices.Equal(e.Src, src) {
+	if !slices.Equal(e.Src, src) && e.Grid == [2]int{} {
 		a.Src = e.Src
 	}
 	var err error

@@ -27,6 +27,7 @@
   // prepare readies an example: its gold links as sets, and each of its
   // attentions (attns) decoded.
   function prepare(ex, attns) {
+    if (!ex.src) ex.src = Array.from({ length: ex.grid[0] * ex.grid[1] }, (_, i) => "r" + i); // an image's regions
     ex.sureSet = new Set((ex.sure || []).map((l) => l[0] + "-" + l[1]));
     ex.possSet = new Set((ex.possible || []).map((l) => l[0] + "-" + l[1]));
     for (const a of attns) {
