@@ -34,8 +34,8 @@ type Example struct {
 	// fractions of its width and height: x0, y0, x1, y1.
 	Boxes map[string][][4]float64 `json:"boxes,omitempty"`
 	// For explore.html's step-through (the test examples a run keeps):
-	// Top is, at each free-running step (the last </s>'s), the exploreTopK
-	// most probable words and their probabilities, most probable first
+	// Top is, at each free-running step (the last </s>'s), the [report]
+	// top_words most probable words and their probabilities, most probable first
 	// (absent where the tokens are subword pieces: the steps are pieces,
 	// the rows words); Forced is the attention under forced decoding of
 	// the reference (align.go), rows its words then </s>, the reference
@@ -51,10 +51,6 @@ type TopWord struct {
 	W string  `json:"w"`
 	P float64 `json:"p"`
 }
-
-// exploreTopK is how many of the decoder's most probable words a kept
-// test example records at each step (Example.Top).
-const exploreTopK = 5
 
 // topWords is h's Top as words of vocab v.
 func topWords(h seq2seq.Hypothesis, v *tasks.Vocab) [][]TopWord {

@@ -122,7 +122,7 @@ type exploreText struct {
 	// run's copy, runs/RUN/examples/N.png), the regions' grid and each
 	// word's gold boxes (Example.Boxes).
 	Image string                  `json:"image,omitempty"`
-	Grid  [2]int                  `json:"grid,omitempty"`
+	Grid  *[2]int                 `json:"grid,omitempty"`
 	Boxes map[string][][4]float64 `json:"boxes,omitempty"`
 }
 
@@ -149,9 +149,10 @@ type exploreTrainingExample struct {
 
 // textOf is e's words and gold links.
 func textOf(e Example) (exploreText, error) {
-	x := exploreText{Index: e.Index, Src: e.Src, Ref: e.Ref, Grid: e.Grid, Boxes: e.Boxes}
+	x := exploreText{Index: e.Index, Src: e.Src, Ref: e.Ref, Boxes: e.Boxes}
 	if e.Grid != [2]int{} {
-		x.Src = nil
+		g := e.Grid
+		x.Grid, x.Src = &g, nil
 	}
 	var err error
 	if x.Sure, err = goldPairs(e.Sure); err == nil {

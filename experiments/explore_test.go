@@ -123,31 +123,32 @@ var quickstartRuns = []string{"scorer=dot_seed=1", "scorer=general_seed=1", "sco
 
 // explorerQuickstart runs the quickstart (experiments/quickstart.toml) for
 // TestExplorer into a temporary folder and returns its results folder,
-// its number of test examples and its evaluation steps. It saves 5
-// examples in alignments.jsonl ([decode] examples) and, shortened, the
-// first 30 in attention.jsonl ([report] explore); shortened, it trains
-// 300 steps instead of 600 on 2,000 pairs instead of 5,000, evaluating
-// every 150, and tests 40 pairs instead of 200 (about a quarter of its
-// time). With ATTNZOO_SCREENSHOTS=1 it runs whole, every test example
-// explored.
-func explorerQuickstart(t *testing.T) (dir string, explored int, evals []int) {
+// its number of test examples saved in attention.jsonl, the top words
+// they save a step and its evaluation steps. It saves 5 examples in
+// alignments.jsonl ([decode] examples); shortened, it trains 300 steps
+// instead of 600 on 2,000 pairs instead of 5,000, evaluating every 150,
+// tests 40 pairs instead of 200 (about a quarter of its time), and saves
+// the first 30 with 4 top words a step ([report] explore, top_words).
+// With ATTNZOO_SCREENSHOTS=1 it runs whole: every test example, 5 top
+// words (the default).
+func explorerQuickstart(t *testing.T) (dir string, explored, topWords int, evals []int) {
 	pairs := []string{"beam = 1", "beam = 1\nexamples = 5"}
-	explored, evals = 200, []int{100, 200, 300, 400, 500, 600}
+	explored, topWords, evals = 200, Defaults().Report.TopWords, []int{100, 200, 300, 400, 500, 600}
 	if !screenshots {
 		pairs = append(pairs, "steps = 600", "steps = 300", "train = 5000", "train = 2000", "test = 200", "test = 40",
-			"eval_every = 100", "eval_every = 150", "[sweep]", "[report]\nexplore = 30\n\n[sweep]")
-		explored, evals = 30, []int{150, 300}
+			"eval_every = 100", "eval_every = 150", "[sweep]", "[report]\nexplore = 30\ntop_words = 4\n\n[sweep]")
+		explored, topWords, evals = 30, 4, []int{150, 300}
 	}
 	out := t.TempDir()
 	runExp(t, writeExp(t, shortened(t, "quickstart.toml", pairs...)), out, Options{Workers: 2})
-	return filepath.Join(out, "quickstart"), explored, evals
+	return filepath.Join(out, "quickstart"), explored, topWords, evals
 }
 
 // TestExplorer runs the quickstart (explorerQuickstart), checks that run,
 // collect and plot write explore.html, checks the page's data against the
 // runs' files, then drives the page in headless Chromium.
 func TestExplorer(t *testing.T) {
-	dir, explored, evals := explorerQuickstart(t)
+	dir, explored, topWords, evals := explorerQuickstart(t)
 	page := filepath.Join(dir, "explore.html")
 	// attnzoo run writes it (through Collect), and so do attnzoo collect
 	// (Collect) and attnzoo plot (DrawFigures, which calls Collect)
@@ -220,14 +221,14 @@ func TestExplorer(t *testing.T) {
 				}
 				// the top words: 5 a step, the output's words and </s>
 				words := strings.Fields(a.TW)
-				if a.TK != exploreTopK || len(words) != exploreTopK*(len(e.Hyp)+1) || len(a.TP) != len(words) || len(e.Top) != len(e.Hyp)+1 {
+				if a.TK != topWords || len(words) != topWords*(len(e.Hyp)+1) || len(a.TP) != len(words) || len(e.Top) != len(e.Hyp)+1 {
 					t.Fatalf("%s example %d: %d top words a step, %d words, %d probabilities on the page, %d steps saved; want %d a step for %d steps (the output and </s>)",
-						id, k, a.TK, len(words), len(a.TP), len(e.Top), exploreTopK, len(e.Hyp)+1)
+						id, k, a.TK, len(words), len(a.TP), len(e.Top), topWords, len(e.Hyp)+1)
 				}
 				for i, w := range words {
-					want := e.Top[i/exploreTopK][i%exploreTopK]
+					want := e.Top[i/topWords][i%topWords]
 					if w != want.W || math.Abs(float64(a.TP[i])/1000-want.P) > 0.5e-3+1e-12 {
-						t.Fatalf("%s example %d step %d: page %s %d/1000, attention.jsonl %+v", id, k, i/exploreTopK, w, a.TP[i], want)
+						t.Fatalf("%s example %d step %d: page %s %d/1000, attention.jsonl %+v", id, k, i/topWords, w, a.TP[i], want)
 					}
 				}
 				// AER of the argmax links against the sure links (reversal's
@@ -320,7 +321,7 @@ func TestExplorer(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		t.Run("step-through", func(t *testing.T) { checkSteps(t, ctx, eval, dir, saved, attn) })
+		t.Run("step-through", func(t *testing.T) { checkSteps(t, ctx, eval, dir, topWords, saved, attn) })
 		screenshot(t, ctx, "#view-step", "explore-steps.png")
 
 		// sort by disagreement (dot against general): the order of the
@@ -416,7 +417,7 @@ type shownStep struct {
 // wrote, and the logs of the first probabilities sum to the log-likelihood
 // the model's training graph gives the output (seq2seq.Model.NLL: the
 // greedy output fed back as the target is the greedy decoding's input).
-func checkSteps(t *testing.T, ctx context.Context, eval func(string, any), dir string, saved, attn map[string][]Example) {
+func checkSteps(t *testing.T, ctx context.Context, eval func(string, any), dir string, topWords int, saved, attn map[string][]Example) {
 	id := quickstartRuns[0]
 	ex, ax := saved[id][3], attn[id][3]
 	tr, err := LoadRun(filepath.Join(dir, "runs", id))
@@ -480,8 +481,8 @@ func checkSteps(t *testing.T, ctx context.Context, eval func(string, any), dir s
 		if k >= len(ax.Top) {
 			continue
 		}
-		if len(st.Top) != exploreTopK || st.Top[0].W != out[k] {
-			t.Fatalf("step %d: top words %v, want %d, the first %q (greedy's word)", k, st.Top, exploreTopK, out[k])
+		if len(st.Top) != topWords || st.Top[0].W != out[k] {
+			t.Fatalf("step %d: top words %v, want %d, the first %q (greedy's word)", k, st.Top, topWords, out[k])
 		}
 		sum := 0.0
 		for j, w := range st.Top {
@@ -490,7 +491,7 @@ func checkSteps(t *testing.T, ctx context.Context, eval func(string, any), dir s
 				t.Errorf("step %d: top word %d is %s %v, attention.jsonl %+v", k, j, w.W, w.P, ax.Top[k][j])
 			}
 		}
-		if sum > 1+exploreTopK*0.5e-3 {
+		if sum > 1+float64(topWords)*0.5e-3 {
 			t.Errorf("step %d: the top words' probabilities sum to %v > 1", k, sum)
 		}
 		// |Δ log p| ≤ |Δp|/p for the page's rounding of p to 3 decimals
@@ -521,6 +522,7 @@ func nearRows(a, b []float64, tol float64) bool {
 func TestBadExplore(t *testing.T) {
 	checkBadFiles(t, []badFile{
 		{"negative", goodHead + "[report]\nexplore = -3\n", []string{"bad.toml:9", "[report] explore", "must be ≥ 0 (0: every test example), got -3"}},
+		{"negative top_words", goodHead + "[report]\ntop_words = -1\n", []string{"bad.toml:9", "[report] top_words", "must be ≥ 0 (0: none), got -1"}},
 	})
 }
 
@@ -552,7 +554,7 @@ func TestCaptionExplorer(t *testing.T) {
 	}
 	d := pageData(t, dir)
 	ex := d.Examples[0]
-	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(ex.Image))); err != nil || ex.Grid != [2]int{8, 8} {
+	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(ex.Image))); err != nil || ex.Grid == nil || *ex.Grid != [2]int{8, 8} {
 		t.Fatalf("page example 0: image %q (%v), grid %v; want a file and 8×8 (64×64 pixels in 8×8 patches)", ex.Image, err, ex.Grid)
 	}
 	if fi, err := os.Stat(filepath.Join(dir, "explore.html")); err == nil {

@@ -572,7 +572,7 @@ func (x *execution) finish(ctx context.Context, report func(Progress)) (*Final, 
 	t0 := time.Now()
 	test := x.data.scoring("test", x.dir)
 	o := x.evalOptions(1<<30, 1, max(r.Decode.Examples, exploreCount(r.Explore)))
-	o.TopK = exploreTopK
+	o.TopK = r.TopWords
 	ev, err := evaluate(ctx, x.model, test, o)
 	testDecodeSeconds := time.Since(t0).Seconds()
 	if err == nil {
