@@ -269,7 +269,16 @@ func (s *capScoring) add(idx int, h seq2seq.Hypothesis, keep bool) (*Example, er
 	if !keep {
 		return nil, nil
 	}
-	e := &Example{Index: idx, Ref: it.ex.Refs[0], Hyp: hyp, Weights: h.Align, Grid: [2]int{c.rows, c.cols}}
+	e := &Example{Index: idx, Ref: it.ex.Refs[0], Hyp: hyp, Weights: h.Align, Grid: [2]int{c.rows, c.cols},
+		Top: topWords(h, c.data.Vocab)}
+	for w, bs := range it.ex.Boxes { // every word's: each run writes its own words
+		if e.Boxes == nil {
+			e.Boxes = map[string][][4]float64{}
+		}
+		for _, b := range bs {
+			e.Boxes[w] = append(e.Boxes[w], [4]float64{b.X0, b.Y0, b.X1, b.Y1})
+		}
+	}
 	for r := 0; r < c.S; r++ {
 		e.Src = append(e.Src, fmt.Sprintf("r%d", r))
 	}
@@ -281,6 +290,12 @@ func (s *capScoring) add(idx int, h seq2seq.Hypothesis, keep bool) (*Example, er
 		e.Image = name
 	}
 	return e, nil
+}
+
+func (s *capScoring) forcedBatch(i, j int) (*seq2seq.Batch, error) { return s.c.batch(s.sp[i:j], true) }
+
+func (s *capScoring) forcedWords(i int, rows [][]float64) ([]string, [][]float64, error) {
+	return s.sp[i].ex.Caption, rows, nil
 }
 
 // bleuSignature: BLEU-4 of the caption tokens, unsmoothed (sacreBLEU's

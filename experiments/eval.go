@@ -30,19 +30,54 @@ type Example struct {
 	HypPieces []string `json:"hyp_pieces,omitempty"`
 	Image     string   `json:"image,omitempty"` // captioning: the image, relative to the run folder
 	Grid      [2]int   `json:"grid,omitempty"`  // captioning: the regions' rows and columns
+	// Boxes is, for captioning, each word's gold boxes in this image, as
+	// fractions of its width and height: x0, y0, x1, y1.
+	Boxes map[string][][4]float64 `json:"boxes,omitempty"`
+	// For explore.html's step-through (the test examples a run keeps):
+	// Top is, at each free-running step (the last </s>'s), the [report]
+	// top_words most probable words and their probabilities, most probable first
+	// (absent where the tokens are subword pieces: the steps are pieces,
+	// the rows words); Forced is the attention under forced decoding of
+	// the reference (align.go), rows its words then </s>, the reference
+	// being ForcedRef where it is not Ref (a captioning example's own
+	// caption).
+	Top       [][]TopWord `json:"top,omitempty"`
+	Forced    [][]float64 `json:"forced,omitempty"`
+	ForcedRef []string    `json:"forced_ref,omitempty"`
+}
+
+// TopWord is a word the decoder weighed at a step, and its probability.
+type TopWord struct {
+	W string  `json:"w"`
+	P float64 `json:"p"`
+}
+
+// topWords is h's Top as words of vocab v.
+func topWords(h seq2seq.Hypothesis, v *tasks.Vocab) [][]TopWord {
+	var out [][]TopWord
+	for _, step := range h.Top {
+		ws := make([]TopWord, len(step))
+		for i, sc := range step {
+			ws[i] = TopWord{v.Token(sc.Token), sc.P}
+		}
+		out = append(out, ws)
+	}
+	return out
 }
 
 // evalOptions are an evaluation's settings: the first N examples of a
 // split, decoded Batch at a time up to MaxLen tokens (greedy for Beam 1,
 // else beam search of that width with length penalty Alpha) through
 // Cache's graphs; the first Keep are kept as Examples (alignments.jsonl),
-// a captioning example's image written under the run folder Dir.
+// a captioning example's image written under the run folder Dir, and with
+// TopK > 0 greedy decoding records each step's TopK most probable words
+// (Example.Top).
 type evalOptions struct {
-	N, Batch, MaxLen, Beam int
-	Alpha                  float64
-	Cache                  *seq2seq.GraphCache
-	Keep                   int
-	Dir                    string
+	N, Batch, MaxLen, Beam, TopK int
+	Alpha                        float64
+	Cache                        *seq2seq.GraphCache
+	Keep                         int
+	Dir                          string
 }
 
 type evalResult struct {
@@ -60,6 +95,12 @@ type scoring interface {
 	// add scores example i's hypothesis h; with keep, it returns the
 	// example for alignments.jsonl (else nil).
 	add(i int, h seq2seq.Hypothesis, keep bool) (*Example, error)
+	// forcedBatch is examples i to j (not included) with their targets,
+	// for forced decoding; forcedWords is example i's reference as words
+	// and its forced attention rows (one per reference token, then </s>'s)
+	// mapped to them.
+	forcedBatch(i, j int) (*seq2seq.Batch, error)
+	forcedWords(i int, rows [][]float64) ([]string, [][]float64, error)
 	// metrics adds the corpus-level metrics to m.
 	metrics(m map[string]float64) error
 	// bleuSignature is sacreBLEU's signature of the "bleu" metrics puts
@@ -193,6 +234,8 @@ func (s *textScoring) add(idx int, h seq2seq.Hypothesis, keep bool) (*Example, e
 	e := &Example{Index: idx, Src: w.src, Ref: w.ref, Hyp: w.hyp, Weights: w.align, Links: metrics.FormatPharaoh(l)}
 	if s.data.SrcScheme != subword.Words || s.data.TgtScheme != subword.Words {
 		e.SrcPieces, e.HypPieces = ex.Src, hyp
+	} else {
+		e.Top = topWords(h, s.data.TgtVocab)
 	}
 	if aligned {
 		e.Sure = metrics.FormatPharaoh(ex.Sure)
@@ -201,6 +244,16 @@ func (s *textScoring) add(idx int, h seq2seq.Hypothesis, keep bool) (*Example, e
 		}
 	}
 	return e, nil
+}
+
+func (s *textScoring) forcedBatch(i, j int) (*seq2seq.Batch, error) {
+	return seq2seq.NewBatch(ids(s.sp, i, j, true))
+}
+
+func (s *textScoring) forcedWords(i int, rows [][]float64) ([]string, [][]float64, error) {
+	ex := s.sp.Example(i)
+	w, err := toWords(s.data, ex, ex.Tgt, rows)
+	return w.hyp, w.align, err
 }
 
 func (s *textScoring) metrics(m map[string]float64) error {
@@ -327,7 +380,7 @@ func toWords(data *tasks.Data, ex tasks.Example, hyp []string, align [][]float64
 // search (stats untouched).
 func decodeBatch(m *seq2seq.Model, b *seq2seq.Batch, o evalOptions, stats *seq2seq.AttnStats) ([]seq2seq.Hypothesis, error) {
 	if o.Beam == 1 {
-		return m.GreedyStats(b, o.MaxLen, o.Cache, stats)
+		return m.GreedyTop(b, o.MaxLen, o.Cache, stats, o.TopK)
 	}
 	return m.Beam(b, seq2seq.BeamOptions{Width: o.Beam, MaxLen: o.MaxLen, Alpha: o.Alpha, Cache: o.Cache})
 }

@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"bytes"
+	"context"
 	_ "embed"
 	"encoding/base64"
 	"encoding/json"
@@ -12,9 +13,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"text/template"
 
 	"github.com/attnzoo/attnzoo/metrics"
+	"github.com/attnzoo/attnzoo/seq2seq"
 )
 
 // attentionFile is a run's attention.jsonl: the first [report] explore
@@ -37,21 +40,56 @@ func exploreCount(n int) int {
 	return n
 }
 
-// roundedExamples is ex with every weight rounded to 4 decimals (a copy):
-// what attention.jsonl holds, a third the size of full precision.
+// roundedExamples is ex with every weight and probability rounded to 4
+// decimals (a copy): what attention.jsonl holds, a third the size of full
+// precision.
 func roundedExamples(ex []Example) []Example {
 	out := slices.Clone(ex)
-	for i := range out {
-		w := make([][]float64, len(out[i].Weights))
-		for t, row := range out[i].Weights {
-			w[t] = make([]float64, len(row))
+	round := func(rows [][]float64) [][]float64 {
+		var w [][]float64
+		for _, row := range rows {
+			r := make([]float64, len(row))
 			for s, v := range row {
-				w[t][s] = math.Round(v*1e4) / 1e4
+				r[s] = round4(v)
 			}
+			w = append(w, r)
 		}
-		out[i].Weights = w
+		return w
+	}
+	for i := range out {
+		out[i].Weights = round(out[i].Weights)
+		out[i].Forced = round(out[i].Forced)
+		var top [][]TopWord
+		for _, step := range out[i].Top {
+			ws := slices.Clone(step)
+			for k := range ws {
+				ws[k].P = round4(ws[k].P)
+			}
+			top = append(top, ws)
+		}
+		out[i].Top = top
 	}
 	return out
+}
+
+func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
+
+// addForced sets the forced attention (Example.Forced, ForcedRef) of the
+// examples an evaluation of s kept, its first len(exs), forced-decoding
+// batch at a time.
+func addForced(ctx context.Context, m *seq2seq.Model, cache *seq2seq.GraphCache, s scoring, exs []Example, batch int) error {
+	var shape attnShape // unused: the test split's shape is align.go's
+	return forcedBatches(ctx, m, cache, len(exs), batch, &shape, s.forcedBatch, func(i int, r [][]float64) error {
+		ref, rows, err := s.forcedWords(i, r)
+		if err != nil {
+			return fmt.Errorf("experiments: test example %d: %w", i, err)
+		}
+		exs[i].Forced = rows
+		if !slices.Equal(ref, exs[i].Ref) {
+			exs[i].ForcedRef = ref
+		}
+		return nil
+	})
 }
 
 // exploreData is the JSON explore.html holds: the runs, and per test
@@ -73,11 +111,19 @@ type exploreRun struct {
 
 // exploreText is an example's words and gold links.
 type exploreText struct {
-	Index    int      `json:"index"` // in its split
-	Src      []string `json:"src"`
+	Index int `json:"index"` // in its split
+	// Src is the source's words; none for an image, whose regions the
+	// page names r0, r1, … (Example.Src) from Grid.
+	Src      []string `json:"src,omitempty"`
 	Ref      []string `json:"ref"`
 	Sure     [][2]int `json:"sure,omitempty"` // gold links, [source, target] (0-based)
 	Possible [][2]int `json:"possible,omitempty"`
+	// Captioning: the image, relative to the results folder (the first
+	// run's copy, runs/RUN/examples/N.png), the regions' grid and each
+	// word's gold boxes (Example.Boxes).
+	Image string                  `json:"image,omitempty"`
+	Grid  *[2]int                 `json:"grid,omitempty"`
+	Boxes map[string][][4]float64 `json:"boxes,omitempty"`
 }
 
 type exploreExample struct {
@@ -103,7 +149,11 @@ type exploreTrainingExample struct {
 
 // textOf is e's words and gold links.
 func textOf(e Example) (exploreText, error) {
-	x := exploreText{Index: e.Index, Src: e.Src, Ref: e.Ref}
+	x := exploreText{Index: e.Index, Src: e.Src, Ref: e.Ref, Boxes: e.Boxes}
+	if e.Grid != [2]int{} {
+		g := e.Grid
+		x.Grid, x.Src = &g, nil
+	}
 	var err error
 	if x.Sure, err = goldPairs(e.Sure); err == nil {
 		x.Possible, err = goldPairs(e.Possible)
@@ -119,6 +169,18 @@ type exploreAttn struct {
 	Src  []string `json:"src,omitempty"` // where it is not the example's (a swept task key)
 	Rows int      `json:"rows"`
 	W    string   `json:"w"`
+	// The step-through's: TW and TP are each free-running step's TK most
+	// probable words (Example.Top), all steps' words in one string,
+	// separated by spaces (no token holds one), and their probabilities
+	// in thousandths; F is the forced decoding's attention
+	// (Example.Forced) as W, FRows rows, on the reference FRef where it is
+	// not the example's.
+	TK    int      `json:"tk,omitempty"`
+	TW    string   `json:"tw,omitempty"`
+	TP    []int    `json:"tp,omitempty"`
+	F     string   `json:"f,omitempty"`
+	FRows int      `json:"frows,omitempty"`
+	FRef  []string `json:"fref,omitempty"`
 	// AER is the example's alignment error rate of the argmax links of
 	// these weights (alignments.jsonl's links) against its gold links (its
 	// share of the run's aer_free), to 4 decimals. Absent without gold
@@ -187,6 +249,9 @@ func exploreOf(dir string, s *Summary) (*exploreData, error) {
 					x = &exploreExample{}
 					if x.exploreText, err = textOf(e); err != nil {
 						return nil, fmt.Errorf("experiments: %s: example %d: %w", rd, e.Index, err)
+					}
+					if e.Image != "" {
+						x.Image = "runs/" + f.Run + "/" + e.Image
 					}
 					byIndex[e.Index] = x
 				}
@@ -273,20 +338,31 @@ func trainingOf(runs [][]trainingLine) (*exploreTraining, error) {
 // exploreAttnOf quantises e's weights for the page, src being the source
 // its example's entry holds.
 func exploreAttnOf(e Example, src []string) (*exploreAttn, error) {
-	a := &exploreAttn{Hyp: e.Hyp, Rows: len(e.Weights)}
-	if !slices.Equal(e.Src, src) {
+	a := &exploreAttn{Hyp: e.Hyp, Rows: len(e.Weights), FRows: len(e.Forced), FRef: e.ForcedRef}
+	if !slices.Equal(e.Src, src) && e.Grid == [2]int{} {
 		a.Src = e.Src
 	}
-	q := make([]byte, 0, a.Rows*len(e.Src))
-	for t, row := range e.Weights {
-		if len(row) != len(e.Src) {
-			return nil, fmt.Errorf("attention row %d has %d weights for %d source words", t, len(row), len(e.Src))
+	var err error
+	if a.W, err = quantised(e.Weights, len(e.Src), ""); err == nil {
+		a.F, err = quantised(e.Forced, len(e.Src), "forced ")
+	}
+	if err != nil {
+		return nil, err
+	}
+	var words []string
+	for t, step := range e.Top {
+		if t == 0 {
+			a.TK = len(step)
 		}
-		for _, w := range row {
-			q = append(q, byte(math.Round(min(max(w, 0), 1)*exploreScale)))
+		if len(step) != a.TK {
+			return nil, fmt.Errorf("%d top words at step %d, %d at step 0", len(step), t, a.TK)
+		}
+		for _, x := range step {
+			words = append(words, x.W)
+			a.TP = append(a.TP, int(math.Round(x.P*1e3)))
 		}
 	}
-	a.W = base64.StdEncoding.EncodeToString(q)
+	a.TW = strings.Join(words, " ")
 	if e.Sure != "" {
 		links, err := metrics.ParsePharaoh(e.Links)
 		if err != nil {
@@ -298,6 +374,24 @@ func exploreAttnOf(e Example, src []string) (*exploreAttn, error) {
 		a.AER = &aer
 	}
 	return a, nil
+}
+
+// quantised is attention rows over n source words as the page stores
+// them: a byte a weight (exploreScale), row-major, base64; "" for none.
+func quantised(rows [][]float64, n int, what string) (string, error) {
+	if len(rows) == 0 {
+		return "", nil
+	}
+	q := make([]byte, 0, len(rows)*n)
+	for t, row := range rows {
+		if len(row) != n {
+			return "", fmt.Errorf("%sattention row %d has %d weights for %d source words", what, t, len(row), n)
+		}
+		for _, w := range row {
+			q = append(q, byte(math.Round(min(max(w, 0), 1)*exploreScale)))
+		}
+	}
+	return base64.StdEncoding.EncodeToString(q), nil
 }
 
 // goldPairs is a Pharaoh line's links as [source, target] pairs.

@@ -593,8 +593,13 @@ func (x *execution) finish(ctx context.Context, report func(Progress)) (*Final, 
 	}
 	t0 := time.Now()
 	test := x.data.scoring("test", x.dir)
-	ev, err := evaluate(ctx, x.model, test, x.evalOptions(1<<30, 1, max(r.Decode.Examples, exploreCount(r.Explore))))
+	o := x.evalOptions(1<<30, 1, max(r.Decode.Examples, exploreCount(r.Explore)))
+	o.TopK = r.TopWords
+	ev, err := evaluate(ctx, x.model, test, o)
 	testDecodeSeconds := time.Since(t0).Seconds()
+	if err == nil {
+		err = addForced(ctx, x.model, x.evalCache, test, ev.examples, r.Train.Batch)
+	}
 	if ctx.Err() != nil {
 		return nil, ErrInterrupted
 	}

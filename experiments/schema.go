@@ -146,6 +146,10 @@ type Report struct {
 	// Explore is how many test examples (the first N) each run saves in
 	// attention.jsonl and explore.html shows; 0, the default, is all.
 	Explore int `toml:"explore"`
+	// TopWords is how many of the decoder's most probable words those
+	// examples save at each step, with their probabilities, for
+	// explore.html's step-through (Example.Top); 0 saves none.
+	TopWords int `toml:"top_words"`
 	// Margin is the equivalence margin δ of the primary metric, in its
 	// units (e.g. 1 for "within 1 BLEU"): each comparison on the primary
 	// metric carries TOST's p that the paired difference lies within ±δ
@@ -190,6 +194,7 @@ func Defaults() Experiment {
 		Decode: Decode{Beam: 1, Alpha: 1, Examples: 20},
 		Plots:  Plots{Formats: []string{"png", "svg"}, Palette: "gray"},
 		Output: Output{TensorBoardEvery: 10, TensorBoardImages: 3},
+		Report: Report{TopWords: 5},
 	}
 }
 
@@ -590,6 +595,9 @@ func (e *Experiment) validateReport() error {
 	}
 	if e.Report.Explore < 0 {
 		return e.errf("report", "explore", "must be ≥ 0 (0: every test example), got %d", e.Report.Explore)
+	}
+	if e.Report.TopWords < 0 {
+		return e.errf("report", "top_words", "must be ≥ 0 (0: none), got %d", e.Report.TopWords)
 	}
 	if m := e.Report.Margin; m < 0 || math.IsNaN(m) || math.IsInf(m, 0) {
 		return e.errf("report", "margin", "%v: the equivalence margin is a distance in the primary metric's units, a finite number > 0 (0 or unset: no equivalence test)", m)

@@ -35,6 +35,10 @@ type Run struct {
 	// Explore is [report] explore: the test examples attention.jsonl
 	// keeps (0: all). It changes no result, so config.toml leaves it out.
 	Explore int
+	// TopWords is [report] top_words: the most probable words those
+	// examples save at each step (Example.Top). It changes no result
+	// either.
+	TopWords int
 }
 
 // PointID names the sweep point without the seed ("scorer=dot").
@@ -205,7 +209,7 @@ func (e *Experiment) Runs() ([]*Run, error) {
 	for _, p := range points {
 		for _, seed := range e.Seeds {
 			r := &Run{Index: len(runs), Seed: seed, Point: p, Dtype: e.Dtype, Task: e.taskOptions(),
-				Model: e.Model, Train: e.Train, Decode: e.Decode, Eval: e.Eval, Explore: e.Report.Explore}
+				Model: e.Model, Train: e.Train, Decode: e.Decode, Eval: e.Eval, Explore: e.Report.Explore, TopWords: e.Report.TopWords}
 			taskChanged := false
 			for _, a := range p {
 				if err := e.apply(r, a); err != nil {

@@ -152,6 +152,16 @@ type Hypothesis struct {
 	Tokens []int       // without </s>
 	Score  float64     // sum of token log-probabilities, </s> included
 	Align  [][]float64 // one row per output token (and a last one for </s>), one column per source token
+	// Top is, with GreedyTop, each step's k most probable tokens (the last
+	// step's is </s>'s), most probable first: the words the decoder
+	// weighed. Nil otherwise.
+	Top [][]Scored
+}
+
+// Scored is a token and the probability the decoder gave it.
+type Scored struct {
+	Token int
+	P     float64
 }
 
 // NormScore is the length-normalised score: Score / (len+1)^alpha, the +1
@@ -355,6 +365,12 @@ func (m *Model) Greedy(b *Batch, maxLen int, cache *GraphCache) ([]Hypothesis, e
 // keys and, at each step of each output until its </s>, the query and the
 // scores (AttnStats).
 func (m *Model) GreedyStats(b *Batch, maxLen int, cache *GraphCache, stats *AttnStats) ([]Hypothesis, error) {
+	return m.GreedyTop(b, maxLen, cache, stats, 0)
+}
+
+// GreedyTop is GreedyStats that also records, with k > 0, each step's k
+// most probable tokens and their probabilities (Hypothesis.Top).
+func (m *Model) GreedyTop(b *Batch, maxLen int, cache *GraphCache, stats *AttnStats, k int) ([]Hypothesis, error) {
 	mem, err := m.runEncoder(b, cache)
 	if err != nil {
 		return nil, err
@@ -375,6 +391,7 @@ func (m *Model) GreedyStats(b *Batch, maxLen int, cache *GraphCache, stats *Attn
 	hyps := make([]Hypothesis, B)
 	done := make([]bool, B)
 	buf := make([]float64, 0, V)
+	top := make([]int, 0, k+1)
 	var qs, ss gx.Vec
 	var Dq, h, Ss int // the query's size, the heads, the scores' columns
 	if stats != nil {
@@ -387,12 +404,12 @@ func (m *Model) GreedyStats(b *Batch, maxLen int, cache *GraphCache, stats *Attn
 			return nil, err
 		}
 		all := true
-		for k := 0; k < K && t0+k < steps; k++ {
-			t := t0 + k
+		for j := 0; j < K && t0+j < steps; j++ {
+			t := t0 + j
 			all = true
 			if stats != nil {
-				if qs, err = st.sg.g.View(st.sg.queries[k]); err == nil {
-					ss, err = st.sg.g.View(st.sg.scores[k])
+				if qs, err = st.sg.g.View(st.sg.queries[j]); err == nil {
+					ss, err = st.sg.g.View(st.sg.scores[j])
 				}
 				if err != nil {
 					return nil, err
@@ -402,14 +419,22 @@ func (m *Model) GreedyStats(b *Batch, maxLen int, cache *GraphCache, stats *Attn
 				if done[i] {
 					continue
 				}
-				lp := row(out.logp[k], i*V, V, buf)
+				lp := row(out.logp[j], i*V, V, buf)
 				best := argmax(lp) // the token the graph feeds to the next step
+				if k > 0 {
+					top = appendTopK(top, lp, k)
+					sc := make([]Scored, len(top))
+					for n, tok := range top {
+						sc[n] = Scored{tok, math.Exp(lp[tok])}
+					}
+					hyps[i].Top = append(hyps[i].Top, sc)
+				}
 				st.y[i] = best
 				if t == maxLen {
 					best = EosID // out of room: close the hypothesis
 				}
 				hyps[i].Score += lp[best]
-				hyps[i].Align = append(hyps[i].Align, row(out.weights[k], i*S, mem.srcLen[i], nil))
+				hyps[i].Align = append(hyps[i].Align, row(out.weights[j], i*S, mem.srcLen[i], nil))
 				if stats != nil {
 					stats.addQuery(qs, i, Dq)
 					stats.addScores(ss, i, h, Ss, mem.srcLen[i])

@@ -355,3 +355,56 @@ func TestWideBeamMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// TestGreedyTop: GreedyTop gives Greedy's output, and at each step the k
+// most probable tokens: the first is the token greedy took (</s> at the
+// last step), the probabilities fall and sum to at most 1, and the logs of
+// the first ones sum to the hypothesis's score (which nll_test.go checks
+// against the training graph's NLL of the output).
+func TestGreedyTop(t *testing.T) {
+	m, tr := trained(t, smallConfig("general", "bahdanau"), 60)
+	src, _ := reversal(rand.New(rand.NewPCG(5, 5)), 20, 3, 8)
+	b, _ := NewBatch(src, nil)
+	g, err := m.Greedy(b, 10, tr.Cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const k = 3
+	top, err := m.GreedyTop(b, 10, tr.Cache, nil, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range g {
+		h := top[i]
+		if !slices.Equal(h.Tokens, g[i].Tokens) || h.Score != g[i].Score || g[i].Top != nil {
+			t.Fatalf("input %d: GreedyTop %v (%g), Greedy %v (%g, top %v)", i, h.Tokens, h.Score, g[i].Tokens, g[i].Score, g[i].Top)
+		}
+		if len(h.Top) != len(h.Tokens)+1 {
+			t.Fatalf("input %d: %d steps of top tokens for %d tokens and </s>", i, len(h.Top), len(h.Tokens))
+		}
+		logp := 0.0
+		for s, sc := range h.Top {
+			want := EosID
+			if s < len(h.Tokens) {
+				want = h.Tokens[s]
+			}
+			if len(sc) != k || sc[0].Token != want {
+				t.Fatalf("input %d step %d: top %v, want %d first of %d", i, s, sc, want, k)
+			}
+			sum := 0.0
+			for n, x := range sc {
+				sum += x.P
+				if n > 0 && (x.P > sc[n-1].P || x.Token == sc[n-1].Token) {
+					t.Errorf("input %d step %d: top %v not in falling order", i, s, sc)
+				}
+			}
+			if sum > 1+1e-9 {
+				t.Errorf("input %d step %d: top probabilities sum to %v", i, s, sum)
+			}
+			logp += math.Log(sc[0].P)
+		}
+		if math.Abs(logp-h.Score) > 1e-9*math.Max(1, math.Abs(h.Score)) {
+			t.Errorf("input %d: the top tokens' log-probabilities sum to %v, the score is %v", i, logp, h.Score)
+		}
+	}
+}
