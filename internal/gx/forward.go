@@ -183,37 +183,6 @@ func (o *base) outShape(ops *operands) (tensor.Shape, error) {
 	return sh, err
 }
 
-// accumulating is an adder (exec_device_fuse.go) whose Add the host
-// machine fuses too (exec.go): a weight gradient's product with β = 1, or
-// Outer, whose accumulate rounds as the op then the Add would. Other
-// adders (a product into an activation's gradient, a bias gradient's sum)
-// keep their Adds on the host, which computes them as it always has; the
-// device machine folds them all.
-type accumulating interface {
-	adder
-	accumulateDo(args []G.Value, dst *tensor.Dense) (bool, error)
-	fusedOnHost()
-}
-
-// accumulateDo is accumulate over gorgonia values on the graph's host
-// backend; false (nothing done) where dst is not of the output's dtype and
-// shape.
-func (o *base) accumulateDo(vs []G.Value, dst *tensor.Dense) (bool, error) {
-	c, ops, err := o.hostCall(vs)
-	if err != nil {
-		return false, err
-	}
-	if dst.Dtype() != ops.dt || !dst.Shape().Eq(c.osh) {
-		return false, nil
-	}
-	if ops.dt == Float32 {
-		err = o.self.(accumulating).accumulate(c, backend.Buf{F32: dst.Float32s()})
-	} else {
-		err = o.self.(accumulating).accumulate(c, backend.Buf{F64: dst.Float64s()})
-	}
-	return err == nil, err
-}
-
 // mat is a row-major matrix at the start of b, ld values a row.
 func mat(b backend.Buf, ld int) backend.Mat { return backend.Mat{Buf: b, Ld: ld} }
 
