@@ -537,15 +537,11 @@ func (r *devRun) hostBuf(v G.Value, i int) (backend.Buf, error) {
 		if t.IsView() || t.RequiresIterator() {
 			t = t.Materialize().(*tensor.Dense)
 		}
-		switch d := t.Data().(type) {
-		case []float32:
-			b.F32 = d
-		case []float64:
-			b.F64 = d
-		case float32:
-			b.F32 = []float32{d}
-		case float64:
-			b.F64 = []float64{d}
+		switch t.Dtype() {
+		case Float32:
+			b.F32 = t.Float32s()
+		case Float64:
+			b.F64 = t.Float64s()
 		}
 	}
 	if (b.F64 != nil) != r.f64 || b.Len() != size(r.shapes[i]) {
