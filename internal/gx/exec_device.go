@@ -79,8 +79,8 @@ type devRun struct {
 }
 
 // MachineOn compiles the graph to run on backend be, every value in a
-// buffer of its memory (backend.Memory). The graph must be float32. Close
-// it to free the buffers.
+// buffer of its memory (backend.Memory), whole buffers shared by liveness
+// (plan). The graph must be float32. Close it to free the buffers.
 func (g *Graph) MachineOn(be backend.Backend) (*Machine, error) { return g.machineOn(be, nil, nil) }
 
 // MachineWith is MachineOn on r's device, the bound parameters read from
@@ -113,16 +113,11 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 			bound[nd] = p
 		}
 	}
-	nodes := make([]*Node, n)
 	r.inputs = map[int]bool{}
 	for _, in := range m.inputs {
-		nodes[in.idx] = in.node
 		r.inputs[in.idx] = true
 	}
-	for _, s := range m.steps {
-		nodes[s.out] = s.node
-	}
-	for i, nd := range nodes {
+	for i, nd := range m.nodes {
 		r.idx[nd] = i
 		r.shapes[i] = nd.Shape().Clone()
 		if p, ok := bound[nd]; ok {
@@ -201,7 +196,7 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 	}
 	r.stackGradGroups(m, be, onDevice)
 	r.attend = r.fuseAttention(m, be)
-	if err := r.plan(m, nodes); err != nil {
+	if err := r.plan(m, m.nodes); err != nil {
 		r.free()
 		return nil, err
 	}
@@ -287,7 +282,7 @@ func (r *devRun) free() {
 // lifetimes would need at offsets in one buffer, as the host plans them:
 // 0 on the host.
 func (m *Machine) DeviceBytes() (allocated, planned int64) {
-	if m.dev == nil {
+	if m.arena != nil || m.dev == nil {
 		return 0, 0
 	}
 	return m.dev.allocBytes, m.dev.planBytes
