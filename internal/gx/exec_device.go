@@ -243,7 +243,7 @@ func opName(op G.Op) string {
 func (o *base) opName() string { return o.name }
 
 // HostOps names the ops of a device machine's graph that run on the host
-// (no device kernel yet), sorted; nil on the host machine.
+// (no device kernel yet), sorted; nil on a host machine (Machine).
 func (m *Machine) HostOps() []string {
 	if m.dev == nil {
 		return nil
@@ -396,6 +396,9 @@ func resolve(v *G.Value) error {
 // this run's value (written there first if it was computed on the host). It
 // stays valid until the next run.
 func (m *Machine) Buffer(n *Node) (backend.Buf, error) {
+	if m.dev == nil {
+		return backend.Buf{}, fmt.Errorf("gx: node %s: the machine is closed", n.Name())
+	}
 	i, ok := m.dev.idx[n]
 	if !ok {
 		return backend.Buf{}, fmt.Errorf("gx: node %s is not in the graph", n.Name())

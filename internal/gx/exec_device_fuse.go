@@ -114,8 +114,7 @@ func fuseAdds(m *Machine, onDevice []bool, watched []bool) *devFusion {
 // operands in one kernel (deltaSummer), each SumMid of an AdditiveDelta
 // reads δ's operands (T, v, g) instead, as an additiveDeltaSumOp; δ is
 // then read by its Add alone and fuseAdds folds the chain. It changes the
-// device machine's steps only (compiled for it: the host machine's are
-// its own), before anything is built from them.
+// machine's steps, before anything is built from them.
 func sumDeltasFromOperands(m *Machine, be backend.Backend) {
 	if _, ok := be.(deltaSummer); !ok || !foldAdds {
 		return

@@ -13,8 +13,8 @@ import (
 // its forward computes its value from its operands' buffers with the
 // backend's typed methods, on whichever backend the machine runs — the cpu
 // on the arena's slices, or a device on its buffers — and its gradient is
-// built from other ops (SymDiff). The op's gorgonia Do is base.Do, the same
-// forward on the graph's host backend.
+// built from other ops (SymDiff). It runs only in a machine: base.Do
+// refuses.
 type forwarder interface {
 	G.Op
 	forward(c *call) error

@@ -438,7 +438,7 @@ func (m *Machine) prepare() {
 
 // Bytes is what a host machine's plan needs of its arena's slab.
 func (m *Machine) Bytes() int64 {
-	if m.arena == nil {
+	if m.arena == nil || m.dev == nil {
 		return 0
 	}
 	if m.dev.f64 {
@@ -451,7 +451,7 @@ func (m *Machine) Bytes() int64 {
 // buffers (the values of the graph's dtype), by place: the arena keeps the
 // most any machine takes at each place.
 func (m *Machine) WorkBytes() []int64 {
-	if m.arena == nil {
+	if m.arena == nil || m.dev == nil {
 		return nil
 	}
 	b := int64(m.dt.Size())
