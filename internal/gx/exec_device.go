@@ -36,13 +36,14 @@ import (
 // deviceFn computes an op's output buffer from its operands' buffers.
 type deviceFn func(out backend.Buf, args []backend.Buf) error
 
-// devRun is a machine's state on a device.
+// devRun is a machine's state on its backend: the values' buffers, the
+// steps' functions and what the plan decided.
 type devRun struct {
 	be      backend.Backend
 	shapes  []tensor.Shape  // per node
 	bufs    []backend.Buf   // per node
 	host    []G.Value       // per node: the host value, when hostAt == gen
-	own     []G.Value       // per node: a host value of ours to read into
+	own     []G.Value       // per node: a host value of ours to read into (on the host: over its buffer)
 	hostAt  []uint64        // run in which host[i] was last valid
 	devAt   []uint64        // run in which bufs[i] was last valid
 	fns     []deviceFn      // per step; nil = host op
