@@ -407,6 +407,9 @@ func (m *Machine) dropSlab() {
 	}
 	clear(r.own)
 	clear(r.host)
+	for k := range m.steps {
+		clear(m.steps[k].argv)
+	}
 	r.gen++ // nothing of the last run is valid
 	for _, rd := range m.reads {
 		*rd.into = nil
