@@ -2,8 +2,11 @@ package gx_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
+	"github.com/attnzoo/attnzoo/internal/backend"
+	"github.com/attnzoo/attnzoo/internal/backend/cpu"
 	"github.com/attnzoo/attnzoo/internal/device/devicetest"
 	"github.com/attnzoo/attnzoo/internal/gx"
 )
@@ -61,5 +64,73 @@ func TestDeviceFusedSums(t *testing.T) {
 		if apart-folded != 10 {
 			t.Errorf("%s: %d launches with the Adds folded, %d without: want 10 fewer", what, folded, apart)
 		}
+	}
+}
+
+// addCounter is a backend that counts its Add calls.
+type addCounter struct {
+	backend.Backend
+	adds int
+}
+
+func (c *addCounter) Add(y, a, b backend.Buf, n int) error {
+	c.adds++
+	return c.Backend.Add(y, a, b, n)
+}
+
+// TestOneMachineEveryBackend: the host machine (its values at offsets in
+// the arena's slab) and a machine on the cpu backend's own buffers
+// (MachineOn: whole buffers) run the same steps, so fusedSums' gradients
+// come out the same bit for bit; and both fold the same Adds: 8 of the 9
+// fusedSums lists run no Add of the backend's (∂P's cannot fold: its δ is
+// also read by its SumMid on a backend without AdditiveDeltaSum).
+func TestOneMachineEveryBackend(t *testing.T) {
+	const B, D = 6, 5
+	run := func(host, fold bool) ([][]float64, int) {
+		defer gx.SetFoldDeviceAdds(gx.SetFoldDeviceAdds(fold))
+		g := newDevGraph()
+		outs := fusedSums(g, B, D)
+		for _, n := range outs {
+			g.Watch(n)
+		}
+		be := &addCounter{Backend: cpu.New()}
+		var m *gx.Machine
+		var err error
+		if host {
+			a := gx.NewArena()
+			if err := a.SetBackend(be); err != nil {
+				t.Fatal(err)
+			}
+			m, err = g.MachineIn(a)
+		} else {
+			m, err = g.MachineOn(be)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		if err := m.Run(); err != nil {
+			t.Fatal(err)
+		}
+		vals := make([][]float64, len(outs))
+		for i, n := range outs {
+			if vals[i], err = g.Value(n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return vals, be.adds
+	}
+	host, hostAdds := run(true, true)
+	bufs, bufAdds := run(false, true)
+	for i := range host {
+		if !slices.Equal(host[i], bufs[i]) {
+			t.Errorf("gradient %d: the host machine's differs from the cpu's buffers': %v vs %v", i, host[i], bufs[i])
+		}
+	}
+	_, hostApart := run(true, false)
+	_, bufApart := run(false, false)
+	if hostApart-hostAdds != 8 || bufApart-bufAdds != 8 {
+		t.Errorf("Adds a run: host %d folded, %d apart; cpu buffers %d folded, %d apart: want 8 fewer folded on each",
+			hostAdds, hostApart, bufAdds, bufApart)
 	}
 }

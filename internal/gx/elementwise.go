@@ -141,28 +141,6 @@ func (op *subOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return sam
 func (op *mulOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return sameShape(op.name, in) }
 func (op *negOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return sameShape(op.name, in) }
 
-// result returns the op's output for the operands' first shape: a reused
-// tensor, or a fresh scalar value for scalar inputs (filled by fill).
-func (o *operands) result(fill32 func([]float32), fill64 func([]float64)) G.Value {
-	if len(o.sh[0]) == 0 {
-		if o.f64 != nil {
-			v := []float64{0}
-			fill64(v)
-			return G.NewF64(v[0])
-		}
-		v := []float32{0}
-		fill32(v)
-		return G.NewF32(v[0])
-	}
-	out := o.allocDirty(o.sh[0]...)
-	if o.f64 != nil {
-		fill64(out.Float64s())
-	} else {
-		fill32(out.Float32s())
-	}
-	return out
-}
-
 func (op *mapOp) forward(c *call) error { return c.be.Map(op.kind.fn(), c.out, c.in[0], c.n(0)) }
 
 // fn is the backend's name for the function.

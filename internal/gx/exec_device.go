@@ -11,40 +11,39 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// A machine on a device (MachineOn) runs the same compiled steps as the
-// host machine, but every node's value lives in a buffer of a backend's
-// memory (backend.Memory: an OpenCL device's, or the cpu backend's Go
-// slices): an op of ours runs its forward there on that backend (the same
-// forward the host machine runs on the cpu's),
-// gorgonia's Add of two same-shape tensors runs as the backend's Add, and
-// any other op of gorgonia's runs its Do on the host, its
-// operands read back from the device and its result written to it (a host
-// op). Values move lazily: a node computed on the host and read by a host
-// op, or an input read only by host ops, never crosses. The host ops of a
-// compiled graph are listed by HostOps; the bytes that crossed and the
-// kernels launched are counted by the device (device.Counter).
+// The machine's loop runs over a backend's buffers (backend.Buf): an op of
+// ours runs its forward on the backend (the cpu's on the arena's slab for a
+// host machine, an OpenCL device's on its buffers for MachineOn), gorgonia's
+// Add of two same-shape tensors runs as the backend's Add, and any other op
+// of gorgonia's runs its Do on the host, its operands read back from the
+// backend and its result written to it (a host op). Values move lazily: a
+// node computed on the host and read by a host op, or an input read only by
+// host ops, never crosses. On a host machine nothing is copied: an input's
+// or a host op's value is its buffer, and a buffer read back is a tensor
+// over it. The host ops of a device machine's graph are listed by HostOps;
+// the bytes that crossed and the kernels launched are counted by the device
+// (device.Counter).
 //
 // The gorgonia graph stays the one description of what is computed: the
-// device machine changes where each step runs, never what it computes, and
-// a graph whose ops all fall back to the host computes exactly what the
-// host machine computes (the device only holds the values).
+// backend changes where each step runs, never what it computes.
 //
 // Inputs are read from their host values at each run; bound parameters
 // too, unless the machine was compiled with a Resident store (MachineWith),
 // whose buffers they then use. A watched node is read back only when its
 // value is asked for (Graph.View, Value), and Buffer gives a node's
-// device buffer itself. Device graphs are float32.
+// buffer itself. Device graphs are float32; host graphs float32 or float64.
 
 // deviceFn computes an op's output buffer from its operands' buffers.
 type deviceFn func(out backend.Buf, args []backend.Buf) error
 
-// devRun is a machine's state on a device.
+// devRun is a machine's state on its backend: the values' buffers, the
+// steps' functions and what the plan decided.
 type devRun struct {
 	be      backend.Backend
 	shapes  []tensor.Shape  // per node
 	bufs    []backend.Buf   // per node
 	host    []G.Value       // per node: the host value, when hostAt == gen
-	own     []G.Value       // per node: a host value of ours to read into
+	own     []G.Value       // per node: a host value of ours to read into (on the host: over its buffer)
 	hostAt  []uint64        // run in which host[i] was last valid
 	devAt   []uint64        // run in which bufs[i] was last valid
 	fns     []deviceFn      // per step; nil = host op
@@ -67,25 +66,35 @@ type devRun struct {
 	inputs  map[int]bool
 	devIn   []slot // the inputs a step on the device reads, written at a run's start
 
+	run    *runState  // the graph's (a host machine's working buffers)
+	f64    bool       // the graph is float64 (a host machine)
+	arena  *Arena     // a host machine's: its values are Go slices in the arena's slab
+	slabs  []slabSlot // a host machine's values at offsets (plan), their buffers set by prepare
+	slabN  int        // the slab's size this plan needs, in values
+	slabAt uint64     // the arena generation the slots' buffers were set for
+	work   []int      // the working buffers its ops take, in values, by place (Arena.temp)
+
 	allocs     []backend.Buf // the values' buffers, each once (values share them: plan)
 	allocBytes int64         // the computed values' buffers
 	planBytes  int64         // the same at offsets (DeviceBytes)
 }
 
 // MachineOn compiles the graph to run on backend be, every value in a
-// buffer of its memory (backend.Memory). The graph must be float32. Close
-// it to free the buffers.
-func (g *Graph) MachineOn(be backend.Backend) (*Machine, error) { return g.machineOn(be, nil) }
+// buffer of its memory (backend.Memory), whole buffers shared by liveness
+// (plan). The graph must be float32. Close it to free the buffers.
+func (g *Graph) MachineOn(be backend.Backend) (*Machine, error) { return g.machineOn(be, nil, nil) }
 
 // MachineWith is MachineOn on r's device, the bound parameters read from
 // r's buffers.
-func (g *Graph) MachineWith(r *Resident) (*Machine, error) { return g.machineOn(r.be, r) }
+func (g *Graph) MachineWith(r *Resident) (*Machine, error) { return g.machineOn(r.be, r, nil) }
 
-func (g *Graph) machineOn(be backend.Backend, res *Resident) (*Machine, error) {
+// machineOn compiles the graph on be: into arena a's slab (a host machine),
+// or, a nil, into buffers of be's own.
+func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine, error) {
 	if g.err != nil {
 		return nil, g.err
 	}
-	if g.dt != Float32 {
+	if a == nil && g.dt != Float32 {
 		return nil, fmt.Errorf("gx: device %s runs float32 graphs; this graph is %v", be.Name(), g.dt)
 	}
 	m, err := g.compile()
@@ -96,23 +105,20 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident) (*Machine, error) {
 	r := &devRun{be: be, shapes: make([]tensor.Shape, n), bufs: make([]backend.Buf, n), host: make([]G.Value, n),
 		own: make([]G.Value, n), hostAt: make([]uint64, n), devAt: make([]uint64, n),
 		fns: make([]deviceFn, len(m.steps)), argb: make([][]backend.Buf, len(m.steps)),
-		res: res, params: map[int]*Param{}, preset: map[int]bool{}, idx: make(map[*Node]int, n), sent: map[int][]float32{}}
+		res: res, params: map[int]*Param{}, preset: map[int]bool{}, idx: make(map[*Node]int, n), sent: map[int][]float32{}, arena: a,
+		run: g.run, f64: g.dt == Float64}
+	m.arena = a
 	bound := map[*Node]*Param{}
 	if res != nil {
 		for p, nd := range g.bound {
 			bound[nd] = p
 		}
 	}
-	nodes := make([]*Node, n)
 	r.inputs = map[int]bool{}
 	for _, in := range m.inputs {
-		nodes[in.idx] = in.node
 		r.inputs[in.idx] = true
 	}
-	for _, s := range m.steps {
-		nodes[s.out] = s.node
-	}
-	for i, nd := range nodes {
+	for i, nd := range m.nodes {
 		r.idx[nd] = i
 		r.shapes[i] = nd.Shape().Clone()
 		if p, ok := bound[nd]; ok {
@@ -138,7 +144,7 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident) (*Machine, error) {
 			case r.unstack.lead[k] != nil:
 				r.fns[k] = r.unstackFn(m, be, r.unstack.lead[k])
 			default:
-				r.fns[k] = r.onBackend(op, be, in, r.shapes[s.out])
+				r.fns[k] = r.onBuffers(be, in, r.shapes[s.out], op.forward)
 			}
 		default:
 			if s.add && in[0].Eq(in[1]) && in[0].Eq(r.shapes[s.out]) {
@@ -149,7 +155,9 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident) (*Machine, error) {
 			}
 		}
 		if r.fns[k] == nil {
-			names[opName(s.op)] = true
+			if a == nil {
+				names[opName(s.op)] = true
+			}
 		} else if r.sited != nil {
 			if r.sites == nil {
 				r.sites = make([]backend.Site, len(m.steps))
@@ -183,16 +191,18 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident) (*Machine, error) {
 			for j, a := range s.args {
 				in[j] = r.shapes[a]
 			}
-			r.fns[k] = r.onBackendAcc(s.op.(adder), be, in, r.shapes[s.out])
+			op := s.op.(adder)
+			r.fns[k] = r.onBuffers(be, in, r.shapes[s.out], func(c *call) error { return op.accumulate(c, c.out) })
 		}
 	}
 	r.stackGradGroups(m, be, onDevice)
 	r.attend = r.fuseAttention(m, be)
-	if err := r.plan(m, nodes); err != nil {
+	if err := r.plan(m, m.nodes); err != nil {
 		r.free()
 		return nil, err
 	}
 	m.watched, m.nodes = nil, nil
+	m.lazy = make([]lazyRead, len(m.reads))
 	for name := range names {
 		r.hostOp = append(r.hostOp, name)
 	}
@@ -201,21 +211,21 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident) (*Machine, error) {
 	return m, nil
 }
 
-// onBackend is an op's forward on a device backend's buffers.
-func (r *devRun) onBackend(op forwarder, be backend.Backend, in []tensor.Shape, out tensor.Shape) deviceFn {
-	return r.onBuffers(be, in, out, op.forward)
-}
-
-// onBackendAcc is an op's accumulate on a device backend's buffers: it
-// adds its result into its output's buffer, its fused Add's (fuseAdds).
-func (r *devRun) onBackendAcc(op adder, be backend.Backend, in []tensor.Shape, out tensor.Shape) deviceFn {
-	return r.onBuffers(be, in, out, func(c *call) error { return op.accumulate(c, c.out) })
-}
-
 // onBuffers runs f on a call whose operands and output are a step's
-// device buffers (one call, reused every run).
+// buffers (one call, reused every run): an op's forward, or its accumulate
+// into its output's buffer, its folded Add's (fuseAdds). On the host its
+// working buffers are the arena's, handed out afresh at each step.
 func (r *devRun) onBuffers(be backend.Backend, in []tensor.Shape, out tensor.Shape, f func(*call) error) deviceFn {
 	c := &call{be: be, in: make([]backend.Buf, len(in)), sh: in, osh: out, dev: r}
+	if a := r.arena; a != nil {
+		c.dev, c.run, c.f64 = nil, r.run, r.f64
+		return func(out backend.Buf, args []backend.Buf) error {
+			a.next = 0
+			c.out = out
+			copy(c.in, args)
+			return f(c)
+		}
+	}
 	return func(out backend.Buf, args []backend.Buf) error {
 		c.out, c.ti = out, 0
 		copy(c.in, args)
@@ -234,7 +244,7 @@ func opName(op G.Op) string {
 func (o *base) opName() string { return o.name }
 
 // HostOps names the ops of a device machine's graph that run on the host
-// (no device kernel yet), sorted; nil on the host machine.
+// (no device kernel yet), sorted; nil on a host machine (Machine).
 func (m *Machine) HostOps() []string {
 	if m.dev == nil {
 		return nil
@@ -268,156 +278,19 @@ func (r *devRun) free() {
 	r.allocs = nil
 }
 
-// plan gives every value a device buffer, as the host's memory plan gives
-// it an offset (plan.go): an input its own, kept from run to run (what was
-// sent stays there); a computed value one shared with the values of its
-// size whose lifetimes do not overlap its own, from the step that computes
-// it to the last step that reads it (to the end of the run when watched).
-// A device buffer has no offsets, so values share whole buffers of one
-// size: the graphs' values come in few sizes (a step's [B, H] states, its
-// [B, S] scores), each many times over.
-func (r *devRun) plan(m *Machine, nodes []*Node) error {
-	alloc := func(i int) error {
-		b, err := r.be.Alloc(max(1, r.shapes[i].TotalSize()))
-		if err != nil {
-			return fmt.Errorf("gx: node %s %v on %s: %w", nodes[i].Name(), r.shapes[i], r.be.Name(), err)
-		}
-		r.bufs[i] = b
-		r.allocs = append(r.allocs, b)
-		return nil
-	}
-	for i := range r.inputs {
-		if _, ok := r.params[i]; !ok {
-			if err := alloc(i); err != nil {
-				return err
-			}
-		}
-	}
-	inputs := len(r.allocs)
-	defer func() {
-		for _, b := range r.allocs[inputs:] {
-			r.allocBytes += 4 * int64(b.Len())
-		}
-	}()
-	end := len(m.steps)
-	last := make([]int, len(nodes)) // the last step that reads each value
-	for k, s := range m.steps {
-		last[s.out] = max(last[s.out], k)
-		for _, a := range s.args {
-			last[a] = max(last[a], k)
-		}
-	}
-	for i, w := range m.watched {
-		if w {
-			last[i] = end
-		}
-	}
-	for _, g := range r.unstack.lead { // Rows copied together live from the first's step
-		for _, j := range g {
-			last[m.steps[j].out] = max(last[m.steps[j].out], g[len(g)-1])
-		}
-	}
-	r.stk.extendLives(last) // a stacked operand lives until its copy
-	alias := r.fuse.alias   // a folded Add's value and its product's share one buffer
-	for v, root := range alias {
-		last[root] = max(last[root], last[v])
-	}
-	release := make([][]int, end+1) // by step: the values whose last reader it is
-	for _, s := range m.steps {
-		if alias[s.out] == s.out {
-			release[last[s.out]] = append(release[last[s.out]], s.out)
-		}
-	}
-	free := map[int][]backend.Buf{} // by size
-	var offs freeList               // the same lifetimes at offsets, as the host plans them
-	off := make([]int, len(nodes))
-	take := func(n int) (backend.Buf, int, error) { // a buffer of n values, and its offset
-		o := offs.alloc(n)
-		if l := free[n]; len(l) > 0 {
-			b := l[len(l)-1]
-			free[n] = l[:len(l)-1]
-			return b, o, nil
-		}
-		b, err := r.be.Alloc(n)
-		if err == nil {
-			r.allocs = append(r.allocs, b)
-		}
-		return b, o, err
-	}
-	var stacks []*gradStack
-	if r.stk != nil {
-		stacks = r.stk.stacks
-	}
-	stackOff := make([]int, len(stacks))
-	place := func(v int) error { // a computed value's buffer
-		b, o, err := take(max(1, r.shapes[v].TotalSize()))
-		if err != nil {
-			return fmt.Errorf("gx: node %s %v on %s: %w", nodes[v].Name(), r.shapes[v], r.be.Name(), err)
-		}
-		r.bufs[v], off[v] = b, o
-		return nil
-	}
-	given := make([]bool, len(nodes)) // the values of an attention group, given their buffers at its lead
-	for k, s := range m.steps {
-		if k > 0 {
-			for _, j := range release[k-1] {
-				n := r.bufs[j].Len()
-				free[n] = append(free[n], r.bufs[j])
-				offs.free(off[j], n)
-			}
-			for i, st := range stacks { // a stack's working buffer, after its last reader
-				if st.to == k-1 {
-					n := r.stk.bufs[i].Len()
-					free[n] = append(free[n], r.stk.bufs[i])
-					offs.free(stackOff[i], n)
-				}
-			}
-		}
-		for i, st := range stacks { // from its first copy
-			if st.from == k {
-				n := len(st.vals) * st.n
-				var err error
-				if r.stk.bufs[i], stackOff[i], err = take(n); err != nil {
-					return fmt.Errorf("gx: %d values of %d stacked on %s: %w", len(st.vals), st.n, r.be.Name(), err)
-				}
-			}
-		}
-		if r.attend != nil {
-			for _, v := range r.attend.early[k] {
-				if err := place(v); err != nil {
-					return err
-				}
-				given[v] = true
-			}
-		}
-		if root := alias[s.out]; root != s.out {
-			r.bufs[s.out] = r.bufs[root]
-			continue
-		}
-		if given[s.out] {
-			continue
-		}
-		if err := place(s.out); err != nil {
-			return err
-		}
-	}
-	r.planBytes = 4 * int64(offs.top)
-	return nil
-}
-
 // DeviceBytes is what a device machine allocated for its computed values
 // (not its inputs, not its ops' working buffers), and what the same
 // lifetimes would need at offsets in one buffer, as the host plans them:
 // 0 on the host.
 func (m *Machine) DeviceBytes() (allocated, planned int64) {
-	if m.dev == nil {
+	if m.arena != nil || m.dev == nil {
 		return 0, 0
 	}
 	return m.dev.allocBytes, m.dev.planBytes
 }
 
-// runDevice is Run on a device.
-func (m *Machine) runDevice() error {
+// runSteps runs the steps once.
+func (m *Machine) runSteps() error {
 	r := m.dev
 	r.gen++
 	for _, in := range m.inputs {
@@ -472,8 +345,10 @@ func (m *Machine) runDevice() error {
 		}
 		r.host[s.out], r.hostAt[s.out] = v, r.gen
 	}
-	for _, rd := range m.reads {
-		*rd.into = &lazyRead{r: r, idx: rd.idx, gen: r.gen, node: rd.node}
+	for i, rd := range m.reads {
+		l := &m.lazy[i]
+		*l = lazyRead{r: r, idx: rd.idx, gen: r.gen, node: rd.node}
+		*rd.into = l
 	}
 	return nil
 }
@@ -490,8 +365,8 @@ func (r *devRun) runAt(k int, fn deviceFn, out backend.Buf, args []backend.Buf) 
 	return fn(out, args)
 }
 
-// lazyRead stands for a watched node's value on a device until it is
-// asked for (Graph.View, Value): most watched values of a training step,
+// lazyRead stands for a watched node's value until it is asked for
+// (Graph.View, Value): most watched values of a device's training step,
 // the gradients, are never read back.
 type lazyRead struct {
 	G.Value // nil: a lazyRead is never used as a value
@@ -518,12 +393,12 @@ func resolve(v *G.Value) error {
 	return nil
 }
 
-// Buffer is node n's buffer on the device after a run, holding this run's
-// value (written there first if it was computed on the host). It stays
-// valid until the next run.
+// Buffer is node n's buffer on the machine's backend after a run, holding
+// this run's value (written there first if it was computed on the host). It
+// stays valid until the next run.
 func (m *Machine) Buffer(n *Node) (backend.Buf, error) {
 	if m.dev == nil {
-		return backend.Buf{}, fmt.Errorf("gx: node %s: the machine runs on the host", n.Name())
+		return backend.Buf{}, fmt.Errorf("gx: node %s: the machine is closed", n.Name())
 	}
 	i, ok := m.dev.idx[n]
 	if !ok {
@@ -545,6 +420,11 @@ func (r *devRun) toDevice(i int) error {
 	}
 	if r.hostAt[i] != r.gen {
 		return fmt.Errorf("node %d has no value in this run", i)
+	}
+	if r.arena != nil { // the host value is the buffer
+		b, err := r.hostBuf(r.host[i], i)
+		r.bufs[i], r.devAt[i] = b, r.gen
+		return err
 	}
 	src, err := r.floats(r.host[i], r.bufs[i].Len())
 	if err != nil {
@@ -579,6 +459,13 @@ func (r *devRun) toHost(i int) (G.Value, error) {
 	}
 	if r.devAt[i] != r.gen {
 		return nil, fmt.Errorf("node %d has no value in this run", i)
+	}
+	if r.arena != nil { // a tensor over the buffer
+		if r.own[i] == nil {
+			r.own[i] = hostValue(r.bufs[i], r.shapes[i])
+		}
+		r.host[i], r.hostAt[i] = r.own[i], r.gen
+		return r.own[i], nil
 	}
 	if r.own[i] == nil {
 		if len(r.shapes[i]) == 0 {
@@ -634,4 +521,45 @@ func (r *devRun) floats(v G.Value, n int) ([]float32, error) {
 		return nil, fmt.Errorf("a value of %d numbers for a buffer of %d", len(src), n)
 	}
 	return src, nil
+}
+
+// hostBuf is a host value as node i's buffer on the host: its own data,
+// or a copy where it is not contiguous (a view).
+func (r *devRun) hostBuf(v G.Value, i int) (backend.Buf, error) {
+	var b backend.Buf
+	switch t := v.(type) {
+	case *G.F32:
+		b.F32 = unsafe.Slice((*float32)(t), 1)
+	case *G.F64:
+		b.F64 = unsafe.Slice((*float64)(t), 1)
+	case *tensor.Dense:
+		if t.IsView() || t.RequiresIterator() {
+			t = t.Materialize().(*tensor.Dense)
+		}
+		switch t.Dtype() {
+		case Float32:
+			b.F32 = t.Float32s()
+		case Float64:
+			b.F64 = t.Float64s()
+		}
+	}
+	if (b.F64 != nil) != r.f64 || b.Len() != size(r.shapes[i]) {
+		return b, fmt.Errorf("value %T (%d numbers) for a node of shape %v and the graph's dtype", v, b.Len(), r.shapes[i])
+	}
+	return b, nil
+}
+
+// hostValue is a value over a host buffer: a tensor of the shape, or a
+// scalar.
+func hostValue(b backend.Buf, sh tensor.Shape) G.Value {
+	if len(sh) == 0 {
+		if b.F64 != nil {
+			return (*G.F64)(&b.F64[0])
+		}
+		return (*G.F32)(&b.F32[0])
+	}
+	if b.F64 != nil {
+		return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(b.F64))
+	}
+	return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(b.F32))
 }

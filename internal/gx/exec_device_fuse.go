@@ -7,19 +7,20 @@ import (
 	G "gorgonia.org/gorgonia"
 )
 
-// On a device an Add is a kernel launch of its own, and gorgonia's
-// backward pass sums every gradient that has several contributions with
-// a chain of them: at the anchor 173 of a training step's ~800 launches.
-// The device machine folds an Add into the op that computes one of its
-// operands where that op can add its result into a buffer (adder): the
-// op, when it runs, adds into the other operand's buffer, which becomes
-// the Add's value, and the Add launches nothing.
+// An Add is a pass over memory of its own (on a device, a kernel launch),
+// and gorgonia's backward pass sums every gradient that has several
+// contributions with a chain of them: at the anchor 173 of a training
+// step's ~800 launches. The machine, on every backend, folds an Add into
+// the op that computes one of its operands where that op can add its
+// result into a buffer (adder): the op, when it runs, adds into the other
+// operand's buffer, which becomes the Add's value, and the Add runs
+// nothing.
 //
 //	s = a + o,  o = op(x…)   →   buf(a) += op(x…) at o's step;  s is buf(a)
 //
 // This holds when a and o are read by this Add alone and neither is
 // watched (nothing else sees a's buffer change or misses o's own), both
-// are computed on the device by steps of this machine (not inputs), and
+// are computed by steps of this machine on its backend (not inputs), and
 // the buffer is a's before op runs. a may itself be such an Add's value: a
 // chain of gradient contributions sums into the buffer of its first, in
 // whatever order the ops run (each adds into it, and nothing reads the sum
@@ -28,8 +29,9 @@ import (
 // where the Add added the product rounded on its own, and the terms may
 // be added in another order.
 //
-// The host machine fuses only its products (accumulating, exec.go), whose
-// bits it already computes that way; it runs every other Add as it did.
+// An Add that is not folded but has such an operand a sums into a's
+// buffer (in place: the same bits as into a buffer of its own), so a chain
+// of Adds holds one buffer.
 
 // adder is the ability of an op to add its result into a buffer of its
 // output's shape: dst += op(args).
@@ -50,8 +52,9 @@ type devFusion struct {
 // foldAdds turns the folding on (tests compare the machine without it).
 var foldAdds = true
 
-// fuseAdds finds the Adds the device machine folds into an operand's op.
-// onDevice[k] reports whether step k runs on the device.
+// fuseAdds finds the Adds the machine folds into an operand's op, and
+// those that sum in place. onDevice[k] reports whether step k runs on the
+// backend (not a host op).
 func fuseAdds(m *Machine, onDevice []bool, watched []bool) *devFusion {
 	n := len(m.vals)
 	f := &devFusion{acc: make([]bool, len(m.steps)), none: make([]bool, len(m.steps)), alias: make([]int, n)}
@@ -72,7 +75,7 @@ func fuseAdds(m *Machine, onDevice []bool, watched []bool) *devFusion {
 			uses[a]++
 		}
 	}
-	private := func(v int) bool { // read once, not watched, computed on the device
+	private := func(v int) bool { // read once, not watched, computed on the backend
 		k := stepOf[v]
 		return k >= 0 && onDevice[k] && uses[v] == 1 && (watched == nil || !watched[v])
 	}
@@ -80,8 +83,8 @@ func fuseAdds(m *Machine, onDevice []bool, watched []bool) *devFusion {
 		if !s.add || !onDevice[k] || len(s.args) != 2 || s.args[0] == s.args[1] {
 			continue
 		}
-		for j := range 2 {
-			a, o := s.args[j], s.args[1-j]
+		for j := range 2 { // the first operand folds, into the second's buffer
+			o, a := s.args[j], s.args[1-j]
 			p := stepOf[o]
 			if !private(a) || !private(o) || f.acc[p] || f.none[p] {
 				continue
@@ -94,6 +97,12 @@ func fuseAdds(m *Machine, onDevice []bool, watched []bool) *devFusion {
 			f.alias[o], f.alias[s.out] = root, root
 			break
 		}
+		for _, a := range s.args { // not folded: in place
+			if !f.none[k] && private(a) {
+				f.alias[s.out] = f.alias[a]
+				break
+			}
+		}
 	}
 	return f
 }
@@ -105,8 +114,7 @@ func fuseAdds(m *Machine, onDevice []bool, watched []bool) *devFusion {
 // operands in one kernel (deltaSummer), each SumMid of an AdditiveDelta
 // reads δ's operands (T, v, g) instead, as an additiveDeltaSumOp; δ is
 // then read by its Add alone and fuseAdds folds the chain. It changes the
-// device machine's steps only (compiled for it: the host machine's are
-// its own), before anything is built from them.
+// machine's steps, before anything is built from them.
 func sumDeltasFromOperands(m *Machine, be backend.Backend) {
 	if _, ok := be.(deltaSummer); !ok || !foldAdds {
 		return

@@ -39,7 +39,7 @@ func TestMachineSumsGradientsInPlace(t *testing.T) {
 		for _, s := range m.steps {
 			if s.add {
 				adds++
-				if s.into >= 0 {
+				if m.dev.fuse.alias[s.out] != s.out {
 					chained++
 				}
 			}
@@ -185,8 +185,8 @@ func TestMachineFusesWeightGradients(t *testing.T) {
 		t.Fatal(err)
 	}
 	deferred := 0
-	for _, s := range m.steps {
-		if s.deferred {
+	for k := range m.steps {
+		if m.dev.fuse.acc[k] {
 			deferred++
 		}
 	}
@@ -254,8 +254,8 @@ func TestMachineFusesOuterGradients(t *testing.T) {
 				t.Fatal(err)
 			}
 			deferred := 0
-			for _, s := range m.steps {
-				if _, ok := s.op.(*outerOp); ok && s.deferred {
+			for k, s := range m.steps {
+				if _, ok := s.op.(*outerOp); ok && m.dev.fuse.acc[k] {
 					deferred++
 				}
 			}

@@ -1,7 +1,7 @@
 package gx
 
-// SetFoldDeviceAdds turns the device machine's folding of Adds into their
-// operands' ops (exec_device_fuse.go), and of Rows into one copy
+// SetFoldDeviceAdds turns the machine's folding of Adds into their
+// operands' ops (exec_device_fuse.go, on every backend), and of Rows into one copy
 // (exec_device_unstack.go), on or off for the machines compiled
 // after it, and returns the previous setting.
 func SetFoldDeviceAdds(on bool) bool {

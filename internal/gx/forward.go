@@ -1,8 +1,6 @@
 package gx
 
 import (
-	"slices"
-
 	"fmt"
 
 	"github.com/attnzoo/attnzoo/internal/backend"
@@ -15,8 +13,8 @@ import (
 // its forward computes its value from its operands' buffers with the
 // backend's typed methods, on whichever backend the machine runs — the cpu
 // on the arena's slices, or a device on its buffers — and its gradient is
-// built from other ops (SymDiff). The op's gorgonia Do is base.Do, the same
-// forward on the graph's host backend.
+// built from other ops (SymDiff). It runs only in a machine: base.Do
+// refuses.
 type forwarder interface {
 	G.Op
 	forward(c *call) error
@@ -102,116 +100,10 @@ func (a *Arena) SetBackend(be backend.Backend) error {
 // SetBackend makes the graph's arena compute through be (Arena.SetBackend).
 func (g *Graph) SetBackend(be backend.Backend) error { return g.run.a().SetBackend(be) }
 
-// Do is the op's forward on the graph's host backend, over gorgonia values:
-// its output is the buffer the machine gave it (setOut), or one of its own.
-func (o *base) Do(vs ...G.Value) (G.Value, error) {
-	c, ops, err := o.hostCall(vs)
-	if err != nil {
-		return nil, err
-	}
-	if len(c.osh) == 0 { // a scalar: a fresh gorgonia value
-		s32, s64 := []float32{0}, []float64{0}
-		c.out = backend.Buf{F64: s64}
-		if ops.dt == Float32 {
-			c.out = backend.Buf{F32: s32}
-		}
-		if err := o.self.forward(c); err != nil {
-			return nil, err
-		}
-		if ops.dt == Float32 {
-			return G.NewF32(s32[0]), nil
-		}
-		return G.NewF64(s64[0]), nil
-	}
-	t := ops.allocDirty(c.osh...)
-	if ops.dt == Float32 {
-		c.out = backend.Buf{F32: t.Float32s()}
-	} else {
-		c.out = backend.Buf{F64: t.Float64s()}
-	}
-	if err := o.self.forward(c); err != nil {
-		return nil, err
-	}
-	return t, nil
-}
-
-// hostCall is the op's call on the graph's host backend for gorgonia
-// values, its output not yet set.
-func (o *base) hostCall(vs []G.Value) (*call, *operands, error) {
-	if o.self == nil {
-		return nil, nil, fmt.Errorf("gx: %s: op run before it was applied to a graph", o.name)
-	}
-	ops, err := o.getOperands(vs)
-	if err != nil {
-		return nil, nil, err
-	}
-	c := &o.c
-	c.be, c.sh = o.run.backend(), ops.sh
-	c.run, c.f64 = o.run, ops.dt == Float64
-	c.in = c.in[:0]
-	for i := range ops.sh {
-		if ops.dt == Float32 {
-			c.in = append(c.in, backend.Buf{F32: ops.f32[i]})
-		} else {
-			c.in = append(c.in, backend.Buf{F64: ops.f64[i]})
-		}
-	}
-	if c.osh, err = o.outShape(ops); err != nil {
-		return nil, nil, err
-	}
-	return c, ops, nil
-}
-
-// outShape is the output's shape: the buffer's the machine gave the op, or
-// the op's InferShape of its operands' shapes (kept for the next call with
-// the same shapes: a deferred product runs outside the plan at every step).
-func (o *base) outShape(ops *operands) (tensor.Shape, error) {
-	if o.buf != nil && o.buf.Dtype() == ops.dt {
-		return o.buf.Shape(), nil
-	}
-	if o.inferred != nil && slices.EqualFunc(o.inferredFor, ops.sh, tensor.Shape.Eq) {
-		return o.inferred, nil
-	}
-	ds := make([]G.DimSizer, len(ops.sh))
-	o.inferredFor = o.inferredFor[:0]
-	for i, s := range ops.sh {
-		ds[i] = s
-		o.inferredFor = append(o.inferredFor, s.Clone())
-	}
-	sh, err := o.self.InferShape(ds...)
-	o.inferred = sh
-	return sh, err
-}
-
-// accumulating is an adder (exec_device_fuse.go) whose Add the host
-// machine fuses too (exec.go): a weight gradient's product with β = 1, or
-// Outer, whose accumulate rounds as the op then the Add would. Other
-// adders (a product into an activation's gradient, a bias gradient's sum)
-// keep their Adds on the host, which computes them as it always has; the
-// device machine folds them all.
-type accumulating interface {
-	adder
-	accumulateDo(args []G.Value, dst *tensor.Dense) (bool, error)
-	fusedOnHost()
-}
-
-// accumulateDo is accumulate over gorgonia values on the graph's host
-// backend; false (nothing done) where dst is not of the output's dtype and
-// shape.
-func (o *base) accumulateDo(vs []G.Value, dst *tensor.Dense) (bool, error) {
-	c, ops, err := o.hostCall(vs)
-	if err != nil {
-		return false, err
-	}
-	if dst.Dtype() != ops.dt || !dst.Shape().Eq(c.osh) {
-		return false, nil
-	}
-	if ops.dt == Float32 {
-		err = o.self.(accumulating).accumulate(c, backend.Buf{F32: dst.Float32s()})
-	} else {
-		err = o.self.(accumulating).accumulate(c, backend.Buf{F64: dst.Float64s()})
-	}
-	return err == nil, err
+// Do refuses: an op of ours runs in a machine (Graph.Machine), on its
+// backend's buffers, never on gorgonia values.
+func (o *base) Do(...G.Value) (G.Value, error) {
+	return nil, fmt.Errorf("gx: %s runs in a machine (Graph.Machine), not through Do", o.name)
 }
 
 // mat is a row-major matrix at the start of b, ld values a row.

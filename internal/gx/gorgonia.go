@@ -82,13 +82,10 @@ func (g *Graph) checkHashes() error {
 // salted is implemented by our ops (through base): the graph sets its salt
 // and its run state.
 type salted interface {
-	setGraph(uint32, *runState, G.Op)
+	setGraph(uint32, *runState)
 }
 
-func (o *base) setGraph(s uint32, r *runState, self G.Op) {
-	o.salt, o.run = s, r
-	o.self, _ = self.(forwarder)
-}
+func (o *base) setGraph(s uint32, r *runState) { o.salt, o.run = s, r }
 
 func (o *base) WriteHash(h hash.Hash) {
 	fmt.Fprintf(h, "attnzoo.%s{%s}%v->%d#%d", o.name, o.args, o.in, o.out, o.salt)

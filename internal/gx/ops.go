@@ -2,7 +2,6 @@ package gx
 
 import (
 	"fmt"
-	"unsafe"
 
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
@@ -14,12 +13,8 @@ import (
 // two different nodes), and the number of dimensions of each input and of
 // the output, which make up its type.
 //
-// An op writes its value into the buffer the machine gives it before each
-// run (setOut: its slot in the arena, plan.go), and keeps its operand lists
-// from one run to the next, so a compiled graph run again allocates almost
-// nothing. An op run outside a machine keeps a buffer of its own. A value
-// read after a run (Watch, View) stays valid until the next run of a
-// machine of the same arena; copy it (Value does) to keep it longer.
+// An op computes its value in the buffer the machine gives it (forward.go),
+// on the machine's backend; gorgonia's Do is not how it runs.
 type base struct {
 	name string
 	args string // every parameter of the op, for the hash
@@ -28,15 +23,6 @@ type base struct {
 
 	salt uint32    // the graph's (Graph.salt), written into the hash
 	run  *runState // the graph's, shared by its ops
-
-	buf *tensor.Dense // the output: the machine's slot for it, or its own
-	ops operands      // the last run's operands, reused
-
-	self forwarder // the op itself, for Do (set when applied: setGraph)
-	c    call      // Do's call, reused
-
-	inferred    tensor.Shape   // outShape's last answer
-	inferredFor []tensor.Shape // for these operand shapes
 }
 
 func (o *base) Arity() int { return len(o.in) }
@@ -72,92 +58,13 @@ func shapes(in []G.DimSizer) ([]tensor.Shape, error) {
 	return out, nil
 }
 
-// operands is the inputs of one Do call as slices of a single float type.
-type operands struct {
-	dt    tensor.Dtype
-	f64   [][]float64
-	f32   [][]float32
-	sh    []tensor.Shape
-	owner *base
-}
-
-// getOperands reads the inputs of op's Do call. It allocates nothing after
-// the op's first run.
-func (b *base) getOperands(vs []G.Value) (*operands, error) {
-	o := &b.ops
-	o.owner = b
-	o.f64, o.f32, o.sh = o.f64[:0], o.f32[:0], o.sh[:0]
-	for i, v := range vs {
-		var dt tensor.Dtype
-		switch t := v.(type) {
-		case *tensor.Dense:
-			dt = t.Dtype()
-			o.sh = append(o.sh, t.Shape())
-			switch dt {
-			case Float64:
-				o.f64 = append(o.f64, t.Float64s())
-			case Float32:
-				o.f32 = append(o.f32, t.Float32s())
-			default:
-				return nil, fmt.Errorf("gx: %s: unsupported dtype %v", b.name, dt)
-			}
-		case *G.F64: // a scalar, e.g. the gradient of a scalar cost
-			dt = Float64
-			o.sh = append(o.sh, tensor.ScalarShape())
-			o.f64 = append(o.f64, unsafe.Slice((*float64)(t), 1))
-		case *G.F32:
-			dt = Float32
-			o.sh = append(o.sh, tensor.ScalarShape())
-			o.f32 = append(o.f32, unsafe.Slice((*float32)(t), 1))
-		default:
-			return nil, fmt.Errorf("gx: %s: input %d is %T, want a float tensor", b.name, i, v)
-		}
-		if i == 0 {
-			o.dt = dt
-		} else if dt != o.dt {
-			return nil, fmt.Errorf("gx: %s: input %d is %v, input 0 is %v", b.name, i, dt, o.dt)
-		}
-	}
-	return o, nil
-}
-
-// alloc returns the op's zeroed output of the operands' dtype.
-func (o *operands) alloc(shape ...int) *tensor.Dense {
-	t := o.allocDirty(shape...)
-	t.Zero()
-	return t
-}
-
-// allocDirty returns the op's output without clearing it: for ops that
-// write every entry.
-func (o *operands) allocDirty(shape ...int) *tensor.Dense {
-	b := o.owner
-	if b.buf != nil && b.buf.Dtype() == o.dt && sameInts(b.buf.Shape(), shape) {
-		return b.buf
-	}
-	b.buf = tensor.New(tensor.WithShape(shape...), tensor.Of(o.dt))
-	return b.buf
-}
-
-func sameInts(s tensor.Shape, shape []int) bool {
-	if len(s) != len(shape) {
-		return false
-	}
-	for i, d := range shape {
-		if s[i] != d {
-			return false
-		}
-	}
-	return true
-}
-
 // apply applies op to the nodes, recording any error in g.
 func (g *Graph) apply(op G.Op, nodes ...*Node) *Node {
 	if !g.ok(nodes...) {
 		return nil
 	}
 	if s, ok := op.(salted); ok {
-		s.setGraph(g.salt, g.run, op)
+		s.setGraph(g.salt, g.run)
 	}
 	n, err := G.ApplyOp(op, nodes...)
 	if err != nil {
@@ -170,7 +77,7 @@ func (g *Graph) apply(op G.Op, nodes ...*Node) *Node {
 // applyOp applies a gradient op, with the salt of the op it differentiates.
 func (o *base) applyOp(op G.Op, nodes ...*Node) (*Node, error) {
 	if s, ok := op.(salted); ok {
-		s.setGraph(o.salt, o.run, op)
+		s.setGraph(o.salt, o.run)
 	}
 	return G.ApplyOp(op, nodes...)
 }

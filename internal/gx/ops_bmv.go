@@ -160,7 +160,6 @@ func (op *outerOp) product(c *call, dst backend.Buf, acc bool) error {
 // writes no [B,S,D] buffer of its own per step (hidden 1024, batch 128,
 // source 20: 10 MB at each of 21 steps, written, then read by the Add).
 func (op *outerOp) accumulate(c *call, dst backend.Buf) error { return op.product(c, dst, true) }
-func (op *outerOp) fusedOnHost()                              {}
 
 func (op *outerOp) DiffWRT(int) []bool { return []bool{true, true} }
 

@@ -146,4 +146,3 @@ func (op *linearWOp) product(c *call, dst backend.Buf, beta float64) error {
 // weight gradient summed over the steps that read the weight needs no
 // product buffer and no sum of its own.
 func (op *linearWOp) accumulate(c *call, dst backend.Buf) error { return op.product(c, dst, 1) }
-func (op *linearWOp) fusedOnHost()                              {}

@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"github.com/attnzoo/attnzoo/internal/gx/kern"
-	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
 
@@ -113,69 +112,106 @@ func (a *Arena) temp() *kern.Scratch {
 	return &a.temps[a.next-1]
 }
 
-// plan is a machine's assignment of its values to offsets in the arena's
-// slabs: a value's offset is reused once the last step that reads it has
-// run (liveness), and a watched value lives to the end of the run.
-type plan struct {
-	slot       []int // per step: its index in slots, or -1 (not planned)
-	slots      []planSlot
-	n32, n64   int    // the slabs' sizes this plan needs
-	work       []int  // the working buffers its ops take, in values, by place (Arena.temp)
-	gen        uint64 // the arena generation the slots' tensors were made for
-	a          *Arena
-	strays     int // values an op computed outside the plan (a shape the graph did not say)
-	strayBytes int64
-}
-
-type planSlot struct {
-	off, n int
-	dt     tensor.Dtype
-	shape  tensor.Shape
-	t      *tensor.Dense // over the arena's slab from off, remade when the slab is
-}
-
 // worker is implemented by the ops that take working buffers of the arena
 // (runState.temp): the sizes they take, in values and in order, for inputs
 // of the given shapes.
 type worker interface{ workspace(in []tensor.Shape) []int }
 
-// planned is implemented by the ops of ours (through base) that write
-// their value into a buffer they are given (operands.alloc).
-type planned interface{ setOut(*tensor.Dense) }
-
-func (o *base) setOut(t *tensor.Dense) { o.buf = t }
-
 // align is the offsets' granularity in values: 64 bytes for float32, a
 // cache line and an AVX-512 register.
 const align = 16
 
-// makePlan assigns the steps' values to offsets. A step's value is
-// planned when the step is an op of ours or the machine's Add, of a dtype
-// the slabs hold and a shape the graph knows. Its lifetime runs from the
-// step that writes it to the last step that reads it (the end of the run
-// for a watched value); a value that aliases another (an Add summing into
-// its operand's buffer, or any op not ours, which may return a view of its
-// input) joins that value's lifetime. Offsets are given in a sweep over
-// the steps, best fit among the free ranges.
-func (m *Machine) makePlan() *plan {
-	watched := m.watched
-	n := len(m.vals)
-	p := &plan{slot: make([]int, len(m.steps))}
-	// the time each step runs: a deferred product runs at its Add
-	at := make([]int, len(m.steps))
-	for k := range m.steps {
-		at[k] = k
+// slabSlot is a host machine's value at an offset of its arena's slab.
+type slabSlot struct{ v, off, n int }
+
+// plan gives every computed value its memory, by liveness: a value lives
+// from the step that writes it to the last step that reads it (to the end
+// of the run when watched), and its memory is reused by values written
+// after that. Values that share one buffer (a folded Add and its operand's,
+// fuseAdds) live as one; on the host so do the operands of a host op and
+// its value, which may be a view of them. The sweep over the steps places
+// each buffer by one of two policies:
+//
+//   - offsets in one allocation, where the backend's memory has them (the
+//     host: the arena's slab, best fit among the free ranges; prepare
+//     points the buffers into it), a scalar in a slice of its own;
+//   - whole buffers, where it does not (a device): a value shares a buffer
+//     of its size freed by a value that is dead; the graphs' values come
+//     in few sizes (a step's [B, H] states, its [B, S] scores), each many
+//     times over. What the same lifetimes would need at offsets is kept
+//     (DeviceBytes).
+//
+// An input's buffer is its host value's own on the host (set at each run);
+// on a device one of its own, kept from run to run (what was sent stays).
+func (r *devRun) plan(m *Machine, nodes []*Node) error {
+	n, slab := len(nodes), r.arena != nil
+	dsize := int64(4)
+	if r.f64 {
+		dsize = 8
 	}
-	for k, s := range m.steps {
-		if s.add && s.fuse >= 0 {
-			at[s.fuse] = k
+	alloc := func(i, sz int) (backend.Buf, error) {
+		b, err := r.be.Alloc(sz)
+		if slab && err == nil { // a host scalar: a slice of the graph's dtype
+			b = backend.Buf{F32: make([]float32, sz)}
+			if r.f64 {
+				b = backend.Buf{F64: make([]float64, sz)}
+			}
+		}
+		if err != nil {
+			return b, fmt.Errorf("gx: node %s %v on %s: %w", nodes[i].Name(), r.shapes[i], r.be.Name(), err)
+		}
+		r.allocs = append(r.allocs, b)
+		return b, nil
+	}
+	if !slab {
+		for i := range r.inputs {
+			if _, ok := r.params[i]; !ok {
+				b, err := alloc(i, size(r.shapes[i]))
+				if err != nil {
+					return err
+				}
+				r.bufs[i] = b
+			}
 		}
 	}
-	// union-find over values: a group shares its owners' buffers' lifetime
-	parent := make([]int, n)
-	for i := range parent {
-		parent[i] = i
+	inputs := len(r.allocs)
+	defer func() {
+		for _, b := range r.allocs[inputs:] {
+			r.allocBytes += dsize * int64(b.Len())
+		}
+	}()
+	end := len(m.steps)
+	start := make([]int, n) // the step that writes each value
+	last := make([]int, n)  // the last step that reads it
+	for k, s := range m.steps {
+		start[s.out] = k
+		last[s.out] = max(last[s.out], k)
+		for _, a := range s.args {
+			last[a] = max(last[a], k)
+		}
 	}
+	for i, w := range m.watched {
+		if w {
+			last[i] = end
+		}
+	}
+	// the device passes' side state (exec_device_unstack, _stack, _attend)
+	for _, g := range r.unstack.lead { // Rows copied together live from the first's step
+		for _, j := range g {
+			last[m.steps[j].out] = max(last[m.steps[j].out], g[len(g)-1])
+		}
+	}
+	r.stk.extendLives(last) // a stacked operand lives until its copy
+	if r.attend != nil {
+		for k, vs := range r.attend.early { // an attention group's values, placed at its lead
+			for _, v := range vs {
+				start[v] = k
+			}
+		}
+	}
+	// groups that live as one: union-find over the values
+	root := r.fuse.alias // per value: the value whose buffer it shares
+	parent := slices.Clone(root)
 	find := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
@@ -183,111 +219,132 @@ func (m *Machine) makePlan() *plan {
 		}
 		return i
 	}
-	union := func(a, b int) { parent[find(a)] = find(b) }
-	owner := make([]bool, n)
-	for _, s := range m.steps {
-		_, ours := s.op.(planned)
-		switch {
-		case s.add && s.into >= 0:
-			union(s.out, s.into)
-		case s.deferred:
-			// its Add accumulates it into the Add's buffer; where that
-			// cannot be, its op computes it apart, outside the plan
-		case s.add || ours:
-			owner[s.out] = plannable(s.node)
-		default: // an op not ours: its value may be a view of any operand
-			for _, a := range s.args {
-				union(s.out, a)
+	if slab {
+		for k, s := range m.steps {
+			if r.fns[k] == nil { // a host op: its value may be a view of an operand
+				for _, a := range s.args {
+					parent[find(a)] = find(s.out)
+				}
 			}
 		}
 	}
-	// each group's lifetime: first write to last read
-	first, last := make([]int, n), make([]int, n)
+	first := make([]int, n)
 	for i := range first {
-		first[i], last[i] = len(m.steps), -1
+		first[i] = end
 	}
-	end := len(m.steps)
+	for _, s := range m.steps {
+		g := find(s.out)
+		first[g], last[g] = min(first[g], start[s.out]), max(last[g], last[s.out])
+	}
+	for i := range n { // an input's reads
+		g := find(i)
+		last[g] = max(last[g], last[i])
+	}
+	// the buffers: each owner's, and the stacks' working ones
+	type span struct{ v, stack, start, stop, n int }
+	var spans []span
 	for k, s := range m.steps {
-		r := find(s.out)
-		first[r] = min(first[r], at[k])
-		last[r] = max(last[r], at[k])
-		for _, a := range s.args {
-			ra := find(a)
-			last[ra] = max(last[ra], at[k])
+		v := s.out
+		if root[v] != v || (slab && r.fns[k] == nil) {
+			continue // another's buffer, or a host op's value
 		}
-	}
-	for i := range watched {
-		if watched[i] {
-			last[find(i)] = end
-		}
-	}
-	// a sweep over time: buffers start at their group's first write and are
-	// freed after its last read
-	type buf struct {
-		step, start, stop, n int
-		dt                   tensor.Dtype
-	}
-	var bufs []buf
-	for k, s := range m.steps {
-		p.slot[k] = -1
-		if !owner[s.out] {
+		if slab && len(r.shapes[v]) == 0 {
+			b, err := alloc(v, 1)
+			if err != nil {
+				return err
+			}
+			r.bufs[v] = b
 			continue
 		}
-		r := find(s.out)
-		sz := s.node.Shape().TotalSize()
-		bufs = append(bufs, buf{step: k, start: first[r], stop: last[r], n: (sz + align - 1) / align * align, dt: s.node.Dtype()})
+		g := find(v)
+		spans = append(spans, span{v: v, stack: -1, start: first[g], stop: last[g], n: size(r.shapes[v])})
 	}
-	slices.SortStableFunc(bufs, func(a, b buf) int { return a.start - b.start })
-	frees := map[tensor.Dtype]*freeList{Float32: {}, Float64: {}}
-	order := make([]int, len(bufs)) // by stop, to free
+	if r.stk != nil {
+		for i, st := range r.stk.stacks { // from its first copy to its last reader
+			spans = append(spans, span{v: -1, stack: i, start: st.from, stop: st.to, n: len(st.vals) * st.n})
+		}
+	}
+	slices.SortStableFunc(spans, func(a, b span) int { return a.start - b.start })
+	order := make([]int, len(spans)) // by stop, to free
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return bufs[a].stop - bufs[b].stop })
-	offs := make([]int, len(bufs))
-	j := 0
-	for i, b := range bufs {
-		for j < len(order) && bufs[order[j]].stop < b.start {
-			o := bufs[order[j]]
-			frees[o.dt].free(offs[order[j]], o.n)
-			j++
+	slices.SortStableFunc(order, func(a, b int) int { return spans[a].stop - spans[b].stop })
+	var offs freeList               // offsets: the slab's, or what a device's buffers would need at offsets
+	pool := map[int][]backend.Buf{} // whole buffers, by size: the free ones
+	off := make([]int, len(spans))
+	bufs := make([]backend.Buf, len(spans))
+	for i, j := 0, 0; i < len(spans); i++ {
+		sp := spans[i]
+		for ; j < len(order) && spans[order[j]].stop < sp.start; j++ {
+			o := order[j]
+			if slab {
+				offs.free(off[o], (spans[o].n+align-1)/align*align)
+			} else {
+				offs.free(off[o], spans[o].n)
+				pool[spans[o].n] = append(pool[spans[o].n], bufs[o])
+			}
 		}
-		offs[i] = frees[b.dt].alloc(b.n)
+		if slab {
+			off[i] = offs.alloc((sp.n + align - 1) / align * align)
+			r.slabs = append(r.slabs, slabSlot{v: sp.v, off: off[i], n: sp.n})
+			continue
+		}
+		off[i] = offs.alloc(sp.n)
+		if l := pool[sp.n]; len(l) > 0 {
+			bufs[i], pool[sp.n] = l[len(l)-1], l[:len(l)-1]
+		} else {
+			b, err := r.be.Alloc(sp.n)
+			if err != nil {
+				if sp.v < 0 {
+					st := r.stk.stacks[sp.stack]
+					return fmt.Errorf("gx: %d values of %d stacked on %s: %w", len(st.vals), st.n, r.be.Name(), err)
+				}
+				return fmt.Errorf("gx: node %s %v on %s: %w", nodes[sp.v].Name(), r.shapes[sp.v], r.be.Name(), err)
+			}
+			r.allocs = append(r.allocs, b)
+			bufs[i] = b
+		}
+		if sp.v >= 0 {
+			r.bufs[sp.v] = bufs[i]
+		} else {
+			r.stk.bufs[sp.stack] = bufs[i]
+		}
 	}
-	p.n32, p.n64 = frees[Float32].top, frees[Float64].top
-	for _, s := range m.steps {
+	at := make(map[int]slabSlot, len(r.slabs))
+	for _, t := range r.slabs {
+		at[t.v] = t
+	}
+	for _, s := range m.steps { // the values that share another's buffer
+		if v := s.out; root[v] != v {
+			r.bufs[v] = r.bufs[root[v]]
+			if t, ok := at[root[v]]; ok {
+				r.slabs = append(r.slabs, slabSlot{v: v, off: t.off, n: t.n})
+			}
+		}
+	}
+	if !slab {
+		r.planBytes = 4 * int64(offs.top)
+		return nil
+	}
+	r.slabN = offs.top
+	for _, s := range m.steps { // the working buffers the ops take from the arena
 		w, ok := s.op.(worker)
 		if !ok {
 			continue
 		}
 		in := make([]tensor.Shape, len(s.args))
 		for j, a := range s.args {
-			in[j] = m.nodes[a].Shape()
+			in[j] = r.shapes[a]
 		}
 		for j, n := range w.workspace(in) {
-			if j == len(p.work) {
-				p.work = append(p.work, 0)
+			if j == len(r.work) {
+				r.work = append(r.work, 0)
 			}
-			p.work[j] = max(p.work[j], n)
+			r.work[j] = max(r.work[j], n)
 		}
 	}
-	for i, b := range bufs {
-		s := m.steps[b.step]
-		p.slot[b.step] = len(p.slots)
-		p.slots = append(p.slots, planSlot{off: offs[i], n: s.node.Shape().TotalSize(), dt: b.dt, shape: s.node.Shape().Clone()})
-	}
-	return p
-}
-
-// plannable reports whether a node's value can live in the slabs: a float
-// tensor (not a scalar) of a shape the graph knows.
-func plannable(n *Node) bool {
-	dt := n.Dtype()
-	if dt != Float32 && dt != Float64 {
-		return false
-	}
-	s := n.Shape()
-	return len(s) > 0 && s.TotalSize() > 0 && !s.IsScalar()
+	return nil
 }
 
 // freeList is a simulated allocator over offsets: free ranges sorted by
@@ -341,104 +398,69 @@ func (f *freeList) free(off, n int) {
 }
 
 // dropSlab forgets every reference the machine holds into its arena's
-// slabs: its slots' tensors, its ops' and Adds' buffers, its last run's
-// values and what was read from them.
+// slab: its values' buffers, the tensors over them, its last run's values
+// and what was read from them.
 func (m *Machine) dropSlab() {
-	p := m.plan
-	for i := range p.slots {
-		p.slots[i].t = nil
+	r := m.dev
+	for _, s := range r.slabs {
+		r.bufs[s.v] = backend.Buf{}
 	}
+	clear(r.own)
+	clear(r.host)
 	for k := range m.steps {
-		s := &m.steps[k]
-		clear(s.argv)
-		if p.slot[k] < 0 {
-			continue
-		}
-		if s.add {
-			s.buf = nil
-		} else {
-			s.op.(planned).setOut(nil)
-		}
+		clear(m.steps[k].argv)
 	}
-	clear(m.vals)
-	for _, r := range m.reads {
-		*r.into = nil
+	r.gen++ // nothing of the last run is valid
+	for _, rd := range m.reads {
+		*rd.into = nil
 	}
 }
 
-// prepare makes the arena hold the plan and the slots' tensors point into
-// it.
-func (p *plan) prepare() {
-	a := p.a
-	a.reserve(p.n32, p.n64)
-	if p.gen == a.gen && (len(p.slots) == 0 || p.slots[0].t != nil) {
+// prepare makes the arena's slab hold the plan and the values' buffers
+// point into it.
+func (m *Machine) prepare() {
+	r, a := m.dev, m.arena
+	if r.f64 {
+		a.reserve(0, r.slabN)
+	} else {
+		a.reserve(r.slabN, 0)
+	}
+	if r.slabAt == a.gen {
 		return
 	}
-	for i := range p.slots {
-		s := &p.slots[i]
-		var back any
-		if s.dt == Float32 {
-			back = a.f32[s.off : s.off+s.n : s.off+s.n]
+	for _, s := range r.slabs {
+		if r.f64 {
+			r.bufs[s.v] = backend.Buf{F64: a.f64[s.off : s.off+s.n : s.off+s.n]}
 		} else {
-			back = a.f64[s.off : s.off+s.n : s.off+s.n]
+			r.bufs[s.v] = backend.Buf{F32: a.f32[s.off : s.off+s.n : s.off+s.n]}
 		}
-		s.t = tensor.New(tensor.WithShape(s.shape.Clone()...), tensor.WithBacking(back))
+		r.own[s.v] = nil
 	}
-	p.gen = a.gen
+	r.slabAt = a.gen
 }
 
-// Bytes is what the machine's plan needs of its arena's slabs.
+// Bytes is what a host machine's plan needs of its arena's slab.
 func (m *Machine) Bytes() int64 {
-	if m.plan == nil {
+	if m.arena == nil || m.dev == nil {
 		return 0
 	}
-	return int64(m.plan.n32)*4 + int64(m.plan.n64)*8
+	if m.dev.f64 {
+		return int64(m.dev.slabN) * 8
+	}
+	return int64(m.dev.slabN) * 4
 }
 
-// WorkBytes is what the machine's ops take of the arena's working buffers
-// (the values of the graph's dtype), by place: the arena keeps the most
-// any machine takes at each place.
+// WorkBytes is what a host machine's ops take of the arena's working
+// buffers (the values of the graph's dtype), by place: the arena keeps the
+// most any machine takes at each place.
 func (m *Machine) WorkBytes() []int64 {
-	if m.plan == nil {
+	if m.arena == nil || m.dev == nil {
 		return nil
 	}
 	b := int64(m.dt.Size())
-	out := make([]int64, len(m.plan.work))
-	for i, n := range m.plan.work {
+	out := make([]int64, len(m.dev.work))
+	for i, n := range m.dev.work {
 		out[i] = int64(n) * b
 	}
 	return out
-}
-
-// Strays counts the values ops computed outside the plan since the machine
-// was compiled, and their bytes: zero for a graph whose shapes are all
-// known.
-func (m *Machine) Strays() (int, int64) {
-	if m.plan == nil {
-		return 0, 0
-	}
-	return m.plan.strays, m.plan.strayBytes
-}
-
-// checkPlanned verifies that a planned step's value is its slot's buffer.
-// An op that computed its value elsewhere (a shape the graph did not
-// know) is counted; one that returned an operand's buffer would break the
-// plan's lifetimes and is an error.
-func (m *Machine) checkPlanned(s *step, v G.Value, t *tensor.Dense) error {
-	d, ok := v.(*tensor.Dense)
-	if !ok || t == nil || sameData(d, t) {
-		return nil
-	}
-	for _, a := range s.argv {
-		if ad, ok := a.(*tensor.Dense); ok && sameData(d, ad) {
-			return fmt.Errorf("gx: node %s (%v) returned an operand's buffer: the memory plan cannot hold it", s.node.Name(), s.op)
-		}
-	}
-	m.plan.strays++
-	m.plan.strayBytes += int64(d.DataSize()) * int64(d.Dtype().Size())
-	return nil
-}
-
-func sameData(a, b *tensor.Dense) bool {
-	return a.DataSize() > 0 && b.DataSize() > 0 && a.Uintptr() == b.Uintptr()
 }
