@@ -57,7 +57,6 @@ type devRun struct {
 	res     *Resident
 	fuse    *devFusion     // the Adds folded into their operands' ops
 	unstack *unstack       // the Rows copied together (exec_device_unstack.go)
-	stk     *stacked       // the gradient chains run as one product (exec_device_stack.go)
 	attend  *attendGroups  // the attention chains run by one step (exec_device_attend.go)
 	preset  map[int]bool   // inputs whose buffer was filled on the device for the next run
 	params  map[int]*Param // input nodes that are resident parameters
@@ -186,7 +185,6 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident) (*Machine, error) {
 			r.fns[k] = r.onBackendAcc(s.op.(adder), be, in, r.shapes[s.out])
 		}
 	}
-	r.stackGradGroups(m, be, onDevice)
 	r.attend = r.fuseAttention(m, be)
 	if err := r.plan(m, nodes); err != nil {
 		r.free()
@@ -317,8 +315,7 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 			last[m.steps[j].out] = max(last[m.steps[j].out], g[len(g)-1])
 		}
 	}
-	r.stk.extendLives(last) // a stacked operand lives until its copy
-	alias := r.fuse.alias   // a folded Add's value and its product's share one buffer
+	alias := r.fuse.alias // a folded Add's value and its product's share one buffer
 	for v, root := range alias {
 		last[root] = max(last[root], last[v])
 	}
@@ -344,11 +341,6 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 		}
 		return b, o, err
 	}
-	var stacks []*gradStack
-	if r.stk != nil {
-		stacks = r.stk.stacks
-	}
-	stackOff := make([]int, len(stacks))
 	place := func(v int) error { // a computed value's buffer
 		b, o, err := take(max(1, r.shapes[v].TotalSize()))
 		if err != nil {
@@ -364,22 +356,6 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 				n := r.bufs[j].Len()
 				free[n] = append(free[n], r.bufs[j])
 				offs.free(off[j], n)
-			}
-			for i, st := range stacks { // a stack's working buffer, after its last reader
-				if st.to == k-1 {
-					n := r.stk.bufs[i].Len()
-					free[n] = append(free[n], r.stk.bufs[i])
-					offs.free(stackOff[i], n)
-				}
-			}
-		}
-		for i, st := range stacks { // from its first copy
-			if st.from == k {
-				n := len(st.vals) * st.n
-				var err error
-				if r.stk.bufs[i], stackOff[i], err = take(n); err != nil {
-					return fmt.Errorf("gx: %d values of %d stacked on %s: %w", len(st.vals), st.n, r.be.Name(), err)
-				}
 			}
 		}
 		if r.attend != nil {

@@ -37,6 +37,8 @@ type base struct {
 
 	inferred    tensor.Shape   // outShape's last answer
 	inferredFor []tensor.Shape // for these operand shapes
+
+	stacked map[int]*weightGroup // inputs whose gradient terms a group sums stacked (stacked.go)
 }
 
 func (o *base) Arity() int { return len(o.in) }
