@@ -212,21 +212,28 @@ func (g *Graph) reached(cost *Node) []*Node {
 	seen := map[*Node]bool{cost: true}
 	out := []*Node{cost}
 	for k := 0; k < len(out); k++ {
-		n := out[k]
-		op, ok := n.Op().(G.SDOp)
-		if !ok {
-			continue
-		}
-		kids := g.children(n)
-		d := op.DiffWRT(len(kids))
+		kids, d := g.diffChildren(out[k])
 		for j, c := range kids {
-			if j < len(d) && d[j] && !seen[c] {
+			if d[j] && !seen[c] {
 				seen[c] = true
 				out = append(out, c)
 			}
 		}
 	}
 	return out
+}
+
+// diffChildren is n's operands, in order, and whether n's op
+// differentiates with respect to each (none for an input).
+func (g *Graph) diffChildren(n *Node) ([]*Node, []bool) {
+	op, ok := n.Op().(G.SDOp)
+	if !ok {
+		return nil, nil
+	}
+	kids := g.children(n)
+	d := make([]bool, len(kids))
+	copy(d, op.DiffWRT(len(kids)))
+	return kids, d
 }
 
 // children is n's operands, in order.
@@ -255,14 +262,9 @@ func (g *Graph) grad(cost *Node, wrt []*Node) ([]*Node, error) {
 	// the weights with a use outside the groups
 	other := map[*Node]bool{}
 	for _, n := range g.reached(cost) {
-		op, ok := n.Op().(G.SDOp)
-		if !ok {
-			continue
-		}
-		kids := g.children(n)
-		d := op.DiffWRT(len(kids))
+		kids, d := g.diffChildren(n)
 		for j, c := range kids {
-			other[c] = other[c] || j < len(d) && d[j]
+			other[c] = other[c] || d[j]
 		}
 	}
 	var back []*Node // what gorgonia differentiates with respect to

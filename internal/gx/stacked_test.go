@@ -152,19 +152,7 @@ func TestStackedGradients(t *testing.T) {
 				for i, p := range dc.params {
 					nodes[i] = g.Bind(p)
 				}
-				gs := g.Grad(cost, nodes...)
-				if err := g.Run(); err != nil {
-					t.Fatal(err)
-				}
-				out := make([][]float64, len(gs))
-				for i, n := range gs {
-					v, err := g.Value(n)
-					if err != nil {
-						t.Fatal(err)
-					}
-					out[i] = v
-				}
-				return out
+				return runValues(t, g, g.Grad(cost, nodes...)...)
 			}
 			stacked, apart := grads(nil), grads(unfused{cpu.New()})
 			for i, p := range dc.params {
