@@ -68,6 +68,7 @@ type weightGroup struct {
 	kind termKind
 	p    [2]int
 	uses []*Node            // the members, in the order of the positions
+	in   map[*Node]int      // per member: the weight's input
 	ops  map[*Node][2]*Node // per member: its term's operands (G, and X for a product)
 }
 
@@ -126,10 +127,11 @@ func (g *Graph) stackGroups(cost *Node, wrt []*Node) []*weightGroup {
 			}
 			key := termKey{w, k, p, fmt.Sprint(in)}
 			if groups[key] == nil {
-				groups[key] = &weightGroup{w: w, kind: k, p: p, ops: map[*Node][2]*Node{}}
+				groups[key] = &weightGroup{w: w, kind: k, p: p, in: map[*Node]int{}, ops: map[*Node][2]*Node{}}
 				keys = append(keys, key)
 			}
 			groups[key].uses = append(groups[key].uses, n)
+			groups[key].in[n] = i
 		}
 	}
 	var out []*weightGroup
@@ -149,11 +151,7 @@ func (g *Graph) stackGroups(cost *Node, wrt []*Node) []*weightGroup {
 			if b.stacked == nil {
 				b.stacked = map[int]*weightGroup{}
 			}
-			for i, c := range g.children(u) {
-				if c == gr.w {
-					b.stacked[i] = gr
-				}
-			}
+			b.stacked[gr.in[u]] = gr
 		}
 		out = append(out, gr)
 	}
@@ -252,6 +250,11 @@ func (g *Graph) children(n *Node) []*Node {
 // operands to its group, even where nothing else below it needs a
 // gradient), and each weight's gradient is gorgonia's plus its groups'.
 func (g *Graph) grad(cost *Node, wrt []*Node) ([]*Node, error) {
+	for _, w := range wrt {
+		if w.Op() != nil {
+			return nil, fmt.Errorf("%s is computed: a gradient is taken with respect to inputs", w.Name())
+		}
+	}
 	groups := g.stackGroups(cost, wrt)
 	if groups == nil {
 		return G.Grad(cost, wrt...)
@@ -269,7 +272,7 @@ func (g *Graph) grad(cost *Node, wrt []*Node) ([]*Node, error) {
 	}
 	var back []*Node // what gorgonia differentiates with respect to
 	for _, w := range wrt {
-		if other[w] || w == cost {
+		if other[w] {
 			back = append(back, w)
 		}
 	}
