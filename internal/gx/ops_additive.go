@@ -85,7 +85,7 @@ func (op *additiveOutOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error)
 	if err != nil {
 		return nil, err
 	}
-	dc, err := op.term(4, out, du, nil, func() (*Node, error) { return op.applyOp(newSumRows(2), du) })
+	dc, err := op.term(4, out, du, func() (*Node, error) { return op.applyOp(newSumRows(2), du) })
 	if err != nil {
 		return nil, err
 	}

@@ -39,7 +39,7 @@ func (op *addBiasOp) forward(c *call) error {
 func (op *addBiasOp) DiffWRT(int) []bool { return op.diffWRT([]bool{true, true}) }
 
 func (op *addBiasOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
-	db, err := op.term(1, out, grad, nil, func() (*Node, error) { return op.applyOp(newSumRows(grad.Dims()), grad) })
+	db, err := op.term(1, out, grad, func() (*Node, error) { return op.applyOp(newSumRows(grad.Dims()), grad) })
 	return G.Nodes{grad, db}, err
 }
 

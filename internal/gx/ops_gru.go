@@ -128,12 +128,12 @@ func (op *gruGatesOp) SymDiff(_ G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := op.term(op.k+1, out, dx, nil, func() (*Node, error) { return op.applyOp(newSumRows(2), dx) })
+	db, err := op.term(op.k+1, out, dx, func() (*Node, error) { return op.applyOp(newSumRows(2), dx) })
 	if err != nil {
 		return nil, err
 	}
 	H := out.Shape()[1] / 4
-	dbhn, err := op.term(op.k+2, out, dh, nil, func() (*Node, error) { return op.applyOp(newSumCols(2*H, 3*H), dh) })
+	dbhn, err := op.term(op.k+2, out, dh, func() (*Node, error) { return op.applyOp(newSumCols(2*H, 3*H), dh) })
 	if err != nil {
 		return nil, err
 	}

@@ -90,7 +90,7 @@ func (op *linearOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	if err != nil {
 		return nil, err
 	}
-	dW, err := op.term(1, out, grad, in[0], func() (*Node, error) {
+	dW, err := op.term(1, out, grad, func() (*Node, error) {
 		return op.applyOp(newLinearW(in[1].Shape()[0], nd), grad, in[0])
 	})
 	return G.Nodes{dX, dW}, err

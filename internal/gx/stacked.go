@@ -23,8 +23,8 @@ import (
 // the Linear ops that read W with operands of one shape, the AddBias ops
 // that add b, a GRU's gates' biases, the additive score's bias); their
 // ops then differentiate with respect to the other inputs only, and hand
-// their term's operands (Gₜ, and Xₜ for a product) to the group as they
-// are differentiated (term); after it, Grad adds for each group
+// their term's Gₜ to the group as they are differentiated (term; a
+// product's Xₜ is its op's input); after it, Grad adds for each group
 //
 //	LinearW(StackRows(G₁…G_T), StackRows(X₁…X_T))    SumRows(StackRows(G₁…G_T))    SumCols(StackRows(…))
 //
@@ -38,6 +38,14 @@ import (
 // operands (n ≥ 4 products, n ≥ 3 sums), and the cpu runs the same ops.
 // A backend that does not declare the fused op gets the terms one by
 // one, as gorgonia builds them.
+//
+// What it costs is memory: each Gₜ lives until its stack is made, after
+// the last position's backward pass, where a term a position let it go at
+// once (at the anchor the host's plan grows 0.35%, a toy model's up to
+// 22%; a device that shares whole buffers by size holds the T δ's of
+// [B, 3H] of a GRU in buffers of their own). Writing the Gₜ into their
+// stack as they are made needs a planner that places a value inside
+// another (a view), which neither machine has yet.
 
 // stackWidth is how many blocks one launch of a device's Stack copies
 // (OpenCL's stack8): the rule by which groups are formed.
@@ -58,7 +66,8 @@ type stackable interface {
 	// weightTerm describes the term of input i, given the op's operand
 	// shapes and output shape: its kind, and the parameters that make
 	// terms of one group (the LinearW's R, SumCols' lo and hi); ok is
-	// false where input i's gradient is not such a term.
+	// false where input i's gradient is not such a term. A product's
+	// other operand Xₜ is the op's input 0.
 	weightTerm(i int, in []tensor.Shape, out tensor.Shape) (k termKind, p [2]int, ok bool)
 }
 
@@ -67,9 +76,10 @@ type weightGroup struct {
 	w    *Node
 	kind termKind
 	p    [2]int
-	uses []*Node            // the members, in the order of the positions
-	in   map[*Node]int      // per member: the weight's input
-	ops  map[*Node][2]*Node // per member: its term's operands (G, and X for a product)
+	xs   *Node           // a product's X₁…X_T stacked, when made before the gradient
+	uses []*Node         // the members, in the order of the positions
+	in   map[*Node]int   // per member: the weight's input
+	gs   map[*Node]*Node // per member: its term's G
 }
 
 // key is what the members of a group share.
@@ -127,7 +137,7 @@ func (g *Graph) stackGroups(cost *Node, wrt []*Node) []*weightGroup {
 			}
 			key := termKey{w, k, p, fmt.Sprint(in)}
 			if groups[key] == nil {
-				groups[key] = &weightGroup{w: w, kind: k, p: p, in: map[*Node]int{}, ops: map[*Node][2]*Node{}}
+				groups[key] = &weightGroup{w: w, kind: k, p: p, in: map[*Node]int{}, gs: map[*Node]*Node{}}
 				keys = append(keys, key)
 			}
 			groups[key].uses = append(groups[key].uses, n)
@@ -153,6 +163,16 @@ func (g *Graph) stackGroups(cost *Node, wrt []*Node) []*weightGroup {
 			}
 			b.stacked[gr.in[u]] = gr
 		}
+		// a product's Xₜ that nothing else reads are stacked now, before
+		// the gradient's nodes, which puts the stack right after the
+		// forward pass in the machine's order (gorgonia's sort places a
+		// node made earlier earlier): the Xₜ then need not live to the
+		// end of the backward pass, the stack in their place; Xₜ that
+		// other ops read live on anyway, and are stacked where the
+		// product needs them
+		if gr.kind == termProduct && g.onlyReadBy(gr) {
+			gr.xs = g.StackRows(g.operands(gr)...)
+		}
 		out = append(out, gr)
 	}
 	return out
@@ -169,33 +189,35 @@ func (o *base) diffWRT(d []bool) []bool {
 	return d
 }
 
-// term is the op's gradient with respect to input i, for gradient g and
-// (for a product) operand x: the term itself, or nil where a group sums
-// it stacked (the group then keeps g and x for out).
-func (o *base) term(i int, out, g, x *Node, own func() (*Node, error)) (*Node, error) {
+// term is the op's gradient with respect to input i, for gradient g: the
+// term itself (own), or nil where a group sums it stacked (the group then
+// keeps g, out's G).
+func (o *base) term(i int, out, g *Node, own func() (*Node, error)) (*Node, error) {
 	gr, ok := o.stacked[i]
 	if !ok {
 		return own()
 	}
-	gr.ops[out] = [2]*Node{g, x}
+	gr.gs[out] = g
 	return nil, nil
 }
 
 // stackedGrad builds a group's sum: its terms' operands stacked in the
 // order of the positions, then one product or one column sum.
 func (gr *weightGroup) stackedGrad(g *Graph) (*Node, error) {
-	gs, xs := make([]*Node, len(gr.uses)), make([]*Node, len(gr.uses))
+	gs := make([]*Node, len(gr.uses))
 	for t, u := range gr.uses {
-		ops, ok := gr.ops[u]
-		if !ok {
+		var ok bool
+		if gs[t], ok = gr.gs[u]; !ok {
 			return nil, fmt.Errorf("gx: %s's gradient: the term of %s was not built", gr.w.Name(), u.Name())
 		}
-		gs[t], xs[t] = ops[0], ops[1]
 	}
 	st := g.StackRows(gs...)
 	switch gr.kind {
 	case termProduct:
-		return g.apply(newLinearW(gr.p[0], 2), st, g.StackRows(xs...)), g.err
+		if gr.xs == nil {
+			gr.xs = g.StackRows(g.operands(gr)...)
+		}
+		return g.apply(newLinearW(gr.p[0], 2), st, gr.xs), g.err
 	case termRows:
 		return g.apply(newSumRows(2), st), g.err
 	default:
@@ -311,4 +333,30 @@ func (g *Graph) grad(cost *Node, wrt []*Node) ([]*Node, error) {
 		}
 	}
 	return out, nil
+}
+
+// operands is a product group's Xₜ, in the order of its members.
+func (g *Graph) operands(gr *weightGroup) []*Node {
+	xs := make([]*Node, len(gr.uses))
+	for t, u := range gr.uses {
+		xs[t] = g.children(u)[0]
+	}
+	return xs
+}
+
+// onlyReadBy reports whether a product group's Xₜ are read by its
+// members alone.
+func (g *Graph) onlyReadBy(gr *weightGroup) bool {
+	member := map[int64]bool{}
+	for _, u := range gr.uses {
+		member[u.ID()] = true
+	}
+	for _, x := range g.operands(gr) {
+		for it := g.g.To(x.ID()); it.Next(); {
+			if !member[it.Node().ID()] {
+				return false
+			}
+		}
+	}
+	return true
 }
