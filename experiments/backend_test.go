@@ -51,15 +51,49 @@ func init() {
 // minimalBackend is the cpu backend behind the required interface alone
 // (backend.Backend, an embedded interface value): no optional capability
 // is reachable through it (backend.Sited, backend.FusedAttention, the
-// engine's own type probes find nothing), as a new backend's would be
-// before it adds any.
-type minimalBackend struct{ backend.Backend }
+// fused ops a backend declares (backend.Fuser), the engine's own type
+// probes find nothing), as a new backend's would be before it adds any.
+// Its products are counted (gemms).
+type minimalBackend struct {
+	backend.Backend
+	gemms *atomic.Int64
+}
 
 func (minimalBackend) Name() string { return "minimal" }
 
+func (c minimalBackend) Gemm(m, n, k int, alpha float64, a, b backend.Mat, beta float64, cm backend.Mat) error {
+	c.gemms.Add(1)
+	return c.Backend.Gemm(m, n, k, alpha, a, b, beta, cm)
+}
+
+// minimalFused is the minimal backend once it declares the fused op the
+// cpu declares (the stacked weight gradients): the graphs built for it
+// are the cpu's.
+type minimalFused struct{ minimalBackend }
+
+func (minimalFused) Name() string { return "minimal-fused" }
+
+func (minimalFused) Fuses(op string) bool { return op == backend.FuseStackedGrads }
+
+// cpuUnfused is the cpu backend with every optional capability it has but
+// the fused ops: the graphs built for it are the minimal backend's.
+type cpuUnfused struct{ *cpu.CPU }
+
+func (cpuUnfused) Name() string { return "cpu-unfused" }
+
+func (cpuUnfused) Fuses(string) bool { return false }
+
+var minimalGemms, minimalFusedGemms atomic.Int64
+
 func init() {
 	backend.Register("minimal", func(string) (backend.Backend, error) {
-		return minimalBackend{cpu.New()}, nil
+		return minimalBackend{cpu.New(), &minimalGemms}, nil
+	})
+	backend.Register("minimal-fused", func(string) (backend.Backend, error) {
+		return minimalFused{minimalBackend{cpu.New(), &minimalFusedGemms}}, nil
+	})
+	backend.Register("cpu-unfused", func(string) (backend.Backend, error) {
+		return cpuUnfused{cpu.New()}, nil
 	})
 }
 
@@ -111,21 +145,41 @@ func TestCountingBackend(t *testing.T) {
 
 // TestMinimalBackend: a backend that implements only the required
 // interface trains the shortened quickstart and decodes its test sets,
-// every metric equal to the cpu backend's: nothing the engine needs lies
-// outside backend.Backend. Its computations are the cpu's own (the
-// engine's ops on the host use no optional capability of the cpu
-// backend), so the metrics are the same bits.
+// every metric equal to the cpu backend's built for the same ops: nothing
+// the engine needs lies outside backend.Backend. Its computations are the
+// cpu's own (the engine's ops on the host use no optional capability of
+// the cpu backend but the fused ops it declares), so the metrics are the
+// same bits: the minimal backend's are those of the cpu with its fused
+// ops left undeclared (the unfused chains, the terms of a weight's
+// gradient one by one), and once the minimal backend declares them it
+// gets them, its metrics then the cpu's itself, and its products fewer
+// (a weight's gradient one product over the positions instead of one a
+// position).
 func TestMinimalBackend(t *testing.T) {
-	var be any = minimalBackend{cpu.New()}
+	var be any = minimalBackend{Backend: cpu.New()}
 	if _, ok := be.(backend.Sited); ok {
 		t.Fatal("the minimal backend has call sites")
 	}
 	if _, ok := be.(backend.FusedAttention); ok {
 		t.Fatal("the minimal backend fuses attention")
 	}
+	if _, ok := be.(backend.Fuser); ok {
+		t.Fatal("the minimal backend declares fused ops")
+	}
 	onCPU := cpuQuickstart(t)
-	if got := quickstartOn(t, "minimal"); !slices.EqualFunc(onCPU, got, slices.Equal) {
-		t.Errorf("the minimal backend's runs differ from the cpu's:\n%v\n%v", onCPU, got)
+	unfused := quickstartOn(t, "cpu-unfused")
+	g0 := minimalGemms.Load()
+	if got := quickstartOn(t, "minimal"); !slices.EqualFunc(unfused, got, slices.Equal) {
+		t.Errorf("the minimal backend's runs differ from the cpu's built unfused:\n%v\n%v", unfused, got)
+	}
+	f0 := minimalFusedGemms.Load()
+	if got := quickstartOn(t, "minimal-fused"); !slices.EqualFunc(onCPU, got, slices.Equal) {
+		t.Errorf("the minimal backend's runs with the fused ops differ from the cpu's:\n%v\n%v", onCPU, got)
+	}
+	apart, fused := minimalGemms.Load()-g0, minimalFusedGemms.Load()-f0
+	t.Logf("products: %d unfused, %d with the fused ops", apart, fused)
+	if fused >= apart {
+		t.Errorf("the minimal backend made %d products with the fused ops declared, %d without: want fewer", fused, apart)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/attnzoo/attnzoo/internal/backend"
 	"github.com/attnzoo/attnzoo/internal/gx"
 	"github.com/attnzoo/attnzoo/scorers"
 )
@@ -42,6 +43,7 @@ func (m *Model) buildTrainOn(g *gx.Graph, B, S, T int) (*trainGraph, error) {
 	for i, p := range m.params {
 		nodes[i] = g.Bind(p)
 	}
+	g.Target(m.target()) // its fused ops are the ones that backend declares
 	tg.grads = g.Grad(tg.cost, nodes...)
 	mach, err := m.compile(g, "training")
 	if err != nil {
@@ -376,6 +378,15 @@ func (m *Model) compile(g *gx.Graph, what string) (*gx.Machine, error) {
 		}
 	}
 	return g.Machine()
+}
+
+// target is the backend the model's graphs run on: its device's, its
+// host backend's, or nil for the cpu's (Graph.Target).
+func (m *Model) target() backend.Backend {
+	if be := m.Device(); be != nil {
+		return be
+	}
+	return m.host
 }
 
 // Close releases every cached machine.

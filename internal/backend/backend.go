@@ -110,3 +110,26 @@ type Sited interface {
 
 // Site is a call site of a Sited backend.
 type Site interface{ Release() error }
+
+// Fuser is a backend's declaration of the fused ops of the engine it runs,
+// by name (FuseStackedGrads, …): the graph builder (internal/gx) builds
+// the fused form of a computation for a backend that names it, and the
+// unfused chain of ops for one that does not. It is optional: a backend
+// without it gets every computation unfused.
+type Fuser interface {
+	Fuses(op string) bool
+}
+
+// FuseStackedGrads is the gradient of a weight read at many positions (a
+// decoder's steps) as one product over the positions' rows stacked, and a
+// bias's as one column sum, instead of one a position (internal/gx,
+// stacked.go). It is built of Stack, Gemm and SumRows: a backend declares
+// it where one product on the stack costs less than the products it
+// replaces (the OpenCL backend stacks eight blocks a launch).
+const FuseStackedGrads = "StackedGrads"
+
+// Fuses reports whether backend be declares the fused op named op (Fuser).
+func Fuses(be Backend, op string) bool {
+	f, ok := be.(Fuser)
+	return ok && f.Fuses(op)
+}

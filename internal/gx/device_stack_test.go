@@ -6,9 +6,15 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/attnzoo/attnzoo/internal/backend"
 	"github.com/attnzoo/attnzoo/internal/device/devicetest"
 	"github.com/attnzoo/attnzoo/internal/gx"
 )
+
+// unfused is a backend that declares no fused op (backend.Fuser): a graph
+// built for it (Graph.Target) has every computation unfused, whichever
+// backend then runs it.
+type unfused struct{ backend.Backend }
 
 // positions is a graph of T positions that each read one weight W [H, D]
 // and one bias b [H], as a decoder's steps do:
@@ -16,17 +22,21 @@ import (
 //	y_t = x_t Wᵀ + b   (x_t [B, D]),   cost = Σ_t Σ y_t ⊙ R_t
 //
 // so ∂y_t = R_t (the Sum's and DotAll's gradients multiply by 1, exact),
-// ∂W = Σ_t R_tᵀ x_t: T LinearW whose Adds are folded into one chain, and
-// ∂b = Σ_t colsum(R_t): T SumRows, likewise. With stacked, the forward
-// pass also stacks the x_t (StackRows, as the attentional layer stacks
-// the contexts), which the device machine then reads instead of stacking
-// them again. With extra, W is also read once by z [2B, D], whose LinearW
-// (another shape) is in ∂W's chain but not in the group: the group adds
-// into the buffer instead of setting it. The returned nodes are ∂W, ∂b;
+// ∂W = Σ_t R_tᵀ x_t and ∂b = Σ_t colsum(R_t): built for a backend that
+// declares the stacked gradients (the cpu, OpenCL) as one LinearW on the
+// R_t and the x_t stacked and one SumRows on the R_t stacked (the stack of
+// the R_t shared), and with apart (built for a backend that does not) as
+// T LinearW and T SumRows whose Adds are folded into one chain each. With
+// stacked, the forward pass also stacks the x_t (StackRows, as the
+// attentional layer stacks the contexts), which is then the product's
+// operand itself (the graph merges the two). With extra, W is also read
+// once by z [2B, D], whose LinearW (another shape) is not in the group:
+// its term is added to the group's. The returned nodes are ∂W, ∂b;
 // xs, rs, z and rz hold the inputs' values (float32 numbers), row-major.
 type positions struct {
 	T, B, D, H     int
 	stacked, extra bool
+	apart          bool // built unfused
 	xs, rs         [][]float64
 	z, rz          []float64
 	dW, db         *gx.Node
@@ -70,6 +80,9 @@ func (p *positions) build(g *devGraph) []*gx.Node {
 		rz, p.rz = in("rz", 2*p.B, p.H)
 		costs = append(costs, g.DotAll(g.Linear(z, W, 0), rz))
 	}
+	if p.apart {
+		g.Target(unfused{})
+	}
 	grads := g.Grad(g.Sum(costs...), W, b)
 	p.dW, p.db = grads[0], grads[1]
 	// ∂W[i,j] = Σ_t Σ_n r_t[n,i] x_t[n,j] (+ Σ_n rz[n,i] z[n,j]), ∂b[i] =
@@ -105,18 +118,19 @@ func (p *positions) build(g *devGraph) []*gx.Node {
 	return grads
 }
 
-// TestDeviceStackedGradLaunches: the device machine runs each chain of
-// per-position gradients as one product (one column sum) on the stacked
-// positions, and launches what this count says. Per run, with the Adds
-// folded into one chain each (exec_device_fuse.go), ∂W is T products and
-// ∂b T column sums: 2T launches. Stacked: ∂y_t = R_t is stacked once for
-// both (⌈T/8⌉ launches of stack8), the x_t too (⌈T/8⌉), then one product
-// and one sum: 2 + 2⌈T/8⌉. At T = 11: 22 → 2 + 2·2 = 6, 16 fewer. When
-// the forward pass already stacked the x_t (StackRows), they are read
-// from there: 2 + ⌈T/8⌉ = 4, 18 fewer. At T = 3 a product over the stack
-// would take 1 + 2·1 = 3 launches for the 3 it replaces, so ∂W stays as it
-// was; the sum takes 1 + 1 = 2 for 3: 1 fewer. Every other launch of the
-// graph is the same either way.
+// TestDeviceStackedGradLaunches: the graph built with the stacked
+// gradients (stacked.go) launches what this count says on the device, as
+// many as the device-only pass that stacked the chains after compiling
+// did. Per run, unfused, with the Adds folded into one chain each
+// (exec_device_fuse.go), ∂W is T products and ∂b T column sums: 2T
+// launches. Stacked: ∂y_t = R_t is stacked once for both (a StackRows:
+// ⌈T/8⌉ launches of stack8), the x_t too (⌈T/8⌉), then one product and
+// one sum: 2 + 2⌈T/8⌉. At T = 11: 22 → 2 + 2·2 = 6, 16 fewer. When the
+// forward pass already stacked the x_t (StackRows), that stack is the
+// product's operand: 2 + ⌈T/8⌉ = 4, 18 fewer. At T = 3 a product over the
+// stack would take 1 + 2·1 = 3 launches for the 3 it replaces, so ∂W stays
+// as it was; the sum takes 1 + 1 = 2 for 3: 1 fewer. Every other launch of
+// the graph is the same either way.
 func TestDeviceStackedGradLaunches(t *testing.T) {
 	devicetest.OpenCL(t) // skip (or fail) before building anything
 	for _, c := range []struct {
@@ -127,7 +141,9 @@ func TestDeviceStackedGradLaunches(t *testing.T) {
 		{positions{T: 11, B: 5, D: 37, H: 7, stacked: true}, 18},
 		{positions{T: 3, B: 5, D: 37, H: 7}, 1},
 	} {
-		apart, together := runLaunches(t, c.p.build, gx.SetStackDeviceGrads, false), runLaunches(t, c.p.build, gx.SetStackDeviceGrads, true)
+		p := c.p
+		p.apart = true
+		apart, together := runLaunches(t, p.build, nil, false), runLaunches(t, c.p.build, nil, false)
 		t.Logf("T=%d stacked=%v: %d launches a run per position, %d stacked", c.p.T, c.p.stacked, apart, together)
 		if apart-together != c.fewer {
 			t.Errorf("T=%d stacked=%v: %d launches a run stacked, %d apart: want %d fewer", c.p.T, c.p.stacked, together, apart, c.fewer)
@@ -165,8 +181,8 @@ func TestDeviceStackedGradSums(t *testing.T) {
 				return p.build(g)
 			})
 			run := func(stack bool) (p positions, dW, db []float64) {
-				defer gx.SetStackDeviceGrads(gx.SetStackDeviceGrads(stack))
 				p = c
+				p.apart = !stack
 				g := newDevGraph()
 				p.build(g)
 				g.Watch(p.dW)

@@ -56,7 +56,6 @@ type devRun struct {
 	res     *Resident
 	fuse    *devFusion     // the Adds folded into their operands' ops
 	unstack *unstack       // the Rows copied together (exec_device_unstack.go)
-	stk     *stacked       // the gradient chains run as one product (exec_device_stack.go)
 	attend  *attendGroups  // the attention chains run by one step (exec_device_attend.go)
 	preset  map[int]bool   // inputs whose buffer was filled on the device for the next run
 	params  map[int]*Param // input nodes that are resident parameters
@@ -195,7 +194,6 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 			r.fns[k] = r.onBuffers(be, in, r.shapes[s.out], func(c *call) error { return op.accumulate(c, c.out) })
 		}
 	}
-	r.stackGradGroups(m, be, onDevice)
 	r.attend = r.fuseAttention(m, be)
 	if err := r.plan(m, m.nodes); err != nil {
 		r.free()

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/attnzoo/attnzoo/internal/backend"
+	"github.com/attnzoo/attnzoo/internal/backend/cpu"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -156,66 +158,82 @@ func TestRecognisesGorgoniaOps(t *testing.T) {
 }
 
 // A weight read at four steps: its gradient Σ_i r_iᵀ x_i (cost =
-// Σ_i Σ (x_i Wᵀ) ⊙ r_i) is one chain of Adds over four LinearW products;
-// three of them accumulate into the chain's buffer (GEMM β = 1) instead of
-// running apart, and the sum is the hand-derived one.
+// Σ_i Σ (x_i Wᵀ) ⊙ r_i). Built for a backend without the stacked
+// gradients (stacked.go), it is one chain of Adds over four LinearW
+// products; three of them accumulate into the chain's buffer (GEMM β = 1)
+// instead of running apart. Built for the cpu, which declares them, it is
+// one LinearW on the r_i and the x_i stacked, and no Add. Either way the
+// sum is the hand-derived one (small integers: every sum exact).
 func TestMachineFusesWeightGradients(t *testing.T) {
-	g := NewGraph(Float64)
-	W := g.Input("W", 6, 5)
-	var cost *Node
-	xs, rs := make([][]float64, 4), make([][]float64, 4)
-	for i := range xs {
-		xs[i], rs[i] = make([]float64, 15), make([]float64, 18)
-		for j := range xs[i] {
-			xs[i][j] = float64((i+1)*(j%7)) - 3
+	for _, c := range []struct {
+		target            backend.Backend
+		linearW, deferred int
+	}{{unfusedBackend{}, 4, 3}, {cpu.New(), 1, 0}} {
+		g := NewGraph(Float64)
+		g.Target(c.target)
+		W := g.Input("W", 6, 5)
+		var cost *Node
+		xs, rs := make([][]float64, 4), make([][]float64, 4)
+		for i := range xs {
+			xs[i], rs[i] = make([]float64, 15), make([]float64, 18)
+			for j := range xs[i] {
+				xs[i][j] = float64((i+1)*(j%7)) - 3
+			}
+			for j := range rs[i] {
+				rs[i][j] = float64((j+i)%5) - 2
+			}
+			c := g.DotAll(g.Linear(g.Const(fmt.Sprint("x", i), xs[i], 3, 5), W, 0), g.Const(fmt.Sprint("r", i), rs[i], 3, 6))
+			if cost == nil {
+				cost = c
+			} else {
+				cost = g.Add(cost, c)
+			}
 		}
-		for j := range rs[i] {
-			rs[i][j] = float64((j+i)%5) - 2
-		}
-		c := g.DotAll(g.Linear(g.Const(fmt.Sprint("x", i), xs[i], 3, 5), W, 0), g.Const(fmt.Sprint("r", i), rs[i], 3, 6))
-		if cost == nil {
-			cost = c
-		} else {
-			cost = g.Add(cost, c)
-		}
-	}
-	dW := g.Grad(cost, W)[0]
-	m, err := g.Machine()
-	if err != nil {
-		t.Fatal(err)
-	}
-	deferred := 0
-	for k := range m.steps {
-		if m.dev.fuse.acc[k] {
-			deferred++
-		}
-	}
-	if deferred != 3 {
-		t.Errorf("%d LinearW steps deferred to their Adds, want 3", deferred)
-	}
-	for run := 0; run < 2; run++ { // the second run reuses the buffers
-		if err := m.Run(); err != nil {
-			t.Fatal(err)
-		}
-		got, err := g.Value(dW)
+		dW := g.Grad(cost, W)[0]
+		m, err := g.Machine()
 		if err != nil {
 			t.Fatal(err)
 		}
-		for o := 0; o < 6; o++ {
-			for d := 0; d < 5; d++ {
-				want := 0.0
-				for i := range xs {
-					for b := 0; b < 3; b++ {
-						want += rs[i][b*6+o] * xs[i][b*5+d]
+		deferred, linearW := 0, 0
+		for k, s := range m.steps {
+			if m.dev.fuse.acc[k] {
+				deferred++
+			}
+			if _, ok := s.op.(*linearWOp); ok {
+				linearW++
+			}
+		}
+		if deferred != c.deferred || linearW != c.linearW {
+			t.Errorf("built for %T: %d LinearW steps, %d deferred to their Adds; want %d, %d", c.target, linearW, deferred, c.linearW, c.deferred)
+		}
+		for run := 0; run < 2; run++ { // the second run reuses the buffers
+			if err := m.Run(); err != nil {
+				t.Fatal(err)
+			}
+			got, err := g.Value(dW)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for o := 0; o < 6; o++ {
+				for d := 0; d < 5; d++ {
+					want := 0.0
+					for i := range xs {
+						for b := 0; b < 3; b++ {
+							want += rs[i][b*6+o] * xs[i][b*5+d]
+						}
 					}
-				}
-				if got[o*5+d] != want {
-					t.Fatalf("run %d: dW[%d,%d] = %v, want %v", run, o, d, got[o*5+d], want)
+					if got[o*5+d] != want {
+						t.Fatalf("built for %T: run %d: dW[%d,%d] = %v, want %v", c.target, run, o, d, got[o*5+d], want)
+					}
 				}
 			}
 		}
 	}
 }
+
+// unfusedBackend declares no fused op (backend.Fuser): a graph built for
+// it (Graph.Target) is built unfused.
+type unfusedBackend struct{ backend.Backend }
 
 // A memory X [B,S,D] read at four steps by WSum (the context Σ_i w_i X):
 // its gradient Σ_t Outer(w_t, r_t) (cost = Σ_t Σ WSum(w_t, X) ⊙ r_t) is a

@@ -10,15 +10,6 @@ func SetFoldDeviceAdds(on bool) bool {
 	return was
 }
 
-// SetStackDeviceGrads turns the device machine's stacking of gradient
-// chains into one product (exec_device_stack.go) on or off for the
-// machines compiled after it, and returns the previous setting.
-func SetStackDeviceGrads(on bool) bool {
-	was := stackGrads
-	stackGrads = on
-	return was
-}
-
 // SetFuseAttention turns the device machine's grouping of attention
 // chains (exec_device_attend.go) on or off for the machines compiled after
 // it, and returns the previous setting.
@@ -26,4 +17,16 @@ func SetFuseAttention(on bool) bool {
 	was := fuseAttend
 	fuseAttend = on
 	return was
+}
+
+// OpCount is how many nodes of g's graph have an op of ours named name
+// (LinearW, SumRows, …): what Grad built.
+func OpCount(g *Graph, name string) int {
+	n := 0
+	for _, nd := range g.g.AllNodes() {
+		if op, ok := nd.Op().(interface{ opName() string }); ok && op.opName() == name {
+			n++
+		}
+	}
+	return n
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/attnzoo/attnzoo/internal/backend"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -37,6 +38,7 @@ type Graph struct {
 	// lookups: each Embed node's table and ids (Linear rewrites a product
 	// of looked-up rows as a lookup in the table's product)
 	lookups map[*Node][2]*Node
+	target  backend.Backend // the backend the graph is built for (Target)
 }
 
 // NewGraph returns an empty graph whose tensors have dtype dt.
@@ -390,7 +392,7 @@ func (g *Graph) Grad(cost *Node, wrt ...*Node) []*Node {
 	if !g.ok(append([]*Node{cost}, wrt...)...) {
 		return nil
 	}
-	grads, err := G.Grad(cost, wrt...)
+	grads, err := g.grad(cost, wrt)
 	if err != nil {
 		g.Fail(fmt.Errorf("gx: gradient: %w", err))
 		return nil

@@ -23,6 +23,8 @@ type base struct {
 
 	salt uint32    // the graph's (Graph.salt), written into the hash
 	run  *runState // the graph's, shared by its ops
+
+	stacked map[int]*weightGroup // inputs whose gradient terms a group sums stacked (stacked.go)
 }
 
 func (o *base) Arity() int { return len(o.in) }

@@ -66,9 +66,16 @@ func (op *additiveOutOp) forward(c *call) error {
 }
 
 // DiffWRT: T is read as tanh(P + u + c), not differentiated (see Additive).
-func (op *additiveOutOp) DiffWRT(int) []bool { return []bool{false, true, true, true, true} }
+func (op *additiveOutOp) DiffWRT(int) []bool {
+	return op.diffWRT([]bool{false, true, true, true, true})
+}
 
-func (op *additiveOutOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+// weightTerm: c's gradient is SumRows(∂u).
+func (op *additiveOutOp) weightTerm(i int, _ []tensor.Shape, _ tensor.Shape) (termKind, [2]int, bool) {
+	return termRows, [2]int{}, i == 4
+}
+
+func (op *additiveOutOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	T, v := in[0], in[1]
 	delta, err := op.applyOp(&additiveDeltaOp{base{name: "AdditiveDelta", in: []int{3, 1, 2}, out: 3}}, T, v, grad)
 	if err != nil {
@@ -78,7 +85,7 @@ func (op *additiveOutOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	if err != nil {
 		return nil, err
 	}
-	dc, err := op.applyOp(&sumRowsOp{base{name: "SumRows", in: []int{2}, out: 1}}, du)
+	dc, err := op.term(4, out, du, func() (*Node, error) { return op.applyOp(newSumRows(2), du) })
 	if err != nil {
 		return nil, err
 	}

@@ -36,12 +36,19 @@ func (op *addBiasOp) forward(c *call) error {
 	return c.be.BiasAdd(c.out, c.in[0], c.in[1], lead(c.sh[0]), last(c.sh[0]))
 }
 
-func (op *addBiasOp) DiffWRT(int) []bool { return []bool{true, true} }
+func (op *addBiasOp) DiffWRT(int) []bool { return op.diffWRT([]bool{true, true}) }
 
-func (op *addBiasOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
-	db, err := op.applyOp(&sumRowsOp{base{name: "SumRows", in: []int{grad.Dims()}, out: 1}}, grad)
+func (op *addBiasOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
+	db, err := op.term(1, out, grad, func() (*Node, error) { return op.applyOp(newSumRows(grad.Dims()), grad) })
 	return G.Nodes{grad, db}, err
 }
+
+// weightTerm: b's gradient is SumRows(G), for 2-D x.
+func (op *addBiasOp) weightTerm(i int, in []tensor.Shape, _ tensor.Shape) (termKind, [2]int, bool) {
+	return termRows, [2]int{}, i == 1 && len(in[0]) == 2
+}
+
+func newSumRows(nd int) *sumRowsOp { return &sumRowsOp{base{name: "SumRows", in: []int{nd}, out: 1}} }
 
 func (op *sumRowsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return lastOf(in) }
 

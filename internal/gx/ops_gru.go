@@ -117,7 +117,7 @@ func (op *gruGatesOp) workspace(in []tensor.Shape) []int {
 	return []int{in[op.k][0] * in[op.k][1]}
 }
 
-func (op *gruGatesOp) DiffWRT(n int) []bool { return diffAll(n) }
+func (op *gruGatesOp) DiffWRT(n int) []bool { return op.diffWRT(diffAll(n)) }
 
 func (op *gruGatesOp) SymDiff(_ G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	dx, err := op.applyOp(&gruGatesDXOp{base{name: "GRUGatesDX", in: []int{2, 2}, out: 2}}, out, grad)
@@ -128,12 +128,12 @@ func (op *gruGatesOp) SymDiff(_ G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := op.applyOp(&sumRowsOp{base{name: "SumRows", in: []int{2}, out: 1}}, dx)
+	db, err := op.term(op.k+1, out, dx, func() (*Node, error) { return op.applyOp(newSumRows(2), dx) })
 	if err != nil {
 		return nil, err
 	}
 	H := out.Shape()[1] / 4
-	dbhn, err := op.applyOp(&sumColsOp{base{name: "SumCols", args: fmt.Sprint(2*H, ":", 3*H), in: []int{2}, out: 1}, 2 * H, 3 * H}, dh)
+	dbhn, err := op.term(op.k+2, out, dh, func() (*Node, error) { return op.applyOp(newSumCols(2*H, 3*H), dh) })
 	if err != nil {
 		return nil, err
 	}
@@ -143,6 +143,23 @@ func (op *gruGatesOp) SymDiff(_ G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	}
 	res[op.k], res[op.k+1], res[op.k+2] = dh, db, dbhn
 	return res, nil
+}
+
+// weightTerm: b's gradient is SumRows(∂x), b_hn's SumCols(∂hh) over the
+// n gate's columns.
+func (op *gruGatesOp) weightTerm(i int, _ []tensor.Shape, out tensor.Shape) (termKind, [2]int, bool) {
+	H := out[1] / 4
+	switch i {
+	case op.k + 1:
+		return termRows, [2]int{}, true
+	case op.k + 2:
+		return termCols, [2]int{2 * H, 3 * H}, true
+	}
+	return 0, [2]int{}, false
+}
+
+func newSumCols(lo, hi int) *sumColsOp {
+	return &sumColsOp{base{name: "SumCols", args: fmt.Sprint(lo, ":", hi), in: []int{2}, out: 1}, lo, hi}
 }
 
 func sameAsFirst(name string, in []G.DimSizer, cols func(int) int) (tensor.Shape, error) {

@@ -82,17 +82,27 @@ func (op *linearOp) forward(c *call) error {
 	return c.be.Gemm(N, op.rows, D, 1, mat(c.in[0], D), backend.Mat{Buf: c.in[1], Ld: D, T: true, Const: op.wInput}, 0, mat(c.out, op.rows))
 }
 
-func (op *linearOp) DiffWRT(int) []bool { return []bool{true, true} }
+func (op *linearOp) DiffWRT(int) []bool { return op.diffWRT([]bool{true, true}) }
 
-func (op *linearOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
+func (op *linearOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	nd := in[0].Dims()
 	dX, err := op.applyOp(&linearTOp{base{name: "LinearT", in: []int{nd, 2}, out: nd}, in[1].IsVar()}, grad, in[1])
 	if err != nil {
 		return nil, err
 	}
-	R := in[1].Shape()[0]
-	dW, err := op.applyOp(&linearWOp{base{name: "LinearW", args: fmt.Sprint(R), in: []int{nd, nd}, out: 2}, R}, grad, in[0])
+	dW, err := op.term(1, out, grad, func() (*Node, error) {
+		return op.applyOp(newLinearW(in[1].Shape()[0], nd), grad, in[0])
+	})
 	return G.Nodes{dX, dW}, err
+}
+
+// weightTerm: W's gradient is LinearW(G, X), a product term, for 2-D X.
+func (op *linearOp) weightTerm(i int, in []tensor.Shape, _ tensor.Shape) (termKind, [2]int, bool) {
+	return termProduct, [2]int{in[1][0]}, i == 1 && len(in[0]) == 2
+}
+
+func newLinearW(R, nd int) *linearWOp {
+	return &linearWOp{base{name: "LinearW", args: fmt.Sprint(R), in: []int{nd, nd}, out: 2}, R}
 }
 
 // linearTOp: G [N..., rows], W [R, D] → G · W[:rows]  [N..., D].

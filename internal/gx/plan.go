@@ -195,13 +195,12 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 			last[i] = end
 		}
 	}
-	// the device passes' side state (exec_device_unstack, _stack, _attend)
+	// the device passes' side state (exec_device_unstack, _attend)
 	for _, g := range r.unstack.lead { // Rows copied together live from the first's step
 		for _, j := range g {
 			last[m.steps[j].out] = max(last[m.steps[j].out], g[len(g)-1])
 		}
 	}
-	r.stk.extendLives(last) // a stacked operand lives until its copy
 	if r.attend != nil {
 		for k, vs := range r.attend.early { // an attention group's values, placed at its lead
 			for _, v := range vs {
@@ -240,8 +239,8 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 		g := find(i)
 		last[g] = max(last[g], last[i])
 	}
-	// the buffers: each owner's, and the stacks' working ones
-	type span struct{ v, stack, start, stop, n int }
+	// the buffers: each owner's
+	type span struct{ v, start, stop, n int }
 	var spans []span
 	for k, s := range m.steps {
 		v := s.out
@@ -257,12 +256,7 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 			continue
 		}
 		g := find(v)
-		spans = append(spans, span{v: v, stack: -1, start: first[g], stop: last[g], n: size(r.shapes[v])})
-	}
-	if r.stk != nil {
-		for i, st := range r.stk.stacks { // from its first copy to its last reader
-			spans = append(spans, span{v: -1, stack: i, start: st.from, stop: st.to, n: len(st.vals) * st.n})
-		}
+		spans = append(spans, span{v: v, start: first[g], stop: last[g], n: size(r.shapes[v])})
 	}
 	slices.SortStableFunc(spans, func(a, b span) int { return a.start - b.start })
 	order := make([]int, len(spans)) // by stop, to free
@@ -296,20 +290,12 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 		} else {
 			b, err := r.be.Alloc(sp.n)
 			if err != nil {
-				if sp.v < 0 {
-					st := r.stk.stacks[sp.stack]
-					return fmt.Errorf("gx: %d values of %d stacked on %s: %w", len(st.vals), st.n, r.be.Name(), err)
-				}
 				return fmt.Errorf("gx: node %s %v on %s: %w", nodes[sp.v].Name(), r.shapes[sp.v], r.be.Name(), err)
 			}
 			r.allocs = append(r.allocs, b)
 			bufs[i] = b
 		}
-		if sp.v >= 0 {
-			r.bufs[sp.v] = bufs[i]
-		} else {
-			r.stk.bufs[sp.stack] = bufs[i]
-		}
+		r.bufs[sp.v] = bufs[i]
 	}
 	at := make(map[int]slabSlot, len(r.slabs))
 	for _, t := range r.slabs {

@@ -44,3 +44,8 @@ func (c *CPU) Stack(dst backend.Buf, xs []backend.Buf, n int) error {
 	}
 	return nil
 }
+
+// Fuses declares the fused ops the cpu runs (backend.Fuser): the stacked
+// weight gradients, one product on the stacked positions being faster than
+// a product a position.
+func (*CPU) Fuses(op string) bool { return op == backend.FuseStackedGrads }
