@@ -212,6 +212,10 @@ type cpuDevice struct{ *cpu.CPU }
 func (cpuDevice) Name() string { return "cpu-device" }
 func (cpuDevice) Host() bool   { return false }
 
+// Fuses: none declared, so the graphs built for it are the minimal
+// device's (backend.Fuser).
+func (cpuDevice) Fuses(string) bool { return false }
+
 func init() {
 	backend.Register("minimal-device", func(rest string) (backend.Backend, error) {
 		d, err := minimal.Opener("minimal-device")(rest)

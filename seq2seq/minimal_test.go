@@ -18,8 +18,8 @@ import (
 // (opsUpdate). Five steps of each rule, clipped to 0.2 (the norms are 0.3 to 0.4):
 //
 //   - give the same losses and parameters, bit for bit, as the cpu backend
-//     on the same device path (UseDevice(cpu.New()): the same methods on
-//     Go slices);
+//     on the same device path with its fused ops undeclared (cpuUnfused:
+//     the same methods on Go slices, the same graphs);
 //   - are within rounding of the host's float32 training: the losses to
 //     1e-6 relative and every parameter to 1e-5. The device path keeps the
 //     moments in float32 (the host in float64) and folds gradient Adds
@@ -40,7 +40,7 @@ func TestMinimalDeviceTraining(t *testing.T) {
 				t.Fatal(err)
 			}
 			o := Optimizer{Name: opt, LR: 0.01, Clip: 0.2}
-			host, onCPU, onMin := trainerOn(t, cfg, o, nil), trainerOn(t, cfg, o, cpu.New()), trainerOn(t, cfg, o, minimal.New("minimal"))
+			host, onCPU, onMin := trainerOn(t, cfg, o, nil), trainerOn(t, cfg, o, cpuUnfused{cpu.New()}), trainerOn(t, cfg, o, minimal.New("minimal"))
 			if _, ok := onMin.Model.Device().(backend.Stepper); ok {
 				t.Fatal("the minimal device has an update of its own")
 			}
@@ -167,3 +167,9 @@ func trainerOn(t *testing.T, cfg Config, o Optimizer, be backend.Backend) *Train
 	}
 	return tr
 }
+
+// cpuUnfused is the cpu backend with its fused ops undeclared
+// (backend.Fuser): the graphs built for it are the minimal backend's.
+type cpuUnfused struct{ *cpu.CPU }
+
+func (cpuUnfused) Fuses(string) bool { return false }

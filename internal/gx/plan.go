@@ -135,10 +135,10 @@ type slabSlot struct{ v, off, n int }
 //   - offsets in one allocation, where the backend's memory has them (the
 //     host: the arena's slab, best fit among the free ranges; prepare
 //     points the buffers into it), a scalar in a slice of its own;
-//   - whole buffers, where it does not (a device): a value shares a buffer
-//     of its size freed by a value that is dead; the graphs' values come
-//     in few sizes (a step's [B, H] states, its [B, S] scores), each many
-//     times over. What the same lifetimes would need at offsets is kept
+//   - whole buffers, where it does not (a device): a value takes the
+//     smallest buffer freed by a dead value that holds it and is at most
+//     twice its size, else a new one; the graphs' values come in few sizes
+//     (a step's [B, H] states, its [B, S] scores), each many times over. What the same lifetimes would need at offsets is kept
 //     (DeviceBytes).
 //
 // An input's buffer is its host value's own on the host (set at each run);
@@ -265,7 +265,7 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return spans[a].stop - spans[b].stop })
 	var offs freeList               // offsets: the slab's, or what a device's buffers would need at offsets
-	pool := map[int][]backend.Buf{} // whole buffers, by size: the free ones
+	var pool []backend.Buf // whole buffers: the free ones, by length
 	off := make([]int, len(spans))
 	bufs := make([]backend.Buf, len(spans))
 	for i, j := 0, 0; i < len(spans); i++ {
@@ -276,7 +276,9 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 				offs.free(off[o], (spans[o].n+align-1)/align*align)
 			} else {
 				offs.free(off[o], spans[o].n)
-				pool[spans[o].n] = append(pool[spans[o].n], bufs[o])
+				b := bufs[o]
+				at, _ := slices.BinarySearchFunc(pool, b.Len(), func(x backend.Buf, n int) int { return x.Len() - n })
+				pool = slices.Insert(pool, at, b)
 			}
 		}
 		if slab {
@@ -285,8 +287,14 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 			continue
 		}
 		off[i] = offs.alloc(sp.n)
-		if l := pool[sp.n]; len(l) > 0 {
-			bufs[i], pool[sp.n] = l[len(l)-1], l[:len(l)-1]
+		// the smallest free buffer that holds the value, if at most twice
+		// its size (best fit: the decoder's values come in few sizes, and
+		// a value held until a stack is made would otherwise pin a buffer
+		// of its exact size)
+		at, _ := slices.BinarySearchFunc(pool, sp.n, func(x backend.Buf, n int) int { return x.Len() - n })
+		if at < len(pool) && pool[at].Len() <= sp.n*2 {
+			bufs[i] = pool[at]
+			pool = slices.Delete(pool, at, at+1)
 		} else {
 			b, err := r.be.Alloc(sp.n)
 			if err != nil {
