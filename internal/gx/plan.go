@@ -264,7 +264,7 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return spans[a].stop - spans[b].stop })
-	var offs freeList               // offsets: the slab's, or what a device's buffers would need at offsets
+	var offs freeList      // offsets: the slab's, or what a device's buffers would need at offsets
 	var pool []backend.Buf // whole buffers: the free ones, by length
 	off := make([]int, len(spans))
 	bufs := make([]backend.Buf, len(spans))
