@@ -51,11 +51,25 @@ func (m *Memory) Attend(g *gx.Graph, q *gx.Node, norm Normalizer) Step {
 		return st
 	}
 	st.Query = q
+	h := HeadsOf(m.scorer)
+	if h == 1 && isSoftmax(norm) && g.FusesAttention() {
+		// one op: the score, the softmax and the context (gx.Attention)
+		var sc gx.Scoring
+		if f, ok := m.scorer.(Fusable); ok {
+			sc = f.ScoreParts(g, q, m.projected)
+		} else {
+			sc = gx.ScoresOf(m.scorer.ScoreProjected(g, q, m.projected))
+		}
+		if g.Err() == nil {
+			st.Scores, st.Weights, st.Context = g.Attention(sc, m.mask, m.values)
+		}
+		return st
+	}
 	st.Scores = m.scorer.ScoreProjected(g, q, m.projected)
 	if st.Scores == nil {
 		return st
 	}
-	if h := HeadsOf(m.scorer); h > 1 {
+	if h > 1 {
 		// w̄_i = (1/h) Σ_k norm(s^k)_i, each head over the unmasked keys
 		if m.headMask == nil {
 			m.headMask = g.RepeatRows(m.mask, h)

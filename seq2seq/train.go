@@ -33,7 +33,7 @@ type shape struct {
 // buildTrain builds the unrolled training graph: teacher forcing, masked
 // cross-entropy averaged over the batch's target tokens.
 func (m *Model) buildTrain(a *gx.Arena, B, S, T int) (*trainGraph, error) {
-	return gx.BuildIn(a, m.dt, func(g *gx.Graph) (*trainGraph, error) { return m.buildTrainOn(g, B, S, T) })
+	return buildIn(m, a, func(g *gx.Graph) (*trainGraph, error) { return m.buildTrainOn(g, B, S, T) })
 }
 
 func (m *Model) buildTrainOn(g *gx.Graph, B, S, T int) (*trainGraph, error) {
@@ -359,6 +359,21 @@ func (c *GraphCache) evict() {
 	old.Close()
 	c.held -= u.bytes
 	delete(c.uses, old)
+}
+
+// buildIn is gx.BuildIn for the model's graphs: each is built for the
+// backend it will be compiled for (the model's device, its host backend,
+// or the cpu), so that it holds the fused ops that backend has
+// (gx.Graph.SetTarget).
+func buildIn[T any](m *Model, a *gx.Arena, build func(g *gx.Graph) (T, error)) (T, error) {
+	return gx.BuildIn(a, m.dt, func(g *gx.Graph) (T, error) {
+		if be := m.Device(); be != nil {
+			g.SetTarget(be)
+		} else if m.host != nil {
+			g.SetTarget(m.host)
+		}
+		return build(g)
+	})
 }
 
 // compile turns a built graph into a machine, on the model's device (the

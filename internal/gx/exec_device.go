@@ -58,7 +58,6 @@ type devRun struct {
 	fuse    *devFusion     // the Adds folded into their operands' ops
 	unstack *unstack       // the Rows copied together (exec_device_unstack.go)
 	stk     *stacked       // the gradient chains run as one product (exec_device_stack.go)
-	attend  *attendGroups  // the attention chains run by one step (exec_device_attend.go)
 	preset  map[int]bool   // inputs whose buffer was filled on the device for the next run
 	params  map[int]*Param // input nodes that are resident parameters
 	idx     map[*Node]int
@@ -187,7 +186,6 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident) (*Machine, error) {
 		}
 	}
 	r.stackGradGroups(m, be, onDevice)
-	r.attend = r.fuseAttention(m, be)
 	if err := r.plan(m, nodes); err != nil {
 		r.free()
 		return nil, err
@@ -357,7 +355,6 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 		r.bufs[v], off[v] = b, o
 		return nil
 	}
-	given := make([]bool, len(nodes)) // the values of an attention group, given their buffers at its lead
 	for k, s := range m.steps {
 		if k > 0 {
 			for _, j := range release[k-1] {
@@ -382,19 +379,8 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 				}
 			}
 		}
-		if r.attend != nil {
-			for _, v := range r.attend.early[k] {
-				if err := place(v); err != nil {
-					return err
-				}
-				given[v] = true
-			}
-		}
 		if root := alias[s.out]; root != s.out {
 			r.bufs[s.out] = r.bufs[root]
-			continue
-		}
-		if given[s.out] {
 			continue
 		}
 		if err := place(s.out); err != nil {

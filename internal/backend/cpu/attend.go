@@ -1,0 +1,99 @@
+package cpu
+
+import (
+	"github.com/attnzoo/attnzoo/internal/backend"
+	"github.com/attnzoo/attnzoo/internal/gx/kern"
+)
+
+// The fused attention of one decoder position (backend.FusedAttention) on
+// the host: each part is the cpu's own kernel of the unfused op (addTanh,
+// matVec, bmv, maskedSoftmax, wsum; bmv, softmaxGrad, outerHeads,
+// additiveDelta, sumMid), on the same values in the same order, so the
+// fused op and the unfused chain give the same bits. The OpenCL kernel
+// (internal/device/kernels/attend.cl) sums its per-value parts in the same
+// order and its row sums (the score, ∂w) as a work-group tree.
+
+var _ backend.FusedAttention = (*CPU)(nil)
+
+// Attend is the chain forward (backend.Attend).
+func (*CPU) Attend(a backend.Attend) error {
+	is32, err := checkSized("Attend", attendSized(a)...)
+	switch {
+	case err != nil:
+		return err
+	case is32:
+		attend(a, func(b backend.Buf) []float32 { return b.F32 })
+	default:
+		attend(a, func(b backend.Buf) []float64 { return b.F64 })
+	}
+	return nil
+}
+
+// attendSized is the forward's buffers and the values it reads or writes
+// of each.
+func attendSized(a backend.Attend) []sized {
+	B, S := a.B, a.S
+	bs := []sized{{a.Out, a.Layout().N}, {a.Mask, B * S}, {a.H, B * S * a.D}}
+	switch {
+	case a.A > 0:
+		return append(bs, sized{a.P, B * S * a.A}, sized{a.U, B * a.A}, sized{a.C, a.A}, sized{a.V, a.A})
+	case a.K > 0:
+		return append(bs, sized{a.X, B * S * a.K}, sized{a.Q, B * a.K})
+	}
+	return append(bs, sized{a.Score, B * S})
+}
+
+func attend[T kern.Float](a backend.Attend, get func(backend.Buf) []T) {
+	B, S, D, A, K, n := a.B, a.S, a.D, a.A, a.K, a.B*a.S
+	l, out := a.Layout(), get(a.Out)
+	s, w, ctx := out[l.S:l.S+n], out[l.W:l.W+n], out[l.Ctx:l.Ctx+B*D]
+	switch {
+	case A > 0:
+		t := out[l.T : l.T+n*A]
+		addTanh(get(a.P), get(a.U), get(a.C)[:A], t, B, S, A)
+		matVec(false, n, A, t, A, get(a.V)[:A], s, false)
+	case K > 0:
+		bmv(get(a.X), get(a.Q), s, B, S, K, 1, T(a.SC))
+	default:
+		s = get(a.Score)[:n]
+	}
+	maskedSoftmax(s, get(a.Mask)[:n], w, S)
+	wsum(w, get(a.H), ctx, B, S, D, 1, T(a.CC))
+}
+
+// AttendBack is the chain's gradient (backend.AttendBack).
+func (*CPU) AttendBack(a backend.AttendBack) error {
+	f := a.F
+	B, S := f.B, f.S
+	bs := append(attendSized(f), sized{a.G, B * f.D}, sized{a.DW, B * S}, sized{a.Out, a.Layout().N})
+	is32, err := checkSized("AttendBack", bs...)
+	switch {
+	case err != nil:
+		return err
+	case is32:
+		attendBack(a, func(b backend.Buf) []float32 { return b.F32 })
+	default:
+		attendBack(a, func(b backend.Buf) []float64 { return b.F64 })
+	}
+	return nil
+}
+
+func attendBack[T kern.Float](a backend.AttendBack, get func(backend.Buf) []T) {
+	f := a.F
+	B, S, D, A, K, n := f.B, f.S, f.D, f.A, f.K, f.B*f.S
+	fl, l := f.Layout(), a.Layout()
+	fo, out, g := get(f.Out), get(a.Out), get(a.G)
+	w, dw, ds := fo[fl.W:fl.W+n], get(a.DW)[:n], out[:n]
+	bmv(get(f.H), g, dw, B, S, D, 1, T(f.CC))
+	softmaxGrad(w, dw, ds, S)
+	outerHeads(w, g, out[l.H:l.H+n*D], B, S, D, 1, T(f.CC), false)
+	switch {
+	case A > 0:
+		dP := out[l.Keys : l.Keys+n*A]
+		additiveDelta(fo[fl.T:fl.T+n*A], get(f.V)[:A], ds, dP, false)
+		sumMid(dP, out[l.Query:l.Query+B*A], B, S, A)
+	case K > 0:
+		outerHeads(ds, get(f.Q), out[l.Keys:l.Keys+n*K], B, S, K, 1, T(f.SC), false)
+		wsum(ds, get(f.X), out[l.Query:l.Query+B*K], B, S, K, 1, T(f.SC))
+	}
+}
