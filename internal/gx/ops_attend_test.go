@@ -25,7 +25,10 @@ import (
 func attendChain(g *gx.Graph, in func(shape ...int) *gx.Node, mask *gx.Node, score string, fused, weighted bool, T, S, D int) (outs, wrt []*gx.Node, cost *gx.Node) {
 	B := mask.Shape()[0]
 	H, A := in(B, S, D), D+2
-	P, c, v := in(B, S, A), in(A), in(A)
+	var P, c, v *gx.Node
+	if score == "additive" {
+		P, c, v = in(B, S, A), in(A), in(A)
+	}
 	var costs []*gx.Node
 	for range T {
 		var sc gx.Scoring
