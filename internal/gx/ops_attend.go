@@ -203,31 +203,33 @@ func (k attendCore) nScore() int { return [...]int{1, 4, 2}[k.kind] }
 // mask, the score's), checked.
 func (k attendCore) sizes(s []tensor.Shape) (backend.Attend, error) {
 	var a backend.Attend
-	want := "values [B,S,D], mask [B,S], " + [...]string{"s [B,S]", "P [B,S,A], u [B,A], c [A], v [A]", "X [B,S,K], q [B,K]"}[k.kind]
-	n := k.nScore()
-	if len(s) != n+2 {
+	fail := func() (backend.Attend, error) {
+		want := "values [B,S,D], mask [B,S], " + [...]string{"s [B,S]", "P [B,S,A], u [B,A], c [A], v [A]", "X [B,S,K], q [B,K]"}[k.kind]
 		return a, shapeErr("Attention", want, s)
+	}
+	if len(s) != k.nScore()+2 {
+		return fail()
 	}
 	H, m, sc := s[0], s[1], s[2:]
 	if len(m) != 2 || len(H) != 3 || H[0] != m[0] || H[1] != m[1] {
-		return a, shapeErr("Attention", want, s)
+		return fail()
 	}
 	a.B, a.S, a.D, a.CC, a.SC = m[0], m[1], H[2], k.cc, k.sc
 	ok := false
 	switch k.kind {
 	case attendAdditive:
 		P, u, c, v := sc[0], sc[1], sc[2], sc[3]
-		ok = len(P) == 3 && P[0] == a.B && P[1] == a.S && u.Eq(tensor.Shape{a.B, P[2]}) && c.TotalSize() == P[2] && v.TotalSize() == P[2]
+		ok = len(P) == 3 && P[0] == a.B && P[1] == a.S && len(u) == 2 && u[0] == a.B && u[1] == P[2] && c.TotalSize() == P[2] && v.TotalSize() == P[2]
 		a.A = P[2]
 	case attendDot:
 		X, q := sc[0], sc[1]
-		ok = len(X) == 3 && X[0] == a.B && X[1] == a.S && q.Eq(tensor.Shape{a.B, X[2]})
+		ok = len(X) == 3 && X[0] == a.B && X[1] == a.S && len(q) == 2 && q[0] == a.B && q[1] == X[2]
 		a.K = X[2]
 	default:
 		ok = sc[0].Eq(m)
 	}
 	if !ok {
-		return a, shapeErr("Attention", want, s)
+		return fail()
 	}
 	return a, nil
 }
@@ -295,22 +297,27 @@ func (op *attendPartOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, sh := op.at(a)
-	return sh, nil
+	switch op.part {
+	case partScores, partWeights:
+		return tensor.Shape{a.B, a.S}, nil
+	case partContext:
+		return tensor.Shape{a.B, a.D}, nil
+	}
+	return tensor.Shape{a.B, a.S, a.A}, nil
 }
 
-// at is where the part lies in the packed tensor, and its shape.
-func (op *attendPartOp) at(a backend.Attend) (int, tensor.Shape) {
+// at is where the part lies in the packed tensor, and its size.
+func (op *attendPartOp) at(a backend.Attend) (off, n int) {
 	l := a.Layout()
 	switch op.part {
 	case partScores:
-		return l.S, tensor.Shape{a.B, a.S}
+		return l.S, a.B * a.S
 	case partWeights:
-		return l.W, tensor.Shape{a.B, a.S}
+		return l.W, a.B * a.S
 	case partContext:
-		return l.Ctx, tensor.Shape{a.B, a.D}
+		return l.Ctx, a.B * a.D
 	}
-	return l.T, tensor.Shape{a.B, a.S, a.A}
+	return l.T, a.B * a.S * a.A
 }
 
 // forward: the part copied out of the packed tensor.
@@ -319,8 +326,7 @@ func (op *attendPartOp) forward(c *call) error {
 	if err != nil {
 		return err
 	}
-	off, sh := op.at(a)
-	n := sh.TotalSize()
+	off, n := op.at(a)
 	return c.be.Copy2D(c.out, 0, n, c.in[0], off, n, 1, n)
 }
 

@@ -174,3 +174,45 @@ func TestAttentionEqualsUnfused(t *testing.T) {
 		}
 	}
 }
+
+// TestAttentionAllocates: a compiled graph of the fused ops, run again,
+// allocates no more than the unfused chain's (the machine's own few: a
+// run of either allocates the same).
+func TestAttentionAllocates(t *testing.T) {
+	const B, S, D, T = 3, 37, 5, 3
+	for _, score := range attendScores {
+		allocs := func(fused bool) float64 {
+			g := gx.NewGraph(gx.Float32)
+			rng := rand.New(rand.NewPCG(41, 42))
+			n := 0
+			in := func(shape ...int) *gx.Node {
+				n++
+				x := g.Input(fmt.Sprint("x", n), shape...)
+				g.Fail(gx.Fill(x, func(int) float64 { return rng.NormFloat64() }))
+				return x
+			}
+			_, wrt, c := attendChain(g, in, g.Const("mask", attnMask(S), B, S), score, fused, false, T, S, D)
+			for _, d := range g.Grad(c, wrt...) {
+				g.Watch(d)
+			}
+			m, err := g.Machine()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			if err := m.Run(); err != nil {
+				t.Fatal(err)
+			}
+			return testing.AllocsPerRun(5, func() {
+				if err := m.RunAgain(); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}
+		if f, u := allocs(true), allocs(false); f > u {
+			t.Errorf("%s: a run allocates %v times fused, %v unfused", score, f, u)
+		} else {
+			t.Logf("%s: a run allocates %v times fused, %v unfused", score, f, u)
+		}
+	}
+}

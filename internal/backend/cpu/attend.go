@@ -17,7 +17,8 @@ var _ backend.FusedAttention = (*CPU)(nil)
 
 // Attend is the chain forward (backend.Attend).
 func (*CPU) Attend(a backend.Attend) error {
-	is32, err := checkSized("Attend", attendSized(a)...)
+	var bs [10]sized
+	is32, err := checkSized("Attend", attendSized(&bs, a)...)
 	switch {
 	case err != nil:
 		return err
@@ -30,17 +31,20 @@ func (*CPU) Attend(a backend.Attend) error {
 }
 
 // attendSized is the forward's buffers and the values it reads or writes
-// of each.
-func attendSized(a backend.Attend) []sized {
+// of each, in bs (no allocation; room for three more).
+func attendSized(bs *[10]sized, a backend.Attend) []sized {
 	B, S := a.B, a.S
-	bs := []sized{{a.Out, a.Layout().N}, {a.Mask, B * S}, {a.H, B * S * a.D}}
+	bs[0], bs[1], bs[2] = sized{a.Out, a.Layout().N}, sized{a.Mask, B * S}, sized{a.H, B * S * a.D}
 	switch {
 	case a.A > 0:
-		return append(bs, sized{a.P, B * S * a.A}, sized{a.U, B * a.A}, sized{a.C, a.A}, sized{a.V, a.A})
+		bs[3], bs[4], bs[5], bs[6] = sized{a.P, B * S * a.A}, sized{a.U, B * a.A}, sized{a.C, a.A}, sized{a.V, a.A}
+		return bs[:7]
 	case a.K > 0:
-		return append(bs, sized{a.X, B * S * a.K}, sized{a.Q, B * a.K})
+		bs[3], bs[4] = sized{a.X, B * S * a.K}, sized{a.Q, B * a.K}
+		return bs[:5]
 	}
-	return append(bs, sized{a.Score, B * S})
+	bs[3] = sized{a.Score, B * S}
+	return bs[:4]
 }
 
 func attend[T kern.Float](a backend.Attend, get func(backend.Buf) []T) {
@@ -65,8 +69,8 @@ func attend[T kern.Float](a backend.Attend, get func(backend.Buf) []T) {
 func (*CPU) AttendBack(a backend.AttendBack) error {
 	f := a.F
 	B, S := f.B, f.S
-	bs := append(attendSized(f), sized{a.G, B * f.D}, sized{a.DW, B * S}, sized{a.Out, a.Layout().N})
-	is32, err := checkSized("AttendBack", bs...)
+	var bs [10]sized // the forward's, then three more
+	is32, err := checkSized("AttendBack", append(attendSized(&bs, f), sized{a.G, B * f.D}, sized{a.DW, B * S}, sized{a.Out, a.Layout().N})...)
 	switch {
 	case err != nil:
 		return err
