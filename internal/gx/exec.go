@@ -153,6 +153,7 @@ func (g *Graph) compile() (*Machine, error) {
 		m.steps = append(m.steps, step{node: n, op: op, args: args, argv: make([]G.Value, len(args)), out: i,
 			add: isAdd(op) && len(args) == 2, into: -1, fuse: -1})
 	}
+	m.steps = dropUnread(m.steps, uses, watched)
 	stepOf := make(map[int]int, len(m.steps)) // node index → step index
 	for k, st := range m.steps {
 		stepOf[st.out] = k
@@ -455,4 +456,31 @@ func axpyVec(x, y Vec) {
 	} else {
 		kern.Axpy(1, x.F64, y.F64)
 	}
+}
+
+// copyOut is an op that only copies a part out of another op's value (the
+// fused attention's scores and weights, ops_attend.go): where nothing
+// reads its value and it is not watched, the machine does not run it.
+type copyOut interface{ copyOut() }
+
+// dropUnread removes the steps of copyOut ops whose value nobody reads,
+// last first, and updates uses.
+func dropUnread(steps []step, uses []int, watched []bool) []step {
+	keep := steps[:0]
+	drop := make([]bool, len(steps))
+	for k := len(steps) - 1; k >= 0; k-- {
+		s := &steps[k]
+		if _, ok := s.op.(copyOut); ok && uses[s.out] == 0 && !watched[s.out] {
+			drop[k] = true
+			for _, a := range s.args {
+				uses[a]--
+			}
+		}
+	}
+	for k, s := range steps {
+		if !drop[k] {
+			keep = append(keep, s)
+		}
+	}
+	return keep
 }

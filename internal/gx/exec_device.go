@@ -102,7 +102,7 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident) (*Machine, error) {
 			bound[nd] = p
 		}
 	}
-	nodes := make([]*Node, n)
+	nodes := append([]*Node(nil), m.nodes...) // every node, a step dropped unread too (dropUnread)
 	r.inputs = map[int]bool{}
 	for _, in := range m.inputs {
 		nodes[in.idx] = in.node

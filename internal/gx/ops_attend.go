@@ -320,6 +320,10 @@ func (op *attendPartOp) at(a backend.Attend) (off, n int) {
 	return l.T, a.B * a.S * a.A
 }
 
+// copyOut: a part nobody reads is not copied (exec.go's dropUnread): in
+// training, the scores, and the weights where no penalty reads them.
+func (op *attendPartOp) copyOut() {}
+
 // forward: the part copied out of the packed tensor.
 func (op *attendPartOp) forward(c *call) error {
 	a, err := op.sizes(c.sh[1:])
