@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/attnzoo/attnzoo/internal/backend"
+	"github.com/attnzoo/attnzoo/internal/backend/cpu"
 	"github.com/attnzoo/attnzoo/internal/gradcheck"
 	"github.com/attnzoo/attnzoo/internal/gx"
 )
@@ -213,6 +215,76 @@ func TestAttentionAllocates(t *testing.T) {
 			t.Errorf("%s: a run allocates %v times fused, %v unfused", score, f, u)
 		} else {
 			t.Logf("%s: a run allocates %v times fused, %v unfused", score, f, u)
+		}
+	}
+}
+
+// copyCounter is the cpu backend counting its Copy2D calls.
+type copyCounter struct {
+	*cpu.CPU
+	copies int
+}
+
+func (c *copyCounter) Copy2D(dst backend.Buf, dOff, dLd int, src backend.Buf, sOff, sLd, rows, cols int) error {
+	c.copies++
+	return c.CPU.Copy2D(dst, dOff, dLd, src, sOff, sLd, rows, cols)
+}
+
+// TestAttentionUnreadParts: the fused op's scores and weights are copied
+// out of its packed tensor only where something reads them (exec.go's
+// dropUnread): watching the weights adds T copies a run (T positions):
+// unwatched and unread, they are not copied at all.
+func TestAttentionUnreadParts(t *testing.T) {
+	const B, S, D, T = 3, 5, 4, 3
+	for _, score := range attendScores {
+		run := func(watch bool) int {
+			g := gx.NewGraph(gx.Float32)
+			be := &copyCounter{CPU: cpu.New()}
+			if err := g.SetBackend(be); err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(51, 52))
+			n := 0
+			in := func(shape ...int) *gx.Node {
+				n++
+				x := g.Input(fmt.Sprint("x", n), shape...)
+				g.Fail(gx.Fill(x, func(int) float64 { return rng.NormFloat64() }))
+				return x
+			}
+			outs, wrt, c := attendChain(g, in, g.Const("mask", attnMask(S), B, S), score, true, false, T, S, D)
+			if !slices.Contains(gx.Ops(g), "Attention") {
+				t.Fatalf("%s: the counting cpu backend got no Attention op", score)
+			}
+			var read []*gx.Node
+			for i, o := range outs {
+				if i%2 == 0 { // a context
+					read = append(read, o)
+				} else if watch { // a weight
+					g.Watch(o)
+				}
+			}
+			read = append(read, g.Grad(c, wrt...)...)
+			for _, o := range read {
+				g.Watch(o)
+			}
+			m, err := g.Machine()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			if err := m.Run(); err != nil {
+				t.Fatal(err)
+			}
+			be.copies = 0
+			if err := m.RunAgain(); err != nil {
+				t.Fatal(err)
+			}
+			return be.copies
+		}
+		n0, n1 := run(false), run(true)
+		// watching a weight keeps its copy; the scores stay unread
+		if n1-n0 != T {
+			t.Errorf("%s: %d copies a run with the weights watched, %d without: want %d more", score, n1, n0, T)
 		}
 	}
 }
