@@ -52,16 +52,11 @@ func (m *Memory) Attend(g *gx.Graph, q *gx.Node, norm Normalizer) Step {
 	}
 	st.Query = q
 	h := HeadsOf(m.scorer)
-	if h == 1 && isSoftmax(norm) && g.FusesAttention() {
+	if sc, ok := m.fused(g, q, norm); ok {
 		// one op: the score, the softmax and the context (gx.Attention)
-		var sc gx.Scoring
-		if f, ok := m.scorer.(Fusable); ok {
-			sc = f.ScoreParts(g, q, m.projected)
-		} else {
-			sc = gx.ScoresOf(m.scorer.ScoreProjected(g, q, m.projected))
-		}
 		if g.Err() == nil {
-			st.Scores, st.Weights, st.Context = g.Attention(sc, m.mask, m.values)
+			at := g.Attention(sc, m.mask, m.values)
+			st.Scores, st.HeadWeights, st.Weights, st.Context = at.Scores, at.HeadWeights, at.Weights, at.Context
 		}
 		return st
 	}
@@ -87,6 +82,26 @@ func (m *Memory) Attend(g *gx.Graph, q *gx.Node, norm Normalizer) Step {
 	}
 	st.Context = g.WSum(st.Weights, m.values, 1)
 	return st
+}
+
+// fused is the score as the fused op takes it (a Fusable scorer's parts,
+// or the scores of one head computed first), where the graph's backend
+// runs the op for it and the normaliser is the softmax.
+func (m *Memory) fused(g *gx.Graph, q *gx.Node, norm Normalizer) (gx.Scoring, bool) {
+	if !isSoftmax(norm) {
+		return gx.Scoring{}, false
+	}
+	h := HeadsOf(m.scorer)
+	f, ok := m.scorer.(Fusable)
+	switch {
+	case !g.FusesAttention(h):
+		return gx.Scoring{}, false
+	case ok:
+		return f.ScoreParts(g, q, m.projected), true
+	case h == 1:
+		return gx.ScoresOf(m.scorer.ScoreProjected(g, q, m.projected)), true
+	}
+	return gx.Scoring{}, false
 }
 
 // NewMemory wraps keys already projected by the scorer (ProjectKeys'

@@ -53,12 +53,31 @@ type FusedAttention interface {
 	AttendBack(a AttendBack) error
 }
 
+// FusedHeads is a FusedAttention that also runs the dot score with Heads
+// h > 1 (internal/gx's multi-head Attention): without it, a graph builder
+// emits the unfused chain for several heads.
+type FusedHeads interface {
+	FusedAttention
+	AttendHeads()
+}
+
 // Attend is a chain forward for B batch rows of S keys: the scores s
 // [B,S], from the additive score when A > 0, the dot score when K > 0, or
 // read from Score; then the weights w = the masked softmax of s over Mask
 // [B,S] (1 = present), and the context ctx[b,d] = Σ_i (CC·w[b,i])·H[b,i,d]
 // for H [B,S,D], a zero weight skipped. Everything it computes goes into
 // Out at the offsets of Layout.
+//
+// With Heads h > 1 (the dot score only; FusedHeads), K splits into h
+// blocks of K/h, k(j) = j/(K/h) the head of column j, and the rows are
+// batch-major, head-minor (Attention's Bmv):
+//
+//	s[b·h+k,i] = SC · Σ_{j: k(j)=k} X[b,i,j]·Q[b,j]          [B·h,S]
+//	M[b·h+k,i] = Mask[b,i]                                  [B·h,S]
+//	hw = the masked softmax of each row of s over M          [B·h,S]
+//	w[b,i] = Σ_k (1/h)·hw[b·h+k,i], k ascending              [B,S]
+//
+// then the context from w.
 type Attend struct {
 	B, S, D int
 	Mask, H Buf
@@ -69,36 +88,51 @@ type Attend struct {
 	K       int // dot: s[b,i] = SC · Σ_k X[b,i,k]·Q[b,k]
 	X, Q    Buf // X [B,S,K], Q [B,K]
 	SC      float64
+	Heads   int // the dot score's heads; 0 or 1: one
 	Score   Buf // neither: the scores [B,S], an operand
 	Out     Buf // AttendLayout
 }
 
 // AttendLayout is where Attend puts its values in Out, each a block of
-// its own: T [B,S,A] (additive) from T, the scores [B,S] (unless read
-// from Score) from S, the weights [B,S] from W and the context [B,D] from
-// Ctx; N values in all. A block a kind has not is empty (its size 0).
-type AttendLayout struct{ T, S, W, Ctx, N int }
+// its own: T [B,S,A] (additive) from T, the scores [B·h,S] (unless read
+// from Score) from S, with h > 1 heads the mask M and the heads' weights
+// hw [B·h,S] from M and HW, the weights [B,S] from W and the context [B,D]
+// from Ctx; N values in all. A block a kind has not is empty (its size 0).
+type AttendLayout struct{ T, S, M, HW, W, Ctx, N int }
 
 // Layout is a's AttendLayout.
 func (a Attend) Layout() AttendLayout {
 	var l AttendLayout
-	n := a.B * a.S
+	n, nh := a.B*a.S, a.B*a.NHeads()*a.S
 	l.S = a.B * a.S * a.A
-	l.W = l.S
+	l.M = l.S
 	if a.A > 0 || a.K > 0 {
-		l.W += n
+		l.M += nh
+	}
+	l.HW = l.M
+	if a.NHeads() > 1 {
+		l.HW += nh
+	}
+	l.W = l.HW
+	if a.NHeads() > 1 {
+		l.W += nh
 	}
 	l.Ctx = l.W + n
 	l.N = l.Ctx + a.B*a.D
 	return l
 }
 
+// NHeads is the number of heads: Heads, or 1.
+func (a Attend) NHeads() int { return max(1, a.Heads) }
+
 // AttendBack is a chain's gradient from the context's G [B,D], for the
 // forward F (its operands, and its Out holding w and T): the weights'
-// ∂w[b,i] = CC·Σ_d H[b,i,d]·G[b,d] into DW (a working buffer [B,S]),
-// then into Out at the offsets of Layout
+// ∂w[b,i] = CC·Σ_d H[b,i,d]·G[b,d] into DW (a working buffer [B,S]; with
+// h > 1 heads [B,S] then the heads' weights' ∂hw[b·h+k,i] = (1/h)·∂w[b,i]
+// [B·h,S], and ∂s, ∂X and ∂Q from hw and ∂hw per head, as Attention's
+// Outer and WSum with h heads), then into Out at the offsets of Layout
 //
-//	∂s[b,i]      = w[b,i]·(∂w[b,i] − Σ_j w[b,j]·∂w[b,j])   [B,S]
+//	∂s[b,i]      = w[b,i]·(∂w[b,i] − Σ_j w[b,j]·∂w[b,j])   [B·h,S]
 //	∂P[b,i,a]    = (∂s[b,i]·V[a])·(1 − T[b,i,a]²)          [B,S,A]  (additive)
 //	∂U[b,a]      = Σ_i ∂P[b,i,a]                           [B,A]
 //	∂X[b,i,k]    = (SC·∂s[b,i])·Q[b,k]                     [B,S,K]  (dot)
@@ -112,7 +146,7 @@ type AttendBack struct {
 	Out   Buf // AttendBackLayout
 }
 
-// AttendBackLayout is where AttendBack puts its values in Out: ∂s [B,S]
+// AttendBackLayout is where AttendBack puts its values in Out: ∂s [B·h,S]
 // at 0, the score's key-side gradient (∂P or ∂X) from Keys, its
 // query-side one (∂U or ∂Q) from Query, ∂H from H; N values in all.
 type AttendBackLayout struct{ Keys, Query, H, N int }
@@ -121,7 +155,7 @@ type AttendBackLayout struct{ Keys, Query, H, N int }
 func (a AttendBack) Layout() AttendBackLayout {
 	f := a.F
 	w := f.A + f.K // one of them is 0
-	l := AttendBackLayout{Keys: f.B * f.S}
+	l := AttendBackLayout{Keys: f.B * f.NHeads() * f.S}
 	l.Query = l.Keys + f.B*f.S*w
 	l.H = l.Query + f.B*w
 	l.N = l.H + f.B*f.S*f.D

@@ -15,6 +15,9 @@ func (b clBackend) Attend(a backend.Attend) error {
 	if err := mems("Attend", a.Mask, a.H, a.Out); err != nil {
 		return err
 	}
+	if a.NHeads() > 1 {
+		return errHeads(a)
+	}
 	l := a.Layout()
 	if a.B < 1 || a.S < 1 || a.D < 1 || a.Mask.Len() < a.B*a.S || a.H.Len() < a.B*a.S*a.D || a.Out.Len() < l.N {
 		return fmt.Errorf("device: opencl: Attend: B %d, S %d, D %d: mask of %d, values of %d, output of %d (want %d)",
@@ -58,6 +61,9 @@ func (b clBackend) AttendBack(a backend.AttendBack) error {
 	if err := mems("AttendBack", f.H, f.Out, a.G, a.DW, a.Out); err != nil {
 		return err
 	}
+	if f.NHeads() > 1 {
+		return errHeads(f)
+	}
 	B, S, D := f.B, f.S, f.D
 	fl, l := f.Layout(), a.Layout()
 	if B < 1 || S < 1 || D < 1 || f.H.Len() < B*S*D || f.Out.Len() < fl.N || a.G.Len() < B*D || a.DW.Len() < B*S || a.Out.Len() < l.N {
@@ -85,6 +91,13 @@ func (b clBackend) AttendBack(a backend.AttendBack) error {
 	}
 	return b.o.KernelRows("attend_back", B, a.DW.Mem, a.Out.Mem, l.Keys, l.Query, l.H, f.H.Mem, a.G.Mem, f.Out.Mem,
 		fl.W, fl.T, float32(f.CC), v.Mem, X.Mem, q.Mem, float32(f.SC), S, D, max(1, f.A), max(1, f.K), flags)
+}
+
+// errHeads: the kernels run one head (the backend is no
+// backend.FusedHeads: a graph built for it has the unfused chain for
+// several heads).
+func errHeads(a backend.Attend) error {
+	return fmt.Errorf("device: opencl: the fused attention runs one head, not %d", a.Heads)
 }
 
 var _ backend.FusedAttention = clBackend{}

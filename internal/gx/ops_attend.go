@@ -41,6 +41,7 @@ type attendOp struct {
 type attendCore struct {
 	kind   attendKind
 	sc, cc float64
+	h      int // the dot score's heads (1: one)
 }
 
 type attendKind int
@@ -58,7 +59,8 @@ const (
 	partScores attendPart = iota
 	partWeights
 	partContext
-	partTanh // the additive score's tanh(P + u + c), read by the score's gradient
+	partTanh        // the additive score's tanh(P + u + c), read by the score's gradient
+	partHeadWeights // each head's weights, with several
 )
 
 // attendPartOp: (packed, operands…) → one part.
@@ -87,10 +89,13 @@ type attendDVOp struct {
 //	additive: s[b,i] = Σ_a V[a] · tanh(P[b,i,a] + U[b,a] + C[a])   P [B,S,A], U [B,A], C, V [A]
 //	dot:      s[b,i] = Scale · Σ_k X[b,i,k] · Q[b,k]              X [B,S,K], Q [B,K]
 //	computed: Scores [B,S]
+//
+// and the dot score with Heads h > 1, s [B·h,S] (BMVHeads).
 type Scoring struct {
 	P, U, C, V *Node
 	X, Q       *Node
 	Scale      float64
+	Heads      int
 	Scores     *Node
 }
 
@@ -98,7 +103,21 @@ type Scoring struct {
 func AdditiveScoring(P, u, c, v *Node) Scoring { return Scoring{P: P, U: u, C: c, V: v} }
 
 // DotScoring is the dot score c·X q (Graph.BMV).
-func DotScoring(X, q *Node, c float64) Scoring { return Scoring{X: X, Q: q, Scale: c} }
+func DotScoring(X, q *Node, c float64) Scoring { return Scoring{X: X, Q: q, Scale: c, Heads: 1} }
+
+// DotScoringHeads is the dot score of h heads, c·X q per head
+// (Graph.BMVHeads): [B·h,S].
+func DotScoringHeads(X, q *Node, h int, c float64) Scoring {
+	return Scoring{X: X, Q: q, Scale: c, Heads: h}
+}
+
+// heads is the number of heads: 1 unless a dot score's.
+func (sc Scoring) heads() int {
+	if sc.kind() == attendDot {
+		return max(1, sc.Heads)
+	}
+	return 1
+}
 
 // ScoresOf is scores computed already.
 func ScoresOf(s *Node) Scoring { return Scoring{Scores: s} }
@@ -131,7 +150,7 @@ func (g *Graph) Score(sc Scoring) *Node {
 	case attendAdditive:
 		return g.Additive(sc.P, sc.U, sc.C, sc.V)
 	case attendDot:
-		return g.BMV(sc.X, sc.Q, sc.Scale)
+		return g.BMVHeads(sc.X, sc.Q, sc.heads(), sc.Scale)
 	}
 	return sc.Scores
 }
@@ -151,48 +170,65 @@ func (g *Graph) Target() backend.Backend {
 	return g.run.backend()
 }
 
-// FusesAttention reports whether the graph's target runs Attention
-// (backend.FusedAttention).
-func (g *Graph) FusesAttention() bool {
-	_, ok := g.Target().(backend.FusedAttention)
+// FusesAttention reports whether the graph's target runs Attention with
+// h heads (backend.FusedAttention; with several, backend.FusedHeads).
+func (g *Graph) FusesAttention(h int) bool {
+	be := g.Target()
+	if h > 1 {
+		_, ok := be.(backend.FusedHeads)
+		return ok
+	}
+	_, ok := be.(backend.FusedAttention)
 	return ok
 }
 
-// Attention returns the scores [B,S] (sc's own where they are computed
-// already), the weights [B,S], their masked softmax over mask [B,S] (1 =
-// present), and the context Σ_i w_i·H_i [B,D] of values H [B,S,D], as one
-// op (see attendOp). Build it only for a target that FusesAttention.
-func (g *Graph) Attention(sc Scoring, mask, values *Node) (scores, weights, context *Node) {
+// Attended is Attention's values: the scores [B·h,S] (sc's own where they
+// are computed already), each head's weights [B·h,S] with h > 1 heads
+// (nil with one), the weights [B,S] (with several heads their mean) and
+// the context [B,D].
+type Attended struct{ Scores, HeadWeights, Weights, Context *Node }
+
+// Attention returns the scores, the weights, their masked softmax over
+// mask [B,S] (1 = present; each head's with several, then their mean),
+// and the context Σ_i w_i·H_i [B,D] of values H [B,S,D], as one op (see
+// attendOp). Build it only for a target that FusesAttention.
+func (g *Graph) Attention(sc Scoring, mask, values *Node) Attended {
 	// the values first: a node both the keys and the values (the dot
 	// score's annotations) then gets ∂H before ∂X, as from the unfused
 	// chain (WSum's gradient is taken before BMV's), and their sum's bits
 	// are the same
 	ins := append([]*Node{values, mask}, sc.operands()...)
 	if !g.ok(ins...) {
-		return nil, nil, nil
+		return Attended{}
 	}
-	core := attendCore{kind: sc.kind(), sc: sc.Scale, cc: 1}
+	core := attendCore{kind: sc.kind(), sc: sc.Scale, cc: 1, h: sc.heads()}
 	in := make([]int, len(ins))
 	for i, n := range ins {
 		in[i] = n.Dims()
 	}
 	packed := g.apply(&attendOp{base{name: "Attention", args: core.hashArgs(), in: in, out: 1}, core}, ins...)
 	if packed == nil {
-		return nil, nil, nil
+		return Attended{}
 	}
-	part := func(p attendPart, dims int) *Node {
-		return g.apply(core.part(p, dims, in), append([]*Node{packed}, ins...)...)
+	part := func(p attendPart) *Node {
+		return g.apply(core.part(p, in), append([]*Node{packed}, ins...)...)
 	}
-	if scores = sc.Scores; scores == nil {
-		scores = part(partScores, 2)
+	at := Attended{Scores: sc.Scores}
+	if at.Scores == nil {
+		at.Scores = part(partScores)
 	}
-	return scores, part(partWeights, 2), part(partContext, 2)
+	if core.h > 1 {
+		at.HeadWeights = part(partHeadWeights)
+	}
+	at.Weights, at.Context = part(partWeights), part(partContext)
+	return at
 }
 
-func (k attendCore) hashArgs() string { return fmt.Sprint(k.kind, ",", k.sc, ",", k.cc) }
+func (k attendCore) hashArgs() string { return fmt.Sprint(k.kind, ",", k.sc, ",", k.cc, ",", k.h) }
 
-func (k attendCore) part(p attendPart, dims int, in []int) *attendPartOp {
-	names := [...]string{"AttentionScores", "AttentionWeights", "AttentionContext", "AttentionTanh"}
+func (k attendCore) part(p attendPart, in []int) *attendPartOp {
+	names := [...]string{"AttentionScores", "AttentionWeights", "AttentionContext", "AttentionTanh", "AttentionHeadWeights"}
+	dims := [...]int{2, 2, 2, 3, 2}[p]
 	return &attendPartOp{base{name: names[p], args: k.hashArgs(), in: append([]int{1}, in...), out: dims}, k, p}
 }
 
@@ -223,8 +259,8 @@ func (k attendCore) sizes(s []tensor.Shape) (backend.Attend, error) {
 		a.A = P[2]
 	case attendDot:
 		X, q := sc[0], sc[1]
-		ok = len(X) == 3 && X[0] == a.B && X[1] == a.S && len(q) == 2 && q[0] == a.B && q[1] == X[2]
-		a.K = X[2]
+		ok = len(X) == 3 && X[0] == a.B && X[1] == a.S && len(q) == 2 && q[0] == a.B && q[1] == X[2] && k.h >= 1 && X[2]%k.h == 0
+		a.K, a.Heads = X[2], k.h
 	default:
 		ok = sc[0].Eq(m)
 	}
@@ -298,7 +334,9 @@ func (op *attendPartOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 		return nil, err
 	}
 	switch op.part {
-	case partScores, partWeights:
+	case partScores, partHeadWeights:
+		return tensor.Shape{a.B * a.NHeads(), a.S}, nil
+	case partWeights:
 		return tensor.Shape{a.B, a.S}, nil
 	case partContext:
 		return tensor.Shape{a.B, a.D}, nil
@@ -311,7 +349,9 @@ func (op *attendPartOp) at(a backend.Attend) (off, n int) {
 	l := a.Layout()
 	switch op.part {
 	case partScores:
-		return l.S, a.B * a.S
+		return l.S, a.B * a.NHeads() * a.S
+	case partHeadWeights:
+		return l.HW, a.B * a.NHeads() * a.S
 	case partWeights:
 		return l.W, a.B * a.S
 	case partContext:
@@ -354,9 +394,18 @@ func (op *attendPartOp) SymDiff(all G.Nodes, out, grad *G.Node) (G.Nodes, error)
 	switch op.part {
 	case partContext:
 		err = op.contextGrads(all, grad, res)
-	case partWeights:
+	case partWeights, partHeadWeights:
+		hw, g := out, grad
+		if op.part == partWeights && op.h > 1 { // the heads' mean's gradient (HeadMean's)
+			if hw, err = op.applyOp(op.part0(partHeadWeights, all), all...); err != nil {
+				return nil, err
+			}
+			if g, err = op.applyOp(newGroupRows(op.h, 1/float64(op.h), true), grad); err != nil {
+				return nil, err
+			}
+		}
 		var ds *Node
-		if ds, err = op.applyOp(&softmaxGradOp{base{name: "SoftmaxGrad", in: []int{2, 2}, out: 2}}, out, grad); err == nil {
+		if ds, err = op.applyOp(&softmaxGradOp{base{name: "SoftmaxGrad", in: []int{2, 2}, out: 2}}, hw, g); err == nil {
 			err = op.scoreGrads(all, ds, res)
 		}
 	case partScores:
@@ -384,7 +433,7 @@ func (op *attendPartOp) scoreGrads(all G.Nodes, ds *Node, res G.Nodes) error {
 		}
 		res[3], res[4], res[5], res[6] = g[2], g[3], g[4], g[1] // P, u, c, v
 	case attendDot:
-		o := &bmvOp{base{name: "BMV", in: []int{3, 2}, out: 2, salt: op.salt, run: op.run}, op.sc, 1}
+		o := &bmvOp{base{name: "BMV", in: []int{3, 2}, out: 2, salt: op.salt, run: op.run}, op.sc, op.h}
 		g, err := o.SymDiff(G.Nodes{ins[0], ins[1]}, nil, ds)
 		if err != nil {
 			return err
@@ -402,7 +451,7 @@ func (op *attendPartOp) part0(p attendPart, all G.Nodes) *attendPartOp {
 	for i, n := range all[1:] {
 		in[i] = n.Dims()
 	}
-	return op.attendCore.part(p, [...]int{2, 2, 2, 3}[p], in)
+	return op.attendCore.part(p, in)
 }
 
 // contextGrads sets res to the gradients from the context's: one
@@ -486,7 +535,7 @@ func (op *attendBackOp) forward(c *call) error {
 		return err
 	}
 	a.Out = c.in[0]
-	dw, err := c.temp(a.B * a.S)
+	dw, err := c.temp(op.workspace(c.sh)[0])
 	if err != nil {
 		return err
 	}
@@ -496,7 +545,7 @@ func (op *attendBackOp) forward(c *call) error {
 // workspace: ∂w [B,S].
 func (op *attendBackOp) workspace(in []tensor.Shape) []int {
 	m := in[3] // (packed, ∂ctx, values, mask, …)
-	return []int{m[0] * m[1]}
+	return []int{m[0] * m[1] * (1 + min(op.h-1, 1)*op.h)}
 }
 
 // attendDVOp reads T [B,S,A] at the start of the packed tensor and ∂s

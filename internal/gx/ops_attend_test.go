@@ -17,7 +17,9 @@ import (
 // seq2seq builds it: values H [B,S,D] under mask [B,S], each position's
 // query scoring them — the additive score of projected keys P [B,S,A] (A =
 // D + 2), the dot score of H itself (keys and values one node) scaled by
-// 0.5, or scores given as an input — then the masked softmax and the
+// 0.5, the dot score of 3 heads of keys X [B,S,6] scaled by 0.5 (each
+// head's softmax over the mask, then their mean, as scorers.Memory.Attend
+// has it), or scores given as an input — then the masked softmax and the
 // context: one op each position (gx.Attention) when fused, else the
 // unfused chain (Score, MaskedSoftmax, WSum). in makes each input in turn
 // (the same draws for both chains). It returns the contexts and weights,
@@ -27,7 +29,7 @@ import (
 func attendChain(g *gx.Graph, in func(shape ...int) *gx.Node, mask *gx.Node, score string, fused, weighted bool, T, S, D int) (outs, wrt []*gx.Node, cost *gx.Node) {
 	B := mask.Shape()[0]
 	H, A := in(B, S, D), D+2
-	var P, c, v *gx.Node
+	var P, c, v, X *gx.Node
 	if score == "additive" {
 		P, c, v = in(B, S, A), in(A), in(A)
 	}
@@ -41,13 +43,23 @@ func attendChain(g *gx.Graph, in func(shape ...int) *gx.Node, mask *gx.Node, sco
 		case "dot":
 			q := in(B, D)
 			sc, wrt = gx.DotScoring(H, q, 0.5), append(wrt, q)
+		case "heads":
+			if X == nil {
+				X = in(B, S, 6)
+			}
+			q := in(B, 6)
+			sc, wrt = gx.DotScoringHeads(X, q, 3, 0.5), append(wrt, q)
 		default:
 			s := in(B, S)
 			sc, wrt = gx.ScoresOf(s), append(wrt, s)
 		}
 		var w, ctx *gx.Node
 		if fused {
-			_, w, ctx = g.Attention(sc, mask, H)
+			at := g.Attention(sc, mask, H)
+			w, ctx = at.Weights, at.Context
+		} else if score == "heads" { // as scorers.Memory.Attend builds it
+			w = g.HeadMean(g.MaskedSoftmax(g.Score(sc), g.RepeatRows(mask, 3)), 3)
+			ctx = g.WSum(w, H, 1)
 		} else {
 			w = g.MaskedSoftmax(g.Score(sc), mask)
 			ctx = g.WSum(w, H, 1)
@@ -62,10 +74,13 @@ func attendChain(g *gx.Graph, in func(shape ...int) *gx.Node, mask *gx.Node, sco
 	if score == "additive" {
 		wrt = append(wrt, P, c, v)
 	}
+	if score == "heads" {
+		wrt = append(wrt, X)
+	}
 	return outs, wrt, g.Sum(costs...)
 }
 
-var attendScores = []string{"additive", "dot", "given"}
+var attendScores = []string{"additive", "dot", "heads", "given"}
 
 // TestAttentionGradients: the fused op's gradients (its backward op, the
 // weights' through SoftmaxGrad and the score's ops) against central

@@ -13,7 +13,10 @@ import (
 // (internal/device/kernels/attend.cl) sums its per-value parts in the same
 // order and its row sums (the score, ∂w) as a work-group tree.
 
-var _ backend.FusedAttention = (*CPU)(nil)
+var _ backend.FusedHeads = (*CPU)(nil)
+
+// AttendHeads: the cpu runs the multi-head dot score fused too.
+func (*CPU) AttendHeads() {}
 
 // Attend is the chain forward (backend.Attend).
 func (*CPU) Attend(a backend.Attend) error {
@@ -48,20 +51,27 @@ func attendSized(bs *[10]sized, a backend.Attend) []sized {
 }
 
 func attend[T kern.Float](a backend.Attend, get func(backend.Buf) []T) {
-	B, S, D, A, K, n := a.B, a.S, a.D, a.A, a.K, a.B*a.S
+	B, S, D, A, K, n, h := a.B, a.S, a.D, a.A, a.K, a.B*a.S, a.NHeads()
 	l, out := a.Layout(), get(a.Out)
-	s, w, ctx := out[l.S:l.S+n], out[l.W:l.W+n], out[l.Ctx:l.Ctx+B*D]
+	s, w, ctx := out[l.S:l.S+n*h], out[l.W:l.W+n], out[l.Ctx:l.Ctx+B*D]
 	switch {
 	case A > 0:
 		t := out[l.T : l.T+n*A]
 		addTanh(get(a.P), get(a.U), get(a.C)[:A], t, B, S, A)
 		matVec(false, n, A, t, A, get(a.V)[:A], s, false)
 	case K > 0:
-		bmv(get(a.X), get(a.Q), s, B, S, K, 1, T(a.SC))
+		bmv(get(a.X), get(a.Q), s, B, S, K, h, T(a.SC))
 	default:
 		s = get(a.Score)[:n]
 	}
-	maskedSoftmax(s, get(a.Mask)[:n], w, S)
+	if h > 1 { // each head over the mask, then the heads' mean
+		m, hw := out[l.M:l.M+n*h], out[l.HW:l.HW+n*h]
+		repeatRows(get(a.Mask), m, B, S, h, 1)
+		maskedSoftmax(s, m, hw, S)
+		groupSum(hw, w, B, S, h, T(1/float64(h)))
+	} else {
+		maskedSoftmax(s, get(a.Mask)[:n], w, S)
+	}
 	wsum(w, get(a.H), ctx, B, S, D, 1, T(a.CC))
 }
 
@@ -69,8 +79,12 @@ func attend[T kern.Float](a backend.Attend, get func(backend.Buf) []T) {
 func (*CPU) AttendBack(a backend.AttendBack) error {
 	f := a.F
 	B, S := f.B, f.S
+	nw := B * S // ∂w, and with heads ∂hw
+	if f.NHeads() > 1 {
+		nw += B * f.NHeads() * S
+	}
 	var bs [10]sized // the forward's, then three more
-	is32, err := checkSized("AttendBack", append(attendSized(&bs, f), sized{a.G, B * f.D}, sized{a.DW, B * S}, sized{a.Out, a.Layout().N})...)
+	is32, err := checkSized("AttendBack", append(attendSized(&bs, f), sized{a.G, B * f.D}, sized{a.DW, nw}, sized{a.Out, a.Layout().N})...)
 	switch {
 	case err != nil:
 		return err
@@ -84,12 +98,18 @@ func (*CPU) AttendBack(a backend.AttendBack) error {
 
 func attendBack[T kern.Float](a backend.AttendBack, get func(backend.Buf) []T) {
 	f := a.F
-	B, S, D, A, K, n := f.B, f.S, f.D, f.A, f.K, f.B*f.S
+	B, S, D, A, K, n, h := f.B, f.S, f.D, f.A, f.K, f.B*f.S, f.NHeads()
 	fl, l := f.Layout(), a.Layout()
 	fo, out, g := get(f.Out), get(a.Out), get(a.G)
-	w, dw, ds := fo[fl.W:fl.W+n], get(a.DW)[:n], out[:n]
+	w, dw, ds := fo[fl.W:fl.W+n], get(a.DW)[:n], out[:n*h]
 	bmv(get(f.H), g, dw, B, S, D, 1, T(f.CC))
-	softmaxGrad(w, dw, ds, S)
+	if h > 1 { // the heads' mean's gradient, then each head's softmax's
+		dhw := get(a.DW)[n : n+n*h]
+		repeatRows(dw, dhw, B, S, h, T(1/float64(h)))
+		softmaxGrad(fo[fl.HW:fl.HW+n*h], dhw, ds, S)
+	} else {
+		softmaxGrad(w, dw, ds, S)
+	}
 	outerHeads(w, g, out[l.H:l.H+n*D], B, S, D, 1, T(f.CC), false)
 	switch {
 	case A > 0:
@@ -97,7 +117,7 @@ func attendBack[T kern.Float](a backend.AttendBack, get func(backend.Buf) []T) {
 		additiveDelta(fo[fl.T:fl.T+n*A], get(f.V)[:A], ds, dP, false)
 		sumMid(dP, out[l.Query:l.Query+B*A], B, S, A)
 	case K > 0:
-		outerHeads(ds, get(f.Q), out[l.Keys:l.Keys+n*K], B, S, K, 1, T(f.SC), false)
-		wsum(ds, get(f.X), out[l.Query:l.Query+B*K], B, S, K, 1, T(f.SC))
+		outerHeads(ds, get(f.Q), out[l.Keys:l.Keys+n*K], B, S, K, h, T(f.SC), false)
+		wsum(ds, get(f.X), out[l.Query:l.Query+B*K], B, S, K, h, T(f.SC))
 	}
 }
