@@ -9,7 +9,9 @@ import (
 // the host: each part is the cpu's own kernel of the unfused op (addTanh,
 // matVec, bmv, maskedSoftmax, wsum; bmv, softmaxGrad, outerHeads,
 // additiveDelta, sumMid), on the same values in the same order, so the
-// fused op and the unfused chain give the same bits. The OpenCL kernel
+// fused op and the unfused chain give the same bits; the additive score's
+// two parts each way run a batch row at a time, the second reading what
+// the first wrote while it is in the cache. The OpenCL kernel
 // (internal/device/kernels/attend.cl) sums its per-value parts in the same
 // order and its row sums (the score, ∂w) as a work-group tree.
 
@@ -56,9 +58,7 @@ func attend[T kern.Float](a backend.Attend, get func(backend.Buf) []T) {
 	s, w, ctx := out[l.S:l.S+n*h], out[l.W:l.W+n], out[l.Ctx:l.Ctx+B*D]
 	switch {
 	case A > 0:
-		t := out[l.T : l.T+n*A]
-		addTanh(get(a.P), get(a.U), get(a.C)[:A], t, B, S, A)
-		matVec(false, n, A, t, A, get(a.V)[:A], s, false)
+		additiveRows(get(a.P), get(a.U), get(a.C)[:A], get(a.V)[:A], out[l.T:l.T+n*A], s, B, S, A)
 	case K > 0:
 		bmv(get(a.X), get(a.Q), s, B, S, K, h, T(a.SC))
 	default:
@@ -113,11 +113,49 @@ func attendBack[T kern.Float](a backend.AttendBack, get func(backend.Buf) []T) {
 	outerHeads(w, g, out[l.H:l.H+n*D], B, S, D, 1, T(f.CC), false)
 	switch {
 	case A > 0:
-		dP := out[l.Keys : l.Keys+n*A]
-		additiveDelta(fo[fl.T:fl.T+n*A], get(f.V)[:A], ds, dP, false)
-		sumMid(dP, out[l.Query:l.Query+B*A], B, S, A)
+		additiveDeltaRows2(fo[fl.T:fl.T+n*A], get(f.V)[:A], ds, out[l.Keys:l.Keys+n*A], out[l.Query:l.Query+B*A], B, S, A)
 	case K > 0:
 		outerHeads(ds, get(f.Q), out[l.Keys:l.Keys+n*K], B, S, K, h, T(f.SC), false)
 		wsum(ds, get(f.X), out[l.Query:l.Query+B*K], B, S, K, h, T(f.SC))
+	}
+}
+
+// additiveRows is addTanh then matVec (the additive score) a batch row at
+// a time, batch rows over threads: T[b] is read by the product while it
+// is in the cache. Each value is the unfused ops' (addTanhRows' per row;
+// a row's product is the BLAS's for that row, however many rows a call
+// has: MatVec).
+func additiveRows[T kern.Float](P, u, c, v, t, s []T, B, S, A int) {
+	rows := func(b0, b1 int) {
+		for b := b0; b < b1; b++ {
+			addTanhRows(P, u, c, t, S, A, b, b+1)
+			gemvBeta(false, S, A, 1, t[b*S*A:(b+1)*S*A], A, v, 0, s[b*S:(b+1)*S])
+		}
+	}
+	if kern.Splits(B, S*A) {
+		kern.Parallel(B, S*A, rows)
+	} else {
+		rows(0, B)
+	}
+}
+
+// additiveDeltaRows2 is additiveDelta then sumMid a batch row at a time
+// (δ [B,S,A] and ∂u [B,A]), batch rows over threads: each δ row is added
+// into ∂u as it is made, in the order sumMid adds them.
+func additiveDeltaRows2[T kern.Float](t, v, g, delta, du []T, B, S, A int) {
+	rows := func(b0, b1 int) {
+		for b := b0; b < b1; b++ {
+			additiveDeltaRows(t, v, g, delta, b*S, (b+1)*S, false)
+			dub := du[b*A : (b+1)*A]
+			clear(dub)
+			for i := range S {
+				kern.Axpy(1, delta[(b*S+i)*A:(b*S+i+1)*A], dub)
+			}
+		}
+	}
+	if kern.Splits(B, S*A) {
+		kern.Parallel(B, S*A, rows)
+	} else {
+		rows(0, B)
 	}
 }
