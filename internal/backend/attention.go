@@ -137,9 +137,11 @@ func (a Attend) NHeads() int { return max(1, a.Heads) }
 //	∂U[b,a]      = Σ_i ∂P[b,i,a]                           [B,A]
 //	∂X[b,i,k]    = (SC·∂s[b,i])·Q[b,k]                     [B,S,K]  (dot)
 //	∂Q[b,k]      = Σ_i (SC·∂s[b,i])·X[b,i,k], a zero skipped [B,K]
-//	∂H[b,i,d]    = (CC·w[b,i])·G[b,d]                      [B,S,D]
 //
-// (∂C and ∂V, sums over the batch, are the graph's ops of their own).
+// (the values' ∂H = (CC·w)⊗G, and ∂C and ∂V, sums over the batch, are the
+// graph's ops of their own: ∂H an Outer that adds into the sum of the
+// values' gradients over the positions, which the backend's Outer does
+// without a [B,S,D] buffer of its own).
 type AttendBack struct {
 	F     Attend
 	G, DW Buf
@@ -148,8 +150,8 @@ type AttendBack struct {
 
 // AttendBackLayout is where AttendBack puts its values in Out: ∂s [B·h,S]
 // at 0, the score's key-side gradient (∂P or ∂X) from Keys, its
-// query-side one (∂U or ∂Q) from Query, ∂H from H; N values in all.
-type AttendBackLayout struct{ Keys, Query, H, N int }
+// query-side one (∂U or ∂Q) from Query; N values in all.
+type AttendBackLayout struct{ Keys, Query, N int }
 
 // Layout is a's AttendBackLayout.
 func (a AttendBack) Layout() AttendBackLayout {
@@ -157,7 +159,6 @@ func (a AttendBack) Layout() AttendBackLayout {
 	w := f.A + f.K // one of them is 0
 	l := AttendBackLayout{Keys: f.B * f.NHeads() * f.S}
 	l.Query = l.Keys + f.B*f.S*w
-	l.H = l.Query + f.B*w
-	l.N = l.H + f.B*f.S*f.D
+	l.N = l.Query + f.B*w
 	return l
 }

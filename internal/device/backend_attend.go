@@ -89,7 +89,7 @@ func (b clBackend) AttendBack(a backend.AttendBack) error {
 		}
 		flags, X, q = 32|128, f.X, f.Q
 	}
-	return b.o.KernelRows("attend_back", B, a.DW.Mem, a.Out.Mem, l.Keys, l.Query, l.H, f.H.Mem, a.G.Mem, f.Out.Mem,
+	return b.o.KernelRows("attend_back", B, a.DW.Mem, a.Out.Mem, l.Keys, l.Query, f.H.Mem, a.G.Mem, f.Out.Mem,
 		fl.W, fl.T, float32(f.CC), v.Mem, X.Mem, q.Mem, float32(f.SC), S, D, max(1, f.A), max(1, f.K), flags)
 }
 

@@ -37,7 +37,6 @@ import (
 //
 //	dw_i: f_i = 2γ_{D+1}·|cc|·Σ_d |H_id·g_d|
 //	ds_i: h_i = w_i·(f_i + Σ_j w_j f_j) + 2γ_{S+3}·w_i·(|dw_i| + Σ_j w_j|dw_j|)
-//	dH:   4u·(|dH| + |y₀|) (the same product, then the same sum)
 //	δ:    h_i·|v_a|·|1 − T_ia²| + 4u·(|δ| + |y₀|);   ∂u_a: Σ_i (that) + 2γ_S·Σ_i |δ_ia|
 //	dX:   |sc|·h_i·|q_k| + 4u·(|dX| + |y₀|);         ∂q_k: Σ_i |sc|·h_i·|X_ik| + 2γ_{S+1}·Σ_i |sc·ds_i·X_ik|
 //
@@ -211,15 +210,12 @@ func TestBackendAttend(t *testing.T) {
 				bg := buf(g)
 				{
 					dwU, dsU, duU, dqU := zeros(B*S), zeros(B*S), zeros(B*A), zeros(B*K)
-					dHU, dU, dXU := zeros(B*S*D), zeros(B*S*A), zeros(B*S*K)
-					y0H, y0d, y0X := make([]float32, B*S*D), make([]float32, B*S*A), make([]float32, B*S*K)
+					dU, dXU := zeros(B*S*A), zeros(B*S*K)
+					y0d, y0X := make([]float32, B*S*A), make([]float32, B*S*K)
 					if err := be.Bmv(dwU, bH, bg, B, S, D, 1, cc); err != nil {
 						t.Fatal(err)
 					}
 					if err := be.SoftmaxGrad(dsU, bw, dwU, B, S); err != nil {
-						t.Fatal(err)
-					}
-					if err := be.Outer(dHU, bw, bg, B, S, D, 1, cc, false); err != nil {
 						t.Fatal(err)
 					}
 					if err := be.AdditiveDelta(dU, bT, bV, dsU, B*S, A, false); err != nil {
@@ -236,7 +232,7 @@ func TestBackendAttend(t *testing.T) {
 					}
 					// the fused backward of each score, from a packed forward
 					// holding T and w
-					back := func(f backend.Attend) (dw, ds, dH, keys, query []float32) {
+					back := func(f backend.Attend) (dw, ds, keys, query []float32) {
 						fl := f.Layout()
 						packed := make([]float32, fl.N)
 						if f.A > 0 {
@@ -251,14 +247,14 @@ func TestBackendAttend(t *testing.T) {
 							t.Fatal(err)
 						}
 						out := read(ab.Out)
-						return read(ab.DW), out[:B*S], out[l.H : l.H+B*S*D], out[l.Keys:l.Query], out[l.Query:l.H]
+						return read(ab.DW), out[:B*S], out[l.Keys:l.Query], out[l.Query:l.N]
 					}
 					f0 := backend.Attend{B: B, S: S, D: D, Mask: bMask, H: bH, CC: cc}
 					fAdd, fDot := f0, f0
 					fAdd.A, fAdd.P, fAdd.U, fAdd.C, fAdd.V = A, bP, bU, bC, bV
 					fDot.K, fDot.X, fDot.Q, fDot.SC = K, bX, bq, sc
-					dwF, dsF, dHF, dF, duF := back(fAdd)
-					dwF2, dsF2, dHF2, dXF, dqF := back(fDot)
+					dwF, dsF, dF, duF := back(fAdd)
+					dwF2, dsF2, dXF, dqF := back(fDot)
 					what := ""
 					dw, ds := read(dwU), read(dsU)
 					f, h := make([]float64, B*S), make([]float64, B*S)
@@ -281,12 +277,10 @@ func TestBackendAttend(t *testing.T) {
 							h[r] = float64(w[r])*(f[r]+wf) + 2*gamma(S+3)*float64(w[r])*(abs(dw[r])+wd)
 						}
 					}
-					dH := read(dHU)
-					for k, fused := range [][3][]float32{{dwF, dsF, dHF}, {dwF2, dsF2, dHF2}} {
+					for k, fused := range [][2][]float32{{dwF, dsF}, {dwF2, dsF2}} {
 						what := []string{"additive ", "dot "}[k]
 						check(t, what+"dw", fused[0], dw, func(r int) float64 { return f[r] })
 						check(t, what+"ds", fused[1], ds, func(r int) float64 { return h[r] })
-						check(t, what+"dH", fused[2], dH, func(j int) float64 { return 4 * u * (abs(dH[j]) + abs(y0H[j])) })
 					}
 					delta := read(dU)
 					dd := func(j int) float64 { // δ's bound

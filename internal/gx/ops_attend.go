@@ -20,10 +20,12 @@ import (
 // gradient, so nothing is counted twice):
 //
 //   - the context's gradient is one op back (attendBackOp: ∂w, the
-//     softmax's ∂s, the score's key- and query-side gradients and ∂H, into
-//     one flat tensor, backend.AttendBackLayout) that unflatOps cut up;
-//     the bias's ∂c = Σ_b ∂u (SumRows) and ∂v = Tᵀ∂s (attendDVOp) are sums
-//     over the batch, ops of their own;
+//     softmax's ∂s, the score's key- and query-side gradients, into one
+//     flat tensor, backend.AttendBackLayout) that unflatOps cut up; the
+//     bias's ∂c = Σ_b ∂u (SumRows) and ∂v = Tᵀ∂s (attendDVOp) are sums
+//     over the batch, ops of their own, and so is the values' ∂H, the
+//     Outer of the weights and ∂ctx, which adds into the sum of the
+//     values' gradients over the positions without a buffer of its own;
 //   - the weights' and the scores' (a penalty on the weights, say) are the
 //     unfused ops' gradients: SoftmaxGrad, then the score's.
 //
@@ -507,7 +509,14 @@ func (op *attendPartOp) contextGrads(all G.Nodes, grad *Node, res G.Nodes) error
 			return err
 		}
 	}
-	res[1], err = cut(l.H, B, S, a.D)
+	// the values' ∂H = (cc·w)⊗∂ctx: an Outer of the weights, which adds
+	// into the sum of the values' gradients as it always did (on the host
+	// and on a device: exec.go, exec_device_fuse.go)
+	w, err := op.applyOp(op.part0(partWeights, all), all...)
+	if err != nil {
+		return err
+	}
+	res[1], err = op.applyOp(newOuter(op.cc), w, grad)
 	return err
 }
 

@@ -22,8 +22,8 @@ import (
 // has it), or scores given as an input — then the masked softmax and the
 // context: one op each position (gx.Attention) when fused, else the
 // unfused chain (Score, MaskedSoftmax, WSum). in makes each input in turn
-// (the same draws for both chains). It returns the contexts and weights,
-// the nodes to differentiate by (every position's query or scores, then H,
+// (the same draws for both chains). It returns the contexts, weights and
+// scores, the nodes to differentiate by (every position's query or scores, then H,
 // and P, c, v) and the cost Σ_t ctx_t·R_t, plus Σ_t w_t·R'_t where
 // weighted (the weights' own gradient: a penalty on them, say).
 func attendChain(g *gx.Graph, in func(shape ...int) *gx.Node, mask *gx.Node, score string, fused, weighted bool, T, S, D int) (outs, wrt []*gx.Node, cost *gx.Node) {
@@ -53,18 +53,20 @@ func attendChain(g *gx.Graph, in func(shape ...int) *gx.Node, mask *gx.Node, sco
 			s := in(B, S)
 			sc, wrt = gx.ScoresOf(s), append(wrt, s)
 		}
-		var w, ctx *gx.Node
+		var s, w, ctx *gx.Node
 		if fused {
 			at := g.Attention(sc, mask, H)
-			w, ctx = at.Weights, at.Context
+			s, w, ctx = at.Scores, at.Weights, at.Context
 		} else if score == "heads" { // as scorers.Memory.Attend builds it
-			w = g.HeadMean(g.MaskedSoftmax(g.Score(sc), g.RepeatRows(mask, 3)), 3)
+			s = g.Score(sc)
+			w = g.HeadMean(g.MaskedSoftmax(s, g.RepeatRows(mask, 3)), 3)
 			ctx = g.WSum(w, H, 1)
 		} else {
-			w = g.MaskedSoftmax(g.Score(sc), mask)
+			s = g.Score(sc)
+			w = g.MaskedSoftmax(s, mask)
 			ctx = g.WSum(w, H, 1)
 		}
-		outs = append(outs, ctx, w)
+		outs = append(outs, ctx, w, s)
 		costs = append(costs, g.DotAll(ctx, in(B, D)))
 		if weighted {
 			costs = append(costs, g.DotAll(w, in(B, S)))
@@ -245,10 +247,11 @@ func (c *copyCounter) Copy2D(dst backend.Buf, dOff, dLd int, src backend.Buf, sO
 	return c.CPU.Copy2D(dst, dOff, dLd, src, sOff, sLd, rows, cols)
 }
 
-// TestAttentionUnreadParts: the fused op's scores and weights are copied
-// out of its packed tensor only where something reads them (exec.go's
-// dropUnread): watching the weights adds T copies a run (T positions):
-// unwatched and unread, they are not copied at all.
+// TestAttentionUnreadParts: the fused op's parts are copied out of its
+// packed tensor only where something reads them (exec.go's dropUnread):
+// watching the scores adds T copies a run (T positions; given scores are
+// an input, no copy): unwatched and unread, as in training, they are not
+// copied at all.
 func TestAttentionUnreadParts(t *testing.T) {
 	const B, S, D, T = 3, 5, 4, 3
 	for _, score := range attendScores {
@@ -272,9 +275,9 @@ func TestAttentionUnreadParts(t *testing.T) {
 			}
 			var read []*gx.Node
 			for i, o := range outs {
-				if i%2 == 0 { // a context
+				if i%3 == 0 { // a context
 					read = append(read, o)
-				} else if watch { // a weight
+				} else if i%3 == 2 && watch { // the scores
 					g.Watch(o)
 				}
 			}
@@ -297,9 +300,9 @@ func TestAttentionUnreadParts(t *testing.T) {
 			return be.copies
 		}
 		n0, n1 := run(false), run(true)
-		// watching a weight keeps its copy; the scores stay unread
-		if n1-n0 != T {
-			t.Errorf("%s: %d copies a run with the weights watched, %d without: want %d more", score, n1, n0, T)
+		// watching the scores keeps their copy (given scores are an input)
+		if want := map[bool]int{true: T}[score != "given"]; n1-n0 != want {
+			t.Errorf("%s: %d copies a run with the scores watched, %d without: want %d more", score, n1, n0, want)
 		}
 	}
 }

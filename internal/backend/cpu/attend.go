@@ -110,7 +110,6 @@ func attendBack[T kern.Float](a backend.AttendBack, get func(backend.Buf) []T) {
 	} else {
 		softmaxGrad(w, dw, ds, S)
 	}
-	outerHeads(w, g, out[l.H:l.H+n*D], B, S, D, 1, T(f.CC), false)
 	switch {
 	case A > 0:
 		additiveDeltaRows2(fo[fl.T:fl.T+n*A], get(f.V)[:A], ds, out[l.Keys:l.Keys+n*A], out[l.Query:l.Query+B*A], B, S, A)
@@ -120,42 +119,50 @@ func attendBack[T kern.Float](a backend.AttendBack, get func(backend.Buf) []T) {
 	}
 }
 
-// additiveRows is addTanh then matVec (the additive score) a batch row at
-// a time, batch rows over threads: T[b] is read by the product while it
-// is in the cache. Each value is the unfused ops' (addTanhRows' per row;
-// a row's product is the BLAS's for that row, however many rows a call
-// has: MatVec).
+// additiveRows is addTanh then matVec (the additive score) a block of
+// rows at a time: T's rows are read by the product while they are in the
+// cache. The product's calls are matVec's own (the same blocks of rows
+// over the same threads: a row's sum may depend on the rows its call
+// has), and each row of T is addTanhRows', so the values are the unfused
+// ops'.
 func additiveRows[T kern.Float](P, u, c, v, t, s []T, B, S, A int) {
-	rows := func(b0, b1 int) {
-		for b := b0; b < b1; b++ {
-			addTanhRows(P, u, c, t, S, A, b, b+1)
-			gemvBeta(false, S, A, 1, t[b*S*A:(b+1)*S*A], A, v, 0, s[b*S:(b+1)*S])
-		}
-	}
-	if kern.Splits(B, S*A) {
-		kern.Parallel(B, S*A, rows)
+	n := B * S
+	if nb := (n + matVecBlock - 1) / matVecBlock; kern.Splits(nb, matVecBlock*A) {
+		kern.Parallel(nb, matVecBlock*A, func(b0, b1 int) { additiveBlocks(P, u, c, v, t, s, S, A, b0, b1) })
 	} else {
-		rows(0, B)
+		additiveBlocks(P, u, c, v, t, s, S, A, 0, nb)
 	}
+}
+
+// additiveBlocks is additiveRows on blocks [b0, b1) of matVecBlock rows.
+func additiveBlocks[T kern.Float](P, u, c, v, t, s []T, S, A, b0, b1 int) {
+	r0, r1 := b0*matVecBlock, min(len(s), b1*matVecBlock)
+	for r := r0; r < r1; r++ {
+		b := r / S
+		kern.AddTanhs(P[r*A:(r+1)*A], u[b*A:(b+1)*A], c, t[r*A:(r+1)*A])
+	}
+	gemvBeta(false, r1-r0, A, 1, t[r0*A:], A, v, 0, s[r0:r1])
 }
 
 // additiveDeltaRows2 is additiveDelta then sumMid a batch row at a time
 // (δ [B,S,A] and ∂u [B,A]), batch rows over threads: each δ row is added
 // into ∂u as it is made, in the order sumMid adds them.
 func additiveDeltaRows2[T kern.Float](t, v, g, delta, du []T, B, S, A int) {
-	rows := func(b0, b1 int) {
-		for b := b0; b < b1; b++ {
-			additiveDeltaRows(t, v, g, delta, b*S, (b+1)*S, false)
-			dub := du[b*A : (b+1)*A]
-			clear(dub)
-			for i := range S {
-				kern.Axpy(1, delta[(b*S+i)*A:(b*S+i+1)*A], dub)
-			}
-		}
-	}
 	if kern.Splits(B, S*A) {
-		kern.Parallel(B, S*A, rows)
+		kern.Parallel(B, S*A, func(b0, b1 int) { deltaSumRows(t, v, g, delta, du, S, A, b0, b1) })
 	} else {
-		rows(0, B)
+		deltaSumRows(t, v, g, delta, du, S, A, 0, B)
+	}
+}
+
+// deltaSumRows is additiveDeltaRows2 on batch rows [b0, b1).
+func deltaSumRows[T kern.Float](t, v, g, delta, du []T, S, A, b0, b1 int) {
+	for b := b0; b < b1; b++ {
+		additiveDeltaRows(t, v, g, delta, b*S, (b+1)*S, false)
+		dub := du[b*A : (b+1)*A]
+		clear(dub)
+		for i := range S {
+			kern.Axpy(1, delta[(b*S+i)*A:(b*S+i+1)*A], dub)
+		}
 	}
 }

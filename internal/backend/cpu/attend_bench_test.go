@@ -11,7 +11,7 @@ import (
 // backward at the README's real-corpus size (batch 128, 20 keys, hidden
 // and attention 512), fused (Attend, AttendBack) and as the unfused ops'
 // kernels one after another (what a backend without FusedAttention runs;
-// the same values).
+// the same values; the values' gradient, an Outer either way, apart).
 func BenchmarkAttend(b *testing.B) {
 	const B, S, D, A = 128, 20, 512, 512
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -42,7 +42,7 @@ func BenchmarkAttend(b *testing.B) {
 		}
 	})
 	T, s, w, ctx := buf(B*S*A), buf(B*S), buf(B*S), buf(B*D)
-	dw, ds, dH, delta, du := buf(B*S), buf(B*S), buf(B*S*D), buf(B*S*A), buf(B*A)
+	dw, ds, delta, du := buf(B*S), buf(B*S), buf(B*S*A), buf(B*A)
 	b.Run("unfused", func(b *testing.B) {
 		for b.Loop() {
 			for _, err := range []error{
@@ -52,7 +52,6 @@ func BenchmarkAttend(b *testing.B) {
 				be.WSum(ctx, w, f.H, B, S, D, 1, 1),
 				be.Bmv(dw, f.H, ab.G, B, S, D, 1, 1),
 				be.SoftmaxGrad(ds, w, dw, B, S),
-				be.Outer(dH, w, ab.G, B, S, D, 1, 1, false),
 				be.AdditiveDelta(delta, T, f.V, ds, B*S, A, false),
 				be.SumMid(du, delta, B, S, A),
 			} {

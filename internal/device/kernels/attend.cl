@@ -96,23 +96,22 @@ __kernel void attend_scored(__global const float *s, __global float *out, const 
 //
 //	dw[b,i] = cc · Σ_d H[b,i,d]·g[b,d]           (the context's ∂w)
 //	ds[b,i] = w[b,i]·(dw[b,i] − Σ_j w[b,j]·dw[b,j])  (the softmax's ∂s)
-//	dH[b,i,d] = (cc·w[b,i])·g[b,d]
 //	δ[b,i,a] = (ds[b,i]·v[a])·(1 − T[b,i,a]²)    when fl & 4
 //	du[b,a] = Σ_i (ds[b,i]·v[a])·(1 − T[b,i,a]²)  when fl & 16
 //	dX[b,i,k] = (sc·ds[b,i])·q[b,k]             when fl & 32
 //	dq[b,k] = Σ_i (sc·ds[b,i])·X[b,i,k]          when fl & 128, a zero skipped
 //
 // the additive score's δ and ∂u (T [B,S,A], v [A]) and the dot score's
-// ∂X and ∂q (X [B,S,K], q [B,K]). ds, δ or dX, ∂u or ∂q and dH go into the
+// ∂X and ∂q (X [B,S,K], q [B,K]). ds, δ or dX, and ∂u or ∂q go into the
 // flat output at their offsets (backend.AttendBackLayout); w and T are
 // read from the forward's packed output (backend.AttendLayout).
-__kernel void attend_back(__global float *dw, __global float *out, const int oK, const int oQ, const int oH,
+__kernel void attend_back(__global float *dw, __global float *out, const int oK, const int oQ,
                           __global const float *H, __global const float *g, __global const float *fwd,
                           const int oW, const int oT, const float cc, __global const float *v,
                           __global const float *X, __global const float *q, const float sc, const int S, const int D,
                           const int A, const int K, const int fl) {
 	__local float red[WG];
-	__global float *ds = out, *delta = out + oK, *dX = out + oK, *du = out + oQ, *dq = out + oQ, *dH = out + oH;
+	__global float *ds = out, *delta = out + oK, *dX = out + oK, *du = out + oQ, *dq = out + oQ;
 	__global const float *w = fwd + oW, *T = fwd + oT;
 	int b = get_group_id(0), l = get_local_id(0);
 	__global const float *gb = g + (size_t)b * D, *wr = w + (size_t)b * S;
@@ -130,10 +129,6 @@ __kernel void attend_back(__global float *dw, __global float *out, const int oK,
 	dot = red_sum(red, dot);
 	for (int i = l; i < S; i += WG) dsr[i] = wr[i] * (dwr[i] - dot);
 	barrier(CLK_GLOBAL_MEM_FENCE);
-	for (int d = l; d < D; d += WG) {
-		float gd = gb[d];
-		for (int i = 0; i < S; i++) dH[((size_t)b * S + i) * D + d] = cc * wr[i] * gd;
-	}
 	if (fl & (4 | 16)) {
 		for (int a = l; a < A; a += WG) {
 			float va = v[a], acc = 0.0f;
