@@ -94,17 +94,20 @@ type Attend struct {
 }
 
 // AttendLayout is where Attend puts its values in Out, each a block of
-// its own: T [B,S,A] (additive) from T, the scores [B·h,S] (unless read
-// from Score) from S, with h > 1 heads the mask M and the heads' weights
-// hw [B·h,S] from M and HW, the weights [B,S] from W and the context [B,D]
-// from Ctx; N values in all. A block a kind has not is empty (its size 0).
-type AttendLayout struct{ T, S, M, HW, W, Ctx, N int }
+// its own: the weights [B,S] at 0 (W, so that Out may be read as the
+// weights: the values' gradient, an Outer, does), T [B,S,A] (additive)
+// from T, the scores [B·h,S] (unless read from Score) from S, with h > 1
+// heads the mask M and the heads' weights hw [B·h,S] from M and HW, and
+// the context [B,D] from Ctx; N values in all. A block a kind has not is
+// empty (its size 0).
+type AttendLayout struct{ W, T, S, M, HW, Ctx, N int }
 
 // Layout is a's AttendLayout.
 func (a Attend) Layout() AttendLayout {
 	var l AttendLayout
 	n, nh := a.B*a.S, a.B*a.NHeads()*a.S
-	l.S = a.B * a.S * a.A
+	l.T = n
+	l.S = l.T + n*a.A
 	l.M = l.S
 	if a.A > 0 || a.K > 0 {
 		l.M += nh
@@ -113,11 +116,10 @@ func (a Attend) Layout() AttendLayout {
 	if a.NHeads() > 1 {
 		l.HW += nh
 	}
-	l.W = l.HW
+	l.Ctx = l.HW
 	if a.NHeads() > 1 {
-		l.W += nh
+		l.Ctx += nh
 	}
-	l.Ctx = l.W + n
 	l.N = l.Ctx + a.B*a.D
 	return l
 }

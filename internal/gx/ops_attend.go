@@ -509,14 +509,12 @@ func (op *attendPartOp) contextGrads(all G.Nodes, grad *Node, res G.Nodes) error
 			return err
 		}
 	}
-	// the values' ∂H = (cc·w)⊗∂ctx: an Outer of the weights, which adds
-	// into the sum of the values' gradients as it always did (on the host
-	// and on a device: exec.go, exec_device_fuse.go)
-	w, err := op.applyOp(op.part0(partWeights, all), all...)
-	if err != nil {
-		return err
-	}
-	res[1], err = op.applyOp(newOuter(op.cc), w, grad)
+	// the values' ∂H = (cc·w)⊗∂ctx: an Outer of the weights at the start
+	// of the packed tensor, which adds into the sum of the values'
+	// gradients as the unfused chain's Outer does (on the host and on a
+	// device: exec.go, exec_device_fuse.go)
+	dH := &attendDHOp{base{name: "AttentionDH", args: fmt.Sprint(B, ",", S, ",", a.D, ",", op.cc), in: []int{1, 2}, out: 3}, B, S, a.D, op.cc}
+	res[1], err = op.applyOp(dH, packed, grad)
 	return err
 }
 
@@ -557,11 +555,34 @@ func (op *attendBackOp) workspace(in []tensor.Shape) []int {
 	return []int{m[0] * m[1] * (1 + min(op.h-1, 1)*op.h)}
 }
 
-// attendDVOp reads T [B,S,A] at the start of the packed tensor and ∂s
-// [B,S] at the start of the flat gradients.
+// attendDHOp: (packed, ∂ctx) → ∂H = (cc·w)⊗∂ctx [B,S,D], the weights
+// read at the start of the packed tensor (backend.AttendLayout).
+type attendDHOp struct {
+	base
+	b, s, d int
+	cc      float64
+}
+
+func (op *attendDHOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	return tensor.Shape{op.b, op.s, op.d}, nil
+}
+
+// forward: Outer's, of the weights and ∂ctx.
+func (op *attendDHOp) forward(c *call) error { return op.product(c, c.out, false) }
+
+// accumulate is dst += ∂H, as Outer's (the product rounded, then added).
+func (op *attendDHOp) accumulate(c *call, dst backend.Buf) error { return op.product(c, dst, true) }
+func (op *attendDHOp) fusedOnHost()                              {}
+
+func (op *attendDHOp) product(c *call, dst backend.Buf, acc bool) error {
+	return c.be.Outer(dst, c.in[0], c.in[1], op.b, op.s, op.d, 1, op.cc, acc)
+}
+
+// attendDVOp reads T [B,S,A] in the packed tensor (after the weights,
+// n values) and ∂s [B,S] at the start of the flat gradients.
 func (op *attendDVOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return tensor.Shape{op.a}, nil }
 
 // forward: ∂v[a] = Σ_n T[n,a]·∂s[n], the product ProjLastV computes.
 func (op *attendDVOp) forward(c *call) error {
-	return c.be.MatVec(op.a, op.n, backend.Mat{Buf: c.in[0], Ld: op.a, T: true}, c.in[1], c.out, false)
+	return c.be.MatVec(op.a, op.n, backend.Mat{Buf: c.in[0], Off: op.n, Ld: op.a, T: true}, c.in[1], c.out, false)
 }
