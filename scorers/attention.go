@@ -44,7 +44,10 @@ type Step struct {
 }
 
 // Attend scores the query q [B, Dq] against the memory, normalises the
-// scores over the unmasked keys and returns the context Σ_i w_i v_i.
+// scores over the unmasked keys and returns the context Σ_i w_i v_i. With
+// the softmax, on a graph whose backend runs the fused attention
+// (gx.Graph.FusesAttention), the three are one op (gx.Attention); else
+// the unfused chain: the same values (on the cpu the same bits).
 func (m *Memory) Attend(g *gx.Graph, q *gx.Node, norm Normalizer) Step {
 	var st Step
 	if g.Err() != nil {
