@@ -44,18 +44,30 @@ type Step struct {
 }
 
 // Attend scores the query q [B, Dq] against the memory, normalises the
-// scores over the unmasked keys and returns the context Σ_i w_i v_i.
+// scores over the unmasked keys and returns the context Σ_i w_i v_i. With
+// the softmax, on a graph whose backend runs the fused attention
+// (gx.Graph.FusesAttention), the three are one op (gx.Attention); else
+// the unfused chain: the same values (on the cpu the same bits).
 func (m *Memory) Attend(g *gx.Graph, q *gx.Node, norm Normalizer) Step {
 	var st Step
 	if g.Err() != nil {
 		return st
 	}
 	st.Query = q
+	h := HeadsOf(m.scorer)
+	if sc, ok := m.fused(g, q, norm); ok {
+		// one op: the score, the softmax and the context (gx.Attention)
+		if g.Err() == nil {
+			at := g.Attention(sc, m.mask, m.values)
+			st.Scores, st.HeadWeights, st.Weights, st.Context = at.Scores, at.HeadWeights, at.Weights, at.Context
+		}
+		return st
+	}
 	st.Scores = m.scorer.ScoreProjected(g, q, m.projected)
 	if st.Scores == nil {
 		return st
 	}
-	if h := HeadsOf(m.scorer); h > 1 {
+	if h > 1 {
 		// w̄_i = (1/h) Σ_k norm(s^k)_i, each head over the unmasked keys
 		if m.headMask == nil {
 			m.headMask = g.RepeatRows(m.mask, h)
@@ -73,6 +85,26 @@ func (m *Memory) Attend(g *gx.Graph, q *gx.Node, norm Normalizer) Step {
 	}
 	st.Context = g.WSum(st.Weights, m.values, 1)
 	return st
+}
+
+// fused is the score as the fused op takes it (a Fusable scorer's parts,
+// or the scores of one head computed first), where the graph's backend
+// runs the op for it and the normaliser is the softmax.
+func (m *Memory) fused(g *gx.Graph, q *gx.Node, norm Normalizer) (gx.Scoring, bool) {
+	if !isSoftmax(norm) {
+		return gx.Scoring{}, false
+	}
+	h := HeadsOf(m.scorer)
+	f, ok := m.scorer.(Fusable)
+	switch {
+	case !g.FusesAttention(h):
+		return gx.Scoring{}, false
+	case ok:
+		return f.ScoreParts(g, q, m.projected), true
+	case h == 1:
+		return gx.ScoresOf(m.scorer.ScoreProjected(g, q, m.projected)), true
+	}
+	return gx.Scoring{}, false
 }
 
 // NewMemory wraps keys already projected by the scorer (ProjectKeys'

@@ -50,11 +50,16 @@ func (s *Concat) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node { return s.lin
 
 // ScoreProjected returns vᵀ tanh(W_q q + W_k k_i + b) for every key.
 func (s *Concat) ScoreProjected(g *gx.Graph, q, wk *gx.Node) *gx.Node {
+	return g.Score(s.ScoreParts(g, q, wk))
+}
+
+// ScoreParts is the additive score of W_k k_i, W_q q, b and v (Fusable).
+func (s *Concat) ScoreParts(g *gx.Graph, q, wk *gx.Node) gx.Scoring {
 	if !s.checkStep(g, q, wk) {
-		return nil
+		return gx.Scoring{}
 	}
 	u := g.Linear(q, g.Bind(s.Wq), 0) // [B,A]
-	return g.Additive(wk, u, g.Bind(s.B), g.Bind(s.V))
+	return gx.AdditiveScoring(wk, u, g.Bind(s.B), g.Bind(s.V))
 }
 
 // Cost: W_q, W_k [A, H], b and v [A]; the projected keys [B, S, A]; per

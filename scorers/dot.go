@@ -24,10 +24,15 @@ func (d *Dot) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node { return d.sameKe
 
 // ScoreProjected returns qᵀ k_i for every key.
 func (d *Dot) ScoreProjected(g *gx.Graph, q, keys *gx.Node) *gx.Node {
+	return g.Score(d.ScoreParts(g, q, keys))
+}
+
+// ScoreParts is the dot score of the keys and q (Fusable).
+func (d *Dot) ScoreParts(g *gx.Graph, q, keys *gx.Node) gx.Scoring {
 	if !d.checkStep(g, q, keys) {
-		return nil
+		return gx.Scoring{}
 	}
-	return g.BMV(keys, q, 1) // [B,S]
+	return gx.DotScoring(keys, q, 1) // [B,S]
 }
 
 // Cost: none of its own.

@@ -33,10 +33,15 @@ func (s *General) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node { return s.li
 
 // ScoreProjected returns qᵀ (W k_i) for every key.
 func (s *General) ScoreProjected(g *gx.Graph, q, wk *gx.Node) *gx.Node {
+	return g.Score(s.ScoreParts(g, q, wk))
+}
+
+// ScoreParts is the dot score of W k_i and q (Fusable).
+func (s *General) ScoreParts(g *gx.Graph, q, wk *gx.Node) gx.Scoring {
 	if !s.checkStep(g, q, wk) {
-		return nil
+		return gx.Scoring{}
 	}
-	return g.BMV(wk, q, 1) // [B,S]
+	return gx.DotScoring(wk, q, 1) // [B,S]
 }
 
 // Cost: W [H, H], and the keys projected through it [B, S, H].

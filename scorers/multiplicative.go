@@ -46,10 +46,15 @@ func (s *Multiplicative) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node {
 
 // ScoreProjected returns (W_q q)ᵀ(W_k k_i) for every key.
 func (s *Multiplicative) ScoreProjected(g *gx.Graph, q, wk *gx.Node) *gx.Node {
+	return g.Score(s.ScoreParts(g, q, wk))
+}
+
+// ScoreParts is the dot score of W_k k_i and W_q q (Fusable).
+func (s *Multiplicative) ScoreParts(g *gx.Graph, q, wk *gx.Node) gx.Scoring {
 	if !s.checkStep(g, q, wk) {
-		return nil
+		return gx.Scoring{}
 	}
-	return g.BMV(wk, g.Linear(q, g.Bind(s.Wq), 0), 1) // [B,S]
+	return gx.DotScoring(wk, g.Linear(q, g.Bind(s.Wq), 0), 1) // [B,S]
 }
 
 // Cost: W_q, W_k [A, H]; the projected keys [B, S, A].

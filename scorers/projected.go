@@ -61,10 +61,16 @@ func (s *ProjectedDot) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node {
 
 // ScoreProjected returns each head's (W_q^k q)ᵀ(W_k^k k_i)/√a: [B·h, S].
 func (s *ProjectedDot) ScoreProjected(g *gx.Graph, q, wk *gx.Node) *gx.Node {
+	return g.Score(s.ScoreParts(g, q, wk))
+}
+
+// ScoreParts is the dot score of h heads of W_k k_i and W_q q, each
+// scaled by 1/√a (Fusable).
+func (s *ProjectedDot) ScoreParts(g *gx.Graph, q, wk *gx.Node) gx.Scoring {
 	if !s.checkQuery(g, q) || !s.checkBatch(g, q, wk) {
-		return nil
+		return gx.Scoring{}
 	}
-	return g.BMVHeads(wk, g.Linear(q, g.Bind(s.Wq), 0), s.heads, s.scale)
+	return gx.DotScoringHeads(wk, g.Linear(q, g.Bind(s.Wq), 0), s.heads, s.scale)
 }
 
 // Cost: W_q, W_k [A, H]; the projected keys [B, S, A].

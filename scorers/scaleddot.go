@@ -36,10 +36,15 @@ func (d *ScaledDot) ProjectKeys(g *gx.Graph, keys *gx.Node) *gx.Node { return d.
 
 // ScoreProjected returns qᵀ k_i / √Dk for every key.
 func (d *ScaledDot) ScoreProjected(g *gx.Graph, q, keys *gx.Node) *gx.Node {
+	return g.Score(d.ScoreParts(g, q, keys))
+}
+
+// ScoreParts is the dot score of the keys and q scaled by 1/√Dk (Fusable).
+func (d *ScaledDot) ScoreParts(g *gx.Graph, q, keys *gx.Node) gx.Scoring {
 	if !d.checkStep(g, q, keys) {
-		return nil
+		return gx.Scoring{}
 	}
-	return g.BMV(keys, q, d.scale) // [B,S]
+	return gx.DotScoring(keys, q, d.scale) // [B,S]
 }
 
 // Cost: none of its own.

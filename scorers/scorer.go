@@ -51,6 +51,15 @@ func HeadsOf(s Scorer) int {
 	return 1
 }
 
+// Fusable is implemented by scorers whose score is one that the fused
+// attention op computes itself (gx.Scoring: additive, or a scaled dot
+// product): ScoreParts returns its operands, and ScoreProjected is g.Score
+// of them. Memory.Attend gives them to gx.Attention on a backend that
+// fuses attention; any other scorer's scores are computed first.
+type Fusable interface {
+	ScoreParts(g *gx.Graph, q, projected *gx.Node) gx.Scoring
+}
+
 // PositionBased is implemented by scorers whose scores depend on key
 // positions rather than key contents (location): permuting the keys does
 // not permute their scores.

@@ -36,7 +36,7 @@ type stepGraph struct {
 }
 
 func (m *Model) buildEnc(a *gx.Arena, B, S int) (*encGraph, error) {
-	return gx.BuildIn(a, m.dt, func(g *gx.Graph) (*encGraph, error) { return m.buildEncOn(g, B, S) })
+	return buildIn(m, a, func(g *gx.Graph) (*encGraph, error) { return m.buildEncOn(g, B, S) })
 }
 
 func (m *Model) buildEncOn(g *gx.Graph, B, S int) (*encGraph, error) {
@@ -58,7 +58,7 @@ func (m *Model) buildEncOn(g *gx.Graph, B, S int) (*encGraph, error) {
 }
 
 func (m *Model) buildStep(a *gx.Arena, R, S int, prjShape []int, steps int) (*stepGraph, error) {
-	return gx.BuildIn(a, m.dt, func(g *gx.Graph) (*stepGraph, error) { return m.buildStepOn(g, R, S, prjShape, steps) })
+	return buildIn(m, a, func(g *gx.Graph) (*stepGraph, error) { return m.buildStepOn(g, R, S, prjShape, steps) })
 }
 
 func (m *Model) buildStepOn(g *gx.Graph, R, S int, prjShape []int, steps int) (*stepGraph, error) {

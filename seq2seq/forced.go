@@ -9,7 +9,7 @@ import (
 // forcedGraph is the loss's teacher-forced graph (trainGraphOn, without
 // dropout) with no gradients and every step's attention weights watched.
 func (m *Model) buildForced(a *gx.Arena, B, S, T int) (*trainGraph, error) {
-	return gx.BuildIn(a, m.dt, func(g *gx.Graph) (*trainGraph, error) {
+	return buildIn(m, a, func(g *gx.Graph) (*trainGraph, error) {
 		tg := m.trainGraphOn(g, B, S, T)
 		for t, w := range tg.weights {
 			tg.weights[t] = g.Watch(w)

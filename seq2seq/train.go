@@ -34,7 +34,7 @@ type shape struct {
 // buildTrain builds the unrolled training graph: teacher forcing, masked
 // cross-entropy averaged over the batch's target tokens.
 func (m *Model) buildTrain(a *gx.Arena, B, S, T int) (*trainGraph, error) {
-	return gx.BuildIn(a, m.dt, func(g *gx.Graph) (*trainGraph, error) { return m.buildTrainOn(g, B, S, T) })
+	return buildIn(m, a, func(g *gx.Graph) (*trainGraph, error) { return m.buildTrainOn(g, B, S, T) })
 }
 
 func (m *Model) buildTrainOn(g *gx.Graph, B, S, T int) (*trainGraph, error) {
@@ -43,7 +43,6 @@ func (m *Model) buildTrainOn(g *gx.Graph, B, S, T int) (*trainGraph, error) {
 	for i, p := range m.params {
 		nodes[i] = g.Bind(p)
 	}
-	g.Target(m.target()) // its fused ops are the ones that backend declares
 	tg.grads = g.Grad(tg.cost, nodes...)
 	mach, err := m.compile(g, "training")
 	if err != nil {
@@ -363,6 +362,19 @@ func (c *GraphCache) evict() {
 	delete(c.uses, old)
 }
 
+// buildIn is gx.BuildIn for the model's graphs: each is built for the
+// backend it will be compiled for (the model's device, its host backend,
+// or the cpu), so that it holds the fused ops that backend has
+// (gx.Graph.SetTarget).
+func buildIn[T any](m *Model, a *gx.Arena, build func(g *gx.Graph) (T, error)) (T, error) {
+	return gx.BuildIn(a, m.dt, func(g *gx.Graph) (T, error) {
+		if be := m.target(); be != nil {
+			g.SetTarget(be)
+		}
+		return build(g)
+	})
+}
+
 // compile turns a built graph into a machine, on the model's device (the
 // host without one), or reports what went wrong while building it.
 func (m *Model) compile(g *gx.Graph, what string) (*gx.Machine, error) {
@@ -381,7 +393,7 @@ func (m *Model) compile(g *gx.Graph, what string) (*gx.Machine, error) {
 }
 
 // target is the backend the model's graphs run on: its device's, its
-// host backend's, or nil for the cpu's (Graph.Target).
+// host backend's, or nil for the cpu's (Graph.SetTarget).
 func (m *Model) target() backend.Backend {
 	if be := m.Device(); be != nil {
 		return be

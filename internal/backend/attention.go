@@ -39,58 +39,122 @@ type Attention interface {
 	AdditiveDelta(y, T, v, g Buf, N, A int, acc bool) error
 }
 
-// FusedAttention is the ability of a backend (the OpenCL one) to run one
-// decoder position's attention chain — the score, its masked softmax and
-// the context — in one launch, and its gradient in one more: internal/gx's
-// device machine groups a chain's steps into one (exec_device_attend.go).
-// Each computes what the unfused ops compute, a sum along a row possibly in
-// another order. It is not part of Backend: the host runs the ops.
+// FusedAttention is the ability of a backend to run one decoder
+// position's attention — the score, its masked softmax and the context —
+// as one operation, and its gradient as one more: internal/gx's Attention
+// op and its backward (ops_attend.go), which a graph builder emits only
+// for a backend that has this ability and declares it (Fuser:
+// FuseAttention; FuseAttentionHeads for several heads;
+// Graph.FusesAttention). Each part
+// computes what the unfused ops compute; a backend sums in the order of
+// its own unfused kernels where it can, so that the fused and the unfused
+// chain differ by the order of a sum along a row at most (the cpu: not at
+// all).
 type FusedAttention interface {
 	Attend(a Attend) error
 	AttendBack(a AttendBack) error
 }
 
-// Attend is a chain forward for B batch rows of S keys: the scores Score
+// Attend is a chain forward for B batch rows of S keys: the scores s
 // [B,S], from the additive score when A > 0, the dot score when K > 0, or
-// read as they are; then the weights W = the masked softmax of Score over
-// Mask [B,S] (1 = present), and the context Ctx[b,d] = Σ_i (CC·W[b,i])·H[b,i,d]
-// for H [B,S,D], a zero weight skipped.
+// read from Score; then the weights w = the masked softmax of s over Mask
+// [B,S] (1 = present), and the context ctx[b,d] = Σ_i (CC·w[b,i])·H[b,i,d]
+// for H [B,S,D], a zero weight skipped. Everything it computes goes into
+// Out at the offsets of Layout.
+//
+// With Heads h > 1 (the dot score only; FuseAttentionHeads), K splits into h
+// blocks of K/h, k(j) = j/(K/h) the head of column j, and the rows are
+// batch-major, head-minor (Attention's Bmv):
+//
+//	s[b·h+k,i] = SC · Σ_{j: k(j)=k} X[b,i,j]·Q[b,j]          [B·h,S]
+//	M[b·h+k,i] = Mask[b,i]                                  [B·h,S]
+//	hw = the masked softmax of each row of s over M          [B·h,S]
+//	w[b,i] = Σ_k (1/h)·hw[b·h+k,i], k ascending              [B,S]
+//
+// then the context from w.
 type Attend struct {
-	B, S, D        int
-	Score, Mask, W Buf
-	H, Ctx         Buf
-	CC             float64
-	A              int // additive: T = tanh(P + U + C) [B,S,A], Score = T·V
-	P, U, C, V, T  Buf // P [B,S,A], U [B,A], C and V [A]
-	K              int // dot: Score[b,i] = SC · Σ_k X[b,i,k]·Q[b,k]
-	X, Q           Buf // X [B,S,K], Q [B,K]
-	SC             float64
+	B, S, D int
+	Mask, H Buf
+	CC      float64
+	A       int // additive: T = tanh(P + U + C) [B,S,A], s = T·V
+	P, U    Buf // P [B,S,A], U [B,A]
+	C, V    Buf // [A]
+	K       int // dot: s[b,i] = SC · Σ_k X[b,i,k]·Q[b,k]
+	X, Q    Buf // X [B,S,K], Q [B,K]
+	SC      float64
+	Heads   int // the dot score's heads; 0 or 1: one
+	Score   Buf // neither: the scores [B,S], an operand
+	Out     Buf // AttendLayout
 }
 
-// AttendBack is a chain's gradient from the context's G [B,D]: the
-// weights' DW[b,i] = CC·Σ_d H[b,i,d]·G[b,d] and the scores' DS[b,i] =
-// W[b,i]·(DW[b,i] − Σ_j W[b,j]·DW[b,j]) always; then, where the buffer is
-// set (Mem not nil), with Acc adding into it:
+// AttendLayout is where Attend puts its values in Out, each a block of
+// its own: the weights [B,S] at 0 (W, so that Out may be read as the
+// weights: the values' gradient, an Outer, does), T [B,S,A] (additive)
+// from T, the scores [B·h,S] (unless read from Score) from S, with h > 1
+// heads the mask M and the heads' weights hw [B·h,S] from M and HW, and
+// the context [B,D] from Ctx; N values in all. A block a kind has not is
+// empty (its size 0).
+type AttendLayout struct{ W, T, S, M, HW, Ctx, N int }
+
+// Layout is a's AttendLayout.
+func (a Attend) Layout() AttendLayout {
+	var l AttendLayout
+	n, nh := a.B*a.S, a.B*a.NHeads()*a.S
+	l.T = n
+	l.S = l.T + n*a.A
+	l.M = l.S
+	if a.A > 0 || a.K > 0 {
+		l.M += nh
+	}
+	l.HW = l.M
+	if a.NHeads() > 1 {
+		l.HW += nh
+	}
+	l.Ctx = l.HW
+	if a.NHeads() > 1 {
+		l.Ctx += nh
+	}
+	l.N = l.Ctx + a.B*a.D
+	return l
+}
+
+// NHeads is the number of heads: Heads, or 1.
+func (a Attend) NHeads() int { return max(1, a.Heads) }
+
+// AttendBack is a chain's gradient from the context's G [B,D], for the
+// forward F (its operands, and its Out holding w and T): the weights'
+// ∂w[b,i] = CC·Σ_d H[b,i,d]·G[b,d] into DW (a working buffer [B,S]; with
+// h > 1 heads [B,S] then the heads' weights' ∂hw[b·h+k,i] = (1/h)·∂w[b,i]
+// [B·h,S], and ∂s, ∂X and ∂Q from hw and ∂hw per head, as Attention's
+// Outer and WSum with h heads), then into Out at the offsets of Layout
 //
-//	DH[b,i,d]    = (CC·W[b,i])·G[b,d]                      [B,S,D]
-//	Delta[b,i,a] = (DS[b,i]·V[a])·(1 − T[b,i,a]²)          [B,S,A]  (additive)
-//	DU[b,a]      = Σ_i Delta[b,i,a], not added into         [B,A]
-//	DX[b,i,k]    = (SC·DS[b,i])·Q[b,k]                     [B,S,K]  (dot)
-//	DQ[b,k]      = Σ_i (SC·DS[b,i])·X[b,i,k], not added into [B,K]
+//	∂s[b,i]      = w[b,i]·(∂w[b,i] − Σ_j w[b,j]·∂w[b,j])   [B·h,S]
+//	∂P[b,i,a]    = (∂s[b,i]·V[a])·(1 − T[b,i,a]²)          [B,S,A]  (additive)
+//	∂U[b,a]      = Σ_i ∂P[b,i,a]                           [B,A]
+//	∂X[b,i,k]    = (SC·∂s[b,i])·Q[b,k]                     [B,S,K]  (dot)
+//	∂Q[b,k]      = Σ_i (SC·∂s[b,i])·X[b,i,k], a zero skipped [B,K]
+//
+// (the values' ∂H = (CC·w)⊗G, and ∂C and ∂V, sums over the batch, are the
+// graph's ops of their own: ∂H an Outer that adds into the sum of the
+// values' gradients over the positions, which the backend's Outer does
+// without a [B,S,D] buffer of its own).
 type AttendBack struct {
-	B, S, D   int
-	H, G, W   Buf
-	CC        float64
-	DW, DS    Buf
-	DH        Buf
-	DHAcc     bool
-	A         int
-	T, V      Buf
-	Delta, DU Buf
-	DeltaAcc  bool
-	K         int
-	X, Q      Buf
-	SC        float64
-	DX, DQ    Buf
-	DXAcc     bool
+	F     Attend
+	G, DW Buf
+	Out   Buf // AttendBackLayout
+}
+
+// AttendBackLayout is where AttendBack puts its values in Out: ∂s [B·h,S]
+// at 0, the score's key-side gradient (∂P or ∂X) from Keys, its
+// query-side one (∂U or ∂Q) from Query; N values in all.
+type AttendBackLayout struct{ Keys, Query, N int }
+
+// Layout is a's AttendBackLayout.
+func (a AttendBack) Layout() AttendBackLayout {
+	f := a.F
+	w := f.A + f.K // one of them is 0
+	l := AttendBackLayout{Keys: f.B * f.NHeads() * f.S}
+	l.Query = l.Keys + f.B*f.S*w
+	l.N = l.Query + f.B*w
+	return l
 }

@@ -128,6 +128,15 @@ type Fuser interface {
 // replaces (the OpenCL backend stacks eight blocks a launch).
 const FuseStackedGrads = "StackedGrads"
 
+// FuseAttention is one decoder position's attention — score, masked
+// softmax, context — as one op each way (internal/gx's Attention, run by
+// FusedAttention's Attend and AttendBack), for one head;
+// FuseAttentionHeads is the same for the dot score with several heads.
+const (
+	FuseAttention      = "Attention"
+	FuseAttentionHeads = "AttentionHeads"
+)
+
 // Fuses reports whether backend be declares the fused op named op (Fuser).
 func Fuses(be Backend, op string) bool {
 	f, ok := be.(Fuser)

@@ -14,7 +14,7 @@ import (
 // key counts S and widths of no multiple of the work-group size (64 on
 // pocl), B = 3 rows: one all kept, one all masked, one with every third key
 // masked; the additive score (A = D + 3), the dot score and given scores,
-// and the gradient written and added into buffers holding values.
+// each part read from the packed outputs at their layouts' offsets.
 //
 // The bound. Both compute every value by the same formula; they differ in
 // the order of the sums along a row (a tree of WG partial sums in the
@@ -37,7 +37,6 @@ import (
 //
 //	dw_i: f_i = 2γ_{D+1}·|cc|·Σ_d |H_id·g_d|
 //	ds_i: h_i = w_i·(f_i + Σ_j w_j f_j) + 2γ_{S+3}·w_i·(|dw_i| + Σ_j w_j|dw_j|)
-//	dH:   4u·(|dH| + |y₀|) (the same product, then the same sum)
 //	δ:    h_i·|v_a|·|1 − T_ia²| + 4u·(|δ| + |y₀|);   ∂u_a: Σ_i (that) + 2γ_S·Σ_i |δ_ia|
 //	dX:   |sc|·h_i·|q_k| + 4u·(|dX| + |y₀|);         ∂q_k: Σ_i |sc|·h_i·|X_ik| + 2γ_{S+1}·Σ_i |sc·ds_i·X_ik|
 //
@@ -98,8 +97,8 @@ func TestBackendAttend(t *testing.T) {
 				// forward: each score, unfused then fused
 				for _, score := range []string{"additive", "dot", "given"} {
 					sU, wU, cU, TU := zeros(B*S), zeros(B*S), zeros(B*D), zeros(B*S*A)
-					sF, wF, cF, TF := zeros(B*S), zeros(B*S), zeros(B*D), zeros(B*S*A)
-					at := backend.Attend{B: B, S: S, D: D, Score: sF, Mask: bMask, W: wF, H: bH, Ctx: cF, CC: cc}
+					sF := zeros(B * S)
+					at := backend.Attend{B: B, S: S, D: D, Mask: bMask, H: bH, CC: cc}
 					switch score {
 					case "additive":
 						if err := be.AddTanh(TU, bP, bU, bC, B, S, A); err != nil {
@@ -108,7 +107,7 @@ func TestBackendAttend(t *testing.T) {
 						if err := be.MatVec(B*S, A, backend.Mat{Buf: TU, Ld: A}, bV, sU, false); err != nil {
 							t.Fatal(err)
 						}
-						at.A, at.P, at.U, at.C, at.V, at.T = A, bP, bU, bC, bV, TF
+						at.A, at.P, at.U, at.C, at.V = A, bP, bU, bC, bV
 					case "dot":
 						if err := be.Bmv(sU, bX, bq, B, S, K, 1, sc); err != nil {
 							t.Fatal(err)
@@ -122,7 +121,10 @@ func TestBackendAttend(t *testing.T) {
 						if err := be.Write(sF, s); err != nil {
 							t.Fatal(err)
 						}
+						at.Score = sF
 					}
+					l := at.Layout()
+					at.Out = zeros(l.N)
 					if err := be.MaskedSoftmax(wU, sU, bMask, B, S); err != nil {
 						t.Fatal(err)
 					}
@@ -133,6 +135,11 @@ func TestBackendAttend(t *testing.T) {
 						t.Fatal(err)
 					}
 					T, s, w, ctx := read(TU), read(sU), read(wU), read(cU)
+					out := read(at.Out)
+					sGot := out[l.S:l.M] // none for given scores
+					if score == "given" {
+						sGot = read(sF)
+					}
 					e := make([]float64, B*S) // the scores' bound
 					for r := range e {
 						b, i := r/S, r%S
@@ -151,9 +158,9 @@ func TestBackendAttend(t *testing.T) {
 						_ = i
 					}
 					if score == "additive" {
-						check(t, "additive T", read(TF), T, func(j int) float64 { return 2 * u * abs(T[j]) })
+						check(t, "additive T", out[l.T:l.T+B*S*A], T, func(j int) float64 { return 2 * u * abs(T[j]) })
 					}
-					check(t, score+" s", read(sF), s, func(r int) float64 { return e[r] })
+					check(t, score+" s", sGot, s, func(r int) float64 { return e[r] })
 					dw := make([]float64, B*S) // the weights' bound
 					for b := range B {
 						E := 0.0
@@ -166,13 +173,13 @@ func TestBackendAttend(t *testing.T) {
 							dw[b*S+i] = float64(w[b*S+i]) * (2*E + 2*gamma(S+4))
 						}
 					}
-					check(t, score+" w", read(wF), w, func(r int) float64 {
+					check(t, score+" w", out[l.W:l.W+B*S], w, func(r int) float64 {
 						if !kept(r) {
 							return 0
 						}
 						return dw[r]
 					})
-					check(t, score+" context", read(cF), ctx, func(j int) float64 {
+					check(t, score+" context", out[l.Ctx:l.Ctx+B*D], ctx, func(j int) float64 {
 						b, d := j/D, j%D
 						var x, y float64
 						for i := range S {
@@ -184,8 +191,8 @@ func TestBackendAttend(t *testing.T) {
 					})
 				}
 
-				// backward from the unfused additive forward's T and w, into
-				// zeros and added into values
+				// backward from the unfused additive forward's T and w, each
+				// score's gradient in its own call
 				T, w := make([]float32, B*S*A), make([]float32, B*S)
 				bT, bw := zeros(B*S*A), zeros(B*S)
 				if err := be.AddTanh(bT, bP, bU, bC, B, S, A); err != nil {
@@ -201,45 +208,54 @@ func TestBackendAttend(t *testing.T) {
 				T, w = read(bT), read(bw)
 				g := rnd(B * D)
 				bg := buf(g)
-				for _, acc := range []bool{false, true} {
-					y0H, y0d, y0X := rnd(B*S*D), rnd(B*S*A), rnd(B*S*K)
+				{
 					dwU, dsU, duU, dqU := zeros(B*S), zeros(B*S), zeros(B*A), zeros(B*K)
-					dHU, dU, dXU := buf(y0H), buf(y0d), buf(y0X)
-					dwF, dsF, duF, dqF := zeros(B*S), zeros(B*S), zeros(B*A), zeros(B*K)
-					dHF, dF, dXF := buf(y0H), buf(y0d), buf(y0X)
-					if !acc {
-						clear(y0H)
-						clear(y0d)
-						clear(y0X)
-					}
+					dU, dXU := zeros(B*S*A), zeros(B*S*K)
+					y0d, y0X := make([]float32, B*S*A), make([]float32, B*S*K)
 					if err := be.Bmv(dwU, bH, bg, B, S, D, 1, cc); err != nil {
 						t.Fatal(err)
 					}
 					if err := be.SoftmaxGrad(dsU, bw, dwU, B, S); err != nil {
 						t.Fatal(err)
 					}
-					if err := be.Outer(dHU, bw, bg, B, S, D, 1, cc, acc); err != nil {
-						t.Fatal(err)
-					}
-					if err := be.AdditiveDelta(dU, bT, bV, dsU, B*S, A, acc); err != nil {
+					if err := be.AdditiveDelta(dU, bT, bV, dsU, B*S, A, false); err != nil {
 						t.Fatal(err)
 					}
 					if err := be.(clBackend).AdditiveDeltaSum(duU, bT, bV, dsU, B, S, A); err != nil {
 						t.Fatal(err)
 					}
-					if err := be.Outer(dXU, dsU, bq, B, S, K, 1, sc, acc); err != nil {
+					if err := be.Outer(dXU, dsU, bq, B, S, K, 1, sc, false); err != nil {
 						t.Fatal(err)
 					}
 					if err := be.WSum(dqU, dsU, bX, B, S, K, 1, sc); err != nil {
 						t.Fatal(err)
 					}
-					err := fa.AttendBack(backend.AttendBack{B: B, S: S, D: D, H: bH, G: bg, W: bw, CC: cc, DW: dwF, DS: dsF,
-						DH: dHF, DHAcc: acc, A: A, T: bT, V: bV, Delta: dF, DU: duF, DeltaAcc: acc,
-						K: K, X: bX, Q: bq, SC: sc, DX: dXF, DQ: dqF, DXAcc: acc})
-					if err != nil {
-						t.Fatal(err)
+					// the fused backward of each score, from a packed forward
+					// holding T and w
+					back := func(f backend.Attend) (dw, ds, keys, query []float32) {
+						fl := f.Layout()
+						packed := make([]float32, fl.N)
+						if f.A > 0 {
+							copy(packed[fl.T:], T)
+						}
+						copy(packed[fl.W:], w)
+						f.Out = buf(packed)
+						ab := backend.AttendBack{F: f, G: bg, DW: zeros(B * S)}
+						l := ab.Layout()
+						ab.Out = zeros(l.N)
+						if err := fa.AttendBack(ab); err != nil {
+							t.Fatal(err)
+						}
+						out := read(ab.Out)
+						return read(ab.DW), out[:B*S], out[l.Keys:l.Query], out[l.Query:l.N]
 					}
-					what := fmt.Sprintf("acc=%v ", acc)
+					f0 := backend.Attend{B: B, S: S, D: D, Mask: bMask, H: bH, CC: cc}
+					fAdd, fDot := f0, f0
+					fAdd.A, fAdd.P, fAdd.U, fAdd.C, fAdd.V = A, bP, bU, bC, bV
+					fDot.K, fDot.X, fDot.Q, fDot.SC = K, bX, bq, sc
+					dwF, dsF, dF, duF := back(fAdd)
+					dwF2, dsF2, dXF, dqF := back(fDot)
+					what := ""
 					dw, ds := read(dwU), read(dsU)
 					f, h := make([]float64, B*S), make([]float64, B*S)
 					for r := range f {
@@ -261,17 +277,18 @@ func TestBackendAttend(t *testing.T) {
 							h[r] = float64(w[r])*(f[r]+wf) + 2*gamma(S+3)*float64(w[r])*(abs(dw[r])+wd)
 						}
 					}
-					check(t, what+"dw", read(dwF), dw, func(r int) float64 { return f[r] })
-					check(t, what+"ds", read(dsF), ds, func(r int) float64 { return h[r] })
-					dH := read(dHU)
-					check(t, what+"dH", read(dHF), dH, func(j int) float64 { return 4 * u * (abs(dH[j]) + abs(y0H[j])) })
+					for k, fused := range [][2][]float32{{dwF, dsF}, {dwF2, dsF2}} {
+						what := []string{"additive ", "dot "}[k]
+						check(t, what+"dw", fused[0], dw, func(r int) float64 { return f[r] })
+						check(t, what+"ds", fused[1], ds, func(r int) float64 { return h[r] })
+					}
 					delta := read(dU)
 					dd := func(j int) float64 { // δ's bound
 						r, a := j/A, j%A
 						return h[r]*abs(V[a])*math.Abs(1-float64(T[j])*float64(T[j])) + 4*u*(abs(delta[j]-y0d[j])+abs(y0d[j]))
 					}
-					check(t, what+"δ", read(dF), delta, dd)
-					check(t, what+"du", read(duF), read(duU), func(j int) float64 {
+					check(t, what+"δ", dF, delta, dd)
+					check(t, what+"du", duF, read(duU), func(j int) float64 {
 						b, a := j/A, j%A
 						var x, y float64
 						for i := range S {
@@ -282,11 +299,11 @@ func TestBackendAttend(t *testing.T) {
 						return x + 2*gamma(S)*y
 					})
 					dX := read(dXU)
-					check(t, what+"dX", read(dXF), dX, func(j int) float64 {
+					check(t, what+"dX", dXF, dX, func(j int) float64 {
 						r, k := j/K, j%K
 						return sc*h[r]*abs(q[(r/S)*K+k]) + 4*u*(abs(dX[j])+abs(y0X[j]))
 					})
-					check(t, what+"dq", read(dqF), read(dqU), func(j int) float64 {
+					check(t, what+"dq", dqF, read(dqU), func(j int) float64 {
 						b, k := j/K, j%K
 						var x, y float64
 						for i := range S {

@@ -214,8 +214,8 @@ func TestDeviceConv(t *testing.T) {
 // runLaunches is the kernels one run of build's graph launches on the
 // device (its second run: the first allocates the ops' working buffers),
 // with one of the device machine's rewrites on or off: set is its switch
-// (gx.SetFoldDeviceAdds, gx.SetFuseAttention), which returns the setting
-// before; nil where build itself chooses what the graph is.
+// (gx.SetFoldDeviceAdds), which returns the setting before; nil where
+// build itself chooses what the graph is.
 func runLaunches(t *testing.T, build func(g *devGraph) []*gx.Node, set func(bool) bool, on bool) int64 {
 	t.Helper()
 	d := devicetest.OpenCL(t)

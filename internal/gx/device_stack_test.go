@@ -81,7 +81,7 @@ func (p *positions) build(g *devGraph) []*gx.Node {
 		costs = append(costs, g.DotAll(g.Linear(z, W, 0), rz))
 	}
 	if p.apart {
-		g.Target(unfused{})
+		g.SetTarget(unfused{})
 	}
 	grads := g.Grad(g.Sum(costs...), W, b)
 	p.dW, p.db = grads[0], grads[1]

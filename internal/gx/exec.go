@@ -114,6 +114,7 @@ func (g *Graph) compile() (*Machine, error) {
 		watched[i] = true
 		m.reads = append(m.reads, slot{idx: i, node: n, into: into})
 	}
+	uses := make([]int, len(sorted))
 	for i := range sorted {
 		n := sorted[len(sorted)-1-i]
 		op := n.Op()
@@ -129,10 +130,12 @@ func (g *Graph) compile() (*Machine, error) {
 				return nil, fmt.Errorf("gx: node %s: child %s is not computed before it", n.Name(), c.Name())
 			}
 			args = append(args, j)
+			uses[j]++
 		}
 		m.steps = append(m.steps, step{node: n, op: op, args: args, argv: make([]G.Value, len(args)), out: i,
 			add: isAdd(op) && len(args) == 2})
 	}
+	m.steps = dropUnread(m.steps, uses, watched)
 	m.watched = watched
 	m.inputBytes = g.ownInputBytes(m.inputs)
 	return m, nil
@@ -222,4 +225,31 @@ func (g *Graph) Run() error {
 	}
 	defer m.Close()
 	return m.Run()
+}
+
+// copyOut is an op that only copies a part out of another op's value (the
+// fused attention's scores and weights, ops_attend.go): where nothing
+// reads its value and it is not watched, the machine does not run it.
+type copyOut interface{ copyOut() }
+
+// dropUnread removes the steps of copyOut ops whose value nobody reads,
+// last first, and updates uses.
+func dropUnread(steps []step, uses []int, watched []bool) []step {
+	drop := make([]bool, len(steps))
+	for k := len(steps) - 1; k >= 0; k-- {
+		s := &steps[k]
+		if _, ok := s.op.(copyOut); ok && uses[s.out] == 0 && !watched[s.out] {
+			drop[k] = true
+			for _, a := range s.args {
+				uses[a]--
+			}
+		}
+	}
+	keep := steps[:0]
+	for k, s := range steps {
+		if !drop[k] {
+			keep = append(keep, s)
+		}
+	}
+	return keep
 }

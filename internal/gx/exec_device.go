@@ -56,7 +56,6 @@ type devRun struct {
 	res     *Resident
 	fuse    *devFusion     // the Adds folded into their operands' ops
 	unstack *unstack       // the Rows copied together (exec_device_unstack.go)
-	attend  *attendGroups  // the attention chains run by one step (exec_device_attend.go)
 	preset  map[int]bool   // inputs whose buffer was filled on the device for the next run
 	params  map[int]*Param // input nodes that are resident parameters
 	idx     map[*Node]int
@@ -194,7 +193,6 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 			r.fns[k] = r.onBuffers(be, in, r.shapes[s.out], func(c *call) error { return op.accumulate(c, c.out) })
 		}
 	}
-	r.attend = r.fuseAttention(m, be)
 	if err := r.plan(m, m.nodes); err != nil {
 		r.free()
 		return nil, err

@@ -170,7 +170,7 @@ func TestMachineFusesWeightGradients(t *testing.T) {
 		linearW, deferred int
 	}{{unfusedBackend{}, 4, 3}, {cpu.New(), 1, 0}} {
 		g := NewGraph(Float64)
-		g.Target(c.target)
+		g.SetTarget(c.target)
 		W := g.Input("W", 6, 5)
 		var cost *Node
 		xs, rs := make([][]float64, 4), make([][]float64, 4)

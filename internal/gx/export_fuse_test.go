@@ -1,5 +1,7 @@
 package gx
 
+import "slices"
+
 // SetFoldDeviceAdds turns the machine's folding of Adds into their
 // operands' ops (exec_device_fuse.go, on every backend), and of Rows into one copy
 // (exec_device_unstack.go), on or off for the machines compiled
@@ -10,13 +12,21 @@ func SetFoldDeviceAdds(on bool) bool {
 	return was
 }
 
-// SetFuseAttention turns the device machine's grouping of attention
-// chains (exec_device_attend.go) on or off for the machines compiled after
-// it, and returns the previous setting.
-func SetFuseAttention(on bool) bool {
-	was := fuseAttend
-	fuseAttend = on
-	return was
+// Ops is the names of the ops of g's nodes (an input's: none), each once,
+// sorted.
+func Ops(g *Graph) []string {
+	seen := map[string]bool{}
+	for _, n := range g.g.AllNodes() {
+		if n.Op() != nil {
+			seen[opName(n.Op())] = true
+		}
+	}
+	names := make([]string, 0, len(seen))
+	for s := range seen {
+		names = append(names, s)
+	}
+	slices.Sort(names)
+	return names
 }
 
 // OpCount is how many nodes of g's graph have an op of ours named name

@@ -38,7 +38,7 @@ type Graph struct {
 	// lookups: each Embed node's table and ids (Linear rewrites a product
 	// of looked-up rows as a lookup in the table's product)
 	lookups map[*Node][2]*Node
-	target  backend.Backend // the backend the graph is built for (Target)
+	target  backend.Backend // the backend the graph is built for (SetTarget)
 }
 
 // NewGraph returns an empty graph whose tensors have dtype dt.

@@ -195,19 +195,13 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 			last[i] = end
 		}
 	}
-	// the device passes' side state (exec_device_unstack, _attend)
+	// the device pass's side state (exec_device_unstack)
 	for _, g := range r.unstack.lead { // Rows copied together live from the first's step
 		for _, j := range g {
 			last[m.steps[j].out] = max(last[m.steps[j].out], g[len(g)-1])
 		}
 	}
-	if r.attend != nil {
-		for k, vs := range r.attend.early { // an attention group's values, placed at its lead
-			for _, v := range vs {
-				start[v] = k
-			}
-		}
-	}
+
 	// groups that live as one: union-find over the values
 	root := r.fuse.alias // per value: the value whose buffer it shares
 	parent := slices.Clone(root)
@@ -239,8 +233,26 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 		g := find(i)
 		last[g] = max(last[g], last[i])
 	}
+	// the values that cross between host and backend (read back, or read
+	// or computed by a host op) keep a buffer of their own size: Read and
+	// Write move a whole buffer
+	cross := make([]bool, n)
+	for i, w := range m.watched {
+		cross[find(i)] = cross[find(i)] || w
+	}
+	for k, s := range m.steps {
+		if r.fns[k] == nil {
+			cross[find(s.out)] = true
+			for _, a := range s.args {
+				cross[find(a)] = true
+			}
+		}
+	}
 	// the buffers: each owner's
-	type span struct{ v, start, stop, n int }
+	type span struct {
+		v, start, stop, n int
+		exact             bool // a buffer of its size only (cross)
+	}
 	var spans []span
 	for k, s := range m.steps {
 		v := s.out
@@ -256,7 +268,7 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 			continue
 		}
 		g := find(v)
-		spans = append(spans, span{v: v, start: first[g], stop: last[g], n: size(r.shapes[v])})
+		spans = append(spans, span{v: v, start: first[g], stop: last[g], n: size(r.shapes[v]), exact: cross[g]})
 	}
 	slices.SortStableFunc(spans, func(a, b span) int { return a.start - b.start })
 	order := make([]int, len(spans)) // by stop, to free
@@ -290,9 +302,9 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 		// the smallest free buffer that holds the value, if at most twice
 		// its size (best fit: the decoder's values come in few sizes, and
 		// a value held until a stack is made would otherwise pin a buffer
-		// of its exact size)
+		// of its exact size); one of its size for a value that crosses
 		at, _ := slices.BinarySearchFunc(pool, sp.n, func(x backend.Buf, n int) int { return x.Len() - n })
-		if at < len(pool) && pool[at].Len() <= sp.n*2 {
+		if at < len(pool) && (pool[at].Len() == sp.n || !sp.exact && pool[at].Len() <= sp.n*2) {
 			bufs[i] = pool[at]
 			pool = slices.Delete(pool, at, at+1)
 		} else {

@@ -90,19 +90,9 @@ type termKey struct {
 	shape string
 }
 
-// Target tells the graph the backend its machine will run on, for the
-// ops Grad builds (backend.Fuser): the fused ops that backend declares.
-// A graph with no target takes its arena's backend (SetBackend; the cpu's).
-func (g *Graph) Target(be backend.Backend) { g.target = be }
-
-// fuses reports whether the graph's target declares the fused op.
-func (g *Graph) fuses(op string) bool {
-	be := g.target
-	if be == nil {
-		be = g.run.a().backend()
-	}
-	return backend.Fuses(be, op)
-}
+// fuses reports whether the graph's target declares the fused op
+// (backend.Fuser).
+func (g *Graph) fuses(op string) bool { return backend.Fuses(g.Target(), op) }
 
 // stackGroups finds the groups of uses of the weights wrt whose terms Grad
 // sums stacked, and marks the members' ops (base.stacked) so that they no

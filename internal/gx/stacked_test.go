@@ -67,7 +67,7 @@ func newDecoderCase(T int) *decoderCase {
 // built for.
 func (c *decoderCase) build(g *gx.Graph, target backend.Backend) *gx.Node {
 	if target != nil {
-		g.Target(target)
+		g.SetTarget(target)
 	}
 	p := make([]*gx.Node, len(c.params))
 	for i, q := range c.params {

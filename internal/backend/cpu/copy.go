@@ -47,5 +47,12 @@ func (c *CPU) Stack(dst backend.Buf, xs []backend.Buf, n int) error {
 
 // Fuses declares the fused ops the cpu runs (backend.Fuser): the stacked
 // weight gradients, one product on the stacked positions being faster than
-// a product a position.
-func (*CPU) Fuses(op string) bool { return op == backend.FuseStackedGrads }
+// a product a position; the attention of a decoder position, one head or
+// several (FusedAttention), summed in its unfused kernels' order.
+func (*CPU) Fuses(op string) bool {
+	switch op {
+	case backend.FuseStackedGrads, backend.FuseAttention, backend.FuseAttentionHeads:
+		return true
+	}
+	return false
+}

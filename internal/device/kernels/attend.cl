@@ -1,6 +1,6 @@
 // One decoder position's attention chain in one launch each way
-// (internal/gx's exec_device_attend.go groups the steps; the backend is
-// backend_attend.go): one work-group of WG work-items per batch row b
+// (internal/gx's Attention op and its backward, ops_attend.go; the backend
+// is backend_attend.go): one work-group of WG work-items per batch row b
 // (KernelRows, no early return: _reduce.cl). Each part computes what its
 // unfused kernel computes, in the same order where that kernel is one
 // work-item per value (add_tanh, masked_softmax, softmax_grad, wsum_heads,
@@ -35,11 +35,14 @@ void attend_softmax_context(__local float *red, __global const float *sr, __glob
 //
 //	T[b,i,a] = tanh(P[b,i,a] + u[b,a] + c[a]),  s[b,i] = Σ_a T[b,i,a]·v[a],
 //	w = masked softmax of s,  ctx[b,d] = Σ_i (cc·w[b,i])·H[b,i,d]
-__kernel void attend_additive(__global float *T, __global float *s, __global float *w, __global float *ctx,
+//
+// each into the packed output at its offset (backend.AttendLayout).
+__kernel void attend_additive(__global float *out, const int oT, const int oS, const int oW, const int oC,
                               __global const float *P, __global const float *u, __global const float *c,
                               __global const float *v, __global const float *mask, __global const float *H,
                               const float cc, const int S, const int A, const int D) {
 	__local float red[WG];
+	__global float *T = out + oT, *s = out + oS, *w = out + oW, *ctx = out + oC;
 	int b = get_group_id(0), l = get_local_id(0);
 	__global const float *ub = u + (size_t)b * A;
 	for (int i = 0; i < S; i++) {
@@ -59,10 +62,11 @@ __kernel void attend_additive(__global float *T, __global float *s, __global flo
 
 // The dot score s[b,i] = sc · Σ_k X[b,i,k]·q[b,k] (X [B,S,K], q [B,K]),
 // then as attend_additive.
-__kernel void attend_dot(__global float *s, __global float *w, __global float *ctx, __global const float *X,
+__kernel void attend_dot(__global float *out, const int oS, const int oW, const int oC, __global const float *X,
                          __global const float *q, const float sc, __global const float *mask, __global const float *H,
                          const float cc, const int S, const int K, const int D) {
 	__local float red[WG];
+	__global float *s = out + oS, *w = out + oW, *ctx = out + oC;
 	int b = get_group_id(0), l = get_local_id(0);
 	__global const float *qb = q + (size_t)b * K;
 	for (int i = 0; i < S; i++) {
@@ -77,10 +81,11 @@ __kernel void attend_dot(__global float *s, __global float *w, __global float *c
 }
 
 // Scores computed before: the masked softmax and the context alone.
-__kernel void attend_scored(__global const float *s, __global float *w, __global float *ctx,
+__kernel void attend_scored(__global const float *s, __global float *out, const int oW, const int oC,
                             __global const float *mask, __global const float *H, const float cc, const int S,
                             const int D) {
 	__local float red[WG];
+	__global float *w = out + oW, *ctx = out + oC;
 	int b = get_group_id(0);
 	attend_softmax_context(red, s + (size_t)b * S, mask + (size_t)b * S, w + (size_t)b * S, H + (size_t)b * S * D,
 	                       ctx + (size_t)b * D, cc, S, D);
@@ -91,20 +96,23 @@ __kernel void attend_scored(__global const float *s, __global float *w, __global
 //
 //	dw[b,i] = cc · Σ_d H[b,i,d]·g[b,d]           (the context's ∂w)
 //	ds[b,i] = w[b,i]·(dw[b,i] − Σ_j w[b,j]·dw[b,j])  (the softmax's ∂s)
-//	dH[b,i,d] (+)= (cc·w[b,i])·g[b,d]            when fl & 1 (+= when fl & 2)
-//	δ[b,i,a] (+)= (ds[b,i]·v[a])·(1 − T[b,i,a]²)  when fl & 4 (+= when fl & 8)
+//	δ[b,i,a] = (ds[b,i]·v[a])·(1 − T[b,i,a]²)    when fl & 4
 //	du[b,a] = Σ_i (ds[b,i]·v[a])·(1 − T[b,i,a]²)  when fl & 16
-//	dX[b,i,k] (+)= (sc·ds[b,i])·q[b,k]           when fl & 32 (+= when fl & 64)
+//	dX[b,i,k] = (sc·ds[b,i])·q[b,k]             when fl & 32
 //	dq[b,k] = Σ_i (sc·ds[b,i])·X[b,i,k]          when fl & 128, a zero skipped
 //
 // the additive score's δ and ∂u (T [B,S,A], v [A]) and the dot score's
-// ∂X and ∂q (X [B,S,K], q [B,K]); a buffer whose flag is off is not touched.
-__kernel void attend_back(__global float *dw, __global float *ds, __global float *dH, __global float *delta,
-                          __global float *du, __global float *dX, __global float *dq, __global const float *H,
-                          __global const float *g, __global const float *w, const float cc, __global const float *T,
-                          __global const float *v, __global const float *X, __global const float *q,
-                          const float sc, const int S, const int D, const int A, const int K, const int fl) {
+// ∂X and ∂q (X [B,S,K], q [B,K]). ds, δ or dX, and ∂u or ∂q go into the
+// flat output at their offsets (backend.AttendBackLayout); w and T are
+// read from the forward's packed output (backend.AttendLayout).
+__kernel void attend_back(__global float *dw, __global float *out, const int oK, const int oQ,
+                          __global const float *H, __global const float *g, __global const float *fwd,
+                          const int oW, const int oT, const float cc, __global const float *v,
+                          __global const float *X, __global const float *q, const float sc, const int S, const int D,
+                          const int A, const int K, const int fl) {
 	__local float red[WG];
+	__global float *ds = out, *delta = out + oK, *dX = out + oK, *du = out + oQ, *dq = out + oQ;
+	__global const float *w = fwd + oW, *T = fwd + oT;
 	int b = get_group_id(0), l = get_local_id(0);
 	__global const float *gb = g + (size_t)b * D, *wr = w + (size_t)b * S;
 	__global float *dwr = dw + (size_t)b * S, *dsr = ds + (size_t)b * S;
@@ -121,16 +129,6 @@ __kernel void attend_back(__global float *dw, __global float *ds, __global float
 	dot = red_sum(red, dot);
 	for (int i = l; i < S; i += WG) dsr[i] = wr[i] * (dwr[i] - dot);
 	barrier(CLK_GLOBAL_MEM_FENCE);
-	if (fl & 1) {
-		for (int d = l; d < D; d += WG) {
-			float gd = gb[d];
-			for (int i = 0; i < S; i++) {
-				size_t j = ((size_t)b * S + i) * D + d;
-				float p = cc * wr[i] * gd; // rounded, then added: no FMA across statements
-				dH[j] = (fl & 2) ? dH[j] + p : p;
-			}
-		}
-	}
 	if (fl & (4 | 16)) {
 		for (int a = l; a < A; a += WG) {
 			float va = v[a], acc = 0.0f;
@@ -138,7 +136,7 @@ __kernel void attend_back(__global float *dw, __global float *ds, __global float
 				size_t j = ((size_t)b * S + i) * A + a;
 				float t = T[j];
 				float d = dsr[i] * va * (1.0f - t * t);
-				if (fl & 4) delta[j] = (fl & 8) ? delta[j] + d : d;
+				if (fl & 4) delta[j] = d;
 				acc += d;
 			}
 			if (fl & 16) du[(size_t)b * A + a] = acc;
@@ -151,10 +149,7 @@ __kernel void attend_back(__global float *dw, __global float *ds, __global float
 			for (int i = 0; i < S; i++) {
 				size_t j = ((size_t)b * S + i) * K + k;
 				float wi = sc * dsr[i];
-				if (fl & 32) {
-					float p = wi * qk;
-					dX[j] = (fl & 64) ? dX[j] + p : p;
-				}
+				if (fl & 32) dX[j] = wi * qk;
 				if ((fl & 128) && wi != 0.0f) acc += wi * X[j];
 			}
 			if (fl & 128) dq[(size_t)b * K + k] = acc;
