@@ -195,12 +195,7 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 			last[i] = end
 		}
 	}
-	// the device passes' side state (exec_device_unstack, _attend)
-	for _, g := range r.unstack.lead { // Rows copied together live from the first's step
-		for _, j := range g {
-			last[m.steps[j].out] = max(last[m.steps[j].out], g[len(g)-1])
-		}
-	}
+	// the device passes' side state (exec_device_attend)
 	if r.attend != nil {
 		for k, vs := range r.attend.early { // an attention group's values, placed at its lead
 			for _, v := range vs {
@@ -217,6 +212,9 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 			i = parent[i]
 		}
 		return i
+	}
+	for k, w := range r.views { // a view lives as one with its operand
+		parent[find(m.steps[k].out)] = find(w.of)
 	}
 	if slab {
 		for k, s := range m.steps {
@@ -239,13 +237,30 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 		g := find(i)
 		last[g] = max(last[g], last[i])
 	}
+	// the values that cross to or from the host (watched, or a host op's
+	// operand or value) are read and written whole: their buffers are of
+	// their size
+	exact := make([]bool, n)
+	for k, s := range m.steps {
+		if r.fns[k] == nil {
+			exact[find(s.out)] = true
+			for _, a := range s.args {
+				exact[find(a)] = true
+			}
+		}
+	}
+	for i, w := range m.watched {
+		if w {
+			exact[find(i)] = true
+		}
+	}
 	// the buffers: each owner's
 	type span struct{ v, start, stop, n int }
 	var spans []span
 	for k, s := range m.steps {
 		v := s.out
-		if root[v] != v || (slab && r.fns[k] == nil) {
-			continue // another's buffer, or a host op's value
+		if _, ok := r.views[k]; root[v] != v || ok || (slab && r.fns[k] == nil) {
+			continue // another's buffer, a view, or a host op's value
 		}
 		if slab && len(r.shapes[v]) == 0 {
 			b, err := alloc(v, 1)
@@ -292,7 +307,7 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 		// a value held until a stack is made would otherwise pin a buffer
 		// of its exact size)
 		at, _ := slices.BinarySearchFunc(pool, sp.n, func(x backend.Buf, n int) int { return x.Len() - n })
-		if at < len(pool) && pool[at].Len() <= sp.n*2 {
+		if at < len(pool) && (pool[at].Len() == sp.n || pool[at].Len() <= sp.n*2 && !exact[find(sp.v)]) {
 			bufs[i] = pool[at]
 			pool = slices.Delete(pool, at, at+1)
 		} else {
@@ -308,6 +323,9 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 	at := make(map[int]slabSlot, len(r.slabs))
 	for _, t := range r.slabs {
 		at[t.v] = t
+	}
+	if err := r.placeViews(m, root, at, slab); err != nil {
+		return err
 	}
 	for _, s := range m.steps { // the values that share another's buffer
 		if v := s.out; root[v] != v {

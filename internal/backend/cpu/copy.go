@@ -47,5 +47,5 @@ func (c *CPU) Stack(dst backend.Buf, xs []backend.Buf, n int) error {
 
 // Fuses declares the fused ops the cpu runs (backend.Fuser): the stacked
 // weight gradients, one product on the stacked positions being faster than
-// a product a position.
-func (*CPU) Fuses(op string) bool { return op == backend.FuseStackedGrads }
+// a product a position, and StackRows' gradient as views (no copy).
+func (*CPU) Fuses(op string) bool { return op == backend.FuseStackedGrads || op == backend.FuseUnstack }
