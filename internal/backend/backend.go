@@ -137,6 +137,24 @@ const (
 	FuseAttentionHeads = "AttentionHeads"
 )
 
+// FuseUnstack is StackRows' gradient — the stacked gradient's block of
+// each position — as views of the stacked gradient instead of a copy a
+// position (internal/gx, ops_rows.go): on the host the views are offsets
+// in the machine's memory, on a device they need Viewer, and where neither
+// holds (an offset the device cannot start a view at) the block is copied.
+const FuseUnstack = "Unstack"
+
+// Viewer is the ability of a device backend to give a span of one of its
+// buffers as a buffer of its own, sharing its memory (OpenCL's
+// sub-buffers): what is written through one is read through the other.
+type Viewer interface {
+	// ViewAt reports whether a view may start at offset off (in values).
+	ViewAt(off int) bool
+	// View returns values [off, off+n) of x. The machine frees a view
+	// (Free) before x.
+	View(x Buf, off, n int) (Buf, error)
+}
+
 // Fuses reports whether backend be declares the fused op named op (Fuser).
 func Fuses(be Backend, op string) bool {
 	f, ok := be.(Fuser)

@@ -28,7 +28,9 @@ func (b clBackend) Free(x backend.Buf) error {
 	if err != nil {
 		return err
 	}
-	b.o.t.LiveBytes -= 4 * int64(m.Len())
+	if !m.IsView() { // a view's memory is its buffer's
+		b.o.t.LiveBytes -= 4 * int64(m.Len())
+	}
 	if err := b.o.unstage(m); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/attnzoo/attnzoo/internal/backend"
 	"github.com/attnzoo/attnzoo/internal/device/devicetest"
 	"github.com/attnzoo/attnzoo/internal/gx"
 )
@@ -47,21 +48,40 @@ func TestDeviceSeq(t *testing.T) {
 				sl := g.AddBias(g.SliceLast(c, 1, H+3), g.In(1, H+2)) // [2B−2,H+2]
 				return append([]*gx.Node{X, st, sl}, g.Grad(g.Cost(sl), xs...)...)
 			})
-		// 11 blocks: one launch of 8 and one of 3 (the device's Stack), and
-		// the gradient's 11 Rows the same (Unstack: 11 − 2 = 9 launches
-		// fewer than a Rows apiece)
-		stack11 := func(g *devGraph) []*gx.Node {
-			xs := make([]*gx.Node, 11)
-			for i := range xs {
-				xs[i] = g.In(1, seqB, H)
+	}
+	// 11 blocks: one launch of 8 and one of 3 (the device's Stack); the
+	// gradient's 11 blocks are views of the stacked gradient (Unstack)
+	// where the device can start a sub-buffer at each offset t·B·H,
+	// 11 launches fewer than a Rows apiece (the graph built for a
+	// backend that does not declare Unstack), and copied one apiece,
+	// the same count, where it cannot
+	for _, H := range append(deviceSizes, 256) {
+		stack11 := func(target backend.Backend) func(g *devGraph) []*gx.Node {
+			return func(g *devGraph) []*gx.Node {
+				g.SetTarget(target)
+				xs := make([]*gx.Node, 11)
+				for i := range xs {
+					xs[i] = g.In(1, seqB, H)
+				}
+				st := g.StackRows(xs...)
+				return append([]*gx.Node{st}, g.Grad(g.Cost(st), xs...)...)
 			}
-			st := g.StackRows(xs...)
-			return append([]*gx.Node{st}, g.Grad(g.Cost(st), xs...)...)
 		}
-		agreeOnDevice(t, fmt.Sprintf("stack of 11 H=%d", H), []string{"StackRows", "Rows"}, stack11)
-		apart, together := runLaunches(t, stack11, gx.SetFoldDeviceAdds, false), runLaunches(t, stack11, gx.SetFoldDeviceAdds, true)
-		if apart-together != 9 {
-			t.Errorf("stack of 11 H=%d: %d launches a run with the Rows copied together, %d apart: want 9 fewer", H, together, apart)
+		be := devicetest.OpenCL(t).Backend()
+		agreeOnDevice(t, fmt.Sprintf("stack of 11 H=%d", H), []string{"StackRows", "Unstack"}, stack11(be))
+		agreeOnDevice(t, fmt.Sprintf("stack of 11 H=%d unfused", H), []string{"StackRows", "Rows"}, stack11(unfused{be}))
+		views, rows := runLaunches(t, stack11(be), nil, false), runLaunches(t, stack11(unfused{be}), nil, false)
+		want := int64(0) // the blocks whose offset t·B·H starts a sub-buffer
+		for i := range 11 {
+			if a := int(devicetest.OpenCL(t).Device().BaseAlign); a > 0 && i*seqB*H*4%a == 0 {
+				want++
+			}
+		}
+		if rows-views != want {
+			t.Errorf("stack of 11 H=%d: %d launches a run with the blocks as views, %d as Rows: want %d fewer", H, views, rows, want)
+		}
+		if H == 256 && want != 11 {
+			t.Errorf("H=256: blocks of %d bytes: the device starts no sub-buffer at them (base alignment %d bytes)", seqB*H*4, devicetest.OpenCL(t).Device().BaseAlign)
 		}
 	}
 	for _, V := range []int{37, 129, 1023} {

@@ -39,30 +39,31 @@ type deviceFn func(out backend.Buf, args []backend.Buf) error
 // devRun is a machine's state on its backend: the values' buffers, the
 // steps' functions and what the plan decided.
 type devRun struct {
-	be      backend.Backend
-	shapes  []tensor.Shape  // per node
-	bufs    []backend.Buf   // per node
-	host    []G.Value       // per node: the host value, when hostAt == gen
-	own     []G.Value       // per node: a host value of ours to read into (on the host: over its buffer)
-	hostAt  []uint64        // run in which host[i] was last valid
-	devAt   []uint64        // run in which bufs[i] was last valid
-	fns     []deviceFn      // per step; nil = host op
-	sited   backend.Sited   // the backend, when it keeps launches per call site
-	sites   []backend.Site  // per device step: its call site (sited)
-	argb    [][]backend.Buf // per step, reused
-	scr     []float32       // conversion scratch
-	gen     uint64
-	hostOp  []string // names of the ops that run on the host, sorted
-	res     *Resident
-	fuse    *devFusion     // the Adds folded into their operands' ops
-	unstack *unstack       // the Rows copied together (exec_device_unstack.go)
-	preset  map[int]bool   // inputs whose buffer was filled on the device for the next run
-	params  map[int]*Param // input nodes that are resident parameters
-	idx     map[*Node]int
-	owned   []backend.Buf     // ops' scratch buffers (tracked), freed with the machine
-	sent    map[int][]float32 // per input: the values its buffer holds
-	inputs  map[int]bool
-	devIn   []slot // the inputs a step on the device reads, written at a run's start
+	be       backend.Backend
+	shapes   []tensor.Shape  // per node
+	bufs     []backend.Buf   // per node
+	host     []G.Value       // per node: the host value, when hostAt == gen
+	own      []G.Value       // per node: a host value of ours to read into (on the host: over its buffer)
+	hostAt   []uint64        // run in which host[i] was last valid
+	devAt    []uint64        // run in which bufs[i] was last valid
+	fns      []deviceFn      // per step; nil = host op
+	sited    backend.Sited   // the backend, when it keeps launches per call site
+	sites    []backend.Site  // per device step: its call site (sited)
+	argb     [][]backend.Buf // per step, reused
+	scr      []float32       // conversion scratch
+	gen      uint64
+	hostOp   []string // names of the ops that run on the host, sorted
+	res      *Resident
+	fuse     *devFusion      // the Adds folded into their operands' ops
+	views    map[int]rowView // per step: an Unstack placed as a view (unstack.go)
+	viewBufs []backend.Buf   // the views' device buffers, freed before the others
+	preset   map[int]bool    // inputs whose buffer was filled on the device for the next run
+	params   map[int]*Param  // input nodes that are resident parameters
+	idx      map[*Node]int
+	owned    []backend.Buf     // ops' scratch buffers (tracked), freed with the machine
+	sent     map[int][]float32 // per input: the values its buffer holds
+	inputs   map[int]bool
+	devIn    []slot // the inputs a step on the device reads, written at a run's start
 
 	run    *runState  // the graph's (a host machine's working buffers)
 	f64    bool       // the graph is float64 (a host machine)
@@ -126,7 +127,6 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 	names := map[string]bool{}
 	r.sited, _ = be.(backend.Sited)
 	sumDeltasFromOperands(m, be)
-	r.unstack = unstackRows(m, be) // reorders m.steps: before anything is built from them
 	for k := range m.steps {
 		s := &m.steps[k]
 		in := make([]tensor.Shape, len(s.args))
@@ -136,14 +136,7 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 		r.argb[k] = make([]backend.Buf, len(s.args))
 		switch op := s.op.(type) {
 		case forwarder:
-			switch {
-			case r.unstack.none[k]:
-				r.fns[k] = func(backend.Buf, []backend.Buf) error { return nil }
-			case r.unstack.lead[k] != nil:
-				r.fns[k] = r.unstackFn(m, be, r.unstack.lead[k])
-			default:
-				r.fns[k] = r.onBuffers(be, in, r.shapes[s.out], op.forward)
-			}
+			r.fns[k] = r.onBuffers(be, in, r.shapes[s.out], op.forward)
 		default:
 			if s.add && in[0].Eq(in[1]) && in[0].Eq(r.shapes[s.out]) {
 				n := max(1, in[0].TotalSize())
@@ -174,6 +167,7 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 			r.devIn = append(r.devIn, in)
 		}
 	}
+	r.views = r.rowViews(m, a != nil)
 	onDevice := make([]bool, len(m.steps))
 	for k, fn := range r.fns {
 		onDevice[k] = fn != nil
@@ -264,6 +258,10 @@ func (r *devRun) free() {
 		}
 	}
 	r.sites = nil
+	for _, b := range r.viewBufs {
+		r.be.Free(b)
+	}
+	r.viewBufs = nil
 	for _, b := range r.owned {
 		r.be.Free(b)
 	}

@@ -3,9 +3,8 @@ package gx
 import "slices"
 
 // SetFoldDeviceAdds turns the machine's folding of Adds into their
-// operands' ops (exec_device_fuse.go, on every backend), and of Rows into one copy
-// (exec_device_unstack.go), on or off for the machines compiled
-// after it, and returns the previous setting.
+// operands' ops (exec_device_fuse.go, on every backend) on or off for the
+// machines compiled after it, and returns the previous setting.
 func SetFoldDeviceAdds(on bool) bool {
 	was := foldAdds
 	foldAdds = on
@@ -40,3 +39,7 @@ func OpCount(g *Graph, name string) int {
 	}
 	return n
 }
+
+// Views is how many of m's values its plan placed as views of another
+// (Unstack: unstack.go).
+func Views(m *Machine) int { return len(m.dev.views) }

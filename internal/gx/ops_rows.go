@@ -12,7 +12,11 @@ import (
 //	StackRows(x_0..x_{T−1}, each [B,H]) → [T·B,H]   row t·B+b is x_t[b]
 //	Rows(X [N,H], lo, hi)               → [hi−lo,H]  (StackRows' gradient)
 //	padRows(g [hi−lo,H], lo, N)         → [N,H]      g at rows lo.., zeros elsewhere (Rows' gradient)
-type stackRowsOp struct{ base }
+//	Unstack(X [N,H], lo, hi)            → [hi−lo,H]  a Rows that may be a view of X (unstack.go)
+type stackRowsOp struct {
+	base
+	views bool // its gradient's blocks are Unstack ops, not Rows (Graph.Grad: backend.FuseUnstack)
+}
 type rowsOp struct {
 	base
 	lo, hi int
@@ -32,7 +36,7 @@ func (g *Graph) StackRows(xs ...*Node) *Node {
 	for i := range in {
 		in[i] = 2
 	}
-	return g.apply(&stackRowsOp{base{name: "StackRows", args: fmt.Sprint(len(xs)), in: in, out: 2}}, xs...)
+	return g.apply(&stackRowsOp{base: base{name: "StackRows", args: fmt.Sprint(len(xs)), in: in, out: 2}}, xs...)
 }
 
 // Rows returns rows [lo, hi) of X [N,H].
@@ -64,7 +68,11 @@ func (op *stackRowsOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	B := in[0].Shape()[0]
 	out := make(G.Nodes, len(in))
 	for t := range in {
-		n, err := op.applyOp(newRows(t*B, (t+1)*B), grad)
+		var r G.Op = newRows(t*B, (t+1)*B)
+		if op.views {
+			r = newUnstack(t*B, (t+1)*B)
+		}
+		n, err := op.applyOp(r, grad)
 		if err != nil {
 			return nil, err
 		}

@@ -195,13 +195,6 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 			last[i] = end
 		}
 	}
-	// the device pass's side state (exec_device_unstack)
-	for _, g := range r.unstack.lead { // Rows copied together live from the first's step
-		for _, j := range g {
-			last[m.steps[j].out] = max(last[m.steps[j].out], g[len(g)-1])
-		}
-	}
-
 	// groups that live as one: union-find over the values
 	root := r.fuse.alias // per value: the value whose buffer it shares
 	parent := slices.Clone(root)
@@ -211,6 +204,9 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 			i = parent[i]
 		}
 		return i
+	}
+	for k, w := range r.views { // a view lives as one with its operand
+		parent[find(m.steps[k].out)] = find(w.of)
 	}
 	if slab {
 		for k, s := range m.steps {
@@ -233,31 +229,30 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 		g := find(i)
 		last[g] = max(last[g], last[i])
 	}
-	// the values that cross between host and backend (read back, or read
-	// or computed by a host op) keep a buffer of their own size: Read and
-	// Write move a whole buffer
-	cross := make([]bool, n)
-	for i, w := range m.watched {
-		cross[find(i)] = cross[find(i)] || w
-	}
+	// the values that cross to or from the host (watched, or a host op's
+	// operand or value) are read and written whole: their buffers are of
+	// their size
+	exact := make([]bool, n)
 	for k, s := range m.steps {
 		if r.fns[k] == nil {
-			cross[find(s.out)] = true
+			exact[find(s.out)] = true
 			for _, a := range s.args {
-				cross[find(a)] = true
+				exact[find(a)] = true
 			}
 		}
 	}
-	// the buffers: each owner's
-	type span struct {
-		v, start, stop, n int
-		exact             bool // a buffer of its size only (cross)
+	for i, w := range m.watched {
+		if w {
+			exact[find(i)] = true
+		}
 	}
+	// the buffers: each owner's
+	type span struct{ v, start, stop, n int }
 	var spans []span
 	for k, s := range m.steps {
 		v := s.out
-		if root[v] != v || (slab && r.fns[k] == nil) {
-			continue // another's buffer, or a host op's value
+		if _, ok := r.views[k]; root[v] != v || ok || (slab && r.fns[k] == nil) {
+			continue // another's buffer, a view, or a host op's value
 		}
 		if slab && len(r.shapes[v]) == 0 {
 			b, err := alloc(v, 1)
@@ -268,7 +263,7 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 			continue
 		}
 		g := find(v)
-		spans = append(spans, span{v: v, start: first[g], stop: last[g], n: size(r.shapes[v]), exact: cross[g]})
+		spans = append(spans, span{v: v, start: first[g], stop: last[g], n: size(r.shapes[v])})
 	}
 	slices.SortStableFunc(spans, func(a, b span) int { return a.start - b.start })
 	order := make([]int, len(spans)) // by stop, to free
@@ -304,7 +299,7 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 		// a value held until a stack is made would otherwise pin a buffer
 		// of its exact size); one of its size for a value that crosses
 		at, _ := slices.BinarySearchFunc(pool, sp.n, func(x backend.Buf, n int) int { return x.Len() - n })
-		if at < len(pool) && (pool[at].Len() == sp.n || !sp.exact && pool[at].Len() <= sp.n*2) {
+		if at < len(pool) && (pool[at].Len() == sp.n || pool[at].Len() <= sp.n*2 && !exact[find(sp.v)]) {
 			bufs[i] = pool[at]
 			pool = slices.Delete(pool, at, at+1)
 		} else {
@@ -320,6 +315,9 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 	at := make(map[int]slabSlot, len(r.slabs))
 	for _, t := range r.slabs {
 		at[t.v] = t
+	}
+	if err := r.placeViews(m, root, at, slab); err != nil {
+		return err
 	}
 	for _, s := range m.steps { // the values that share another's buffer
 		if v := s.out; root[v] != v {

@@ -267,6 +267,7 @@ func (g *Graph) grad(cost *Node, wrt []*Node) ([]*Node, error) {
 			return nil, fmt.Errorf("%s is computed: a gradient is taken with respect to inputs", w.Name())
 		}
 	}
+	g.unstackViews(cost)
 	groups := g.stackGroups(cost, wrt)
 	if groups == nil {
 		return G.Grad(cost, wrt...)

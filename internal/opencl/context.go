@@ -125,6 +125,7 @@ type Buffer struct {
 	c   *Context
 	mem uintptr
 	n   int
+	sub bool   // a span of another buffer (Sub): not counted in Usage
 	id  uint64 // unique in the process: what a Kernel remembers having set (a released handle's value may come back)
 }
 
@@ -155,6 +156,32 @@ func (c *Context) Alloc(n int) (*Buffer, error) {
 // Len is the number of float32 values the buffer holds.
 func (b *Buffer) Len() int { return b.n }
 
+// IsView reports whether the buffer is a span of another (Sub).
+func (b *Buffer) IsView() bool { return b.sub }
+
+// bufferCreateTypeRegion is CL_BUFFER_CREATE_TYPE_REGION.
+const bufferCreateTypeRegion = 0x1220
+
+// Sub returns values [off, off+n) of the buffer as a buffer of its own,
+// sharing its memory (clCreateSubBuffer): what is written through one is
+// read through the other. off·4 must be a multiple of the device's
+// BaseAlign. Release it before the buffer.
+func (b *Buffer) Sub(off, n int) (*Buffer, error) {
+	if n < 1 || off < 0 || off+n > b.n {
+		return nil, fmt.Errorf("opencl: Sub: values [%d, %d) of a buffer of %d", off, off+n, b.n)
+	}
+	if a := int(b.c.Device.BaseAlign); a == 0 || off*4%a != 0 {
+		return nil, fmt.Errorf("opencl: Sub: offset %d bytes is not a multiple of %s's CL_DEVICE_MEM_BASE_ADDR_ALIGN (%d bytes)", off*4, b.c.Device.Name, a)
+	}
+	region := [2]uintptr{uintptr(off) * 4, uintptr(n) * 4}
+	var code int32
+	m := b.c.a.CreateSubBuffer(b.mem, memReadWrite, bufferCreateTypeRegion, unsafe.Pointer(&region[0]), &code)
+	if err := check("clCreateSubBuffer", code); err != nil {
+		return nil, b.c.explain(fmt.Errorf("%w (values [%d, %d) of %d)", err, off, off+n, b.n))
+	}
+	return &Buffer{c: b.c, mem: m, n: n, sub: true, id: bufferIDs.Add(1)}, nil
+}
+
 // Write copies src (len(src) == b.Len()) to the device; it returns when
 // src may be reused.
 func (b *Buffer) Write(src []float32) error {
@@ -178,6 +205,8 @@ func (b *Buffer) Release() error {
 	if b.mem == 0 {
 		return nil
 	}
-	account(b.c.Device.id, func(u *Usage) { u.Buffers--; u.Bytes -= 4 * int64(b.n) })
+	if !b.sub {
+		account(b.c.Device.id, func(u *Usage) { u.Buffers--; u.Bytes -= 4 * int64(b.n) })
+	}
 	return release("clReleaseMemObject", &b.mem, b.c.a.ReleaseMemObject)
 }

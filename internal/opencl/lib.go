@@ -37,6 +37,7 @@ type api struct {
 	GetContextInfo       func(ctx uintptr, param uint32, size uintptr, value unsafe.Pointer, ret *uintptr) int32
 	CreateCommandQueue   func(ctx, dev uintptr, props uint64, errc *int32) uintptr
 	CreateBuffer         func(ctx uintptr, flags uint64, size uintptr, host unsafe.Pointer, errc *int32) uintptr
+	CreateSubBuffer      func(mem uintptr, flags uint64, typ uint32, info unsafe.Pointer, errc *int32) uintptr
 	EnqueueWriteBuffer   func(q, mem uintptr, blocking uint32, off, size uintptr, ptr unsafe.Pointer, nev uint32, wait, ev unsafe.Pointer) int32
 	EnqueueReadBuffer    func(q, mem uintptr, blocking uint32, off, size uintptr, ptr unsafe.Pointer, nev uint32, wait, ev unsafe.Pointer) int32
 	CreateProgramWithSrc func(ctx uintptr, n uint32, src **byte, lens *uintptr, errc *int32) uintptr
@@ -113,7 +114,7 @@ func openCL(name string) (*api, error) {
 		{&a.GetDeviceIDs, "clGetDeviceIDs"}, {&a.GetDeviceInfo, "clGetDeviceInfo"},
 		{&a.CreateContext, "clCreateContext"}, {&a.GetContextInfo, "clGetContextInfo"},
 		{&a.CreateCommandQueue, "clCreateCommandQueue"},
-		{&a.CreateBuffer, "clCreateBuffer"}, {&a.EnqueueWriteBuffer, "clEnqueueWriteBuffer"},
+		{&a.CreateBuffer, "clCreateBuffer"}, {&a.CreateSubBuffer, "clCreateSubBuffer"}, {&a.EnqueueWriteBuffer, "clEnqueueWriteBuffer"},
 		{&a.EnqueueReadBuffer, "clEnqueueReadBuffer"}, {&a.CreateProgramWithSrc, "clCreateProgramWithSource"},
 		{&a.BuildProgram, "clBuildProgram"}, {&a.GetProgramBuildInfo, "clGetProgramBuildInfo"},
 		{&a.CreateKernel, "clCreateKernel"}, {&a.Finish, "clFinish"},

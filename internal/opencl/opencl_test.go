@@ -266,3 +266,49 @@ func upload(t testing.TB, c *Context, v []float32) *Buffer {
 	}
 	return b
 }
+
+// TestSub: a sub-buffer shares its buffer's memory — what is written
+// through it is read through the buffer at its offset — and one at an
+// offset that is no multiple of the device's base alignment is refused.
+func TestSub(t *testing.T) {
+	c := testContext(t)
+	a := int(c.Device.BaseAlign) / 4 // values
+	if a < 1 {
+		t.Fatalf("%s: CL_DEVICE_MEM_BASE_ADDR_ALIGN of %d bytes", c.Device.Name, c.Device.BaseAlign)
+	}
+	b := upload(t, c, make([]float32, 3*a))
+	s, err := b.Sub(a, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.IsView() || b.IsView() {
+		t.Errorf("IsView: %v for the sub-buffer, %v for the buffer", s.IsView(), b.IsView())
+	}
+	if err := s.Write([]float32{5, 7}); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]float32, 3*a)
+	if err := b.Read(got); err != nil {
+		t.Fatal(err)
+	}
+	for i, x := range got {
+		want := float32(0)
+		switch i {
+		case a:
+			want = 5
+		case a + 1:
+			want = 7
+		}
+		if x != want {
+			t.Errorf("value %d: %v, want %v", i, x, want)
+		}
+	}
+	if err := s.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if a > 1 {
+		if _, err := b.Sub(1, 1); err == nil || !strings.Contains(err.Error(), "CL_DEVICE_MEM_BASE_ADDR_ALIGN") {
+			t.Errorf("Sub(1, 1) = %v", err)
+		}
+	}
+}

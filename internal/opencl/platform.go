@@ -55,6 +55,9 @@ type Device struct {
 	MaxAlloc        uint64 // bytes in one buffer
 	ComputeUnits    uint32
 	FP64            bool // has cl_khr_fp64: float64 kernels can run on it
+	// BaseAlign is CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes: the offsets at
+	// which a sub-buffer may start (Buffer.Sub).
+	BaseAlign uint32
 	// HostUnified is CL_DEVICE_HOST_UNIFIED_MEMORY: the device shares the
 	// host's memory (an integrated GPU, a CPU); false on a discrete card.
 	HostUnified bool
@@ -73,6 +76,7 @@ const (
 	deviceType         = 0x1000
 	deviceComputeUnits = 0x1002
 	deviceMaxAlloc     = 0x1010
+	deviceBaseAlign    = 0x1019
 	deviceGlobalMem    = 0x101F
 	deviceName         = 0x102B
 	deviceVendor       = 0x102C
@@ -180,6 +184,11 @@ func devices(a *api, p Platform) ([]Device, error) {
 		if err := num(deviceComputeUnits, unsafe.Pointer(&d.ComputeUnits), 4); err != nil {
 			return nil, err
 		}
+		var bits uint32
+		if err := num(deviceBaseAlign, unsafe.Pointer(&bits), 4); err != nil {
+			return nil, err
+		}
+		d.BaseAlign = bits / 8
 		var unified uint32 // cl_bool; deprecated by OpenCL 2.0, still answered
 		if num(deviceHostUnified, unsafe.Pointer(&unified), 4) == nil {
 			d.HostUnified = unified != 0

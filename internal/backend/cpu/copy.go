@@ -48,10 +48,11 @@ func (c *CPU) Stack(dst backend.Buf, xs []backend.Buf, n int) error {
 // Fuses declares the fused ops the cpu runs (backend.Fuser): the stacked
 // weight gradients, one product on the stacked positions being faster than
 // a product a position; the attention of a decoder position, one head or
-// several (FusedAttention), summed in its unfused kernels' order.
+// several (FusedAttention), summed in its unfused kernels' order; and
+// StackRows' gradient as views (no copy).
 func (*CPU) Fuses(op string) bool {
 	switch op {
-	case backend.FuseStackedGrads, backend.FuseAttention, backend.FuseAttentionHeads:
+	case backend.FuseStackedGrads, backend.FuseAttention, backend.FuseAttentionHeads, backend.FuseUnstack:
 		return true
 	}
 	return false

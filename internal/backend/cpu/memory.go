@@ -17,6 +17,20 @@ func (*CPU) Alloc(n int) (backend.Buf, error) {
 // Free does nothing: the garbage collector frees the slice.
 func (*CPU) Free(backend.Buf) error { return nil }
 
+// ViewAt reports that a view may start anywhere (backend.Viewer).
+func (*CPU) ViewAt(int) bool { return true }
+
+// View is values [off, off+n) of x: a slice of it.
+func (*CPU) View(x backend.Buf, off, n int) (backend.Buf, error) {
+	if off < 0 || n < 1 || off+n > x.Len() {
+		return backend.Buf{}, fmt.Errorf("cpu: View: values [%d, %d) of a buffer of %d", off, off+n, x.Len())
+	}
+	if x.F64 != nil {
+		return backend.Buf{F64: x.F64[off : off+n : off+n]}, nil
+	}
+	return backend.Buf{F32: x.F32[off : off+n : off+n]}, nil
+}
+
 // Write copies src into b.
 func (*CPU) Write(b backend.Buf, src []float32) error {
 	s, err := span("Write", b, len(src), "%[2]d values into a buffer of %[3]d")

@@ -23,21 +23,6 @@ __kernel void stack8(__global float *dst, const int off, __global const float *x
 	dst[off + i] = x[j];
 }
 
-// Unstack: x_t[i] = src[o_t + i] for the count ≤ 8 blocks x0…x7 (the
-// unused ones are never written): the blocks of a stacked gradient that
-// the device machine's Rows read (gx's unstackRows).
-__kernel void unstack8(__global const float *src, __global float *x0, __global float *x1, __global float *x2,
-	__global float *x3, __global float *x4, __global float *x5, __global float *x6, __global float *x7, const int o0,
-	const int o1, const int o2, const int o3, const int o4, const int o5, const int o6, const int o7, const int count,
-	const int n) {
-	int i = get_global_id(0);
-	if (i >= count * n) return;
-	int t = i / n, j = i % n;
-	__global float *x = t == 0 ? x0 : t == 1 ? x1 : t == 2 ? x2 : t == 3 ? x3 : t == 4 ? x4 : t == 5 ? x5 : t == 6 ? x6 : x7;
-	int o = t == 0 ? o0 : t == 1 ? o1 : t == 2 ? o2 : t == 3 ? o3 : t == 4 ? o4 : t == 5 ? o5 : t == 6 ? o6 : o7;
-	x[j] = src[o + j];
-}
-
 // A token id as the host reads it (internal/backend/cpu: gather.go, rows.go): x
 // truncated toward zero, or −1 when that is not in [0, V) (NaN too).
 // Comparing x before converting keeps the conversion defined.
