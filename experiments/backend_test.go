@@ -241,7 +241,7 @@ func init() {
 //     run the same ops on the same float32 values from the same
 //     parameters, except that the device machine folds gradient Adds
 //     into the ops computing an operand (a sum rounded once instead of
-//     twice: internal/gx/exec_device_fuse.go) and keeps Adam's moments in
+//     twice: internal/gx/fold.go) and keeps Adam's moments in
 //     float32 (the host in float64): each differs by a rounding of a
 //     float32, 2⁻²⁴ ≈ 6e-8 relative, per step. Measured: at most 2e-7
 //     relative (logit_range, query_std) after 60 steps; 1e-5 is fifty

@@ -12,7 +12,7 @@ import (
 )
 
 // fusedSums is a graph in which every op that can add its result into a
-// buffer (exec_device_fuse.go) has its gradient summed over two uses:
+// buffer (fold.go) has its gradient summed over two uses:
 //
 //	∂x   = LinearT + LinearT + GRUBlendDH + GRUBlendDH  x read by two Linears and two GRUBlends: 3 Adds
 //	∂W1  = LinearW + LinearW      W1 read twice: 1 Add

@@ -122,7 +122,7 @@ func (p *positions) build(g *devGraph) []*gx.Node {
 // gradients (stacked.go) launches what this count says on the device, as
 // many as the device-only pass that stacked the chains after compiling
 // did. Per run, unfused, with the Adds folded into one chain each
-// (exec_device_fuse.go), ∂W is T products and ∂b T column sums: 2T
+// (fold.go), ∂W is T products and ∂b T column sums: 2T
 // launches. Stacked: ∂y_t = R_t is stacked once for both (a StackRows:
 // ⌈T/8⌉ launches of stack8), the x_t too (⌈T/8⌉), then one product and
 // one sum: 2 + 2⌈T/8⌉. At T = 11: 22 → 2 + 2·2 = 6, 16 fewer. When the

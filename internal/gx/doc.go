@@ -30,10 +30,10 @@
 // loops run eight lanes at a time in AVX assembly where the processor has it
 // (kern/fastmath_amd64.s), bit for bit the Go loops they replace; tanh and σ are
 // a rational approximation within 4e-7 (kern/fastmath.go). Graphs run on
-// our own Machine (exec.go, exec_device.go: one loop for the host and a
+// our own Machine (exec.go, machine.go: one loop for the host and a
 // device), not gorgonia's tape machine, whose per-op bookkeeping dominated
 // small models and did not scale across cores; it sums the gradients of a
-// node read at every step in one buffer (exec_device_fuse.go). Matrix
+// node read at every step in one buffer (fold.go). Matrix
 // products run on whatever BLAS gonum's blas32/blas64 have installed:
 // OpenBLAS through cgo in a build with -tags openblas (package openblas;
 // BLAS reports which), or gonum's pure-Go one, whose float32 products are

@@ -9,7 +9,7 @@ import (
 
 // Machine runs a compiled graph: every op node once, in the order of
 // gorgonia's own tape machine (Sort, reversed), each step computing its
-// value from its operands' buffers on a backend (exec_device.go: one loop
+// value from its operands' buffers on a backend (machine.go: one loop
 // for the host's float32 and float64 and for any device).
 //
 // We run graphs ourselves rather than on gorgonia's tape machine because
@@ -24,7 +24,7 @@ import (
 // arena's slab (plan.go); a machine on a device (MachineOn) on its
 // backend's buffers. Either way one planner gives each value its memory by
 // liveness, and one pass folds Adds into their operands' ops
-// (exec_device_fuse.go). Of gorgonia's own ops our graphs hold the Adds its
+// (fold.go). Of gorgonia's own ops our graphs hold the Adds its
 // backward pass chains to sum a node's gradients (ReduceAdd), the constant
 // that seeds the gradient, its sparsemax (Graph.Sparsemax) and whatever a
 // test builds from gorgonia directly: an Add of two same-shape tensors

@@ -3,7 +3,7 @@ package gx
 import "slices"
 
 // SetFoldDeviceAdds turns the machine's folding of Adds into their
-// operands' ops (exec_device_fuse.go, on every backend) on or off for the
+// operands' ops (fold.go, on every backend) on or off for the
 // machines compiled after it, and returns the previous setting.
 func SetFoldDeviceAdds(on bool) bool {
 	was := foldAdds

@@ -273,7 +273,7 @@ func (g *Graph) Bind(p *Param) *Node {
 
 // Watch arranges for n's value to be readable with Value after a run. Use it
 // for every intermediate node you read: the machine may sum gradients in
-// place in an unwatched node's memory (exec_device_fuse.go), and a node's
+// place in an unwatched node's memory (fold.go), and a node's
 // own .Value() is not set by our machine.
 func (g *Graph) Watch(n *Node) *Node {
 	if !g.ok(n) {

@@ -514,7 +514,7 @@ func (op *attendPartOp) contextGrads(all G.Nodes, grad *Node, res G.Nodes) error
 	// the values' ∂H = (cc·w)⊗∂ctx: an Outer of the weights at the start
 	// of the packed tensor, which adds into the sum of the values'
 	// gradients as the unfused chain's Outer does (on the host and on a
-	// device: exec.go, exec_device_fuse.go)
+	// device: exec.go, fold.go)
 	dH := &attendDHOp{base{name: "AttentionDH", args: fmt.Sprint(B, ",", S, ",", a.D, ",", op.cc), in: []int{1, 2}, out: 3}, B, S, a.D, op.cc}
 	res[1], err = op.applyOp(dH, packed, grad)
 	return err

@@ -133,7 +133,7 @@ func TestAttentionGradients(t *testing.T) {
 //
 // Since one machine runs every backend (its Adds summing in place into a
 // private operand, and with the folding on, the unfused chain's gradient
-// ops adding into the sums they feed: exec_device_fuse.go), the gradients
+// ops adding into the sums they feed: fold.go), the gradients
 // reaching a node are no longer summed in the same order by both: the
 // forward values (contexts, weights) are still the same bits where only
 // the contexts reach the cost, and every gradient is within the bound

@@ -322,7 +322,7 @@ func (op *unflatOp) forward(c *call) error {
 
 // accumulate is dst += flat[off : off+size] (ColSums of one row, adding):
 // a gradient cut out of a fused op's flat tensor goes into the sum of its
-// node's gradients without a buffer of its own (exec_device_fuse.go, and
+// node's gradients without a buffer of its own (fold.go, and
 // on the host exec.go's addFused), the bits of the copy then the Add.
 func (op *unflatOp) accumulate(c *call, dst backend.Buf) error {
 	n := op.shape.TotalSize()

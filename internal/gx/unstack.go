@@ -13,7 +13,7 @@ import (
 // compute the same values and which the machine places as views of G, no
 // copy made: at an offset of G's in the arena's slab on the host, a
 // sub-buffer of G's buffer on a device (backend.Viewer). A view is written
-// where a folded Add sums into it (exec_device_fuse.go), which writes G's
+// where a folded Add sums into it (fold.go), which writes G's
 // block: the machine makes views only of a G that nothing but Unstack ops
 // reads (their blocks are disjoint) and that is not watched, computed by a
 // step on the backend, and on a device only at offsets where its memory
