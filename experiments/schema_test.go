@@ -80,7 +80,7 @@ func TestBadExperiments(t *testing.T) {
 		{"slash in name", strings.Replace(goodHead, `name = "t"`, `name = "a/b"`, 1), []string{"name", "plain folder name"}},
 		{"missing name", strings.Replace(goodHead, `name = "t"`+"\n", "", 1), []string{"name", "missing"}},
 		{"cuda", goodHead[:len(`name = "t"`)+1] + "device = \"cuda\"\n" + goodHead[len(`name = "t"`)+1:], []string{"device", "cuda", "cpu"}},
-		{"tpu", goodHead[:len(`name = "t"`)+1] + "device = \"tpu\"\n" + goodHead[len(`name = "t"`)+1:], []string{"device", `unknown "tpu"`, "cpu, gpu, gpu:N, opencl:P:D"}},
+		{"tpu", goodHead[:len(`name = "t"`)+1] + "device = \"tpu\"\n" + goodHead[len(`name = "t"`)+1:], []string{"device", `unknown "tpu"`, "(have: ", " cpu,", " gpu,", " gpu:N,", " opencl:P:D"}}, // the registry's forms; this binary registers test backends too
 		{"opencl", goodHead[:len(`name = "t"`)+1] + "device = \"opencl:0\"\n" + goodHead[len(`name = "t"`)+1:], []string{"device", "want opencl:P:D"}},
 		{"bad dtype", goodHead[:len(`name = "t"`)+1] + "dtype = \"float16\"\n" + goodHead[len(`name = "t"`)+1:], []string{"dtype", "float16", "float32, float64"}},
 		{"duplicate seed", strings.Replace(goodHead, "[1, 2]", "[1, 1]", 1), []string{"seeds", "twice"}},
