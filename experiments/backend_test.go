@@ -66,14 +66,28 @@ func (c minimalBackend) Gemm(m, n, k int, alpha float64, a, b backend.Mat, beta 
 	return c.Backend.Gemm(m, n, k, alpha, a, b, beta, cm)
 }
 
-// minimalFused is the minimal backend once it declares the fused op the
-// cpu declares (the stacked weight gradients): the graphs built for it
-// are the cpu's.
-type minimalFused struct{ minimalBackend }
+// minimalFused is the minimal backend once it implements the fused
+// attention's kernels (backend.FusedAttention, the cpu's here) and declares
+// every fused op the cpu declares (backend.Fuser): the graphs built for it
+// are the cpu's. Its fused attention calls are counted (attends).
+type minimalFused struct {
+	minimalBackend
+	attends *atomic.Int64
+}
 
 func (minimalFused) Name() string { return "minimal-fused" }
 
-func (minimalFused) Fuses(op string) bool { return op == backend.FuseStackedGrads }
+func (minimalFused) Fuses(op string) bool { return backend.Fuses(cpu.New(), op) }
+
+func (c minimalFused) Attend(a backend.Attend) error {
+	c.attends.Add(1)
+	return c.Backend.(backend.FusedAttention).Attend(a)
+}
+
+func (c minimalFused) AttendBack(a backend.AttendBack) error {
+	c.attends.Add(1)
+	return c.Backend.(backend.FusedAttention).AttendBack(a)
+}
 
 // cpuUnfused is the cpu backend with every optional capability it has but
 // the fused ops: the graphs built for it are the minimal backend's.
@@ -83,14 +97,14 @@ func (cpuUnfused) Name() string { return "cpu-unfused" }
 
 func (cpuUnfused) Fuses(string) bool { return false }
 
-var minimalGemms, minimalFusedGemms atomic.Int64
+var minimalGemms, minimalFusedGemms, minimalFusedAttends atomic.Int64
 
 func init() {
 	backend.Register("minimal", func(string) (backend.Backend, error) {
 		return minimalBackend{cpu.New(), &minimalGemms}, nil
 	})
 	backend.Register("minimal-fused", func(string) (backend.Backend, error) {
-		return minimalFused{minimalBackend{cpu.New(), &minimalFusedGemms}}, nil
+		return minimalFused{minimalBackend{cpu.New(), &minimalFusedGemms}, &minimalFusedAttends}, nil
 	})
 	backend.Register("cpu-unfused", func(string) (backend.Backend, error) {
 		return cpuUnfused{cpu.New()}, nil
@@ -172,12 +186,15 @@ func TestMinimalBackend(t *testing.T) {
 	if got := quickstartOn(t, "minimal"); !slices.EqualFunc(unfused, got, slices.Equal) {
 		t.Errorf("the minimal backend's runs differ from the cpu's built unfused:\n%v\n%v", unfused, got)
 	}
-	f0 := minimalFusedGemms.Load()
+	f0, a0 := minimalFusedGemms.Load(), minimalFusedAttends.Load()
 	if got := quickstartOn(t, "minimal-fused"); !slices.EqualFunc(onCPU, got, slices.Equal) {
 		t.Errorf("the minimal backend's runs with the fused ops differ from the cpu's:\n%v\n%v", onCPU, got)
 	}
 	apart, fused := minimalGemms.Load()-g0, minimalFusedGemms.Load()-f0
-	t.Logf("products: %d unfused, %d with the fused ops", apart, fused)
+	t.Logf("products: %d unfused, %d with the fused ops; %d fused attention calls", apart, fused, minimalFusedAttends.Load()-a0)
+	if minimalFusedAttends.Load() == a0 {
+		t.Error("the minimal backend with the fused ops declared ran no fused attention")
+	}
 	if fused >= apart {
 		t.Errorf("the minimal backend made %d products with the fused ops declared, %d without: want fewer", fused, apart)
 	}
