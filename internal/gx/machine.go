@@ -167,13 +167,13 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 			r.devIn = append(r.devIn, in)
 		}
 	}
-	views, fixed := r.findViews(m, a != nil)
+	views, fixed, cover := r.findViews(m, a != nil)
 	onDevice := make([]bool, len(m.steps))
 	for k, fn := range r.fns {
 		onDevice[k] = fn != nil
 	}
 	r.fuse = fuseAdds(m, onDevice, m.watched)
-	r.views = r.keepViews(m, views, fixed, r.fuse)
+	r.views = r.keepViews(m, views, fixed, cover, r.fuse)
 	for k := range m.steps {
 		s := &m.steps[k]
 		switch {

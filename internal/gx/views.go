@@ -40,9 +40,10 @@ type view struct{ of, off, n int }
 
 // findViews finds the steps whose value the plan may place as a view of
 // their operand (per step; nil where none); fixed (per value) marks the
-// views that must not be written. slab: the values are at offsets in the
-// arena's slab.
-func (r *devRun) findViews(m *Machine, slab bool) (out map[int]view, fixed []bool) {
+// views that must not be written, and cover (per value) is the size of the
+// parts that viewing steps read out of it, views or not. slab: the values
+// are at offsets in the arena's slab.
+func (r *devRun) findViews(m *Machine, slab bool) (out map[int]view, fixed []bool, cover []int) {
 	stepOf := make([]int, len(m.vals))
 	for i := range stepOf {
 		stepOf[i] = -1
@@ -59,9 +60,9 @@ func (r *devRun) findViews(m *Machine, slab bool) (out map[int]view, fixed []boo
 		}
 	}
 	vw, _ := r.be.(backend.Viewer)
-	fixed = make([]bool, len(m.vals))
+	fixed, cover = make([]bool, len(m.vals)), make([]int, len(m.vals))
 	if !makeViews {
-		return nil, fixed
+		return nil, fixed, cover
 	}
 	for k, s := range m.steps {
 		op, ok := s.op.(viewer)
@@ -69,6 +70,7 @@ func (r *devRun) findViews(m *Machine, slab bool) (out map[int]view, fixed []boo
 			continue
 		}
 		x := s.args[0]
+		cover[x] += size(r.shapes[s.out])
 		p := stepOf[x]
 		if p < 0 || r.fns[p] == nil || (m.watched != nil && m.watched[x]) {
 			continue
@@ -98,22 +100,53 @@ func (r *devRun) findViews(m *Machine, slab bool) (out map[int]view, fixed []boo
 			}
 		}
 	}
-	return out, fixed
+	return out, fixed, cover
 }
 
 // keepViews keeps the views fuseAdds left alone (f: a view folded into a
 // sum adds its part instead; a fixed one that a sum is written into is
-// copied) and makes them run nothing.
-func (r *devRun) keepViews(m *Machine, views map[int]view, fixed []bool, f *devFusion) map[int]view {
-	written := make([]bool, len(f.alias))
+// copied) and that keep no more memory than they spare: a view that is
+// read after its operand's last other read keeps the whole operand alive,
+// so it is made only where the parts read out of the operand (cover) are
+// at least half of it (a stacked gradient's blocks; not the parts of the
+// additive attention's packed tensor, most of it the score's tanh, where
+// decoding keeps each position's weights). The views kept run nothing.
+func (r *devRun) keepViews(m *Machine, views map[int]view, fixed []bool, cover []int, f *devFusion) map[int]view {
+	n := len(f.alias)
+	written := make([]bool, n)
 	for v, root := range f.alias {
 		written[root] = written[root] || root != v
 	}
 	for k := range views {
 		if v := m.steps[k].out; f.acc[k] || fixed[v] && written[v] {
 			delete(views, k)
-			continue
 		}
+	}
+	last := make([]int, n)  // per group (f.alias): its last read
+	other := make([]int, n) // per value: its last read by a step not a view
+	for i := range other {
+		other[i] = -1
+	}
+	for k, s := range m.steps {
+		_, isView := views[k]
+		for _, a := range s.args {
+			last[f.alias[a]] = max(last[f.alias[a]], k)
+			if !isView {
+				other[a] = max(other[a], k)
+			}
+		}
+	}
+	for i, w := range m.watched {
+		if w {
+			last[f.alias[i]] = len(m.steps)
+		}
+	}
+	for k, w := range views {
+		if last[m.steps[k].out] > other[w.of] && 2*cover[w.of] < size(r.shapes[w.of]) {
+			delete(views, k)
+		}
+	}
+	for k := range views {
 		r.fns[k] = func(backend.Buf, []backend.Buf) error { return nil }
 	}
 	return views
