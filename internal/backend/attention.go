@@ -85,6 +85,7 @@ type Attend struct {
 	Heads   int // the dot score's heads; 0 or 1: one
 	Score   Buf // neither: the scores [B,S], an operand
 	Out     Buf // AttendLayout
+	Align   int // each block of Out (and of AttendBack's) starts at a multiple of it; 0 or 1: packed
 }
 
 // AttendLayout is where Attend puts its values in Out, each a block of
@@ -93,29 +94,40 @@ type Attend struct {
 // from T, the scores [B·h,S] (unless read from Score) from S, with h > 1
 // heads the mask M and the heads' weights hw [B·h,S] from M and HW, and
 // the context [B,D] from Ctx; N values in all. A block a kind has not is
-// empty (its size 0).
+// empty (its size 0). With Align > 1 each block starts at a multiple of
+// it (a device's view alignment, Viewer: the graph reads the blocks as
+// views), the gaps left unwritten.
 type AttendLayout struct{ W, T, S, M, HW, Ctx, N int }
 
 // Layout is a's AttendLayout.
 func (a Attend) Layout() AttendLayout {
 	var l AttendLayout
 	n, nh := a.B*a.S, a.B*a.NHeads()*a.S
-	l.T = n
-	l.S = l.T + n*a.A
+	up := a.alignUp
+	l.T = up(n)
+	l.S = up(l.T + n*a.A)
 	l.M = l.S
 	if a.A > 0 || a.K > 0 {
-		l.M += nh
+		l.M = up(l.M + nh)
 	}
 	l.HW = l.M
 	if a.NHeads() > 1 {
-		l.HW += nh
+		l.HW = up(l.HW + nh)
 	}
 	l.Ctx = l.HW
 	if a.NHeads() > 1 {
-		l.Ctx += nh
+		l.Ctx = up(l.Ctx + nh)
 	}
 	l.N = l.Ctx + a.B*a.D
 	return l
+}
+
+// alignUp is off rounded up to a multiple of Align.
+func (a Attend) alignUp(off int) int {
+	if a.Align <= 1 {
+		return off
+	}
+	return (off + a.Align - 1) / a.Align * a.Align
 }
 
 // NHeads is the number of heads: Heads, or 1.
@@ -146,15 +158,16 @@ type AttendBack struct {
 
 // AttendBackLayout is where AttendBack puts its values in Out: ∂s [B·h,S]
 // at 0, the score's key-side gradient (∂P or ∂X) from Keys, its
-// query-side one (∂U or ∂Q) from Query; N values in all.
+// query-side one (∂U or ∂Q) from Query; N values in all; each block at a
+// multiple of F.Align.
 type AttendBackLayout struct{ Keys, Query, N int }
 
 // Layout is a's AttendBackLayout.
 func (a AttendBack) Layout() AttendBackLayout {
 	f := a.F
 	w := f.A + f.K // one of them is 0
-	l := AttendBackLayout{Keys: f.B * f.NHeads() * f.S}
-	l.Query = l.Keys + f.B*f.S*w
+	l := AttendBackLayout{Keys: f.alignUp(f.B * f.NHeads() * f.S)}
+	l.Query = f.alignUp(l.Keys + f.B*f.S*w)
 	l.N = l.Query + f.B*w
 	return l
 }

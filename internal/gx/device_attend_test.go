@@ -39,3 +39,30 @@ func TestDeviceAttendFused(t *testing.T) {
 		}
 	}
 }
+
+// TestDeviceAttendViews: built for OpenCL (its parts at offsets a
+// sub-buffer can start at: backend.Viewer), the attention's parts and its
+// gradients' cuts are views on the device, a launch fewer each: per
+// position the context, the weights and the scores (all watched; given
+// scores are an input) and the query-side gradient (∂u, ∂q or ∂s), 4 a
+// position (3 given), with the additive score its tanh(P + u + c) too
+// (the weights' own gradient reads it through the score's gradient ops),
+// and with the dot score the first of the key-side
+// cuts summed over the positions, the sum's buffer, one more (a copy with
+// the additive score, whose flat tensor AttentionDV reads too:
+// TestAttentionViews).
+func TestDeviceAttendViews(t *testing.T) {
+	d := devicetest.OpenCL(t)
+	const B, T, S, D = 3, 3, 37, 5
+	for _, score := range []string{"additive", "dot", "given"} {
+		build := func(g *devGraph) []*gx.Node {
+			g.SetTarget(d.Backend())
+			return attendPositions(g, score, true, T, B, S, D)
+		}
+		off, on := runLaunches(t, build, gx.SetViews, false), runLaunches(t, build, gx.SetViews, true)
+		want := map[string]int64{"additive": 5 * T, "dot": 4*T + 1, "given": 3 * T}[score]
+		if off-on != want {
+			t.Errorf("%s: %d launches a run with views, %d without: want %d fewer", score, on, off, want)
+		}
+	}
+}

@@ -40,6 +40,14 @@ func OpCount(g *Graph, name string) int {
 	return n
 }
 
+// SetViews turns the machine's views (views.go) on or off for the machines
+// compiled after it, and returns the previous setting.
+func SetViews(on bool) bool {
+	was := makeViews
+	makeViews = on
+	return was
+}
+
 // Views is how many of m's values its plan placed as views of another
-// (Unstack: unstack.go).
+// (views.go: Unstack, the attention's parts and its gradients' cuts).
 func Views(m *Machine) int { return len(m.dev.views) }

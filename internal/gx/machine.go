@@ -54,11 +54,11 @@ type devRun struct {
 	gen      uint64
 	hostOp   []string // names of the ops that run on the host, sorted
 	res      *Resident
-	fuse     *devFusion      // the Adds folded into their operands' ops
-	views    map[int]rowView // per step: an Unstack placed as a view (unstack.go)
-	viewBufs []backend.Buf   // the views' device buffers, freed before the others
-	preset   map[int]bool    // inputs whose buffer was filled on the device for the next run
-	params   map[int]*Param  // input nodes that are resident parameters
+	fuse     *devFusion     // the Adds folded into their operands' ops
+	views    map[int]view   // per step: a value placed as a view of its operand (views.go)
+	viewBufs []backend.Buf  // the views' device buffers, freed before the others
+	preset   map[int]bool   // inputs whose buffer was filled on the device for the next run
+	params   map[int]*Param // input nodes that are resident parameters
 	idx      map[*Node]int
 	owned    []backend.Buf     // ops' scratch buffers (tracked), freed with the machine
 	sent     map[int][]float32 // per input: the values its buffer holds
@@ -167,12 +167,13 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 			r.devIn = append(r.devIn, in)
 		}
 	}
-	r.views = r.rowViews(m, a != nil)
+	views, fixed, cover := r.findViews(m, a != nil)
 	onDevice := make([]bool, len(m.steps))
 	for k, fn := range r.fns {
 		onDevice[k] = fn != nil
 	}
 	r.fuse = fuseAdds(m, onDevice, m.watched)
+	r.views = r.keepViews(m, views, fixed, cover, r.fuse)
 	for k := range m.steps {
 		s := &m.steps[k]
 		switch {

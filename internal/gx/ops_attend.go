@@ -14,8 +14,10 @@ import (
 // GRUSequence is one op for a recurrence. The score is additive, dot
 // (scaled by a constant) or computed before (Scoring). The op's output
 // packs every value it computes (backend.AttendLayout: tanh(P + u + c),
-// the scores, the weights, the context); the scores, the weights and the
-// context are copied out of it by attendPartOps, which differentiate with
+// the scores, the weights, the context, each at an offset the target can
+// view: viewAlign); the scores, the weights and the context are views of
+// it where the machine can place them so (views.go), else copied out of it
+// by attendPartOps, which differentiate with
 // respect to the op's operands directly (the packed tensor gets no
 // gradient, so nothing is counted twice):
 //
@@ -39,11 +41,12 @@ type attendOp struct {
 }
 
 // attendCore is what the attention ops share: the score's kind, its scale
-// (dot) and the context's.
+// (dot) and the context's, and its tensors' alignment.
 type attendCore struct {
 	kind   attendKind
 	sc, cc float64
 	h      int // the dot score's heads (1: one)
+	align  int // backend.Attend's Align: the target's viewAlign
 }
 
 type attendKind int
@@ -79,10 +82,10 @@ type attendBackOp struct {
 }
 
 // attendDVOp: (packed, flat gradients) → ∂v = Tᵀ∂s [A] (additive), for
-// n = B·S positions.
+// n = B·S positions, T at t in the packed tensor.
 type attendDVOp struct {
 	base
-	n, a int
+	n, a, t int
 }
 
 // Scoring is an attention score given by its operands, for Attention and
@@ -205,7 +208,7 @@ func (g *Graph) Attention(sc Scoring, mask, values *Node) Attended {
 	if !g.ok(ins...) {
 		return Attended{}
 	}
-	core := attendCore{kind: sc.kind(), sc: sc.Scale, cc: 1, h: sc.heads()}
+	core := attendCore{kind: sc.kind(), sc: sc.Scale, cc: 1, h: sc.heads(), align: viewAlign(g.Target())}
 	in := make([]int, len(ins))
 	for i, n := range ins {
 		in[i] = n.Dims()
@@ -228,7 +231,9 @@ func (g *Graph) Attention(sc Scoring, mask, values *Node) Attended {
 	return at
 }
 
-func (k attendCore) hashArgs() string { return fmt.Sprint(k.kind, ",", k.sc, ",", k.cc, ",", k.h) }
+func (k attendCore) hashArgs() string {
+	return fmt.Sprint(k.kind, ",", k.sc, ",", k.cc, ",", k.h, ",", k.align)
+}
 
 func (k attendCore) part(p attendPart, in []int) *attendPartOp {
 	names := [...]string{"AttentionScores", "AttentionWeights", "AttentionContext", "AttentionTanh", "AttentionHeadWeights"}
@@ -254,7 +259,7 @@ func (k attendCore) sizes(s []tensor.Shape) (backend.Attend, error) {
 	if len(m) != 2 || len(H) != 3 || H[0] != m[0] || H[1] != m[1] {
 		return fail()
 	}
-	a.B, a.S, a.D, a.CC, a.SC = m[0], m[1], H[2], k.cc, k.sc
+	a.B, a.S, a.D, a.CC, a.SC, a.Align = m[0], m[1], H[2], k.cc, k.sc, k.align
 	ok := false
 	switch k.kind {
 	case attendAdditive:
@@ -367,6 +372,16 @@ func (op *attendPartOp) at(a backend.Attend) (off, n int) {
 // copyOut: a part nobody reads is not copied (exec.go's dropUnread): in
 // training, the scores, and the weights where no penalty reads them.
 func (op *attendPartOp) copyOut() {}
+
+// viewOff: the part's offset in the packed tensor (views.go).
+func (op *attendPartOp) viewOff(in []tensor.Shape) int {
+	a, err := op.sizes(in[1:])
+	if err != nil {
+		return -1
+	}
+	off, _ := op.at(a)
+	return off
+}
 
 // forward: the part copied out of the packed tensor.
 func (op *attendPartOp) forward(c *call) error {
@@ -495,7 +510,8 @@ func (op *attendPartOp) contextGrads(all G.Nodes, grad *Node, res G.Nodes) error
 		if res[5], err = op.applyOp(&sumRowsOp{base{name: "SumRows", in: []int{2}, out: 1}}, res[4]); err != nil {
 			return err
 		}
-		dv := &attendDVOp{base{name: "AttentionDV", args: fmt.Sprint(B*S, ",", a.A), in: []int{1, 1}, out: 1}, B * S, a.A}
+		t := a.Layout().T
+		dv := &attendDVOp{base{name: "AttentionDV", args: fmt.Sprint(B*S, ",", a.A, ",", t), in: []int{1, 1}, out: 1}, B * S, a.A, t}
 		if res[6], err = op.applyOp(dv, packed, back); err != nil {
 			return err
 		}
@@ -580,11 +596,14 @@ func (op *attendDHOp) product(c *call, dst backend.Buf, acc bool) error {
 	return c.be.Outer(dst, c.in[0], c.in[1], op.b, op.s, op.d, 1, op.cc, acc)
 }
 
-// attendDVOp reads T [B,S,A] in the packed tensor (after the weights,
-// n values) and ∂s [B,S] at the start of the flat gradients.
+// attendDVOp reads T [B,S,A] in the packed tensor (from t, after the
+// weights) and ∂s [B,S] at the start of the flat gradients.
 func (op *attendDVOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return tensor.Shape{op.a}, nil }
 
-// forward: ∂v[a] = Σ_n T[n,a]·∂s[n], the product ProjLastV computes.
+// forward: ∂v[a] = Σ_n T[n,a]·∂s[n], the product ProjLastV computes. It
+// does not add into the positions' sum of ∂v (no accumulate): the sum
+// would round otherwise, the cpu's numbers (the quickstart's concat) and
+// the unfused chain's no longer the same bits (TestMinimalBackend).
 func (op *attendDVOp) forward(c *call) error {
-	return c.be.MatVec(op.a, op.n, backend.Mat{Buf: c.in[0], Off: op.n, Ld: op.a, T: true}, c.in[1], c.out, false)
+	return c.be.MatVec(op.a, op.n, backend.Mat{Buf: c.in[0], Off: op.t, Ld: op.a, T: true}, c.in[1], c.out, false)
 }

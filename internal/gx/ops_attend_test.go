@@ -265,58 +265,94 @@ func (c *copyCounter) Copy2D(dst backend.Buf, dOff, dLd int, src backend.Buf, sO
 // packed tensor only where something reads them (exec.go's dropUnread):
 // watching the scores adds T copies a run (T positions; given scores are
 // an input, no copy): unwatched and unread, as in training, they are not
-// copied at all.
+// copied at all. The machine's views are off: with them no part is
+// copied (TestAttentionViews).
 func TestAttentionUnreadParts(t *testing.T) {
-	const B, S, D, T = 3, 5, 4, 3
+	const T = 3
+	defer gx.SetViews(gx.SetViews(false))
 	for _, score := range attendScores {
-		run := func(watch bool) int {
-			g := gx.NewGraph(gx.Float32)
-			be := &copyCounter{CPU: cpu.New()}
-			if err := g.SetBackend(be); err != nil {
-				t.Fatal(err)
-			}
-			rng := rand.New(rand.NewPCG(51, 52))
-			n := 0
-			in := func(shape ...int) *gx.Node {
-				n++
-				x := g.Input(fmt.Sprint("x", n), shape...)
-				g.Fail(gx.Fill(x, func(int) float64 { return rng.NormFloat64() }))
-				return x
-			}
-			outs, wrt, c := attendChain(g, in, g.Const("mask", attnMask(S), B, S), score, true, false, T, S, D)
-			if !slices.Contains(gx.Ops(g), "Attention") {
-				t.Fatalf("%s: the counting cpu backend got no Attention op", score)
-			}
-			var read []*gx.Node
-			for i, o := range outs {
-				if i%3 == 0 { // a context
-					read = append(read, o)
-				} else if i%3 == 2 && watch { // the scores
-					g.Watch(o)
-				}
-			}
-			read = append(read, g.Grad(c, wrt...)...)
-			for _, o := range read {
-				g.Watch(o)
-			}
-			m, err := g.Machine()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer m.Close()
-			if err := m.Run(); err != nil {
-				t.Fatal(err)
-			}
-			be.copies = 0
-			if err := m.RunAgain(); err != nil {
-				t.Fatal(err)
-			}
-			return be.copies
-		}
+		run := func(watch bool) int { n, _ := attendCopies(t, score, watch, T); return n }
 		n0, n1 := run(false), run(true)
 		// watching the scores keeps their copy (given scores are an input)
 		if want := map[bool]int{true: T}[score != "given"]; n1-n0 != want {
 			t.Errorf("%s: %d copies a run with the scores watched, %d without: want %d more", score, n1, n0, want)
+		}
+	}
+}
+
+// attendCopies trains attendChain's graph of T positions (contexts read by
+// the cost, weights unread, the gradients watched) on the cpu, counting
+// its Copy2D calls in a run, and returns them and how many values the
+// machine placed as views; watch: the scores watched.
+func attendCopies(t *testing.T, score string, watch bool, T int) (copies, views int) {
+	t.Helper()
+	const B, S, D = 3, 5, 4
+	g := gx.NewGraph(gx.Float32)
+	be := &copyCounter{CPU: cpu.New()}
+	if err := g.SetBackend(be); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(51, 52))
+	n := 0
+	in := func(shape ...int) *gx.Node {
+		n++
+		x := g.Input(fmt.Sprint("x", n), shape...)
+		g.Fail(gx.Fill(x, func(int) float64 { return rng.NormFloat64() }))
+		return x
+	}
+	outs, wrt, c := attendChain(g, in, g.Const("mask", attnMask(S), B, S), score, true, false, T, S, D)
+	if !slices.Contains(gx.Ops(g), "Attention") {
+		t.Fatalf("%s: the counting cpu backend got no Attention op", score)
+	}
+	var read []*gx.Node
+	for i, o := range outs {
+		if i%3 == 2 && watch { // the scores (the contexts: the cost reads them)
+			g.Watch(o)
+		}
+	}
+	read = append(read, g.Grad(c, wrt...)...)
+	for _, o := range read {
+		g.Watch(o)
+	}
+	m, err := g.Machine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if err := m.Run(); err != nil {
+		t.Fatal(err)
+	}
+	be.copies = 0
+	if err := m.RunAgain(); err != nil {
+		t.Fatal(err)
+	}
+	return be.copies, gx.Views(m)
+}
+
+// TestAttentionViews: the parts of the packed tensor and the gradients cut
+// out of the backward's flat tensor are views of them (views.go), no copy
+// made, where nothing writes into them and they keep no more memory than
+// they spare. Each position's context is read by the cost before the
+// backward reads the packed tensor: a view (T). The query-side gradient
+// (∂u, ∂q or ∂s) is watched, read after the rest of its flat tensor: a
+// view, as the cuts read out of the flat tensor (with the key side's) are
+// more than half of it (T). The key-side cuts (∂P, ∂X) are summed over the
+// positions: every one but the first adds into the sum (a ColSums, no copy
+// either way), and the first is the sum's buffer, written (fold.go): a
+// view where nothing but the cuts reads its flat tensor (dot, heads: 1), a
+// copy where AttentionDV reads it too (additive). So 2T views and copies
+// fewer, and one more with the dot score (given scores: no key side).
+func TestAttentionViews(t *testing.T) {
+	const T = 3
+	defer gx.SetViews(gx.SetViews(true))
+	for _, score := range attendScores {
+		gx.SetViews(false)
+		off, _ := attendCopies(t, score, false, T)
+		gx.SetViews(true)
+		on, views := attendCopies(t, score, false, T)
+		want := map[string]int{"additive": 2 * T, "dot": 2*T + 1, "heads": 2*T + 1, "given": 2 * T}[score]
+		if off-on != want || views != want {
+			t.Errorf("%s: %d copies a run with views, %d without, %d views: want %d fewer and %d views", score, on, off, views, want, want)
 		}
 	}
 }

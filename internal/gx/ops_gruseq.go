@@ -329,3 +329,6 @@ func (op *unflatOp) accumulate(c *call, dst backend.Buf) error {
 	return c.be.ColSums(dst, 0, c.in[0], op.off, n, 1, n, true)
 }
 func (op *unflatOp) fusedOnHost() {}
+
+// viewOff: the entries start at off of the flat tensor (views.go).
+func (op *unflatOp) viewOff([]tensor.Shape) int { return op.off }
