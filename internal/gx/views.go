@@ -2,6 +2,8 @@ package gx
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/attnzoo/attnzoo/internal/backend"
 	"gorgonia.org/tensor"
@@ -146,6 +148,16 @@ func (r *devRun) keepViews(m *Machine, views map[int]view, fixed []bool, cover [
 			delete(views, k)
 		}
 	}
+	owner := make(map[int]int, len(m.steps)) // a value computed here → its step
+	for k, s := range m.steps {
+		owner[s.out] = k
+	}
+	for k, w := range views { // the buffer viewed must be one the plan places
+		rt := f.alias[w.of]
+		if p, ok := owner[rt]; !ok || r.fns[p] == nil || len(r.shapes[rt]) == 0 {
+			delete(views, k)
+		}
+	}
 	for k := range views {
 		r.fns[k] = func(backend.Buf, []backend.Buf) error { return nil }
 	}
@@ -172,7 +184,10 @@ func viewAlign(be backend.Backend) int {
 // (root: fuseAdds' alias) have theirs: on the slab an offset in the
 // owner's slot (at), on a device a sub-buffer of the owner's buffer.
 func (r *devRun) placeViews(m *Machine, root []int, at map[int]slabSlot, slab bool) error {
-	for k, w := range r.views {
+	// in step order: a view's operand may share the buffer of an earlier
+	// view (a sum folded into it), placed first
+	for _, k := range slices.Sorted(maps.Keys(r.views)) {
+		w := r.views[k]
 		v, base := m.steps[k].out, root[w.of]
 		if slab {
 			t, ok := at[base]
