@@ -150,14 +150,7 @@ func TestAttentionEqualsUnfused(t *testing.T) {
 					forward := 0 // outputs before the gradients
 					run := func(fused bool) [][]float64 {
 						g := gx.NewGraph(dt)
-						rng := rand.New(rand.NewPCG(31, 32))
-						n := 0
-						in := func(shape ...int) *gx.Node {
-							n++
-							x := g.Input(fmt.Sprint("x", n), shape...)
-							g.Fail(gx.Fill(x, func(int) float64 { return rng.NormFloat64() }))
-							return x
-						}
+						in := normalInputs(g, 31, 32)
 						outs, wrt, c := attendChain(g, in, g.Const("mask", attnMask(S), B, S), score, fused, weighted, T, S, D)
 						forward = len(outs)
 						outs = append(outs, g.Grad(c, wrt...)...)
@@ -216,14 +209,7 @@ func TestAttentionAllocates(t *testing.T) {
 	for _, score := range attendScores {
 		allocs := func(fused bool) float64 {
 			g := gx.NewGraph(gx.Float32)
-			rng := rand.New(rand.NewPCG(41, 42))
-			n := 0
-			in := func(shape ...int) *gx.Node {
-				n++
-				x := g.Input(fmt.Sprint("x", n), shape...)
-				g.Fail(gx.Fill(x, func(int) float64 { return rng.NormFloat64() }))
-				return x
-			}
+			in := normalInputs(g, 41, 42)
 			_, wrt, c := attendChain(g, in, g.Const("mask", attnMask(S), B, S), score, fused, false, T, S, D)
 			for _, d := range g.Grad(c, wrt...) {
 				g.Watch(d)
@@ -292,14 +278,7 @@ func attendCopies(t *testing.T, score string, watch bool, T int) (copies, views 
 	if err := g.SetBackend(be); err != nil {
 		t.Fatal(err)
 	}
-	rng := rand.New(rand.NewPCG(51, 52))
-	n := 0
-	in := func(shape ...int) *gx.Node {
-		n++
-		x := g.Input(fmt.Sprint("x", n), shape...)
-		g.Fail(gx.Fill(x, func(int) float64 { return rng.NormFloat64() }))
-		return x
-	}
+	in := normalInputs(g, 51, 52)
 	outs, wrt, c := attendChain(g, in, g.Const("mask", attnMask(S), B, S), score, true, false, T, S, D)
 	if !slices.Contains(gx.Ops(g), "Attention") {
 		t.Fatalf("%s: the counting cpu backend got no Attention op", score)
@@ -354,5 +333,18 @@ func TestAttentionViews(t *testing.T) {
 		if off-on != want || views != want {
 			t.Errorf("%s: %d copies a run with views, %d without, %d views: want %d fewer and %d views", score, on, off, views, want, want)
 		}
+	}
+}
+
+// normalInputs makes inputs x1, x2, … of g, filled with N(0,1) values drawn
+// from one PCG(s1, s2) stream in the order they are asked for.
+func normalInputs(g *gx.Graph, s1, s2 uint64) func(shape ...int) *gx.Node {
+	rng := rand.New(rand.NewPCG(s1, s2))
+	n := 0
+	return func(shape ...int) *gx.Node {
+		n++
+		x := g.Input(fmt.Sprint("x", n), shape...)
+		g.Fail(gx.Fill(x, func(int) float64 { return rng.NormFloat64() }))
+		return x
 	}
 }

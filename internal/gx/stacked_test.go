@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/attnzoo/attnzoo/internal/backend"
@@ -12,11 +13,19 @@ import (
 	"github.com/attnzoo/attnzoo/internal/gx"
 )
 
-// fusing is a backend that declares the stacked gradients and nothing
+// declaring is a backend that declares the fused ops named and nothing
 // else beyond the required interface: a new backend once it adds them.
-type fusing struct{ backend.Backend }
+type declaring struct {
+	backend.Backend
+	ops []string
+}
 
-func (fusing) Fuses(op string) bool { return op == backend.FuseStackedGrads }
+func (d declaring) Fuses(op string) bool { return slices.Contains(d.ops, op) }
+
+// fusing declares the stacked gradients alone.
+func fusing(be backend.Backend) declaring {
+	return declaring{be, []string{backend.FuseStackedGrads}}
+}
 
 // decoderCase is a decoder's weights read at each of T positions, every
 // kind of term a group sums: per position, from the state h and an input
@@ -106,7 +115,7 @@ func TestStackedGradGroups(t *testing.T) {
 		{5, nil, 5, 3, 1}, // the arena's backend: the cpu
 		{5, cpu.New(), 5, 3, 1},
 		{5, unfused{cpu.New()}, 21, 15, 5},
-		{5, fusing{unfused{cpu.New()}}, 5, 3, 1},
+		{5, fusing(unfused{cpu.New()}), 5, 3, 1},
 		{3, cpu.New(), 13, 3, 1},
 		{3, unfused{cpu.New()}, 13, 9, 3},
 	} {

@@ -11,12 +11,6 @@ import (
 	"github.com/attnzoo/attnzoo/internal/gx"
 )
 
-// unstacking is a backend that declares StackRows' gradient as views and
-// no other fused op: a new backend once it adds them.
-type unstacking struct{ backend.Backend }
-
-func (unstacking) Fuses(op string) bool { return op == backend.FuseUnstack }
-
 // unstackCase is a recurrence whose states are stacked, as a decoder's
 // are before its output layer: h_t = tanh(x_t Wᵀ + h_{t−1} Uᵀ) for t < T,
 // y = tanh(StackRows(h_0…h_{T−1}) Vᵀ), cost = Σ y ⊙ R. h_t's gradient is
@@ -74,7 +68,7 @@ func TestUnstackOps(t *testing.T) {
 		{nil, T, 0}, // the arena's backend: the cpu
 		{cpu.New(), T, 0},
 		{unfused{cpu.New()}, 0, T},
-		{unstacking{unfused{cpu.New()}}, T, 0},
+		{declaring{unfused{cpu.New()}, []string{backend.FuseUnstack}}, T, 0},
 	} {
 		uc := newUnstackCase(T)
 		g := gx.NewGraph(gx.Float64)
@@ -117,7 +111,7 @@ func TestUnstackGradients(t *testing.T) {
 				return runValues(t, g, g.Grad(cost, nodes...)...), gx.OpCount(g, "Unstack")
 			}
 			views, n := grads(nil)
-			rows, m := grads(fusing{unfused{cpu.New()}})
+			rows, m := grads(fusing(unfused{cpu.New()}))
 			if n != T || m != 0 {
 				t.Fatalf("%d and %d Unstack ops, want %d and 0", n, m, T)
 			}
