@@ -78,7 +78,6 @@ func (r *devRun) findViews(m *Machine, slab bool) (out map[int]view, fixed []boo
 			continue
 		}
 		if _, ok := m.steps[p].op.(viewer); ok { // not a view of a view
-
 			continue
 		}
 		in := make([]tensor.Shape, len(s.args))
