@@ -61,6 +61,7 @@ func (g *devGraph) Cost(out *gx.Node) *gx.Node {
 func agreeOnDevice(t *testing.T, what string, onDevice []string, build func(g *devGraph) []*gx.Node) {
 	t.Helper()
 	d := devicetest.OpenCL(t)
+	rp := devicetest.NewReplay(t, d.Backend()) // each primitive within its derived bound
 	run := func(dev bool) ([][]float64, []string) {
 		g := newDevGraph()
 		outs := build(g)
@@ -70,7 +71,7 @@ func agreeOnDevice(t *testing.T, what string, onDevice []string, build func(g *d
 		var m *gx.Machine
 		var err error
 		if dev {
-			m, err = g.MachineOn(d.Backend())
+			m, err = g.MachineOn(rp)
 		} else {
 			m, err = g.Machine()
 		}
@@ -91,6 +92,7 @@ func agreeOnDevice(t *testing.T, what string, onDevice []string, build func(g *d
 	}
 	want, _ := run(false)
 	got, host := run(true)
+	rp.Report(t)
 	for _, name := range onDevice {
 		if slices.Contains(host, name) {
 			t.Errorf("%s: op %s runs on the host (host ops: %v)", what, name, host)

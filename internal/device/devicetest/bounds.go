@@ -1,0 +1,983 @@
+package devicetest
+
+import (
+	"math"
+
+	"github.com/attnzoo/attnzoo/internal/backend"
+	"github.com/attnzoo/attnzoo/internal/backend/cpu"
+)
+
+// The bounds. Both backends compute every value of a primitive from the
+// same float32 inputs by the same formula; they differ only in each one's
+// own rounding, so |dev − cpu| ≤ e_dev + e_cpu, e the error of one side
+// against the exact value of the formula on those inputs:
+//
+//   - one operation + − × of IEEE single precision (both: the OpenCL
+//     1.2 specification, §7.4, requires them correctly rounded; Go's
+//     float32 arithmetic is): u·|exact|, u = 2⁻²⁴;
+//   - a sum of K terms, each a product of up to p factors, in any order
+//     (a work-group tree, a blocked product, a contracted a·b + c):
+//     γ_{K+p−1}·Σ|terms|, γ_n = n·u/(1 − n·u) (Higham, Accuracy and
+//     Stability of Numerical Algorithms, 2nd ed., §3.1);
+//   - the device's built-ins, at the OpenCL 1.2 specification's limits
+//     for single precision (§7.4, table 7.1; no -cl-fast-relaxed-math,
+//     no native_ functions in kernels/*.cl): exp and log 3 ulp, tanh 5 ulp,
+//     x/y 2.5 ulp; an ulp of y at most 2⁻²³·|y| (normal y) or 2⁻¹⁴⁹;
+//   - the cpu's float32 tanh (kern.tanh32, a [13/6] rational function R
+//     on x clamped to [−9, 9]): |R(x) − tanh x|, computed per value in
+//     float64 with the coefficients as float32 holds them, plus its
+//     evaluation's rounding: Horner's rule in x² over 7 and 4 coefficients
+//     (Higham §5.1: γ_12·P̃(x²) and γ_6·Q̃(x²), P̃ the polynomial with
+//     |coefficients|), x² itself rounded (≤ 6u·P̃ and 3u·Q̃ through the
+//     polynomials), then x·P and /Q (2u): relative to |R|,
+//     (γ_12 + 6u)·P̃/|P| + (γ_6 + 3u)·Q̃/|Q| + 2u; its σ = 0.5 + 0.5·tanh(x/2)
+//     half that at x/2 plus u·σ; its exp (kern.Exp32, Cephes' expf) at the
+//     2 ulp its doc states and TestExp32 checks (not derived here); a float64
+//     step (the cross-entropy's sums and log) at 2⁻⁵³ of each term, taken
+//     as 1e-15 relative.
+//
+// A composite primitive (the softmaxes, the cross-entropy, the attention
+// chain) propagates these to first order along its formula; every bound is
+// then taken ×1.01 for the terms of order u² dropped, as
+// internal/device/backend_attend_test.go does.
+const (
+	uRound    = 1.0 / (1 << 24)
+	ulp2      = 2 * uRound // an ulp, relative to the value
+	subnormal = 0x1p-149   // the smallest subnormal: an ulp below 2⁻¹²⁶
+	slack     = 1.01
+)
+
+func gamma(n int) float64 { return float64(n) * uRound / (1 - float64(n)*uRound) }
+
+func abs32(x float32) float64 { return math.Abs(float64(x)) }
+
+// devTanh, cpuTanh: each side's error on tanh(x).
+func devTanh(x float32) float64 { return 5 * (ulp2*math.Abs(math.Tanh(float64(x))) + subnormal) }
+
+// tanhP, tanhQ: kern.tanh32's coefficients, highest power first, as float32.
+var tanhP = []float32{-2.76076847742355e-16, 2.00018790482477e-13, -8.60467152213735e-11, 5.12229709037114e-08,
+	1.48572235717979e-05, 6.37261928875436e-04, 4.89352455891786e-03}
+var tanhQ = []float32{1.19825839466702e-06, 1.18534705686654e-04, 2.26843463243900e-03, 4.89352518554385e-03}
+
+// horner is Σ c_k·t^k and Σ |c_k|·t^k (t ≥ 0).
+func horner(c []float32, t float64) (p, pa float64) {
+	for _, v := range c {
+		p, pa = p*t+float64(v), pa*t+math.Abs(float64(v))
+	}
+	return p, pa
+}
+
+func cpuTanh(x float32) float64 {
+	xc := math.Min(math.Max(float64(x), -9), 9)
+	p, pa := horner(tanhP, xc*xc)
+	q, qa := horner(tanhQ, xc*xc)
+	r := xc * p / q
+	rel := (gamma(12)+6*uRound)*pa/math.Abs(p) + (gamma(6)+3*uRound)*qa/math.Abs(q) + 2*uRound
+	return math.Abs(r-math.Tanh(float64(x))) + rel*math.Abs(r) + subnormal
+}
+
+func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+
+// devSigmoid: 1/(1 + exp(−x)): exp 6u relative, the sum u of itself
+// (so 7u of 1 + e), the division 2.5 ulp: 12u of σ.
+func devSigmoid(x float32) float64 { return 12*uRound*sigmoid(float64(x)) + 3*subnormal }
+
+func cpuSigmoid(x float32) float64 {
+	return 0.5*cpuTanh(0.5*x) + uRound*sigmoid(float64(x)) + subnormal
+}
+
+// Each side's relative error of one exponential and one division.
+const (
+	devExp, cpuExp = 3 * ulp2, 2 * ulp2
+	devDiv, cpuDiv = 2.5 * ulp2, uRound
+	devLog         = 3 * ulp2
+	f64            = 1e-15
+)
+
+// elementwise is the bound of a primitive computing each output value by
+// one correctly rounded operation (2u of the exact value x(i), both
+// sides).
+func elementwise(n int, x func(in [][]float32, i int) float64) boundFn {
+	return func(in, _ [][]float32, _, i int) float64 {
+		if i >= n {
+			return 0 // not written: the same on both sides
+		}
+		return 2 * uRound * math.Abs(x(in, i))
+	}
+}
+
+// exact is the bound of a copy: the same bits.
+func exact(_, _ [][]float32, _, _ int) float64 { return 0 }
+
+// at is op(M)[i,k] of a matrix in buffer v, at offset off.
+func at(m backend.Mat, v []float32, off, i, k int) float32 {
+	if m.T {
+		return v[off+m.Off+k*m.Ld+i]
+	}
+	return v[off+m.Off+i*m.Ld+k]
+}
+
+// gemmBound: C = α·op(A)·op(B) + β·C over batch products: each value a
+// sum of k products of 3 factors and β·c: γ_{k+3}·(|α|·Σ|a·b| + |β·c|) a
+// side.
+func gemmBound(m, n, k int, alpha float64, a backend.Mat, aStride int, b backend.Mat, bStride int, beta float64, c backend.Mat, cStride, batch int) boundFn {
+	return func(in, _ [][]float32, _, e int) float64 {
+		r := e - c.Off
+		p := 0
+		if batch > 1 {
+			p, r = r/cStride, r%cStride
+		}
+		i, j := r/c.Ld, r%c.Ld
+		if r < 0 || p >= batch || i >= m || j >= n {
+			return 0
+		}
+		s := 0.0
+		for l := range k {
+			s += abs32(at(a, in[1], p*aStride, i, l)) * abs32(at(b, in[2], p*bStride, l, j))
+		}
+		s = math.Abs(alpha) * s
+		if beta != 0 {
+			s += math.Abs(beta) * abs32(in[0][e])
+		}
+		return 2 * gamma(k+3) * s
+	}
+}
+
+// mapBound: tanh and σ at each side's error; ReLU exact.
+func mapBound(f backend.Fn, n int) boundFn {
+	side := map[backend.Fn][2]func(float32) float64{backend.Tanh: {devTanh, cpuTanh}, backend.Sigmoid: {devSigmoid, cpuSigmoid}}[f]
+	if side[0] == nil {
+		return exact
+	}
+	return func(in, _ [][]float32, _, i int) float64 {
+		if i >= n {
+			return 0
+		}
+		return slack * (side[0](in[1][i]) + side[1](in[1][i]))
+	}
+}
+
+// mapGradBound: g·(1 − y·y) and g·y·(1 − y), three roundings a side
+// (relative to each factor; 1 − y² within u·y² + u·|1 − y²|).
+func mapGradBound(f backend.Fn, n int) boundFn {
+	switch f {
+	case backend.Tanh:
+		return func(in, _ [][]float32, _, i int) float64 {
+			if i >= n {
+				return 0
+			}
+			y, g := float64(in[1][i]), float64(in[2][i])
+			return 2 * gamma(3) * math.Abs(g) * (y*y + math.Abs(1-y*y))
+		}
+	case backend.Sigmoid:
+		return func(in, _ [][]float32, _, i int) float64 {
+			if i >= n {
+				return 0
+			}
+			y, g := float64(in[1][i]), float64(in[2][i])
+			return 2 * gamma(3) * math.Abs(g*y*(1-y))
+		}
+	}
+	return exact
+}
+
+// colSums: y[yOff+c] = Σ_r x[xOff + r·ld + c] (+ y): rows (+1) terms.
+func colSums(yOff, xOff, ld, rows, cols int, acc bool) boundFn {
+	return func(in, _ [][]float32, _, e int) float64 {
+		c := e - yOff
+		if c < 0 || c >= cols {
+			return 0
+		}
+		s := 0.0
+		for r := range rows {
+			s += abs32(in[1][xOff+r*ld+c])
+		}
+		if acc {
+			s += abs32(in[0][e])
+		}
+		return 2 * gamma(rows+1) * s
+	}
+}
+
+// matVecBound: y = op(A)·x (+ y): n products (+1).
+func matVecBound(m, n int, a backend.Mat, acc bool) boundFn {
+	return func(in, _ [][]float32, _, i int) float64 {
+		if i >= m {
+			return 0
+		}
+		s := 0.0
+		for j := range n {
+			s += abs32(at(a, in[1], 0, i, j)) * abs32(in[2][j])
+		}
+		if acc {
+			s += abs32(in[0][i])
+		}
+		return 2 * gamma(n+2) * s
+	}
+}
+
+// outerBound: (c·w)·v (+ y), c as float32: four roundings.
+func outerBound(B, S, D, h int, c float64, acc bool) boundFn {
+	return func(in, _ [][]float32, _, e int) float64 {
+		if e >= B*S*D {
+			return 0
+		}
+		b, i, d := e/(S*D), e/D%S, e%D
+		t := math.Abs(c * float64(in[1][(b*h+d/(D/h))*S+i]) * float64(in[2][b*D+d]))
+		if acc {
+			t += abs32(in[0][e])
+		}
+		return 2 * gamma(4) * t
+	}
+}
+
+// scaleBound: α·x, α as float32: two roundings.
+func scaleBound(alpha float64, n int) boundFn {
+	return func(in, _ [][]float32, _, i int) float64 {
+		if i >= n {
+			return 0
+		}
+		return 2 * gamma(2) * math.Abs(alpha*float64(in[1][i]))
+	}
+}
+
+// tanhArg is AddTanh's argument (P + u) + c, which both sides round alike
+// (two correctly rounded sums in this order).
+func tanhArg(p, u, c float32) float32 { x := p + u; return x + c }
+
+// addTanhBound: tanh of the same argument on both sides.
+func addTanhBound(S, A int) boundFn {
+	return func(in, _ [][]float32, _, j int) float64 {
+		if j >= len(in[0]) || j >= len(in[1]) {
+			return 0
+		}
+		a, b := j%A, j/(S*A)
+		x := tanhArg(in[1][j], in[2][b*A+a], in[3][a])
+		return slack * (devTanh(x) + cpuTanh(x))
+	}
+}
+
+// additiveDeltaBound: (g·v)·(1 − T²) (+ y): five roundings a side.
+func additiveDeltaBound(N, A int, acc bool) boundFn {
+	return func(in, _ [][]float32, _, e int) float64 {
+		if e >= N*A {
+			return 0
+		}
+		t := float64(in[1][e])
+		s := math.Abs(float64(in[3][e/A])*float64(in[2][e%A])) * (t*t + math.Abs(1-t*t))
+		if acc {
+			s += abs32(in[0][e])
+		}
+		return 2 * gamma(5) * s
+	}
+}
+
+// embedGradBound: each row of dE the sum of the rows of g with its id
+// (+ dE).
+func embedGradBound(D, N int, acc bool) boundFn {
+	return func(in, _ [][]float32, _, e int) float64 {
+		v, d := e/D, e%D
+		s, k := 0.0, 0
+		for n := range N {
+			if int(in[2][n]) == v {
+				s += abs32(in[1][n*D+d])
+				k++
+			}
+		}
+		if acc {
+			s += abs32(in[0][e])
+		}
+		return 2 * gamma(k+1) * s
+	}
+}
+
+// softmaxRel is one side's relative error of each weight p_i of a softmax
+// of values x over the kept keys, M their maximum: the argument x_i − M
+// rounded (u·|x_i − M| of e^…), the exponential (ex), the sum of S terms
+// (its terms' errors, weighted, and γ_S), the division (div).
+func softmaxRel(x, p []float64, kept []bool, M, ex, div float64) []float64 {
+	arg := func(i int) float64 { return uRound*math.Abs(x[i]-M) + ex }
+	sum := gamma(len(x))
+	for j := range x {
+		if kept[j] {
+			sum += p[j] * arg(j)
+		}
+	}
+	rel := make([]float64, len(x))
+	for i := range x {
+		rel[i] = arg(i) + sum + div
+	}
+	return rel
+}
+
+// softmaxRow is the weights' bound of one row of n values x (those kept),
+// given the bound ds of each value's difference between the sides: the
+// softmax's Jacobian carries ds, each side adds its own rounding.
+func softmaxRow(x, w, ds []float64, kept []bool) []float64 {
+	M := math.Inf(-1)
+	for i, k := range kept {
+		if k {
+			M = math.Max(M, x[i])
+		}
+	}
+	e := make([]float64, len(x))
+	if math.IsInf(M, -1) {
+		return e
+	}
+	dev, cpu := softmaxRel(x, w, kept, M, devExp, devDiv), softmaxRel(x, w, kept, M, cpuExp, cpuDiv)
+	wd := 0.0
+	for j := range x {
+		wd += w[j] * ds[j]
+	}
+	for i := range x {
+		if kept[i] {
+			e[i] = w[i] * (ds[i] + wd + dev[i] + cpu[i])
+		}
+	}
+	return e
+}
+
+// f64s is v[off : off+n] widened.
+func f64s(v []float32, off, n int) []float64 {
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = float64(v[off+i])
+	}
+	return x
+}
+
+func keptRow(m []float32, off, n int) []bool {
+	k := make([]bool, n)
+	for i := range k {
+		k[i] = m[off+i] > 0.5
+	}
+	return k
+}
+
+// maskedSoftmaxBound: y(0), x(1), mask(2), by rows.
+func maskedSoftmaxBound(cols int) boundFn {
+	return rowwise(cols, func(in, out [][]float32, r int) []float64 {
+		o := r * cols
+		return softmaxRow(f64s(in[1], o, cols), f64s(out[0], o, cols), make([]float64, cols), keptRow(in[2], o, cols))
+	})
+}
+
+// rowwise computes a row's bounds once, when its first value is checked.
+func rowwise(cols int, row func(in, out [][]float32, r int) []float64) boundFn {
+	var cur []float64
+	at := -1
+	return func(in, out [][]float32, j, e int) float64 {
+		if j != 0 {
+			return 0
+		}
+		if r := e / cols; r != at {
+			cur, at = row(in, out, r), r
+		}
+		return slack * cur[e%cols]
+	}
+}
+
+// softmaxGradBound: dx_i = y_i·(g_i − Σ_j y_j·g_j), S + 2 roundings.
+func softmaxGradBound(cols int) boundFn {
+	return rowwise(cols, func(in, _ [][]float32, r int) []float64 {
+		y, g := f64s(in[1], r*cols, cols), f64s(in[2], r*cols, cols)
+		d := 0.0
+		for j := range y {
+			d += math.Abs(y[j] * g[j])
+		}
+		e := make([]float64, cols)
+		for i := range e {
+			e[i] = 2 * gamma(cols+2) * math.Abs(y[i]) * (math.Abs(g[i]) + d)
+		}
+		return e
+	})
+}
+
+// xentRow is a row's softmax (p) of z, its maximum M, log S (S = Σ e^(z−M))
+// and each side's relative error of S (its terms' and the sum's).
+type xentRow struct {
+	p                []float64
+	z                []float64
+	M, logS          float64
+	sDev, sCpu, argM float64 // argM: Σ p_i·u·|z_i − M|
+}
+
+func newXentRow(z []float32, off, V int) xentRow {
+	x := xentRow{z: f64s(z, off, V), M: math.Inf(-1)}
+	for _, v := range x.z {
+		x.M = math.Max(x.M, v)
+	}
+	s := 0.0
+	x.p = make([]float64, V)
+	for i, v := range x.z {
+		x.p[i] = math.Exp(v - x.M)
+		s += x.p[i]
+	}
+	for i, v := range x.z {
+		x.p[i] /= s
+		x.argM += x.p[i] * uRound * math.Abs(v-x.M)
+	}
+	x.logS = math.Log(s)
+	x.sDev = x.argM + devExp + gamma(V)
+	x.sCpu = x.argM + cpuExp + f64*float64(V)
+	return x
+}
+
+// xentBound: out(0) = c·Σ_b loss_b, loss(1) = m_b·((M − z_t) + log S).
+// The device: S (sDev), log 3 ulp, M − z_t and the sum rounded, × m_b;
+// the cpu: S (sCpu), the rest in float64, loss_b rounded once. out: each
+// side's losses' errors, the device's float32 sum of them (γ_rows) and
+// its c as float32 and product (2u), the cpu's rounding (u). Label
+// smoothing (eps) is left unchecked.
+func xentBound(eps backend.Buf, c float64, rows, V int) boundFn {
+	if eps.Len() > 0 {
+		return nil
+	}
+	var e []float64 // per row: both sides' errors of loss_b
+	var sum float64 // Σ|loss_b|
+	return func(in, out [][]float32, j, i int) float64 {
+		if e == nil {
+			e = make([]float64, rows)
+			for b := range rows {
+				m := float64(in[4][b])
+				if m == 0 {
+					continue
+				}
+				x := newXentRow(in[2], b*V, V)
+				zt := x.z[int(in[3][b])]
+				nll := x.M - zt + x.logS
+				loss := math.Abs(m * nll)
+				dev := math.Abs(m)*(x.sDev+devLog*math.Abs(x.logS)+uRound*math.Abs(x.M-zt)+uRound*math.Abs(nll)) + uRound*loss
+				cpu := math.Abs(m)*(x.sCpu+f64*(math.Abs(x.M)+math.Abs(x.logS)+math.Abs(zt))) + uRound*loss
+				e[b] = dev + cpu
+				sum += loss
+			}
+		}
+		if j == 1 {
+			return slack * e[i]
+		}
+		t := gamma(rows) * sum
+		for _, v := range e {
+			t += v
+		}
+		return slack * (math.Abs(c)*t + 3*uRound*abs32(out[0][0]))
+	}
+}
+
+// xentGradBound: dz(0) = k·(p_i − [i = t]), k = (c·g)·m_b (3u a side).
+// The device: p_i = exp(z_i − M)/S (the argument, exp, S, the division),
+// k·p rounded, − k rounded; the cpu: the same with its exp, S in float64,
+// the quotient rounded once.
+func xentGradBound(eps backend.Buf, c float64, rows, V int) boundFn {
+	if eps.Len() > 0 {
+		return nil
+	}
+	return rowwise(V, func(in, _ [][]float32, b int) []float64 {
+		e := make([]float64, V)
+		m := float64(in[3][b])
+		if m == 0 {
+			return e
+		}
+		k := math.Abs(c * float64(in[5][0]) * m)
+		x := newXentRow(in[1], b*V, V)
+		t := int(in[2][b])
+		for i, p := range x.p {
+			d := p
+			if i == t {
+				d -= 1
+			}
+			arg := uRound * math.Abs(x.z[i]-x.M)
+			dev := k*p*(arg+devExp+x.sDev+devDiv+uRound) + 3*uRound*k*math.Abs(d) + uRound*k*math.Abs(d)
+			cpu := k*p*(arg+cpuExp+x.sCpu+2*uRound) + 3*uRound*k*math.Abs(d) + uRound*k*math.Abs(d)
+			e[i] = dev + cpu
+		}
+		return e
+	})
+}
+
+// attendBound: the chain forward (backend.Attend, one head) at its layout's
+// offsets, in(0) = Out, then Mask, H, P, U, C, V, X, Q, Score. With the
+// cpu's T, s, w (out) for the magnitudes:
+//
+//	T_ra:  tanh of the same argument (addTanhBound)
+//	s_r:   additive Σ_a |ΔT_ra·V_a| + 2γ_{A+1}·Σ_a |T_ra·V_a|;
+//	       dot 2γ_{K+2}·|SC|·Σ_k |X_rk·Q_bk|
+//	w_r:   softmaxRow from those
+//	ctx_d: Σ_i |CC|·Δw_i·|H_id| + 2γ_{S+2}·Σ_i |CC·w_i·H_id|
+func attendBound(a backend.Attend) boundFn {
+	if a.NHeads() > 1 {
+		return nil
+	}
+	B, S, D, A, K, n := a.B, a.S, a.D, a.A, a.K, a.B*a.S
+	l := a.Layout()
+	var eT, eS, eW, eC []float64
+	prepare := func(in, out [][]float32) {
+		o := out[0]
+		eT, eS, eW, eC = make([]float64, n*A), make([]float64, n), make([]float64, n), make([]float64, B*D)
+		for r := range n {
+			b := r / S
+			switch {
+			case A > 0:
+				for j := range A {
+					x := tanhArg(in[3][r*A+j], in[4][b*A+j], in[5][j])
+					eT[r*A+j] = devTanh(x) + cpuTanh(x)
+					eS[r] += eT[r*A+j]*abs32(in[6][j]) + 2*gamma(A+1)*abs32(o[l.T+r*A+j])*abs32(in[6][j])
+				}
+			case K > 0:
+				for k := range K {
+					eS[r] += 2 * gamma(K+2) * math.Abs(a.SC) * abs32(in[7][r*K+k]) * abs32(in[8][b*K+k])
+				}
+			}
+		}
+		s := in[9] // given scores
+		if A > 0 || K > 0 {
+			s = o[l.S : l.S+n]
+		}
+		for b := range B {
+			copy(eW[b*S:], softmaxRow(f64s(s, b*S, S), f64s(o, l.W+b*S, S), eS[b*S:(b+1)*S], keptRow(in[1], b*S, S)))
+			for d := range D {
+				for i := range S {
+					h, w := abs32(in[2][(b*S+i)*D+d]), float64(o[l.W+b*S+i])
+					eC[b*D+d] += math.Abs(a.CC) * h * (eW[b*S+i] + 2*gamma(S+2)*w)
+				}
+			}
+		}
+	}
+	return func(in, out [][]float32, _, e int) float64 {
+		if eT == nil {
+			prepare(in, out)
+		}
+		switch {
+		case e >= l.W && e < l.W+n:
+			return slack * eW[e-l.W]
+		case A > 0 && e >= l.T && e < l.T+n*A:
+			return slack * eT[e-l.T]
+		case (A > 0 || K > 0) && e >= l.S && e < l.S+n:
+			return slack * eS[e-l.S]
+		case e >= l.Ctx && e < l.Ctx+B*D:
+			return slack * eC[e-l.Ctx]
+		}
+		return 0
+	}
+}
+
+// attendBackBound: the chain's gradient (backend.AttendBack, one head),
+// in(0) = Out, DW, G, then the forward's Out, Mask, H, P, U, C, V, X, Q,
+// Score; w and T are the forward's values, the same on both sides. With
+// the cpu's dw, ds, δ for the magnitudes:
+//
+//	dw_r:  f_r = 2γ_{D+2}·|CC|·Σ_d |H_rd·G_bd|
+//	ds_r:  h_r = w_r·(f_r + Σ_j w_j·f_j) + 2γ_{S+3}·w_r·(|dw_r| + Σ_j w_j·|dw_j|)
+//	δ_ra:  h_r·|V_a|·|1 − T²| + 2γ_5·|ds_r·V_a|·(T² + |1 − T²|);  ∂U: Σ_i that + 2γ_{S+1}·Σ_i |δ|
+//	∂X_rk: |SC|·h_r·|Q_bk| + 2γ_3·|SC·ds_r·Q_bk|;  ∂Q_bk: Σ_i |SC|·h_r·|X_rk| + 2γ_{S+3}·Σ_i |SC·ds_r·X_rk|
+func attendBackBound(ab backend.AttendBack) boundFn {
+	f := ab.F
+	if f.NHeads() > 1 {
+		return nil
+	}
+	B, S, D, A, K, n := f.B, f.S, f.D, f.A, f.K, f.B*f.S
+	fl, l := f.Layout(), ab.Layout()
+	var eDW, eDS, eKeys, eQuery []float64
+	prepare := func(in, out [][]float32) {
+		fo, dw, ds, o := in[3], out[1], out[0], out[0]
+		w := func(r int) float64 { return float64(fo[fl.W+r]) }
+		eDW, eDS = make([]float64, n), make([]float64, n)
+		for r := range n {
+			for d := range D {
+				eDW[r] += 2 * gamma(D+2) * math.Abs(f.CC) * abs32(in[5][r*D+d]) * abs32(in[2][(r/S)*D+d])
+			}
+		}
+		for b := range B {
+			wf, wd := 0.0, 0.0
+			for j := b * S; j < (b+1)*S; j++ {
+				wf += w(j) * eDW[j]
+				wd += w(j) * abs32(dw[j])
+			}
+			for r := b * S; r < (b+1)*S; r++ {
+				eDS[r] = w(r)*(eDW[r]+wf) + 2*gamma(S+3)*w(r)*(abs32(dw[r])+wd)
+			}
+		}
+		wk := A + K
+		eKeys, eQuery = make([]float64, n*wk), make([]float64, B*wk)
+		for r := range n {
+			b := r / S
+			for j := range wk {
+				var e, q float64
+				if A > 0 {
+					t, v := float64(fo[fl.T+r*A+j]), abs32(in[9][j])
+					e = eDS[r]*v*math.Abs(1-t*t) + 2*gamma(5)*abs32(ds[r])*v*(t*t+math.Abs(1-t*t))
+					q = e + 2*gamma(S+1)*abs32(o[l.Keys+r*A+j])
+				} else {
+					sc := math.Abs(f.SC)
+					e = sc*eDS[r]*abs32(in[11][b*K+j]) + 2*gamma(3)*sc*abs32(ds[r])*abs32(in[11][b*K+j])
+					x := abs32(in[10][r*K+j])
+					q = sc*eDS[r]*x + 2*gamma(S+3)*sc*abs32(ds[r])*x
+				}
+				eKeys[r*wk+j] = e
+				eQuery[b*wk+j] += q
+			}
+		}
+	}
+	return func(in, out [][]float32, j, e int) float64 {
+		if eDW == nil {
+			prepare(in, out)
+		}
+		wk := A + K
+		switch {
+		case j == 1 && e < n:
+			return slack * eDW[e]
+		case j == 1:
+			return 0
+		case e < n:
+			return slack * eDS[e]
+		case e >= l.Keys && e < l.Keys+n*wk:
+			return slack * eKeys[e-l.Keys]
+		case e >= l.Query && e < l.Query+B*wk:
+			return slack * eQuery[e-l.Query]
+		}
+		return 0
+	}
+}
+
+// additiveDeltaSumBound: y[b,a] = Σ_i (g[b,i]·v[a])·(1 − T[b,i,a]²),
+// S terms of five roundings each.
+func additiveDeltaSumBound(B, S, A int) boundFn {
+	return func(in, _ [][]float32, _, e int) float64 {
+		if e >= B*A {
+			return 0
+		}
+		b, a := e/A, e%A
+		s := 0.0
+		for i := range S {
+			t := float64(in[1][(b*S+i)*A+a])
+			s += math.Abs(float64(in[3][b*S+i])*float64(in[2][a])) * (t*t + math.Abs(1-t*t))
+		}
+		return 2 * gamma(S+4) * s
+	}
+}
+
+// dropoutBound: the same hash keeps the same values on both sides; a kept
+// one is 1/(1 − p), p as float32: the difference rounded (u), the
+// division (the device's 2.5 ulp, the cpu's u).
+func dropoutBound(p float64, n int) boundFn {
+	return func(_, _ [][]float32, _, i int) float64 {
+		if i >= n {
+			return 0
+		}
+		return slack * (uRound + devDiv + uRound + cpuDiv) / (1 - float64(float32(p)))
+	}
+}
+
+// sumMidBound: y[b,j] = Σ_i x[b,i,j], S terms.
+func sumMidBound(B, S, n int) boundFn {
+	return func(in, _ [][]float32, _, e int) float64 {
+		if e >= B*n {
+			return 0
+		}
+		b, j := e/n, e%n
+		s := 0.0
+		for i := range S {
+			s += abs32(in[1][(b*S+i)*n+j])
+		}
+		return 2 * gamma(S) * s
+	}
+}
+
+// bmvBound: y[b·h+k,i] = c·Σ_{d in head k} X[b,i,d]·v[b,d]: D/h products
+// and c (float32).
+func bmvBound(B, S, D, h int, c float64) boundFn {
+	a := D / h
+	return func(in, _ [][]float32, _, e int) float64 {
+		if e >= B*h*S {
+			return 0
+		}
+		bk, i := e/S, e%S
+		b, k := bk/h, bk%h
+		s := 0.0
+		for d := k * a; d < (k+1)*a; d++ {
+			s += abs32(in[1][(b*S+i)*D+d]) * abs32(in[2][b*D+d])
+		}
+		return 2 * gamma(a+3) * math.Abs(c) * s
+	}
+}
+
+// wsumBound: y[b,d] = Σ_i (c·w[b·h+k(d),i])·X[b,i,d]: S terms of three
+// factors, c as float32.
+func wsumBound(B, S, D, h int, c float64) boundFn {
+	return func(in, _ [][]float32, _, e int) float64 {
+		if e >= B*D {
+			return 0
+		}
+		b, d := e/D, e%D
+		s := 0.0
+		for i := range S {
+			s += abs32(in[1][(b*h+d/(D/h))*S+i]) * abs32(in[2][(b*S+i)*D+d])
+		}
+		return 2 * gamma(S+3) * math.Abs(c) * s
+	}
+}
+
+// groupSumBound: y[b,i] = Σ_k c·x[b·h+k,i].
+func groupSumBound(B, S, h int, c float64) boundFn {
+	return func(in, _ [][]float32, _, e int) float64 {
+		if e >= B*S {
+			return 0
+		}
+		b, i := e/S, e%S
+		s := 0.0
+		for k := range h {
+			s += abs32(in[1][(b*h+k)*S+i])
+		}
+		return 2 * gamma(h+2) * math.Abs(c) * s
+	}
+}
+
+// repeatRowsBound: y[b·h+k,i] = c·x[b,i].
+func repeatRowsBound(B, S, h int, c float64) boundFn {
+	return func(in, _ [][]float32, _, e int) float64 {
+		if e >= B*h*S {
+			return 0
+		}
+		return 2 * gamma(2) * math.Abs(c*float64(in[1][e/(h*S)*S+e%S]))
+	}
+}
+
+// dotBound: out[0] = Σ_i a_i·b_i.
+func dotBound(n int) boundFn {
+	return func(in, _ [][]float32, _, e int) float64 {
+		if e > 0 {
+			return 0
+		}
+		s := 0.0
+		for i := range n {
+			s += abs32(in[1][i]) * abs32(in[2][i])
+		}
+		return 2 * gamma(n+1) * s
+	}
+}
+
+// logSoftmaxBound: y_i = (z_i − M) − log S. The device: z_i − M and the
+// difference rounded, log 3 ulp, S; the cpu: S, the rest in float64, y
+// rounded once.
+func logSoftmaxBound(V int) boundFn {
+	return rowwise(V, func(in, _ [][]float32, b int) []float64 {
+		x := newXentRow(in[1], b*V, V)
+		e := make([]float64, V)
+		for i, z := range x.z {
+			y := math.Abs(z - x.M - x.logS)
+			dev := uRound*math.Abs(z-x.M) + x.sDev + devLog*math.Abs(x.logS) + uRound*y
+			cpu := x.sCpu + f64*(math.Abs(z)+math.Abs(x.M)+math.Abs(x.logS)) + uRound*y
+			e[i] = dev + cpu
+		}
+		return e
+	})
+}
+
+// Each side's relative error of a square root: the device's 3 ulp
+// (OpenCL 1.2, table 7.1), the cpu's float64 root rounded once.
+const devSqrt, cpuSqrt = 3 * ulp2, uRound
+
+// l2Row is a row's Σ x², its norm and each side's relative error of the
+// norm (½ of the sum's γ_{D+1}, the root).
+func l2Row(x []float32, off, D int) (ss, n, dev, cpu float64) {
+	for d := range D {
+		ss += float64(x[off+d]) * float64(x[off+d])
+	}
+	n = math.Sqrt(ss)
+	return ss, n, gamma(D+1)/2 + devSqrt, gamma(D+1)/2 + cpuSqrt
+}
+
+// l2NormBound: y = x / max(n, ε): n's error (max is 1-Lipschitz) and the
+// division's, each side.
+func l2NormBound(eps float64, rows, D int) boundFn {
+	return rowwise(D, func(in, _ [][]float32, r int) []float64 {
+		_, n, dev, cpu := l2Row(in[1], r*D, D)
+		n = math.Max(n, float64(float32(eps)))
+		e := make([]float64, D)
+		for d := range e {
+			e[d] = abs32(in[1][r*D+d]) / n * (dev + devDiv + cpu + cpuDiv)
+		}
+		return e
+	})
+}
+
+// l2GradBound: dx = (g − (x/n)·(xg/n))/n, xg = Σ x·g, where n ≥ ε (g/ε
+// below): per side, with ρ = n's error + the division's, p = (x/n)·(xg/n),
+// |p|·(2ρ + u) + |x/n|·γ_{D+1}·Σ|x·g|/n + u·|g − p|, over n, plus |dx|·ρ.
+// Where the sides' norms may fall on either side of ε, the two branches'
+// values together.
+func l2GradBound(eps float64, rows, D int) boundFn {
+	e32 := float64(float32(eps))
+	return rowwise(D, func(in, _ [][]float32, r int) []float64 {
+		_, n, dev, cpu := l2Row(in[1], r*D, D)
+		xg, xga := 0.0, 0.0
+		for d := range D {
+			xg += float64(in[1][r*D+d]) * float64(in[2][r*D+d])
+			xga += math.Abs(float64(in[1][r*D+d]) * float64(in[2][r*D+d]))
+		}
+		e := make([]float64, D)
+		for d := range e {
+			x, g := float64(in[1][r*D+d]), float64(in[2][r*D+d])
+			low := math.Abs(g/e32) * (devDiv + cpuDiv)
+			if n < e32*(1-dev-cpu) {
+				e[d] = low
+				continue
+			}
+			p := x / n * xg / n
+			dx := (g - p) / n
+			side := func(rho float64) float64 {
+				return (math.Abs(p)*(2*rho+uRound)+math.Abs(x/n)*gamma(D+1)*xga/n+uRound*math.Abs(g-p))/n + math.Abs(dx)*rho
+			}
+			e[d] = side(dev+devDiv) + side(cpu+cpuDiv)
+			if n < e32*(1+dev+cpu) { // either branch
+				e[d] += math.Abs(g/e32) + math.Abs(dx) + low
+			}
+		}
+		return e
+	})
+}
+
+// col2ImBound: each value a sum of the columns' values at it (at most
+// K² a channel): γ_{K²}·Σ|terms|, Σ|terms| the cpu's Col2Im of |g| in
+// float64.
+func col2ImBound(geo backend.ConvGeom, B, C int) boundFn {
+	var sum []float64
+	return func(in, out [][]float32, _, e int) float64 {
+		if sum == nil {
+			ag := make([]float64, len(in[1]))
+			for i, v := range in[1] {
+				ag[i] = math.Abs(float64(v))
+			}
+			sum = make([]float64, len(out[0]))
+			if err := cpu.New().Col2Im(backend.Host(sum), backend.Host(ag), geo, B, C); err != nil {
+				panic(err)
+			}
+		}
+		return 2 * gamma(geo.K*geo.K) * sum[e]
+	}
+}
+
+// gruGatesBound: gates [B,4H] = [r | z | n | hn] (backend.GRU), from
+// gates(0), tmp(1), hh(2), b(3), bhn(4), then the J input projections.
+// The arguments of σ are sums of J + 2 terms (γ_{J+1} a side), σ carries
+// their difference by σ' = σ·(1 − σ) and adds its own error; hn is one
+// sum (2u); n's argument adds r·hn (γ_{J+2} a side) and carries r's and
+// hn's differences, tanh by 1 − n².
+func gruGatesBound(J, B, H int) boundFn {
+	return func(in, _ [][]float32, _, e int) float64 {
+		if e >= B*4*H {
+			return 0
+		}
+		r, c := e/(4*H), e%(4*H)
+		q, i := c/H, c%H
+		arg := func(q int) (a, aa float64) {
+			for j := range J {
+				x := float64(in[5+j][r*3*H+q*H+i])
+				a, aa = a+x, aa+math.Abs(x)
+			}
+			b, h := float64(in[3][q*H+i]), 0.0
+			if q < 2 {
+				h = float64(in[2][r*3*H+q*H+i])
+			}
+			return a + b + h, aa + math.Abs(b) + math.Abs(h)
+		}
+		sig := func(q int) (s, e float64) {
+			a, aa := arg(q)
+			s = sigmoid(a)
+			return s, s*(1-s)*2*gamma(J+1)*aa + devSigmoid(float32(a)) + cpuSigmoid(float32(a))
+		}
+		hn := float64(in[2][r*3*H+2*H+i]) + float64(in[4][i])
+		eHn := 2 * uRound * math.Abs(hn)
+		switch q {
+		case 0, 1:
+			_, e := sig(q)
+			return slack * e
+		case 3:
+			return slack * eHn
+		}
+		rg, eR := sig(0)
+		a, aa := arg(2)
+		a += rg * hn
+		n := math.Tanh(a)
+		da := 2*gamma(J+2)*(aa+math.Abs(rg*hn)) + math.Abs(hn)*eR + rg*eHn
+		return slack * ((1-n*n)*da + devTanh(float32(a)) + cpuTanh(float32(a)))
+	}
+}
+
+// gruGatesBackBound: out [B,3H] from gates(1) and their gradient g(2)
+// (the same on both sides): dn = g_n·(1 − n²) (γ_3 a side, e_dn);
+// δr = (g_r + dn·hn)·r·(1 − r) (e_dn·|hn·r·(1 − r)| + γ_5·(|g_r| + |dn·hn|)·|r·(1 − r)|);
+// δz = g_z·z·(1 − z) (γ_3); the third dn, or g_hn + dn·r (e_dn·|r| + γ_2·(|g_hn| + |dn·r|)).
+func gruGatesBackBound(B, H int, dh bool) boundFn {
+	return func(in, _ [][]float32, _, e int) float64 {
+		if e >= B*3*H {
+			return 0
+		}
+		r, c := e/(3*H), e%(3*H)
+		q, i := c/H, c%H
+		gate := func(k int) float64 { return float64(in[1][r*4*H+k*H+i]) }
+		grad := func(k int) float64 { return float64(in[2][r*4*H+k*H+i]) }
+		rg, z, n, hn := gate(0), gate(1), gate(2), gate(3)
+		dn := grad(2) * (1 - n*n)
+		eDn := gamma(3) * math.Abs(grad(2)) * (n*n + math.Abs(1-n*n))
+		var side float64
+		switch {
+		case q == 0:
+			rr := math.Abs(rg * (1 - rg))
+			side = eDn*math.Abs(hn)*rr + gamma(5)*(math.Abs(grad(0))+math.Abs(dn*hn))*rr
+		case q == 1:
+			side = gamma(3) * math.Abs(grad(1)*z*(1-z))
+		case dh:
+			side = eDn*math.Abs(rg) + gamma(2)*(math.Abs(grad(3))+math.Abs(dn*rg))
+		default:
+			side = eDn
+		}
+		return slack * 2 * side
+	}
+}
+
+// gruBlendBound: out [B,H] = n + z·(h − n), three roundings a side.
+func gruBlendBound(B, H int) boundFn {
+	return func(in, _ [][]float32, _, j int) float64 {
+		if j >= B*H {
+			return 0
+		}
+		r, i := j/H, j%H
+		z, n, h := abs32(in[1][r*4*H+H+i]), abs32(in[1][r*4*H+2*H+i]), abs32(in[2][j])
+		return 2 * gamma(3) * (n + z*(h+n))
+	}
+}
+
+// gruBlendDGBound: out [B,4H] = [0 | g·(h − n) | g·(1 − z) | 0], two
+// roundings a side.
+func gruBlendDGBound(B, H int) boundFn {
+	return func(in, _ [][]float32, _, j int) float64 {
+		if j >= B*4*H {
+			return 0
+		}
+		r, c := j/(4*H), j%(4*H)
+		q, i := c/H, c%H
+		g := abs32(in[3][r*H+i])
+		switch q {
+		case 1:
+			return 2 * gamma(2) * g * (abs32(in[2][r*H+i]) + abs32(in[1][r*4*H+2*H+i]))
+		case 2:
+			return 2 * gamma(2) * g * (1 + abs32(in[1][r*4*H+H+i]))
+		}
+		return 0
+	}
+}
+
+// gruBlendDHBound: out [B,H] = g·z (+ out).
+func gruBlendDHBound(B, H int, acc bool) boundFn {
+	return func(in, _ [][]float32, _, j int) float64 {
+		if j >= B*H {
+			return 0
+		}
+		s := abs32(in[2][j]) * abs32(in[1][j/H*4*H+H+j%H])
+		if acc {
+			s += abs32(in[0][j])
+		}
+		return 2 * gamma(2) * s
+	}
+}
