@@ -423,20 +423,23 @@ func newXentRow(z []float32, off, V int) xentRow {
 	return x
 }
 
-// xentBound: out(0) = c·Σ_b loss_b, loss(1) = m_b·((M − z_t) + log S).
-// The device: S (sDev), log 3 ulp, M − z_t and the sum rounded, × m_b;
-// the cpu: S (sCpu), the rest in float64, loss_b rounded once. out: each
-// side's losses' errors, the device's float32 sum of them (γ_rows) and
-// its c as float32 and product (2u), the cpu's rounding (u). Label
-// smoothing (eps) is left unchecked.
+// xentBound: out(0) = c·Σ_b loss_b, loss(1) = m_b·nll_b,
+// nll = (M − z_t) + log S, or with label smoothing ε (eps[0])
+// (1 − ε)·nll + ε·(lse − mean z), lse = M + log S. The device: S (sDev),
+// log 3 ulp, each difference, product and sum rounded, mean = Σz/V (γ_V,
+// the division 2.5 ulp), × m_b; the cpu: S (sCpu), the rest in float64,
+// loss_b rounded once. out: each side's losses' errors, the device's
+// float32 sum of them (γ_rows), its c as float32 and product (2u), the
+// cpu's rounding (u).
 func xentBound(eps backend.Buf, c float64, rows, V int) boundFn {
-	if eps.Len() > 0 {
-		return nil
-	}
 	var e []float64 // per row: both sides' errors of loss_b
 	var sum float64 // Σ|loss_b|
 	return func(in, out [][]float32, j, i int) float64 {
 		if e == nil {
+			ep := 0.0
+			if eps.Len() > 0 {
+				ep = float64(in[5][0])
+			}
 			e = make([]float64, rows)
 			for b := range rows {
 				m := float64(in[4][b])
@@ -445,11 +448,24 @@ func xentBound(eps backend.Buf, c float64, rows, V int) boundFn {
 				}
 				x := newXentRow(in[2], b*V, V)
 				zt := x.z[int(in[3][b])]
-				nll := x.M - zt + x.logS
+				nll0 := x.M - zt + x.logS
+				lse, mean, za := x.M+x.logS, 0.0, 0.0
+				for _, z := range x.z {
+					mean += z / float64(V)
+					za += math.Abs(z)
+				}
+				nll := (1-ep)*nll0 + ep*(lse-mean)
+				dev0 := x.sDev + devLog*math.Abs(x.logS) + uRound*math.Abs(x.M-zt) + uRound*math.Abs(nll0)
+				dev := dev0
+				if ep != 0 {
+					eLse := x.sDev + devLog*math.Abs(x.logS) + uRound*math.Abs(lse)
+					eMean := gamma(V)*za/float64(V) + devDiv*math.Abs(mean)
+					dev = math.Abs(1-ep)*(dev0+2*uRound*math.Abs(nll0)) + math.Abs(ep)*(eLse+eMean+uRound*math.Abs(lse-mean)) +
+						uRound*math.Abs(ep*(lse-mean)) + uRound*math.Abs(nll)
+				}
+				cpu := (math.Abs(1-ep)+math.Abs(ep))*x.sCpu + f64*(math.Abs(x.M)+math.Abs(x.logS)+math.Abs(zt)+za)
 				loss := math.Abs(m * nll)
-				dev := math.Abs(m)*(x.sDev+devLog*math.Abs(x.logS)+uRound*math.Abs(x.M-zt)+uRound*math.Abs(nll)) + uRound*loss
-				cpu := math.Abs(m)*(x.sCpu+f64*(math.Abs(x.M)+math.Abs(x.logS)+math.Abs(zt))) + uRound*loss
-				e[b] = dev + cpu
+				e[b] = math.Abs(m)*(dev+cpu) + 2*uRound*loss
 				sum += loss
 			}
 		}
@@ -464,32 +480,42 @@ func xentBound(eps backend.Buf, c float64, rows, V int) boundFn {
 	}
 }
 
-// xentGradBound: dz(0) = k·(p_i − [i = t]), k = (c·g)·m_b (3u a side).
-// The device: p_i = exp(z_i − M)/S (the argument, exp, S, the division),
-// k·p rounded, − k rounded; the cpu: the same with its exp, S in float64,
-// the quotient rounded once.
+// xentGradBound: dz(0) = k·(p_i − ε/V − [i = t]·(1 − ε)), k = (c·g)·m_b
+// (3u of k a side, times the terms' magnitudes). Each side: p_i =
+// exp(z_i − M)/S (the argument, exp, S, the division), k·p rounded; off
+// the target k·ε/V (two roundings and a division) subtracted; at the
+// target (k·p − k) + k·ε·(1 − 1/V) (a difference, three products and a
+// division, the sum); the last operation rounded (u·|dz|).
 func xentGradBound(eps backend.Buf, c float64, rows, V int) boundFn {
-	if eps.Len() > 0 {
-		return nil
-	}
 	return rowwise(V, func(in, _ [][]float32, b int) []float64 {
 		e := make([]float64, V)
 		m := float64(in[3][b])
 		if m == 0 {
 			return e
 		}
+		ep := 0.0
+		if eps.Len() > 0 {
+			ep = math.Abs(float64(in[4][0]))
+		}
 		k := math.Abs(c * float64(in[5][0]) * m)
 		x := newXentRow(in[1], b*V, V)
 		t := int(in[2][b])
 		for i, p := range x.p {
-			d := p
-			if i == t {
-				d -= 1
-			}
 			arg := uRound * math.Abs(x.z[i]-x.M)
-			dev := k*p*(arg+devExp+x.sDev+devDiv+uRound) + 3*uRound*k*math.Abs(d) + uRound*k*math.Abs(d)
-			cpu := k*p*(arg+cpuExp+x.sCpu+2*uRound) + 3*uRound*k*math.Abs(d) + uRound*k*math.Abs(d)
-			e[i] = dev + cpu
+			mag := p + ep/float64(V)
+			d := p - ep/float64(V)
+			if i == t {
+				mag += 1 - ep
+				d -= 1 - ep
+			}
+			side := func(ex, sErr, div float64) float64 {
+				s := k*p*(arg+ex+sErr+div+uRound) + 3*uRound*k*mag + uRound*k*math.Abs(d)
+				if i == t {
+					return s + uRound*k*math.Abs(p-1) + k*ep*(1-1/float64(V))*(3*uRound+div)
+				}
+				return s + k*ep/float64(V)*(uRound+div)
+			}
+			e[i] = side(devExp, x.sDev, devDiv) + side(cpuExp, x.sCpu, cpuDiv)
 		}
 		return e
 	})
@@ -979,5 +1005,177 @@ func gruBlendDHBound(B, H int, acc bool) boundFn {
 			s += abs32(in[0][j])
 		}
 		return 2 * gamma(2) * s
+	}
+}
+
+// position is the t-th position GRUSeq visits.
+func position(t, S int, reverse bool) int {
+	if reverse {
+		return S - 1 - t
+	}
+	return t
+}
+
+// gruSeqBound: GRUSeq's out [B,S,5H] = [h_p | r | z | n | hn], from out(0),
+// hh(1), ut(2), xw(3), U(4), b(5), bhn(6), h0(7), keep(8). A recurrence:
+// each position's bound carries the one before (E, on h_prev), to first
+// order, with the cpu's values for the magnitudes:
+//
+//	hh_k:  Σ_j |U_kj|·E_j + 2γ_{H+1}·Σ_j |U_kj·h_j|
+//	r, z:  σ'·(Δhh + 2γ_2·(|xw| + |b| + |hh|)) + σ's errors
+//	hn:    Δhh_n + 2u·|hn|
+//	n:     (1 − n²)·(2γ_3·(|xw| + |b| + |r·hn|) + |hn|·Δr + r·Δhn) + tanh's errors
+//	h':    |1 − z|·Δn + |h − n|·Δz + z·E + 2γ_3·(|n| + z·(|h| + |n|))
+//	h_p:   |1 − m|·E + |m|·Δh' + 2γ_3·(|h| + |m|·(|h'| + |h|))   (m = keep)
+func gruSeqBound(u backend.Mat, B, S, H int, reverse bool) boundFn {
+	var eOut []float64
+	prepare := func(in, out [][]float32) {
+		o, W := out[0], 5*H
+		eOut = make([]float64, B*S*W)
+		E := make([]float64, B*H)
+		for t := range S {
+			p := position(t, S, reverse)
+			next := make([]float64, B*H)
+			for b := range B {
+				hprev := func(j int) float64 {
+					if t == 0 {
+						return float64(in[7][b*H+j])
+					}
+					return float64(o[(b*S+position(t-1, S, reverse))*W+j])
+				}
+				dhh := func(k int) (v, dv float64) {
+					for j := range H {
+						uk := float64(at(u, in[4], 0, k, j))
+						v += uk * hprev(j)
+						dv += math.Abs(uk)*E[b*H+j] + 2*gamma(H+1)*math.Abs(uk*hprev(j))
+					}
+					return v, dv
+				}
+				m := float64(in[8][b*S+p])
+				for i := range H {
+					x := func(q int) float64 { return float64(in[3][(p*B+b)*3*H+q*H+i]) }
+					bias := func(q int) float64 { return float64(in[5][q*H+i]) }
+					gate := func(q int) (g, dg float64) {
+						hh, dh := dhh(q*H + i)
+						a := x(q) + bias(q) + hh
+						g = sigmoid(a)
+						return g, g*(1-g)*(dh+2*gamma(2)*(math.Abs(x(q))+math.Abs(bias(q))+math.Abs(hh))) + devSigmoid(float32(a)) + cpuSigmoid(float32(a))
+					}
+					rg, dr := gate(0)
+					z, dz := gate(1)
+					hhn, dhn := dhh(2*H + i)
+					hn := hhn + float64(in[6][i])
+					dhn += 2 * uRound * math.Abs(hn)
+					a := x(2) + bias(2) + rg*hn
+					n := math.Tanh(a)
+					dn := (1-n*n)*(2*gamma(3)*(math.Abs(x(2))+math.Abs(bias(2))+math.Abs(rg*hn))+math.Abs(hn)*dr+rg*dhn) + devTanh(float32(a)) + cpuTanh(float32(a))
+					h, e := hprev(i), E[b*H+i]
+					hnew := n + z*(h-n)
+					dnew := math.Abs(1-z)*dn + math.Abs(h-n)*dz + z*e + 2*gamma(3)*(math.Abs(n)+z*(math.Abs(h)+math.Abs(n)))
+					dh := math.Abs(1-m)*e + math.Abs(m)*dnew + 2*gamma(3)*(math.Abs(h)+math.Abs(m)*(math.Abs(hnew)+math.Abs(h)))
+					next[b*H+i] = dh
+					at := (b*S + p) * W
+					eOut[at+i], eOut[at+H+i], eOut[at+2*H+i], eOut[at+3*H+i], eOut[at+4*H+i] = dh, dr, dz, dn, dhn
+				}
+			}
+			E = next
+		}
+	}
+	return func(in, out [][]float32, _, e int) float64 {
+		if eOut == nil {
+			prepare(in, out)
+		}
+		if e >= len(eOut) {
+			return 0
+		}
+		return slack * eOut[e]
+	}
+}
+
+// gruSeqBackBound: GRUSeqBack's dxi(0), dhh(1) [S·B,3H], hprev(2) (a copy),
+// carry(3) [B,H], from dhp(4), fwd(5), gr(6), U(7), h0(8), keep(9). The
+// forward values are the same on both sides; the carried gradient's
+// bound C goes back through the positions, to first order, with the
+// float64 values of the recurrence for the magnitudes:
+//
+//	g = gr + carry:  C + 2u·|g|;   g' = m·g:  |m|·Δg + 2u·|m·g|
+//	dn = g'·(1 − z)·(1 − n²):     |(1 − z)(1 − n²)|·Δg' + 2γ_5·|g'|·|1 − z|·(n² + |1 − n²|)
+//	dr = dn·hn·r·(1 − r):         |hn·r(1 − r)|·Δdn + 2γ_4·|dn·hn·r(1 − r)|
+//	dz = g'·(h − n)·z·(1 − z):    |(h − n)·z(1 − z)|·Δg' + 2γ_5·|g'|·(|h| + |n|)·|z(1 − z)|
+//	dhh's third dn·r:             r·Δdn + 2u·|dn·r|
+//	carry = (g − g') + g'·z + Σ_k dhh_k·U_kj:
+//	    Δg + (1 + z)·Δg' + Σ_k |U_kj|·Δdhh_k + 2γ_{3H+3}·(|g − g'| + |g'·z| + Σ_k |dhh_k·U_kj|)
+func gruSeqBackBound(u backend.Mat, B, S, H int, reverse bool) boundFn {
+	var eDxi, eDhh, eCarry []float64
+	prepare := func(in [][]float32) {
+		W := 5 * H
+		eDxi, eDhh = make([]float64, S*B*3*H), make([]float64, S*B*3*H)
+		C, c := make([]float64, B*H), make([]float64, B*H) // the bound and the value of the carry
+		for t := S - 1; t >= 0; t-- {
+			p := position(t, S, reverse)
+			nc, nC := make([]float64, B*H), make([]float64, B*H)
+			dhh, dDhh := make([]float64, 3*H), make([]float64, 3*H)
+			for b := range B {
+				m := float64(in[9][b*S+p])
+				for i := range H {
+					x := func(q int) float64 { return float64(in[5][(b*S+p)*W+H+q*H+i]) }
+					rg, z, n, hn := x(0), x(1), x(2), x(3)
+					var h float64
+					if t == 0 {
+						h = float64(in[8][b*H+i])
+					} else {
+						h = float64(in[5][(b*S+position(t-1, S, reverse))*W+i])
+					}
+					g := float64(in[6][(b*S+p)*H+i]) + c[b*H+i]
+					dg := C[b*H+i] + 2*uRound*math.Abs(g)
+					gn := m * g
+					dgn := math.Abs(m)*dg + 2*uRound*math.Abs(gn)
+					dn := gn * (1 - z) * (1 - n*n)
+					ddn := math.Abs((1-z)*(1-n*n))*dgn + 2*gamma(5)*math.Abs(gn)*math.Abs(1-z)*(n*n+math.Abs(1-n*n))
+					rr := rg * (1 - rg)
+					dr := dn * hn * rr
+					ddr := math.Abs(hn*rr)*ddn + 2*gamma(4)*math.Abs(dr)
+					zz := z * (1 - z)
+					dz := gn * (h - n) * zz
+					ddz := math.Abs((h-n)*zz)*dgn + 2*gamma(5)*math.Abs(gn)*(math.Abs(h)+math.Abs(n))*math.Abs(zz)
+					d3 := math.Abs(rg)*ddn + 2*uRound*math.Abs(dn*rg)
+					row := (p*B + b) * 3 * H
+					eDxi[row+i], eDxi[row+H+i], eDxi[row+2*H+i] = ddr, ddz, ddn
+					eDhh[row+i], eDhh[row+H+i], eDhh[row+2*H+i] = ddr, ddz, d3
+					dhh[i], dhh[H+i], dhh[2*H+i] = dr, dz, dn*rg
+					dDhh[i], dDhh[H+i], dDhh[2*H+i] = ddr, ddz, d3
+					nc[b*H+i] = (g - gn) + gn*z
+					nC[b*H+i] = dg + (1+math.Abs(z))*dgn
+				}
+				for j := range H {
+					s, sa, ds := 0.0, 0.0, 0.0
+					for k := range 3 * H {
+						uk := float64(at(u, in[7], 0, k, j))
+						s += dhh[k] * uk
+						sa += math.Abs(dhh[k] * uk)
+						ds += math.Abs(uk) * dDhh[k]
+					}
+					v := nc[b*H+j]
+					nC[b*H+j] += ds + 2*gamma(3*H+3)*(math.Abs(v)+sa)
+					nc[b*H+j] = v + s
+				}
+			}
+			C, c = nC, nc
+		}
+		eCarry = C
+	}
+	return func(in, _ [][]float32, j, e int) float64 {
+		if eDxi == nil {
+			prepare(in)
+		}
+		switch {
+		case j == 0 && e < len(eDxi):
+			return slack * eDxi[e]
+		case j == 1 && e < len(eDhh):
+			return slack * eDhh[e]
+		case j == 3 && e < len(eCarry):
+			return slack * eCarry[e]
+		}
+		return 0 // hprev: a copy
 	}
 }

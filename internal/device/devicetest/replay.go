@@ -29,6 +29,10 @@ type Replay struct {
 	calls           map[string]int
 	unchecked       map[string]int // primitives the device ran that have no bound here
 	fails           int
+	// Fault, where set, changes the device's values of each output (j, its
+	// index among the call's buffers) as read back, before they are
+	// compared: a test of the checker itself.
+	Fault func(name string, j int, dev []float32)
 }
 
 // NewReplay wraps the device backend dev; failures go to t.
@@ -75,6 +79,9 @@ func (w *Replay) op(name string, bufs []backend.Buf, outs []int, run func(be bac
 		dev[j] = make([]float32, bufs[j].Len())
 		if err := w.Backend.Read(dev[j], bufs[j]); err != nil {
 			return err
+		}
+		if w.Fault != nil {
+			w.Fault(name, j, dev[j])
 		}
 	}
 	hb := make([]backend.Buf, len(bufs))
@@ -323,12 +330,12 @@ func (w *Replay) ColSums(y backend.Buf, yOff int, x backend.Buf, xOff, ld, rows,
 func (w *Replay) GRUSeq(out, xw backend.Buf, u backend.Mat, b, bhn, h0, keep backend.Buf, B, S, H int, reverse bool, hh, ut backend.Buf) error {
 	return w.op("GRUSeq", []backend.Buf{out, hh, ut, xw, u.Buf, b, bhn, h0, keep}, []int{0}, func(be backend.Backend, v []backend.Buf) error {
 		return be.GRUSeq(v[0], v[3], mat(u, v[4]), v[5], v[6], v[7], v[8], B, S, H, reverse, v[1], v[2])
-	}, nil)
+	}, gruSeqBound(u, B, S, H, reverse))
 }
 func (w *Replay) GRUSeqBack(dxi, dhh, hprev, carry backend.Buf, fwd, gr backend.Buf, u backend.Mat, h0, keep backend.Buf, B, S, H int, reverse bool, dhp backend.Buf) error {
 	return w.op("GRUSeqBack", []backend.Buf{dxi, dhh, hprev, carry, dhp, fwd, gr, u.Buf, h0, keep}, []int{0, 1, 2, 3}, func(be backend.Backend, v []backend.Buf) error {
 		return be.GRUSeqBack(v[0], v[1], v[2], v[3], v[5], v[6], mat(u, v[7]), v[8], v[9], B, S, H, reverse, v[4])
-	}, nil)
+	}, gruSeqBackBound(u, B, S, H, reverse))
 }
 func (w *Replay) SumSquares(xs []backend.Buf, ns []int, out []float64) error {
 	return w.op("SumSquares", xs, nil, func(be backend.Backend, b []backend.Buf) error { return be.SumSquares(b, ns, out) }, nil)
