@@ -56,8 +56,10 @@ func (g *devGraph) Cost(out *gx.Node) *gx.Node {
 // agree within |dev − host| ≤ 1e-5·|host| + 1e-6·M, M the largest |host|
 // over all the nodes returned: float32 rounding is relative to the terms
 // summed, and a small gradient that is a cancellation of larger terms
-// (a bias gradient summed over rows) keeps their absolute error. None of
-// the ops named in onDevice may run on the host.
+// (a bias gradient summed over rows) keeps their absolute error. The
+// device machine runs on devicetest.Replay: every primitive it runs must
+// also agree with the cpu's on the same inputs within its derived bound.
+// None of the ops named in onDevice may run on the host.
 func agreeOnDevice(t *testing.T, what string, onDevice []string, build func(g *devGraph) []*gx.Node) {
 	t.Helper()
 	d := devicetest.OpenCL(t)
