@@ -21,8 +21,9 @@ import (
 //     Stability of Numerical Algorithms, 2nd ed., §3.1);
 //   - the device's built-ins, at the OpenCL 1.2 specification's limits
 //     for single precision (§7.4, table 7.1; no -cl-fast-relaxed-math,
-//     no native_ functions in kernels/*.cl): exp and log 3 ulp, tanh 5 ulp,
-//     x/y 2.5 ulp; an ulp of y at most 2⁻²³·|y| (normal y) or 2⁻¹⁴⁹;
+//     no native_ functions in kernels/*.cl): exp, log and sqrt 3 ulp, tanh
+//     5 ulp, x/y and 1/x 2.5 ulp; an ulp of y at most 2⁻²³·|y| (normal y)
+//     or 2⁻¹⁴⁹;
 //   - the cpu's float32 tanh (kern.tanh32, a [13/6] rational function R
 //     on x clamped to [−9, 9]): |R(x) − tanh x|, computed per value in
 //     float64 with the coefficients as float32 holds them, plus its
@@ -37,14 +38,22 @@ import (
 //     as 1e-15 relative.
 //
 // A composite primitive (the softmaxes, the cross-entropy, the attention
-// chain) propagates these to first order along its formula; every bound is
-// then taken ×1.01 for the terms of order u² dropped, as
-// internal/device/backend_attend_test.go does.
+// chain, the norms, the GRU's step and its recurrences over a sequence)
+// propagates these to first order along its formula; every bound is then
+// taken ×1.01 for the terms of order u² dropped, as
+// internal/device/backend_attend_test.go does. bounds_test.go checks the
+// functions' bounds themselves on a grid: the cpu's tanh and σ against
+// float64, the device's built-ins too.
 const (
 	uRound    = 1.0 / (1 << 24)
 	ulp2      = 2 * uRound // an ulp, relative to the value
 	subnormal = 0x1p-149   // the smallest subnormal: an ulp below 2⁻¹²⁶
 	slack     = 1.01
+	// flush: a device may flush single-precision denormals to zero (OpenCL
+	// 1.2 §4.2, CL_DEVICE_SINGLE_FP_CONFIG: CL_FP_DENORM is optional), and
+	// Exp32 returns 0 below e⁻⁸⁷: a value under 2⁻¹²⁶ may be 0, an
+	// absolute error of 2⁻¹²⁶ at most.
+	flush = 0x1p-126
 )
 
 func gamma(n int) float64 { return float64(n) * uRound / (1 - float64(n)*uRound) }
@@ -52,9 +61,10 @@ func gamma(n int) float64 { return float64(n) * uRound / (1 - float64(n)*uRound)
 func abs32(x float32) float64 { return math.Abs(float64(x)) }
 
 // devTanh, cpuTanh: each side's error on tanh(x).
-func devTanh(x float32) float64 { return 5 * (ulp2*math.Abs(math.Tanh(float64(x))) + subnormal) }
+func devTanh(x float32) float64 { return 5*(ulp2*math.Abs(math.Tanh(float64(x)))+subnormal) + flush }
 
-// tanhP, tanhQ: kern.tanh32's coefficients, highest power first, as float32.
+// tanhP, tanhQ: kern.tanh32's coefficients, highest power first, as float32
+// (TestTanh32Bound: evaluated as tanh32 does, they give its bits).
 var tanhP = []float32{-2.76076847742355e-16, 2.00018790482477e-13, -8.60467152213735e-11, 5.12229709037114e-08,
 	1.48572235717979e-05, 6.37261928875436e-04, 4.89352455891786e-03}
 var tanhQ = []float32{1.19825839466702e-06, 1.18534705686654e-04, 2.26843463243900e-03, 4.89352518554385e-03}
@@ -80,7 +90,7 @@ func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 
 // devSigmoid: 1/(1 + exp(−x)): exp 6u relative, the sum u of itself
 // (so 7u of 1 + e), the division 2.5 ulp: 12u of σ.
-func devSigmoid(x float32) float64 { return 12*uRound*sigmoid(float64(x)) + 3*subnormal }
+func devSigmoid(x float32) float64 { return 12*uRound*sigmoid(float64(x)) + 3*subnormal + flush }
 
 func cpuSigmoid(x float32) float64 {
 	return 0.5*cpuTanh(0.5*x) + uRound*sigmoid(float64(x)) + subnormal
@@ -297,7 +307,7 @@ func embedGradBound(D, N int, acc bool) boundFn {
 // (its terms' errors, weighted, and γ_S), the division (div).
 func softmaxRel(x, p []float64, kept []bool, M, ex, div float64) []float64 {
 	arg := func(i int) float64 { return uRound*math.Abs(x[i]-M) + ex }
-	sum := gamma(len(x))
+	sum := gamma(len(x)) + float64(len(x))*flush // S ≥ 1: each term's flush, relative
 	for j := range x {
 		if kept[j] {
 			sum += p[j] * arg(j)
@@ -331,7 +341,7 @@ func softmaxRow(x, w, ds []float64, kept []bool) []float64 {
 	}
 	for i := range x {
 		if kept[i] {
-			e[i] = w[i] * (ds[i] + wd + dev[i] + cpu[i])
+			e[i] = w[i]*(ds[i]+wd+dev[i]+cpu[i]) + 2*flush
 		}
 	}
 	return e
@@ -418,8 +428,8 @@ func newXentRow(z []float32, off, V int) xentRow {
 		x.argM += x.p[i] * uRound * math.Abs(v-x.M)
 	}
 	x.logS = math.Log(s)
-	x.sDev = x.argM + devExp + gamma(V)
-	x.sCpu = x.argM + cpuExp + f64*float64(V)
+	x.sDev = x.argM + devExp + gamma(V) + float64(V)*flush
+	x.sCpu = x.argM + cpuExp + f64*float64(V) + float64(V)*flush
 	return x
 }
 
@@ -509,7 +519,7 @@ func xentGradBound(eps backend.Buf, c float64, rows, V int) boundFn {
 				d -= 1 - ep
 			}
 			side := func(ex, sErr, div float64) float64 {
-				s := k*p*(arg+ex+sErr+div+uRound) + 3*uRound*k*mag + uRound*k*math.Abs(d)
+				s := k*p*(arg+ex+sErr+div+uRound) + k*flush + 3*uRound*k*mag + uRound*k*math.Abs(d)
 				if i == t {
 					return s + uRound*k*math.Abs(p-1) + k*ep*(1-1/float64(V))*(3*uRound+div)
 				}
