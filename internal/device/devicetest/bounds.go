@@ -32,18 +32,18 @@ import (
 //     |coefficients|), x² itself rounded (≤ 6u·P̃ and 3u·Q̃ through the
 //     polynomials), then x·P and /Q (2u): relative to |R|,
 //     (γ_12 + 6u)·P̃/|P| + (γ_6 + 3u)·Q̃/|Q| + 2u; its σ = 0.5 + 0.5·tanh(x/2)
-//     half that at x/2 plus u·σ; its exp (kern.Exp32, Cephes' expf) at the
-//     2 ulp its doc states and TestExp32 checks (not derived here); a float64
-//     step (the cross-entropy's sums and log) at 2⁻⁵³ of each term, taken
-//     as 1e-15 relative.
+//     half that at x/2 plus u·σ; its exp (kern.Exp32, Cephes' expf) from
+//     its range reduction, polynomial and evaluation the same way (cpuExp);
+//     a float64 step (the cross-entropy's sums and log) at 2⁻⁵³ of each
+//     term, taken as 1e-15 relative.
 //
 // A composite primitive (the softmaxes, the cross-entropy, the attention
 // chain, the norms, the GRU's step and its recurrences over a sequence)
 // propagates these to first order along its formula; every bound is then
 // taken ×1.01 for the terms of order u² dropped, as
 // internal/device/backend_attend_test.go does. bounds_test.go checks the
-// functions' bounds themselves on a grid: the cpu's tanh and σ against
-// float64, the device's built-ins too.
+// functions' bounds themselves on a grid: the cpu's tanh, σ and exp
+// against float64, the device's built-ins too.
 const (
 	uRound    = 1.0 / (1 << 24)
 	ulp2      = 2 * uRound // an ulp, relative to the value
@@ -96,9 +96,42 @@ func cpuSigmoid(x float32) float64 {
 	return 0.5*cpuTanh(0.5*x) + uRound*sigmoid(float64(x)) + subnormal
 }
 
+// devExp: the device's relative error on e^x, 3 ulp.
+func devExp(float64) float64 { return 3 * ulp2 }
+
+// expP: kern.Exp32's coefficients of P, highest power first, as float32.
+var expP = []float32{1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1}
+
+// cpuExp: kern.Exp32's relative error on e^x, from its code: x = f·ln 2 + r
+// with f = ⌊x·log₂e + ½⌋; r̂ = (x − f·C1) − f·C2, C1 = 0.693359375 (f·C1
+// exact, and x − f·C1 too: Sterbenz, or f = 0), so |r̂ − r| ≤ |f|·|C1 + C2 −
+// ln 2| + u·|f·C2| + u·|r̂|; e^r̂ as y = 1 + r + r²·P(r): its distance
+// |y − e^r| at the value (float64, the coefficients as float32 holds them)
+// and its evaluation's rounding, r²·(γ_10·P̃(|r|) + 2u·|P|) + u·|r²P + r| +
+// u·|y| (Horner over 6 coefficients, r², the product, two sums); then
+// ×2^f, exact (a normal result for x ≥ −87). Below −87 it returns 0: all
+// of e^x, which flush covers.
+func cpuExp(x float64) float64 {
+	if x < -87 {
+		return 1
+	}
+	xc := float32(math.Min(x, 88))
+	f := float64(float32(math.Floor(float64(xc*1.44269504088896341 + 0.5))))
+	c2 := float64(float32(-2.12194440e-4))
+	r := float64(xc) - f*math.Ln2
+	p, pa := horner(expP, math.Abs(r))
+	if r < 0 {
+		p, _ = horner(expP, r)
+	}
+	y := 1 + r + r*r*p
+	dr := math.Abs(f)*math.Abs(0.693359375+c2-math.Ln2) + uRound*math.Abs(f*c2) + uRound*math.Abs(r)
+	eval := r*r*(gamma(10)*pa+2*uRound*math.Abs(p)) + uRound*math.Abs(r*r*p+r) + uRound*math.Abs(y)
+	er := math.Exp(r)
+	return dr + math.Abs(y-er)/er + eval/er
+}
+
 // Each side's relative error of one exponential and one division.
 const (
-	devExp, cpuExp = 3 * ulp2, 2 * ulp2
 	devDiv, cpuDiv = 2.5 * ulp2, uRound
 	devLog         = 3 * ulp2
 	f64            = 1e-15
@@ -303,10 +336,10 @@ func embedGradBound(D, N int, acc bool) boundFn {
 
 // softmaxRel is one side's relative error of each weight p_i of a softmax
 // of values x over the kept keys, M their maximum: the argument x_i − M
-// rounded (u·|x_i − M| of e^…), the exponential (ex), the sum of S terms
+// rounded (u·|x_i − M| of e^…), the exponential (ex at it), the sum of S terms
 // (its terms' errors, weighted, and γ_S), the division (div).
-func softmaxRel(x, p []float64, kept []bool, M, ex, div float64) []float64 {
-	arg := func(i int) float64 { return uRound*math.Abs(x[i]-M) + ex }
+func softmaxRel(x, p []float64, kept []bool, M float64, ex func(float64) float64, div float64) []float64 {
+	arg := func(i int) float64 { return uRound*math.Abs(x[i]-M) + ex(x[i]-M) }
 	sum := gamma(len(x)) + float64(len(x))*flush // S ≥ 1: each term's flush, relative
 	for j := range x {
 		if kept[j] {
@@ -406,10 +439,10 @@ func softmaxGradBound(cols int) boundFn {
 // xentRow is a row's softmax (p) of z, its maximum M, log S (S = Σ e^(z−M))
 // and each side's relative error of S (its terms' and the sum's).
 type xentRow struct {
-	p                []float64
-	z                []float64
-	M, logS          float64
-	sDev, sCpu, argM float64 // argM: Σ p_i·u·|z_i − M|
+	p          []float64
+	z          []float64
+	M, logS    float64
+	sDev, sCpu float64
 }
 
 func newXentRow(z []float32, off, V int) xentRow {
@@ -423,13 +456,14 @@ func newXentRow(z []float32, off, V int) xentRow {
 		x.p[i] = math.Exp(v - x.M)
 		s += x.p[i]
 	}
+	x.sDev = gamma(V) + float64(V)*flush
+	x.sCpu = f64*float64(V) + float64(V)*flush
 	for i, v := range x.z {
 		x.p[i] /= s
-		x.argM += x.p[i] * uRound * math.Abs(v-x.M)
+		x.sDev += x.p[i] * (uRound*math.Abs(v-x.M) + devExp(v-x.M))
+		x.sCpu += x.p[i] * (uRound*math.Abs(v-x.M) + cpuExp(v-x.M))
 	}
 	x.logS = math.Log(s)
-	x.sDev = x.argM + devExp + gamma(V) + float64(V)*flush
-	x.sCpu = x.argM + cpuExp + f64*float64(V) + float64(V)*flush
 	return x
 }
 
@@ -525,7 +559,7 @@ func xentGradBound(eps backend.Buf, c float64, rows, V int) boundFn {
 				}
 				return s + k*ep/float64(V)*(uRound+div)
 			}
-			e[i] = side(devExp, x.sDev, devDiv) + side(cpuExp, x.sCpu, cpuDiv)
+			e[i] = side(devExp(x.z[i]-x.M), x.sDev, devDiv) + side(cpuExp(x.z[i]-x.M), x.sCpu, cpuDiv)
 		}
 		return e
 	})

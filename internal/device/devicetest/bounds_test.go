@@ -18,11 +18,11 @@ func grid() []float32 {
 	return append(xs, 1e-30, -1e-30, 1e-7, 9, -9, 9.000001, -8.999999, 87, -87, 88, -88, 100, -100)
 }
 
-// TestTanh32Bound: tanhP and tanhQ are kern's tanh32 (Horner's rule in
+// TestKernBounds: tanhP and tanhQ are kern's tanh32 (Horner's rule in
 // float32 over them, as tanh32 evaluates, gives kern.Tanhs' bits), and
-// kern.Tanhs and kern.Sigmoids are within cpuTanh and cpuSigmoid of the
-// float64 functions at every value of the grid.
-func TestTanh32Bound(t *testing.T) {
+// kern.Tanhs, kern.Sigmoids and kern.Exp32 are within cpuTanh, cpuSigmoid
+// and cpuExp of the float64 functions at every value of the grid.
+func TestKernBounds(t *testing.T) {
 	xs := grid()
 	th, sg := make([]float32, len(xs)), make([]float32, len(xs))
 	kern.Tanhs(xs, th)
@@ -47,7 +47,19 @@ func TestTanh32Bound(t *testing.T) {
 		}
 		worstT, worstS = max(worstT, dt/cpuTanh(x)), max(worstS, ds/cpuSigmoid(x))
 	}
-	t.Logf("worst |Δ|/bound: tanh %.3g, σ %.3g", worstT, worstS)
+	worstE := 0.0
+	for _, x := range xs {
+		if x > 88 {
+			continue // e⁸⁸: Exp32's clamp (its arguments here are ≤ 0)
+		}
+		want := math.Exp(float64(x))
+		d, e := math.Abs(float64(kern.Exp32(x))-want), cpuExp(float64(x))*want+flush
+		if !(d <= e) {
+			t.Fatalf("Exp32(%v) off by %.3g, bound %.3g", x, d, e)
+		}
+		worstE = max(worstE, d/e)
+	}
+	t.Logf("worst |Δ|/bound: tanh %.3g, σ %.3g, exp %.3g", worstT, worstS, worstE)
 }
 
 // TestDeviceBuiltinsBound: the device's tanh and σ kernels (the OpenCL
