@@ -126,3 +126,45 @@ func TestDeviceOpBoundsCatch(t *testing.T) {
 		})
 	}
 }
+
+// TestDeviceOpBoundsTrain: two clipped training steps of each optimizer
+// on the device through devicetest.Replay, which has no backend.Stepper:
+// the trainer runs the update through the Optim methods (SumSquares, then
+// SGD, RMSProp or Adam on each parameter), each checked against the cpu's
+// on the same values within its derived bound, as the graph's primitives
+// are.
+func TestDeviceOpBoundsTrain(t *testing.T) {
+	d := devicetest.OpenCL(t)
+	for _, opt := range []string{"adam", "rmsprop", "sgd"} {
+		t.Run(opt, func(t *testing.T) {
+			cfg := tiny("gru", "birnn", "bahdanau", "concat")
+			cfg.Dtype = "float32"
+			m, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src, tgt := reversal(rand.New(rand.NewPCG(3, 4)), 3, 2, 5)
+			b, err := NewBatch(src, tgt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o, err := NewOptimizer(Optimizer{Name: opt, LR: 0.01, Clip: 0.5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := NewTrainer(m, o, 1)
+			defer tr.Cache.Close()
+			rp := devicetest.NewReplay(t, d.Backend())
+			if err := m.UseDevice(rp); err != nil {
+				t.Fatal(err)
+			}
+			defer m.UseDevice(nil)
+			for range 2 {
+				if _, err := tr.Step(b); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rp.Report(t)
+		})
+	}
+}

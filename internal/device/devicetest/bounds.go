@@ -1223,3 +1223,102 @@ func gruSeqBackBound(u backend.Mat, B, S, H int, reverse bool) boundFn {
 		return 0 // hprev: a copy
 	}
 }
+
+// f32err is |float32(c) − c|: a constant as the device's kernel takes it.
+func f32err(c float64) float64 { return math.Abs(float64(float32(c)) - c) }
+
+// sgdBound: θ − lr·(g·scale), the constants as float32 on the device (u
+// each), two products and the difference (γ_4 of the step, u of θ');
+// the cpu in float64, θ' rounded once.
+func sgdBound(n int, scale, lr float64) boundFn {
+	return func(in, _ [][]float32, _, i int) float64 {
+		if i >= n {
+			return 0
+		}
+		step := lr * float64(in[1][i]) * scale
+		p := float64(in[0][i]) - step
+		return slack * (gamma(4)*math.Abs(step) + 2*uRound*math.Abs(p) + f64*(math.Abs(p)+math.Abs(step)))
+	}
+}
+
+// moment is a moment's update a·x + b·y (x the moment, y the scaled
+// gradient or its square, k the roundings of b·y's factors on the device):
+// the exact value and each side's error. The device takes float32(a) and
+// 1 − float32(a) where the cpu takes a and b (the caller's rounding of
+// 1 − a): their differences times |x| and |y|, and γ_{k+2} of the terms;
+// the cpu's u of the stored value.
+func moment(a, b, x, y float64, k int) (v, dev, cpu float64) {
+	v = a*x + b*y
+	b32 := 1 - float64(float32(a))
+	dev = f32err(a)*math.Abs(x) + math.Abs(b32-b)*math.Abs(y) + gamma(k+2)*(math.Abs(a*x)+math.Abs(b*y))
+	return v, dev, uRound*math.Abs(v) + f64*math.Abs(v)
+}
+
+// rootErr bounds |√a − √b| for |a − b| ≤ d, b ≥ 0.
+func rootErr(b, d float64) float64 {
+	if b > 0 {
+		return math.Min(d/(2*math.Sqrt(b)), math.Sqrt(d))
+	}
+	return math.Sqrt(d)
+}
+
+// adamStep is θ's step num·m/(√v/c2 + eps) and its error on one side,
+// from that side's errors of m and v and its relative errors: rn of num
+// (its conversion, the product), rs of the root, rc of /c2 (conversion,
+// division), re of eps (conversion), rd of the last division; the sum in
+// the denominator rounded (u·D) on the device (dev).
+func adamStep(num, m, v, c2, eps, dm, dv, rn, rs, rc, re, rd float64, dev bool) (step, err float64) {
+	sq := math.Sqrt(v)
+	D := sq/c2 + eps
+	dD := rootErr(v, dv)/c2 + sq/c2*(rs+rc) + re*eps
+	if dev {
+		dD += uRound * D
+	}
+	step = num * m / D
+	return step, math.Abs(num/D)*dm + math.Abs(step)*(rn+dD/D+rd)
+}
+
+// rmspropBound: v(2) ← ρv + (1−ρ)·g², θ(0) ← θ − lr·g/(√v + ε), g =
+// scale·g(1): moment, then adamStep with c2 = 1 (the device's root 3
+// ulp and division 2.5 ulp; lr, scale and ε as float32); θ' rounded once
+// on each side.
+func rmspropBound(n int, c backend.RMSPropConsts) boundFn {
+	return func(in, _ [][]float32, j, i int) float64 {
+		if i >= n {
+			return 0
+		}
+		g := float64(in[1][i]) * c.Scale
+		v, dvDev, dvCpu := moment(c.Rho, c.OneMinusRho, float64(in[2][i]), g*g, 4)
+		if j == 2 {
+			return slack * (dvDev + dvCpu)
+		}
+		num := 4 * uRound // lr and scale as float32, g·scale, lr·g
+		step, eDev := adamStep(c.LR, g, v, 1, c.Eps, 0, dvDev, num, devSqrt, 0, uRound, devDiv, true)
+		_, eCpu := adamStep(c.LR, g, v, 1, c.Eps, 0, dvCpu, f64, f64, 0, 0, f64, false)
+		p := float64(in[0][i]) - step
+		return slack * (eDev + eCpu + 2*uRound*math.Abs(p))
+	}
+}
+
+// adamBound: m(2), v(3) by moment, θ(0) by adamStep with c2 = √(1−β₂ᵗ)
+// (as float32 and a division of 2.5 ulp on the device).
+func adamBound(n int, c backend.AdamConsts) boundFn {
+	return func(in, _ [][]float32, j, i int) float64 {
+		if i >= n {
+			return 0
+		}
+		g := float64(in[1][i]) * c.Scale
+		m, dmDev, dmCpu := moment(c.B1, c.OneMinusB1, float64(in[2][i]), g, 2)
+		v, dvDev, dvCpu := moment(c.B2, c.OneMinusB2, float64(in[3][i]), g*g, 4)
+		switch j {
+		case 2:
+			return slack * (dmDev + dmCpu)
+		case 3:
+			return slack * (dvDev + dvCpu)
+		}
+		step, eDev := adamStep(c.Step, m, v, c.SqrtC2, c.Eps, dmDev, dvDev, 2*uRound, devSqrt, uRound+devDiv, uRound, devDiv, true)
+		_, eCpu := adamStep(c.Step, m, v, c.SqrtC2, c.Eps, dmCpu, dvCpu, f64, f64, f64, 0, f64, false)
+		p := float64(in[0][i]) - step
+		return slack * (eDev + eCpu + 2*uRound*math.Abs(p))
+	}
+}

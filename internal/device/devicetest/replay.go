@@ -126,8 +126,7 @@ func (w *Replay) op(name string, bufs []backend.Buf, outs []int, run func(be bac
 }
 
 // Report logs the worst |Δ|/bound per primitive and fails the test for
-// each primitive the device ran that has no bound here (the optimizers'
-// updates, which no graph step runs).
+// each primitive the device ran that has no bound here.
 func (w *Replay) Report(t testing.TB) {
 	var names []string
 	for n := range w.calls {
@@ -340,17 +339,47 @@ func (w *Replay) GRUSeqBack(dxi, dhh, hprev, carry backend.Buf, fwd, gr backend.
 		return be.GRUSeqBack(v[0], v[1], v[2], v[3], v[5], v[6], mat(u, v[7]), v[8], v[9], B, S, H, reverse, v[4])
 	}, gruSeqBackBound(u, B, S, H, reverse))
 }
+
+// SumSquares: the sums go to the host (out), so the check is its own:
+// the device's float32 sum of n squares within γ_{n+1}·Σx², the cpu's
+// float64 one within 1e-15·n of it.
 func (w *Replay) SumSquares(xs []backend.Buf, ns []int, out []float64) error {
-	return w.op("SumSquares", xs, nil, func(be backend.Backend, b []backend.Buf) error { return be.SumSquares(b, ns, out) }, nil)
+	const name = "SumSquares"
+	w.calls[name]++
+	hs := make([]backend.Buf, len(xs))
+	for i, x := range xs {
+		v := make([]float32, x.Len())
+		if err := w.Backend.Read(v, x); err != nil {
+			return err
+		}
+		hs[i] = backend.Host(v)
+	}
+	if err := w.Backend.SumSquares(xs, ns, out); err != nil {
+		return err
+	}
+	cpu := make([]float64, len(out))
+	if err := w.host.SumSquares(hs, ns, cpu); err != nil {
+		return fmt.Errorf("%s on the cpu: %w", name, err)
+	}
+	for i, d := range out {
+		e := (gamma(ns[i]+1) + f64*float64(ns[i])) * cpu[i] * slack
+		if diff := math.Abs(d - cpu[i]); diff > 0 {
+			if !(diff <= e) {
+				w.t.Errorf("%s: sum %d = %v on the device, %v on the cpu: |Δ| %.3g above the bound %.3g", name, i, d, cpu[i], diff, e)
+			}
+			w.worst[name] = max(w.worst[name], diff/e)
+		}
+	}
+	return nil
 }
 func (w *Replay) SGD(p, g backend.Buf, n int, scale, lr float64) error {
-	return w.op("SGD", []backend.Buf{p, g}, []int{0}, func(be backend.Backend, b []backend.Buf) error { return be.SGD(b[0], b[1], n, scale, lr) }, nil)
+	return w.op("SGD", []backend.Buf{p, g}, []int{0}, func(be backend.Backend, b []backend.Buf) error { return be.SGD(b[0], b[1], n, scale, lr) }, sgdBound(n, scale, lr))
 }
 func (w *Replay) RMSProp(p, g, v backend.Buf, n int, c backend.RMSPropConsts) error {
-	return w.op("RMSProp", []backend.Buf{p, g, v}, []int{0, 2}, func(be backend.Backend, b []backend.Buf) error { return be.RMSProp(b[0], b[1], b[2], n, c) }, nil)
+	return w.op("RMSProp", []backend.Buf{p, g, v}, []int{0, 2}, func(be backend.Backend, b []backend.Buf) error { return be.RMSProp(b[0], b[1], b[2], n, c) }, rmspropBound(n, c))
 }
 func (w *Replay) Adam(p, g, m, v backend.Buf, n int, c backend.AdamConsts) error {
-	return w.op("Adam", []backend.Buf{p, g, m, v}, []int{0, 2, 3}, func(be backend.Backend, b []backend.Buf) error { return be.Adam(b[0], b[1], b[2], b[3], n, c) }, nil)
+	return w.op("Adam", []backend.Buf{p, g, m, v}, []int{0, 2, 3}, func(be backend.Backend, b []backend.Buf) error { return be.Adam(b[0], b[1], b[2], b[3], n, c) }, adamBound(n, c))
 }
 
 // AdditiveDeltaSum is the device's SumMid of AdditiveDelta's δ (the
