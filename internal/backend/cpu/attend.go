@@ -52,7 +52,7 @@ func attendSized(bs *[10]sized, a backend.Attend) []sized {
 func attend[T kern.Float](a backend.Attend, get func(backend.Buf) []T) {
 	B, S, D, A, K, n, h := a.B, a.S, a.D, a.A, a.K, a.B*a.S, a.NHeads()
 	l, out := a.Layout(), get(a.Out)
-	s, w, ctx := out[l.S:l.M], out[l.W:l.W+n], out[l.Ctx:l.Ctx+B*D] // the scores' block: n·h, or none
+	s, w, ctx := out[l.S:min(l.M, l.S+n*h)], out[l.W:l.W+n], out[l.Ctx:l.Ctx+B*D] // the scores' block: n·h, or none (l.M past it where Align pads)
 	switch {
 	case A > 0:
 		additiveRows(get(a.P), get(a.U), get(a.C)[:A], get(a.V)[:A], out[l.T:l.T+n*A], s, B, S, A)
