@@ -25,8 +25,8 @@ func opBoundCases() []Config {
 }
 
 // opBoundLoss runs one training step's loss and gradients of cfg's model
-// on the device through rp (devicetest.Replay).
-func opBoundLoss(t *testing.T, cfg Config, rp *devicetest.Replay) {
+// on the device through rp (Replay).
+func opBoundLoss(t *testing.T, cfg Config, rp *Replay) {
 	t.Helper()
 	m, err := New(cfg)
 	if err != nil {
@@ -55,7 +55,7 @@ func opBoundLoss(t *testing.T, cfg Config, rp *devicetest.Replay) {
 // gradients' products and sums, the fused attention, the gru's
 // recurrences, the cross-entropy) is run again on the cpu from the
 // device's inputs to it, and every output value must agree within the
-// primitive's derived bound (devicetest/bounds.go): a few ulp of each
+// primitive's derived bound (bounds_device_test.go): a few ulp of each
 // value, or γ_K·Σ|terms| of each sum, where TestDeviceGradients allows
 // 4× the host's float32 error end to end. The worst |Δ|/bound per
 // primitive is logged.
@@ -63,7 +63,7 @@ func TestDeviceOpBounds(t *testing.T) {
 	d := devicetest.OpenCL(t)
 	for _, cfg := range opBoundCases() {
 		t.Run(fmt.Sprintf("%s/%s/%s/ls%g", cfg.Cell, cfg.Decoder, cfg.Scorer, cfg.LabelSmoothing), func(t *testing.T) {
-			rp := devicetest.NewReplay(t, d.Backend())
+			rp := NewReplay(t, d.Backend())
 			opBoundLoss(t, cfg, rp)
 			rp.Report(t)
 		})
@@ -97,7 +97,7 @@ func TestDeviceOpBoundsCatch(t *testing.T) {
 	} {
 		t.Run(c.prim, func(t *testing.T) {
 			rec := &errorsOf{TB: t}
-			rp := devicetest.NewReplay(rec, d.Backend())
+			rp := NewReplay(rec, d.Backend())
 			done := false
 			rp.Fault = func(name string, _ int, dev []float32) {
 				if done || name != c.prim {
@@ -128,7 +128,7 @@ func TestDeviceOpBoundsCatch(t *testing.T) {
 }
 
 // TestDeviceOpBoundsTrain: two clipped training steps of each optimizer
-// on the device through devicetest.Replay, which has no backend.Stepper:
+// on the device through Replay (replay_device_test.go), which has no backend.Stepper:
 // the trainer runs the update through the Optim methods (SumSquares, then
 // SGD, RMSProp or Adam on each parameter), each checked against the cpu's
 // on the same values within its derived bound, as the graph's primitives
@@ -154,7 +154,7 @@ func TestDeviceOpBoundsTrain(t *testing.T) {
 			}
 			tr := NewTrainer(m, o, 1)
 			defer tr.Cache.Close()
-			rp := devicetest.NewReplay(t, d.Backend())
+			rp := NewReplay(t, d.Backend())
 			if err := m.UseDevice(rp); err != nil {
 				t.Fatal(err)
 			}

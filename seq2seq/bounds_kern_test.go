@@ -1,10 +1,11 @@
-package devicetest
+package seq2seq
 
 import (
 	"math"
 	"testing"
 
 	"github.com/attnzoo/attnzoo/internal/backend"
+	"github.com/attnzoo/attnzoo/internal/device/devicetest"
 	"github.com/attnzoo/attnzoo/internal/gx/kern"
 )
 
@@ -66,7 +67,7 @@ func TestKernBounds(t *testing.T) {
 // built-ins) within devTanh and devSigmoid of the float64 functions at
 // every value of the grid: the OpenCL 1.2 limits hold on this platform.
 func TestDeviceBuiltinsBound(t *testing.T) {
-	be := OpenCL(t).Backend()
+	be := devicetest.OpenCL(t).Backend()
 	xs := grid()
 	x, err := be.Alloc(len(xs))
 	if err != nil {

@@ -1,4 +1,4 @@
-package devicetest
+package seq2seq
 
 import (
 	"fmt"
