@@ -86,12 +86,6 @@ func (b clBackend) Gemm(m, n, k int, alpha float64, a, bm backend.Mat, beta floa
 		float32(beta), c.Buf.Mem, c.Off, c.Ld)
 }
 
-func (b clBackend) GemmBatched(m, n, k int, alpha float64, a backend.Mat, aStride int, bm backend.Mat, bStride int,
-	beta float64, c backend.Mat, cStride int, batch int) error {
-	return b.o.SgemmBatched(a.T, bm.T, m, n, k, float32(alpha), a.Buf.Mem, a.Off, a.Ld, aStride, bm.Buf.Mem, bm.Off, bm.Ld, bStride,
-		float32(beta), c.Buf.Mem, c.Off, c.Ld, cStride, batch)
-}
-
 func (b clBackend) Fill(y backend.Buf, v float64, n int) error {
 	if err := mems("Fill", y); err != nil {
 		return err

@@ -229,20 +229,6 @@ func (o *OpenCL) SgemmAt(transA, transB bool, m, n, k int, alpha float32, a back
 	return o.c.Sgemm(transA, transB, m, n, k, alpha, x, aOff, lda, y, bOff, ldb, beta, z, cOff, ldc)
 }
 
-// SgemmBatched is SgemmAt over batch matrices each stride values after
-// the one before (CLBlast's SgemmStridedBatched).
-func (o *OpenCL) SgemmBatched(transA, transB bool, m, n, k int, alpha float32, a backend.Mem, aOff, lda, aStride int,
-	b backend.Mem, bOff, ldb, bStride int, beta float32, c backend.Mem, cOff, ldc, cStride int, batch int) error {
-	x, y, z, err := clBuffers("SgemmBatched", a, b, c)
-	if err != nil {
-		return err
-	}
-	o.t.Launches++
-	o.t.GemmCalls++
-	o.t.GemmFlops += 2 * int64(m) * int64(n) * int64(k) * int64(batch)
-	return o.c.SgemmStridedBatched(transA, transB, m, n, k, alpha, x, aOff, lda, aStride, y, bOff, ldb, bStride, beta, z, cOff, ldc, cStride, batch)
-}
-
 // launch runs an elementwise kernel over n values: (bs…, n).
 func (o *OpenCL) launch(kernel string, n int, bs ...backend.Buf) error {
 	if err := fits(kernel, n, bs...); err != nil {

@@ -65,13 +65,8 @@ type clblastAPI struct {
 	Sgemm func(layout, ta, tb int32, m, n, k uintptr, alpha float32,
 		a, aOff, lda, b, bOff, ldb uintptr, beta float32, c, cOff, ldc uintptr,
 		q *uintptr, ev unsafe.Pointer) int32
-	// CLBlastSgemmStridedBatched adds a stride after each leading
-	// dimension and the batch count (23 arguments).
-	SgemmStridedBatched func(layout, ta, tb int32, m, n, k uintptr, alpha float32,
-		a, aOff, lda, aStride, b, bOff, ldb, bStride uintptr, beta float32,
-		c, cOff, ldc, cStride, batch uintptr, q *uintptr, ev unsafe.Pointer) int32
-	// Their addresses, for a call without purego's reflection (ccall_amd64.go).
-	sgemmFn, batchedFn uintptr
+	// Its address, for a call without purego's reflection (ccall_amd64.go).
+	sgemmFn uintptr
 	// CLBlastClearCache() drops every program and binary CLBlast has
 	// compiled, for every context (clblast_c.h of libclblast-dev 1.5.3).
 	ClearCache func() int32
@@ -149,13 +144,7 @@ func openCLBlast(name string) (*clblastAPI, error) {
 	if err := bind(h, name, &b.Sgemm, "CLBlastSgemm"); err != nil {
 		return nil, err
 	}
-	if err := bind(h, name, &b.SgemmStridedBatched, "CLBlastSgemmStridedBatched"); err != nil {
-		return nil, err
-	}
 	if b.sgemmFn, err = sym(h, name, "CLBlastSgemm"); err != nil {
-		return nil, err
-	}
-	if b.batchedFn, err = sym(h, name, "CLBlastSgemmStridedBatched"); err != nil {
 		return nil, err
 	}
 	if err := bind(h, name, &b.ClearCache, "CLBlastClearCache"); err != nil {

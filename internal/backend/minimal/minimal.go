@@ -137,10 +137,6 @@ func (d *Device) Gemm(m, n, k int, alpha float64, a, b backend.Mat, beta float64
 	return d.c.Gemm(m, n, k, alpha, unm(a), unm(b), beta, unm(c))
 }
 
-func (d *Device) GemmBatched(m, n, k int, alpha float64, a backend.Mat, aStride int, b backend.Mat, bStride int, beta float64, c backend.Mat, cStride int, batch int) error {
-	return d.c.GemmBatched(m, n, k, alpha, unm(a), aStride, unm(b), bStride, beta, unm(c), cStride, batch)
-}
-
 func (d *Device) BiasAdd(y, x, b backend.Buf, rows, n int) error {
 	return d.c.BiasAdd(un(y), un(x), un(b), rows, n)
 }
