@@ -255,39 +255,19 @@ func (u *Update) Clip(gs []backend.Buf, loss backend.Buf, clip float64) error {
 			return err
 		}
 	}
-	if err := mems("Clip", loss); err != nil {
-		return err
-	}
-	return u.o.KernelRows("clip_finish", 1, u.st.Mem, u.parts.Mem, u.nparts, loss.Mem, float32(clip))
+	return u.o.KernelRows("clip_finish", 1, u.st, u.parts, u.nparts, loss, float32(clip))
 }
 
 // launch runs a generated kernel over global work-items in work-groups of
 // the device's group size.
 func (u *Update) launch(k *opencl.Kernel, global int, args []any) error {
-	if _, err := clBuffersIn(k.Name, args); err != nil {
+	if err := devArgs(k.Name, args); err != nil {
 		return err
 	}
 	u.args = args[:0]
 	u.o.t.Launches++
 	wg := u.o.c.GroupSize()
 	return k.Launch([]int{global}, []int{wg}, args...)
-}
-
-// clBuffersIn unwraps the device buffers among args in place.
-func clBuffersIn(kernel string, args []any) ([]any, error) {
-	for i, a := range args {
-		if a == nil {
-			return nil, fmt.Errorf("device: opencl: %s: argument %d is a host buffer", kernel, i)
-		}
-		if b, ok := a.(backend.Mem); ok {
-			cb, ok := b.(*opencl.Buffer)
-			if !ok {
-				return nil, fmt.Errorf("device: opencl: %s: argument %d (%T) is not an OpenCL buffer", kernel, i, b)
-			}
-			args[i] = cb
-		}
-	}
-	return args, nil
 }
 
 // call is one of a rule's updates, recorded: the rule, a parameter's
