@@ -76,21 +76,12 @@ var ruleArgs = map[string]struct {
 }
 
 // NewUpdate builds the clip and update kernels for parameters of sizes ns
-// (each ≥ 1) and allocates their buffers.
-func (o *OpenCL) NewUpdate(ns []int) (*Update, error) {
-	limit, err := o.c.MaxParameterSize()
-	if err != nil {
-		return nil, err
-	}
-	// adam's kernel takes the most: the state buffer and 6 floats, then 4
-	// buffers a parameter (8 bytes each, a 64-bit device's pointer)
-	return o.newUpdate(ns, max(1, (limit-8-6*4)/(4*8)))
-}
-
-// NewUpdate is the device's NewUpdate (backend.Stepper): the OpenCL
+// (each ≥ 1) and allocates their buffers (backend.Stepper): the OpenCL
 // backend clips and updates a model's parameters in three launches a step.
 func (b clBackend) NewUpdate(ns []int) (backend.Update, error) {
-	u, err := b.o.NewUpdate(ns)
+	// adam's kernel takes the most: the state buffer and 6 floats, then 4
+	// buffers a parameter (8 bytes each, a 64-bit device's pointer)
+	u, err := b.o.newUpdate(ns, max(1, (b.o.c.Device.MaxParameterSize-8-6*4)/(4*8)))
 	if err != nil {
 		return nil, err // not a nil *Update in an interface
 	}
