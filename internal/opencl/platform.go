@@ -2,6 +2,7 @@ package opencl
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unsafe"
 )
@@ -170,7 +171,7 @@ func devices(a *api, p Platform) ([]Device, error) {
 				return nil, err
 			}
 		}
-		d.FP64 = hasExtension(ext, "cl_khr_fp64")
+		d.FP64 = slices.Contains(strings.Fields(ext), "cl_khr_fp64")
 		var typ uint64
 		var bits uint32
 		var maxWG, maxParams uintptr // size_t
@@ -196,16 +197,6 @@ func devices(a *api, p Platform) ([]Device, error) {
 		ds = append(ds, d)
 	}
 	return ds, nil
-}
-
-// hasExtension reports whether the space-separated list exts names ext.
-func hasExtension(exts, ext string) bool {
-	for _, e := range strings.Fields(exts) {
-		if e == ext {
-			return true
-		}
-	}
-	return false
 }
 
 // infoString reads a string-valued clGet*Info parameter: its size, then
