@@ -208,14 +208,8 @@ func (u *Update) source() string {
 			}
 			b.WriteString(pick(ra.bufs))
 			b.WriteString("\tconst int end = min(i0 + PL, n);\n\tfor (int i = i0 + get_local_id(0); i < end; i += WG) ")
-			switch rule {
-			case "sgd":
-				b.WriteString("sgd_at(p, g, i, s, lr);\n}\n")
-			case "rmsprop":
-				b.WriteString("rmsprop_at(p, g, v, i, s, lr, rho, eps);\n}\n")
-			case "adam":
-				b.WriteString("adam_at(p, g, m, v, i, s, b1, b2, step, sqrtc2, eps);\n}\n")
-			}
+			// kernels/optim.cl's RULE_at(buffers…, i, s, constants but hs…)
+			fmt.Fprintf(&b, "%s_at(%s, i, s, %s);\n}\n", rule, strings.Join(ra.bufs, ", "), strings.Join(ra.consts[1:], ", "))
 		}
 	}
 	return b.String()
