@@ -32,16 +32,6 @@ var _ backend.Backend = (*Device)(nil)
 // New returns a minimal device backend named name.
 func New(name string) *Device { return &Device{name: name, c: cpu.New()} }
 
-// Opener is a backend.Opener for name: a new Device, for a bare name only.
-func Opener(name string) backend.Opener {
-	return func(rest string) (backend.Backend, error) {
-		if rest != "" {
-			return nil, fmt.Errorf("backend: %s takes no device number (got %q)", name, name+":"+rest)
-		}
-		return New(name), nil
-	}
-}
-
 // mem is a buffer of the device: n float32 values.
 type mem struct{ v []float32 }
 
