@@ -268,7 +268,10 @@ func (o *OpenCL) launch(kernel string, n int, bs ...backend.Buf) error {
 
 // launchRows runs a row kernel, one work-group per row: (bs…, rows, cols).
 func (o *OpenCL) launchRows(kernel string, rows, cols int, bs ...backend.Buf) error {
-	if err := fitsRows(kernel, rows, cols, bs...); err != nil {
+	if rows < 1 || cols < 1 {
+		return fmt.Errorf("device: %s: %d rows × %d columns (want ≥ 1 each)", kernel, rows, cols)
+	}
+	if err := fits(kernel, rows*cols, bs...); err != nil {
 		return err
 	}
 	var args [5]any
@@ -277,4 +280,20 @@ func (o *OpenCL) launchRows(kernel string, rows, cols int, bs ...backend.Buf) er
 	}
 	args[len(bs)], args[len(bs)+1] = rows, cols
 	return o.KernelRows(kernel, rows, args[:len(bs)+2]...)
+}
+
+// fits checks that each buffer holds at least n values.
+func fits(kernel string, n int, bs ...backend.Buf) error {
+	if n < 1 {
+		return fmt.Errorf("device: %s: size %d (want ≥ 1)", kernel, n)
+	}
+	for i, b := range bs {
+		if b.Mem == nil {
+			return fmt.Errorf("device: %s: buffer %d is a host buffer", kernel, i)
+		}
+		if b.Len() < n {
+			return fmt.Errorf("device: %s: buffer %d holds %d values, the kernel needs %d", kernel, i, b.Len(), n)
+		}
+	}
+	return nil
 }
