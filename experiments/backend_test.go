@@ -234,12 +234,8 @@ func (cpuDevice) Host() bool   { return false }
 func (cpuDevice) Fuses(string) bool { return false }
 
 func init() {
-	backend.Register("minimal-device", func(rest string) (backend.Backend, error) {
-		d, err := minimal.Opener("minimal-device")(rest)
-		if err != nil {
-			return nil, err
-		}
-		return minimalDevice{d.(*minimal.Device), &countSums, &countAdams}, nil
+	backend.Register("minimal-device", func(string) (backend.Backend, error) {
+		return minimalDevice{minimal.New("minimal-device"), &countSums, &countAdams}, nil
 	})
 	backend.Register("cpu-device", func(string) (backend.Backend, error) { return cpuDevice{cpu.New()}, nil })
 }

@@ -16,7 +16,7 @@ import (
 // backend.Backend alone, buffers of its own), with a listing.
 func init() {
 	backend.RegisterDriver("minimal-device", backend.Driver{
-		Open: func(rest string, _ int) (backend.Backend, error) { return minimal.Opener("minimal-device")(rest) },
+		Open: func(string, int) (backend.Backend, error) { return minimal.New("minimal-device"), nil },
 		List: func() backend.Listing {
 			return backend.Listing{Text: "minimal-device  the cpu's kernels as a device (a test's)\n", JSON: []string{"minimal-device"}}
 		},

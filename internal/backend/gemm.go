@@ -13,13 +13,10 @@ type Mat struct {
 	Const bool
 }
 
-// Gemm is the matrix products.
+// Gemm is the matrix product.
 type Gemm interface {
 	// Gemm sets C = α·op(A)·op(B) + β·C; op(A) is m×k, op(B) k×n, C m×n
 	// (C.T must be false). A backend may take a product with β = 1 as an
 	// accumulation into C.
 	Gemm(m, n, k int, alpha float64, a, b Mat, beta float64, c Mat) error
-	// GemmBatched is Gemm over batch products, each operand's matrix
-	// stride values after the one before.
-	GemmBatched(m, n, k int, alpha float64, a Mat, aStride int, b Mat, bStride int, beta float64, c Mat, cStride int, batch int) error
 }

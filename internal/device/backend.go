@@ -29,10 +29,8 @@ func (clBackend) NewRun() {}
 // (backend.OpenSpec's) counts through it.
 func (b clBackend) Traffic() Traffic { return b.o.Traffic() }
 
-// Device is the OpenCL device behind the backend.
-func (b clBackend) Device() *OpenCL { return b.o }
-
-// mems are the device buffers of bufs, for Kernel's arguments.
+// mems checks that bufs are device buffers (Kernel checks its arguments
+// itself: devArgs).
 func mems(name string, bs ...backend.Buf) error {
 	for i, x := range bs {
 		if x.Mem == nil {
@@ -61,24 +59,15 @@ func (b clBackend) Add(y, x1, x2 backend.Buf, n int) error { return b.o.launch("
 func (b clBackend) Mul(y, x1, x2 backend.Buf, n int) error { return b.o.launch("mul", n, y, x1, x2) }
 
 func (b clBackend) AddTo(y, x backend.Buf, n int) error {
-	if err := mems("AddTo", y, x); err != nil {
-		return err
-	}
-	return b.o.Kernel("add_into", n, y.Mem, x.Mem, n)
+	return b.o.Kernel("add_into", n, y, x, n)
 }
 
 func (b clBackend) Sub(y, x1, x2 backend.Buf, n int) error {
-	if err := mems("Sub", y, x1, x2); err != nil {
-		return err
-	}
-	return b.o.Kernel("sub", n, y.Mem, x1.Mem, x2.Mem, n)
+	return b.o.Kernel("sub", n, y, x1, x2, n)
 }
 
 func (b clBackend) Scale(y, x backend.Buf, alpha float64, n int) error {
-	if err := mems("Scale", y, x); err != nil {
-		return err
-	}
-	return b.o.Kernel("scale", n, y.Mem, x.Mem, float32(alpha), n)
+	return b.o.Kernel("scale", n, y, x, float32(alpha), n)
 }
 
 func (b clBackend) Gemm(m, n, k int, alpha float64, a, bm backend.Mat, beta float64, c backend.Mat) error {
@@ -86,22 +75,10 @@ func (b clBackend) Gemm(m, n, k int, alpha float64, a, bm backend.Mat, beta floa
 		float32(beta), c.Buf.Mem, c.Off, c.Ld)
 }
 
-func (b clBackend) GemmBatched(m, n, k int, alpha float64, a backend.Mat, aStride int, bm backend.Mat, bStride int,
-	beta float64, c backend.Mat, cStride int, batch int) error {
-	return b.o.SgemmBatched(a.T, bm.T, m, n, k, float32(alpha), a.Buf.Mem, a.Off, a.Ld, aStride, bm.Buf.Mem, bm.Off, bm.Ld, bStride,
-		float32(beta), c.Buf.Mem, c.Off, c.Ld, cStride, batch)
-}
-
 func (b clBackend) Fill(y backend.Buf, v float64, n int) error {
-	if err := mems("Fill", y); err != nil {
-		return err
-	}
-	return b.o.Kernel("fill", n, y.Mem, float32(v), n)
+	return b.o.Kernel("fill", n, y, float32(v), n)
 }
 
 func (b clBackend) DropoutMask(y backend.Buf, seed uint64, p float64, n int) error {
-	if err := mems("DropoutMask", y); err != nil {
-		return err
-	}
-	return b.o.Kernel("dropout_mask", n, y.Mem, uint32(seed), uint32(seed>>32), float32(p), n)
+	return b.o.Kernel("dropout_mask", n, y, uint32(seed), uint32(seed>>32), float32(p), n)
 }

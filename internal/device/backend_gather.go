@@ -26,39 +26,27 @@ import "github.com/attnzoo/attnzoo/internal/backend"
 // host's order of addition.
 
 func (b clBackend) Embed(out, E, ids backend.Buf, V, D, N int) error {
-	if err := mems("Embed", out, E, ids); err != nil {
-		return err
-	}
-	return b.o.Kernel("embed", N*D, out.Mem, E.Mem, ids.Mem, V, D, N)
+	return b.o.Kernel("embed", N*D, out, E, ids, V, D, N)
 }
 
 func (b clBackend) EmbedGrad(dE, g, ids backend.Buf, V, D, N int, acc bool) error {
-	if err := mems("EmbedGrad", dE, g, ids); err != nil {
-		return err
-	}
 	if !acc {
 		if err := b.Fill(dE, 0, V*D); err != nil {
 			return err
 		}
 	}
-	return b.o.Kernel("embed_grad", N*D, dE.Mem, g.Mem, ids.Mem, V, D, N, flag(acc))
+	return b.o.Kernel("embed_grad", N*D, dE, g, ids, V, D, N, flag(acc))
 }
 
 func (b clBackend) Im2Col(out, x backend.Buf, geo backend.ConvGeom, B, C int) error {
-	if err := mems("Im2Col", out, x); err != nil {
-		return err
-	}
 	ho, wo := geo.Out()
 	R := ho * wo * geo.K * geo.K
 	n := B * R * C
-	return b.o.Kernel("im2col", n, out.Mem, x.Mem, geo.H, geo.W, geo.K, geo.Stride, geo.Pad, wo, R, C, n)
+	return b.o.Kernel("im2col", n, out, x, geo.H, geo.W, geo.K, geo.Stride, geo.Pad, wo, R, C, n)
 }
 
 func (b clBackend) Col2Im(out, g backend.Buf, geo backend.ConvGeom, B, C int) error {
-	if err := mems("Col2Im", out, g); err != nil {
-		return err
-	}
 	ho, wo := geo.Out()
 	n := B * geo.H * geo.W * C
-	return b.o.Kernel("col2im", n, out.Mem, g.Mem, geo.H, geo.W, geo.K, geo.Stride, geo.Pad, ho, wo, C, n)
+	return b.o.Kernel("col2im", n, out, g, geo.H, geo.W, geo.K, geo.Stride, geo.Pad, ho, wo, C, n)
 }

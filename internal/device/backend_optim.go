@@ -1,10 +1,6 @@
 package device
 
-import (
-	"fmt"
-
-	"github.com/attnzoo/attnzoo/internal/backend"
-)
+import "github.com/attnzoo/attnzoo/internal/backend"
 
 // The optimizers' updates (kernels/optim.cl), float32 on the device.
 
@@ -18,10 +14,7 @@ func (b clBackend) SumSquares(xs []backend.Buf, ns []int, out []float64) error {
 	}
 	defer b.Free(sums)
 	for i, x := range xs {
-		if err := mems("SumSquares", x); err != nil {
-			return err
-		}
-		if err := o.KernelRows("sum_squares", 1, sums.Mem, i, x.Mem, ns[i]); err != nil {
+		if err := o.KernelRows("sum_squares", 1, sums, i, x, ns[i]); err != nil {
 			return err
 		}
 	}
@@ -35,31 +28,17 @@ func (b clBackend) SumSquares(xs []backend.Buf, ns []int, out []float64) error {
 	return nil
 }
 
-// update runs an optimizer kernel on p: (θ, args…, n), its arguments
-// gathered on the stack (Kernel keeps none).
-func (b clBackend) update(kernel string, p backend.Buf, n int, args ...any) error {
-	if p.Mem == nil {
-		return fmt.Errorf("device: opencl: %s: the parameter is a host buffer", kernel)
-	}
-	var all [12]any
-	if len(args)+2 > len(all) {
-		return fmt.Errorf("device: opencl: %s: %d arguments", kernel, len(args))
-	}
-	all[0] = p.Mem
-	copy(all[1:], args)
-	all[len(args)+1] = n
-	return b.o.Kernel(kernel, n, all[:len(args)+2]...)
-}
+// The updates' kernels take (θ, the rule's buffers and constants, n).
 
 func (b clBackend) SGD(p, g backend.Buf, n int, scale, lr float64) error {
-	return b.update("sgd_update", p, n, g.Mem, float32(scale), float32(lr))
+	return b.o.Kernel("sgd_update", n, p, g, float32(scale), float32(lr), n)
 }
 
 func (b clBackend) RMSProp(p, g, v backend.Buf, n int, c backend.RMSPropConsts) error {
-	return b.update("rmsprop_update", p, n, g.Mem, v.Mem, float32(c.Scale), float32(c.LR), float32(c.Rho), float32(c.Eps))
+	return b.o.Kernel("rmsprop_update", n, p, g, v, float32(c.Scale), float32(c.LR), float32(c.Rho), float32(c.Eps), n)
 }
 
 func (b clBackend) Adam(p, g, m, v backend.Buf, n int, c backend.AdamConsts) error {
-	return b.update("adam_update", p, n, g.Mem, m.Mem, v.Mem, float32(c.Scale), float32(c.B1), float32(c.B2),
-		float32(c.Step), float32(c.SqrtC2), float32(c.Eps))
+	return b.o.Kernel("adam_update", n, p, g, m, v, float32(c.Scale), float32(c.B1), float32(c.B2),
+		float32(c.Step), float32(c.SqrtC2), float32(c.Eps), n)
 }

@@ -20,17 +20,11 @@ func (b clBackend) SoftmaxGrad(dx, y, g backend.Buf, rows, cols int) error {
 }
 
 func (b clBackend) MaskFill(y, x, mask backend.Buf, v float64, n int) error {
-	if err := mems("MaskFill", y, x, mask); err != nil {
-		return err
-	}
-	return b.o.Kernel("mask_fill", n, y.Mem, x.Mem, mask.Mem, float32(v), n)
+	return b.o.Kernel("mask_fill", n, y, x, mask, float32(v), n)
 }
 
 func (b clBackend) LogSoftmax(y, z backend.Buf, rows, cols int) error {
-	if err := mems("LogSoftmax", y, z); err != nil {
-		return err
-	}
-	return b.o.KernelRows("log_softmax_rows", rows, y.Mem, z.Mem, rows, cols)
+	return b.o.KernelRows("log_softmax_rows", rows, y, z, rows, cols)
 }
 
 // SoftmaxXent: each row's loss, then their sum scaled, by one work-group.
@@ -38,21 +32,15 @@ func (b clBackend) LogSoftmax(y, z backend.Buf, rows, cols int) error {
 // smooth = 0, and never read it.
 func (b clBackend) SoftmaxXent(out, loss, z, t, m, eps backend.Buf, c float64, rows, cols int) error {
 	e, smooth := smoothing(m, eps)
-	if err := mems("SoftmaxXent", out, loss, z, t, m, e); err != nil {
+	if err := b.o.KernelRows("xent_rows", rows, loss, z, t, m, e, smooth, rows, cols); err != nil {
 		return err
 	}
-	if err := b.o.KernelRows("xent_rows", rows, loss.Mem, z.Mem, t.Mem, m.Mem, e.Mem, smooth, rows, cols); err != nil {
-		return err
-	}
-	return b.o.KernelRows("sum_scaled", 1, out.Mem, loss.Mem, float32(c), rows)
+	return b.o.KernelRows("sum_scaled", 1, out, loss, float32(c), rows)
 }
 
 func (b clBackend) SoftmaxXentGrad(dz, z, t, m, eps, g backend.Buf, c float64, rows, cols int) error {
 	e, smooth := smoothing(m, eps)
-	if err := mems("SoftmaxXentGrad", dz, z, t, m, e, g); err != nil {
-		return err
-	}
-	return b.o.KernelRows("xent_grad", rows, dz.Mem, z.Mem, t.Mem, m.Mem, e.Mem, smooth, g.Mem, float32(c), rows, cols)
+	return b.o.KernelRows("xent_grad", rows, dz, z, t, m, e, smooth, g, float32(c), rows, cols)
 }
 
 // smoothing is the ε buffer the xent kernels read and whether they read
@@ -65,37 +53,22 @@ func smoothing(m, eps backend.Buf) (backend.Buf, int32) {
 }
 
 func (b clBackend) Argmax(out, x backend.Buf, rows, cols int) error {
-	if err := mems("Argmax", out, x); err != nil {
-		return err
-	}
-	return b.o.KernelRows("argmax_rows", rows, out.Mem, x.Mem, rows, cols)
+	return b.o.KernelRows("argmax_rows", rows, out, x, rows, cols)
 }
 
 func (b clBackend) L2Norm(y, x backend.Buf, eps float64, rows, cols int) error {
-	if err := mems("L2Norm", y, x); err != nil {
-		return err
-	}
-	return b.o.KernelRows("l2_norm", rows, y.Mem, x.Mem, float32(eps), rows, cols)
+	return b.o.KernelRows("l2_norm", rows, y, x, float32(eps), rows, cols)
 }
 
 func (b clBackend) L2Grad(dx, x, g backend.Buf, eps float64, rows, cols int) error {
-	if err := mems("L2Grad", dx, x, g); err != nil {
-		return err
-	}
-	return b.o.KernelRows("l2_grad", rows, dx.Mem, x.Mem, g.Mem, float32(eps), rows, cols)
+	return b.o.KernelRows("l2_grad", rows, dx, x, g, float32(eps), rows, cols)
 }
 
 func (b clBackend) ScaleBy(y, x, gamma backend.Buf, n int) error {
-	if err := mems("ScaleBy", y, x, gamma); err != nil {
-		return err
-	}
-	return b.o.Kernel("scale_by", n, y.Mem, x.Mem, gamma.Mem, n)
+	return b.o.Kernel("scale_by", n, y, x, gamma, n)
 }
 
 // Dot: one work-group's sum.
 func (b clBackend) Dot(out, x, y backend.Buf, n int) error {
-	if err := mems("Dot", out, x, y); err != nil {
-		return err
-	}
-	return b.o.KernelRows("dot_all", 1, out.Mem, x.Mem, y.Mem, n)
+	return b.o.KernelRows("dot_all", 1, out, x, y, n)
 }

@@ -170,11 +170,16 @@ func clBuffers(kernel string, a, b, c backend.Mem) (x, y, z *opencl.Buffer, err 
 
 // Kernel runs kernel over global work-items (rounded up to whole
 // work-groups: the kernel returns early past its size) with the arguments
-// in order: Buffers of this device, int, int32, uint32 or float32. It is
-// how the engine's ops reach kernels of their own in kernels/*.cl. The
-// arguments are read, not kept (opencl.Kernel.Launch): a launch allocates
-// nothing, and at a Site sets only the arguments that changed.
+// in order: buffers of this device (backend.Buf or backend.Mem), int,
+// int32, uint32 or float32. It is how the engine's ops reach kernels of
+// their own in kernels/*.cl. The arguments are read, not kept
+// (opencl.Kernel.Launch): a launch allocates nothing, and at a Site sets
+// only the arguments that changed. A backend.Buf among args is replaced
+// there by its device buffer (devArgs).
 func (o *OpenCL) Kernel(kernel string, global int, args ...any) error {
+	if err := devArgs(kernel, args); err != nil {
+		return err
+	}
 	k, err := o.kernel(kernel)
 	if err != nil {
 		return err
@@ -188,12 +193,31 @@ func (o *OpenCL) KernelRows(kernel string, rows int, args ...any) error {
 	if rows < 1 {
 		return fmt.Errorf("device: opencl: %s: %d rows", kernel, rows)
 	}
+	if err := devArgs(kernel, args); err != nil {
+		return err
+	}
 	k, err := o.kernel(kernel)
 	if err != nil {
 		return err
 	}
 	wg := o.c.GroupSize()
 	return k.Launch([]int{rows * wg}, []int{wg}, args...)
+}
+
+// devArgs replaces each backend.Buf among a launch's arguments, in place,
+// by its device buffer (Buf.Mem); a host buffer (no Mem), or a nil
+// argument, is an error. A buffer of another device fails in the launch:
+// opencl.Kernel takes only its own.
+func devArgs(kernel string, args []any) error {
+	for i, a := range args {
+		if b, ok := a.(backend.Buf); ok {
+			args[i] = b.Mem // nil for a host buffer
+		}
+		if args[i] == nil {
+			return fmt.Errorf("device: opencl: %s: argument %d is a host buffer", kernel, i)
+		}
+	}
+	return nil
 }
 
 // kernel is the kernel object a launch of kernel uses (the site's own, at
@@ -229,28 +253,14 @@ func (o *OpenCL) SgemmAt(transA, transB bool, m, n, k int, alpha float32, a back
 	return o.c.Sgemm(transA, transB, m, n, k, alpha, x, aOff, lda, y, bOff, ldb, beta, z, cOff, ldc)
 }
 
-// SgemmBatched is SgemmAt over batch matrices each stride values after
-// the one before (CLBlast's SgemmStridedBatched).
-func (o *OpenCL) SgemmBatched(transA, transB bool, m, n, k int, alpha float32, a backend.Mem, aOff, lda, aStride int,
-	b backend.Mem, bOff, ldb, bStride int, beta float32, c backend.Mem, cOff, ldc, cStride int, batch int) error {
-	x, y, z, err := clBuffers("SgemmBatched", a, b, c)
-	if err != nil {
-		return err
-	}
-	o.t.Launches++
-	o.t.GemmCalls++
-	o.t.GemmFlops += 2 * int64(m) * int64(n) * int64(k) * int64(batch)
-	return o.c.SgemmStridedBatched(transA, transB, m, n, k, alpha, x, aOff, lda, aStride, y, bOff, ldb, bStride, beta, z, cOff, ldc, cStride, batch)
-}
-
 // launch runs an elementwise kernel over n values: (bs…, n).
 func (o *OpenCL) launch(kernel string, n int, bs ...backend.Buf) error {
 	if err := fits(kernel, n, bs...); err != nil {
 		return err
 	}
 	var args [4]any
-	if err := o.bufArgs(kernel, args[:], bs); err != nil {
-		return err
+	for i, b := range bs {
+		args[i] = b.Mem
 	}
 	args[len(bs)] = n
 	return o.Kernel(kernel, n, args[:len(bs)+1]...)
@@ -258,25 +268,32 @@ func (o *OpenCL) launch(kernel string, n int, bs ...backend.Buf) error {
 
 // launchRows runs a row kernel, one work-group per row: (bs…, rows, cols).
 func (o *OpenCL) launchRows(kernel string, rows, cols int, bs ...backend.Buf) error {
-	if err := fitsRows(kernel, rows, cols, bs...); err != nil {
+	if rows < 1 || cols < 1 {
+		return fmt.Errorf("device: %s: %d rows × %d columns (want ≥ 1 each)", kernel, rows, cols)
+	}
+	if err := fits(kernel, rows*cols, bs...); err != nil {
 		return err
 	}
 	var args [5]any
-	if err := o.bufArgs(kernel, args[:], bs); err != nil {
-		return err
+	for i, b := range bs {
+		args[i] = b.Mem
 	}
 	args[len(bs)], args[len(bs)+1] = rows, cols
 	return o.KernelRows(kernel, rows, args[:len(bs)+2]...)
 }
 
-// bufArgs puts the OpenCL buffers bs at the start of args.
-func (o *OpenCL) bufArgs(kernel string, args []any, bs []backend.Buf) error {
+// fits checks that each buffer holds at least n values.
+func fits(kernel string, n int, bs ...backend.Buf) error {
+	if n < 1 {
+		return fmt.Errorf("device: %s: size %d (want ≥ 1)", kernel, n)
+	}
 	for i, b := range bs {
-		cb, err := clBuf(kernel, i, b.Mem)
-		if err != nil {
-			return err
+		if b.Mem == nil {
+			return fmt.Errorf("device: %s: buffer %d is a host buffer", kernel, i)
 		}
-		args[i] = cb
+		if b.Len() < n {
+			return fmt.Errorf("device: %s: buffer %d holds %d values, the kernel needs %d", kernel, i, b.Len(), n)
+		}
 	}
 	return nil
 }

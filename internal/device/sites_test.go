@@ -68,3 +68,34 @@ func TestSites(t *testing.T) {
 	}
 	check("run 40", 14)
 }
+
+// TestSiteMethodAllocs: the backend's methods pass their buffers to Kernel
+// as backend.Bufs (devArgs unwraps them), and a run of them at a site
+// allocates nothing either: an elementwise map, a row kernel, an update
+// with 11 arguments, Stack and ColSums.
+func TestSiteMethodAllocs(t *testing.T) {
+	o := testOpenCL(t)
+	be := o.Backend()
+	a, b, y := put(t, be, make([]float32, 3)), put(t, be, []float32{7, 7, 7}), put(t, be, make([]float32, 3))
+	s := o.NewSite()
+	defer s.Release()
+	run := func() {
+		o.At(s)
+		defer o.At(nil)
+		for _, err := range []error{
+			be.Sub(y, a, b, 3),
+			be.Dot(y, a, b, 3),
+			be.Adam(y, a, b, a, 3, backend.AdamConsts{Scale: 1, B1: 0.9, B2: 0.99, Step: 0.1, SqrtC2: 1, Eps: 1e-8}),
+			be.Stack(y, []backend.Buf{a}, 3),
+			be.ColSums(y, 0, a, 0, 3, 1, 3, false),
+		} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	run()
+	if n := testing.AllocsPerRun(10, run); n != 0 {
+		t.Errorf("a run of backend methods at a site: %v allocations, want 0", n)
+	}
+}

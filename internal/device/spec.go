@@ -66,20 +66,6 @@ func init() {
 		`NVIDIA cards run through their driver's OpenCL: use "gpu"`)
 }
 
-// ParseSpec parses an OpenCL device choice: "gpu", "gpu:N" or
-// "opencl:P:D". It does not look for the device (Resolve does).
-func ParseSpec(s string) (Spec, error) {
-	kind, rest, _ := strings.Cut(s, ":")
-	if kind != "gpu" && kind != "opencl" {
-		return Spec{}, fmt.Errorf("%q is not an OpenCL device (want gpu, gpu:N or opencl:P:D)", s)
-	}
-	sp, err := parseRest(kind, rest)
-	if err != nil {
-		return Spec{}, fmt.Errorf("%q: %w", s, err)
-	}
-	return sp, nil
-}
-
 // parseRest parses what follows "gpu:" or "opencl:" ("" for a bare name).
 func parseRest(kind, rest string) (Spec, error) {
 	if kind == "gpu" {

@@ -17,9 +17,10 @@ func TestParseSpec(t *testing.T) {
 		"gpu": {Kind: "gpu"}, "gpu:0": {Kind: "gpu", Nth: true}, "gpu:3": {Kind: "gpu", Device: 3, Nth: true},
 		"opencl:0:0": {Kind: "opencl"}, "opencl:1:12": {Kind: "opencl", Platform: 1, Device: 12},
 	} {
-		got, err := ParseSpec(in)
+		kind, rest, _ := strings.Cut(in, ":")
+		got, err := parseRest(kind, rest)
 		if err != nil || got != want || got.String() != in {
-			t.Errorf("ParseSpec(%q) = %+v, %v; want %+v", in, got, err, want)
+			t.Errorf("parseRest(%q, %q) = %+v, %v; want %+v", kind, rest, got, err, want)
 		}
 		if s, err := backend.ParseSpec(in); err != nil || s.String() != in || s.Float64() {
 			t.Errorf("backend.ParseSpec(%q) = %+v, %v; want it, float32 only", in, s, err)

@@ -76,21 +76,12 @@ var ruleArgs = map[string]struct {
 }
 
 // NewUpdate builds the clip and update kernels for parameters of sizes ns
-// (each ≥ 1) and allocates their buffers.
-func (o *OpenCL) NewUpdate(ns []int) (*Update, error) {
-	limit, err := o.c.MaxParameterSize()
-	if err != nil {
-		return nil, err
-	}
-	// adam's kernel takes the most: the state buffer and 6 floats, then 4
-	// buffers a parameter (8 bytes each, a 64-bit device's pointer)
-	return o.newUpdate(ns, max(1, (limit-8-6*4)/(4*8)))
-}
-
-// NewUpdate is the device's NewUpdate (backend.Stepper): the OpenCL
+// (each ≥ 1) and allocates their buffers (backend.Stepper): the OpenCL
 // backend clips and updates a model's parameters in three launches a step.
 func (b clBackend) NewUpdate(ns []int) (backend.Update, error) {
-	u, err := b.o.NewUpdate(ns)
+	// adam's kernel takes the most: the state buffer and 6 floats, then 4
+	// buffers a parameter (8 bytes each, a 64-bit device's pointer)
+	u, err := b.o.newUpdate(ns, max(1, (b.o.c.Device.MaxParameterSize-8-6*4)/(4*8)))
 	if err != nil {
 		return nil, err // not a nil *Update in an interface
 	}
@@ -217,14 +208,8 @@ func (u *Update) source() string {
 			}
 			b.WriteString(pick(ra.bufs))
 			b.WriteString("\tconst int end = min(i0 + PL, n);\n\tfor (int i = i0 + get_local_id(0); i < end; i += WG) ")
-			switch rule {
-			case "sgd":
-				b.WriteString("sgd_at(p, g, i, s, lr);\n}\n")
-			case "rmsprop":
-				b.WriteString("rmsprop_at(p, g, v, i, s, lr, rho, eps);\n}\n")
-			case "adam":
-				b.WriteString("adam_at(p, g, m, v, i, s, b1, b2, step, sqrtc2, eps);\n}\n")
-			}
+			// kernels/optim.cl's RULE_at(buffers…, i, s, constants but hs…)
+			fmt.Fprintf(&b, "%s_at(%s, i, s, %s);\n}\n", rule, strings.Join(ra.bufs, ", "), strings.Join(ra.consts[1:], ", "))
 		}
 	}
 	return b.String()
@@ -255,39 +240,19 @@ func (u *Update) Clip(gs []backend.Buf, loss backend.Buf, clip float64) error {
 			return err
 		}
 	}
-	if err := mems("Clip", loss); err != nil {
-		return err
-	}
-	return u.o.KernelRows("clip_finish", 1, u.st.Mem, u.parts.Mem, u.nparts, loss.Mem, float32(clip))
+	return u.o.KernelRows("clip_finish", 1, u.st, u.parts, u.nparts, loss, float32(clip))
 }
 
 // launch runs a generated kernel over global work-items in work-groups of
 // the device's group size.
 func (u *Update) launch(k *opencl.Kernel, global int, args []any) error {
-	if _, err := clBuffersIn(k.Name, args); err != nil {
+	if err := devArgs(k.Name, args); err != nil {
 		return err
 	}
 	u.args = args[:0]
 	u.o.t.Launches++
 	wg := u.o.c.GroupSize()
 	return k.Launch([]int{global}, []int{wg}, args...)
-}
-
-// clBuffersIn unwraps the device buffers among args in place.
-func clBuffersIn(kernel string, args []any) ([]any, error) {
-	for i, a := range args {
-		if a == nil {
-			return nil, fmt.Errorf("device: opencl: %s: argument %d is a host buffer", kernel, i)
-		}
-		if b, ok := a.(backend.Mem); ok {
-			cb, ok := b.(*opencl.Buffer)
-			if !ok {
-				return nil, fmt.Errorf("device: opencl: %s: argument %d (%T) is not an OpenCL buffer", kernel, i, b)
-			}
-			args[i] = cb
-		}
-	}
-	return args, nil
 }
 
 // call is one of a rule's updates, recorded: the rule, a parameter's

@@ -158,26 +158,21 @@ func entries(n int, opt Options) []int {
 // error is about ε·|cost|/h, 1e-12 for a cost of 6 and h = 1e-3, so a floor
 // of 1e-5 checks such entries to an absolute 1e-11.
 func WorstScaled(es []Entry, frac, abs float64) (Entry, float64) {
-	var w Entry
-	worst := -1.0
-	for _, e := range es {
-		r := e.RelErr(math.Max(frac*e.Scale, abs))
-		if r > worst || math.IsNaN(r) {
-			w, worst = e, r
-			if math.IsNaN(r) {
-				break
-			}
-		}
-	}
-	return w, worst
+	return worst(es, func(e Entry) float64 { return math.Max(frac*e.Scale, abs) })
 }
 
 // Worst returns the entry with the largest relative error, and that error.
 func Worst(es []Entry, floor float64) (Entry, float64) {
+	return worst(es, func(Entry) float64 { return floor })
+}
+
+// worst is the entry with the largest relative error, each with its own
+// floor, and that error; the first NaN at once.
+func worst(es []Entry, floor func(Entry) float64) (Entry, float64) {
 	var w Entry
 	worst := -1.0
 	for _, e := range es {
-		if r := e.RelErr(floor); r > worst || math.IsNaN(r) {
+		if r := e.RelErr(floor(e)); r > worst || math.IsNaN(r) {
 			w, worst = e, r
 			if math.IsNaN(r) {
 				break

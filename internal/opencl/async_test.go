@@ -52,7 +52,10 @@ func TestAsyncTransfers(t *testing.T) {
 	if err := rev.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := c.MaxParameterSize(); err != nil || n < 256 {
-		t.Errorf("CL_DEVICE_MAX_PARAMETER_SIZE = %d, %v; OpenCL 1.2 guarantees at least 256 (1024 outside embedded profiles)", n, err)
+	if n := c.Device.MaxParameterSize; n < 256 {
+		t.Errorf("CL_DEVICE_MAX_PARAMETER_SIZE = %d; OpenCL 1.2 guarantees at least 256 (1024 outside embedded profiles)", n)
+	}
+	if n := c.Device.MaxWorkGroup; n < 1 || c.GroupSize() > n {
+		t.Errorf("CL_DEVICE_MAX_WORK_GROUP_SIZE = %d, work-groups of %d", n, c.GroupSize())
 	}
 }

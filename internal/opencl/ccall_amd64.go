@@ -7,8 +7,8 @@ import (
 	"unsafe"
 )
 
-// A C call without purego's reflection, for CLBlast's SGEMMs: purego's
-// RegisterFunc allocates a value per argument (19 and 23 of them), and
+// A C call without purego's reflection, for CLBlast's SGEMM: purego's
+// RegisterFunc allocates a value per argument (19 of them), and
 // purego.SyscallN, which allocates nothing, passes every argument as an
 // integer and a float at once (its floats are a copy of its integers), so
 // it cannot pass α and β. cframe holds the call as the amd64 System V ABI
@@ -71,18 +71,4 @@ func (b *clblastAPI) sgemm(layout, ta, tb int32, m, n, k uintptr, alpha float32,
 	f.float(alpha)
 	f.float(beta)
 	return int32(f.call(b.sgemmFn))
-}
-
-// sgemmBatched calls CLBlastSgemmStridedBatched; clblastMu is held.
-func (b *clblastAPI) sgemmBatched(layout, ta, tb int32, m, n, k uintptr, alpha float32,
-	a, aOff, lda, aStride, bm, bOff, ldb, bStride uintptr, beta float32,
-	c, cOff, ldc, cStride, batch uintptr, q *uintptr) int32 {
-	f := &blasFrame
-	for _, w := range [...]uintptr{uintptr(layout), uintptr(ta), uintptr(tb), m, n, k, a, aOff, lda, aStride, bm, bOff, ldb, bStride,
-		c, cOff, ldc, cStride, batch, uintptr(unsafe.Pointer(q)), 0} {
-		f.word(w)
-	}
-	f.float(alpha)
-	f.float(beta)
-	return int32(f.call(b.batchedFn))
 }

@@ -72,34 +72,6 @@ func (c *Context) Sgemm(transA, transB bool, m, n, k int, alpha float32, a *Buff
 	return nil
 }
 
-// SgemmStridedBatched is Sgemm over batch matrices at once: product i
-// reads A from aOff + i·aStride, B from bOff + i·bStride and writes C at
-// cOff + i·cStride (offsets and strides in values).
-func (c *Context) SgemmStridedBatched(transA, transB bool, m, n, k int, alpha float32,
-	a *Buffer, aOff, lda, aStride int, b *Buffer, bOff, ldb, bStride int,
-	beta float32, cb *Buffer, cOff, ldc, cStride int, batch int) error {
-	bl, err := loadCLBlast()
-	if err != nil {
-		return err
-	}
-	if m < 1 || n < 1 || k < 1 || batch < 1 {
-		return fmt.Errorf("opencl: SgemmStridedBatched: m, n, k, batch = %d, %d, %d, %d: each must be ≥ 1", m, n, k, batch)
-	}
-	if err := usable(a, b, cb); err != nil {
-		return fmt.Errorf("opencl: SgemmStridedBatched: %w", err)
-	}
-	clblastMu.Lock()
-	defer clblastMu.Unlock()
-	c.blas = true
-	code := bl.sgemmBatched(clblastColMajor, transpose(transB), transpose(transA), uintptr(n), uintptr(m), uintptr(k), alpha,
-		b.mem, uintptr(bOff), uintptr(ldb), uintptr(bStride), a.mem, uintptr(aOff), uintptr(lda), uintptr(aStride), beta,
-		cb.mem, uintptr(cOff), uintptr(ldc), uintptr(cStride), uintptr(batch), &c.queue)
-	if err := check("CLBlastSgemmStridedBatched", ourAB(code)); err != nil {
-		return c.explain(fmt.Errorf("%w (m=%d n=%d k=%d batch=%d)", err, m, n, k, batch))
-	}
-	return nil
-}
-
 // clearCLBlastCache drops CLBlast's compiled programs (of every context),
 // under clblastMu like every CLBlast call.
 func clearCLBlastCache() error {

@@ -64,34 +64,6 @@ func TestSgemm(t *testing.T) {
 	}
 }
 
-// The batched product equals batch separate products.
-func TestSgemmStridedBatched(t *testing.T) {
-	c := testContext(t)
-	r := rand.New(rand.NewPCG(5, 6))
-	const m, n, k, batch = 7, 11, 5, 3
-	a, b := randSlice(r, batch*m*k), randSlice(r, batch*k*n)
-	want := make([]float32, batch*m*n)
-	for i := range batch {
-		refgemm.Sgemm(false, true, m, n, k, 1, a[i*m*k:], k, b[i*k*n:], k, 0, want[i*m*n:], n)
-	}
-	da, db, dc := upload(t, c, a), upload(t, c, b), upload(t, c, make([]float32, batch*m*n))
-	defer func() {
-		for _, b := range []*Buffer{da, db, dc} {
-			b.Release()
-		}
-	}()
-	if err := c.SgemmStridedBatched(false, true, m, n, k, 1, da, 0, k, m*k, db, 0, k, k*n, 0, dc, 0, n, m*n, batch); err != nil {
-		t.Fatal(err)
-	}
-	got := make([]float32, len(want))
-	if err := dc.Read(got); err != nil {
-		t.Fatal(err)
-	}
-	if j, ok := closeRel(got, want, 1e-5); !ok {
-		t.Errorf("C[%d] = %v, want %v", j, got[j], want[j])
-	}
-}
-
 // BenchmarkLaunch is the cost of one queued kernel launch (4 arguments
 // set, one clEnqueueNDRangeKernel) over 1024 work-items, waiting for the
 // queue every 256 launches.

@@ -9,10 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode"
-
-	"github.com/ebitengine/purego"
 )
 
 // CLBlastParams are tuning parameters for CLBlast's kernels, by CLBlast's
@@ -121,29 +118,14 @@ func kernelOfFamily(f string) string {
 	return "XgemmDirect"
 }
 
-var (
-	overrideOnce sync.Once
-	overrideFn   func(dev uintptr, kernel *byte, precision int32, n uintptr, names **byte, values *uintptr) int32
-	overrideErr  error
-)
-
 // OverrideCLBlast gives CLBlast the parameters p for this context's device
 // (CLBlastOverrideParameters, float32): the next product compiles its
 // kernels with them. Every parameter of a kernel must be given (CLBlast
 // refuses a partial set: CLBlastMissingOverrideParameter).
 func (c *Context) OverrideCLBlast(p CLBlastParams) error {
-	if _, err := loadCLBlast(); err != nil {
+	bl, err := loadCLBlast()
+	if err != nil {
 		return err
-	}
-	overrideOnce.Do(func() {
-		h, err := purego.Dlopen(LibCLBlast, purego.RTLD_NOW|purego.RTLD_GLOBAL)
-		if err == nil {
-			err = bind(h, LibCLBlast, &overrideFn, "CLBlastOverrideParameters")
-		}
-		overrideErr = err
-	})
-	if overrideErr != nil {
-		return overrideErr
 	}
 	kernels := make([]string, 0, len(p))
 	for k := range p {
@@ -171,7 +153,7 @@ func (c *Context) OverrideCLBlast(p CLBlastParams) error {
 		if len(names) > 0 {
 			np, vp = &ptrs[0], &vals[0]
 		}
-		code := overrideFn(c.Device.id, &kn[0], clblastPrecisionSingle, uintptr(len(names)), np, vp)
+		code := bl.Override(c.Device.id, &kn[0], clblastPrecisionSingle, uintptr(len(names)), np, vp)
 		runtime.KeepAlive(cs)
 		if err := check("CLBlastOverrideParameters", code); err != nil {
 			return fmt.Errorf("%w: kernel %s, parameters %v", err, k, p[k])

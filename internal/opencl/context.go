@@ -21,9 +21,6 @@ type Context struct {
 	blas   bool    // CLBlast has computed here: its cache holds programs of this context
 }
 
-// cl_device_info for the largest work-group.
-const deviceMaxWorkGroup = 0x1004
-
 // groupSize is the work-group size Launch1D asks for (or the device's
 // largest, if smaller): a multiple of NVIDIA's 32-wide warps and AMD's
 // 64-wide wavefronts.
@@ -55,12 +52,7 @@ func NewContext(d Device) (*Context, error) {
 	}
 	account(id, func(u *Usage) { u.Contexts++ })
 	c := &Context{Device: d, a: a, ctx: ctx, queue: q, local: groupSize, notes: notes}
-	var maxWG uintptr
-	if err := check("clGetDeviceInfo", a.GetDeviceInfo(id, deviceMaxWorkGroup, unsafe.Sizeof(maxWG), unsafe.Pointer(&maxWG), nil)); err != nil {
-		c.Close()
-		return nil, err
-	}
-	for c.local > 1 && c.local > int(maxWG) {
+	for c.local > 1 && c.local > d.MaxWorkGroup {
 		c.local /= 2
 	}
 	return c, nil

@@ -10,11 +10,11 @@
 // (NewContext), float32 buffers (Context.Alloc, Write, Read), programs built
 // from OpenCL C source with the build log in the error (Context.Build),
 // kernel launches over any global size (Kernel.Launch1D: the kernels guard
-// with `if (gid >= n) return;`) and CLBlast's SGEMM (Context.Sgemm,
-// Context.SgemmStridedBatched). Every OpenCL error becomes an *Error that
-// names its code (CL_INVALID_VALUE, …). A launch and a CLBlast call
-// allocate nothing on the host (launch.go, ccall_amd64.go), and a Kernel
-// sets only the arguments that changed since its last launch.
+// with `if (gid >= n) return;`) and CLBlast's SGEMM (Context.Sgemm). Every
+// OpenCL error becomes an *Error that names its code (CL_INVALID_VALUE, …).
+// A launch and a CLBlast call allocate nothing on the host (launch.go,
+// ccall_amd64.go), and a Kernel sets only the arguments that changed since
+// its last launch.
 //
 // It knows nothing of graphs or gorgonia; internal/device builds the
 // kernels of the engine's device seam on it.

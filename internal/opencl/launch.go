@@ -41,7 +41,8 @@ func (k *Kernel) setArg(i int, arg any) error {
 		if v == nil || v.mem == 0 {
 			return fmt.Errorf("opencl: %s: argument %d is a released or nil buffer", k.Name, i)
 		}
-		return k.SetBuffer(i, v)
+		k.mem = v.mem
+		return k.setArgBytes(i, argValue{argBuffer, v.id}, unsafe.Sizeof(k.mem), unsafe.Pointer(&k.mem))
 	case int:
 		if v < math.MinInt32 || v > math.MaxInt32 {
 			return fmt.Errorf("opencl: %s: argument %d = %d does not fit a C int", k.Name, i, v)
@@ -57,31 +58,19 @@ func (k *Kernel) setArg(i int, arg any) error {
 	return fmt.Errorf("opencl: %s: argument %d has type %v (have: *Buffer, int, int32, uint32, float32)", k.Name, i, reflect.TypeOf(arg))
 }
 
-// SetBuffer sets argument i to buffer b, unless it holds b already.
-func (k *Kernel) SetBuffer(i int, b *Buffer) error {
-	if k.same(i, argValue{argBuffer, b.id}) {
-		return nil
-	}
-	k.mem = b.mem
-	return k.setArgBytes(i, argValue{argBuffer, b.id}, unsafe.Sizeof(k.mem), unsafe.Pointer(&k.mem))
-}
-
-// setWord sets argument i to a 4-byte value (a C int, uint or float),
-// unless it holds it already.
+// setWord sets argument i to a 4-byte value (a C int, uint or float).
 func (k *Kernel) setWord(i int, w uint32) error {
-	if k.same(i, argValue{argWord, uint64(w)}) {
-		return nil
-	}
 	k.word = w
 	return k.setArgBytes(i, argValue{argWord, uint64(w)}, 4, unsafe.Pointer(&k.word))
 }
 
-// same reports whether argument i holds v.
-func (k *Kernel) same(i int, v argValue) bool { return i < len(k.set) && k.set[i] == v }
-
 // setArgBytes calls clSetKernelArg with size bytes at p (a field of k) and
-// remembers v.
+// remembers v; where argument i holds v already it makes no call (and the
+// field is not read).
 func (k *Kernel) setArgBytes(i int, v argValue, size uintptr, p unsafe.Pointer) error {
+	if i < len(k.set) && k.set[i] == v {
+		return nil
+	}
 	if i >= len(k.set) { // the first launches only
 		k.set = append(k.set, make([]argValue, i+1-len(k.set))...)
 	}

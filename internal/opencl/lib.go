@@ -50,6 +50,9 @@ type api struct {
 	ReleaseProgram       func(h uintptr) int32
 	ReleaseCommandQueue  func(h uintptr) int32
 	ReleaseContext       func(h uintptr) int32
+	WaitForEvents        func(n uint32, evs *uintptr) int32
+	ReleaseEvent         func(ev uintptr) int32
+	GetEventInfo         func(ev uintptr, param uint32, size uintptr, value unsafe.Pointer, ret *uintptr) int32
 
 	// clSetKernelArg and clEnqueueNDRangeKernel, called for every launch,
 	// are called through purego.SyscallN, which allocates nothing
@@ -65,16 +68,14 @@ type clblastAPI struct {
 	Sgemm func(layout, ta, tb int32, m, n, k uintptr, alpha float32,
 		a, aOff, lda, b, bOff, ldb uintptr, beta float32, c, cOff, ldc uintptr,
 		q *uintptr, ev unsafe.Pointer) int32
-	// CLBlastSgemmStridedBatched adds a stride after each leading
-	// dimension and the batch count (23 arguments).
-	SgemmStridedBatched func(layout, ta, tb int32, m, n, k uintptr, alpha float32,
-		a, aOff, lda, aStride, b, bOff, ldb, bStride uintptr, beta float32,
-		c, cOff, ldc, cStride, batch uintptr, q *uintptr, ev unsafe.Pointer) int32
-	// Their addresses, for a call without purego's reflection (ccall_amd64.go).
-	sgemmFn, batchedFn uintptr
+	// Its address, for a call without purego's reflection (ccall_amd64.go).
+	sgemmFn uintptr
 	// CLBlastClearCache() drops every program and binary CLBlast has
 	// compiled, for every context (clblast_c.h of libclblast-dev 1.5.3).
 	ClearCache func() int32
+	// CLBlastOverrideParameters(device, kernel name, precision, number of
+	// parameters, their names, their values) (clblast_tune.go).
+	Override func(dev uintptr, kernel *byte, precision int32, n uintptr, names **byte, values *uintptr) int32
 }
 
 var (
@@ -121,6 +122,7 @@ func openCL(name string) (*api, error) {
 		{&a.ReleaseMemObject, "clReleaseMemObject"}, {&a.ReleaseKernel, "clReleaseKernel"},
 		{&a.ReleaseProgram, "clReleaseProgram"}, {&a.ReleaseCommandQueue, "clReleaseCommandQueue"},
 		{&a.ReleaseContext, "clReleaseContext"},
+		{&a.WaitForEvents, "clWaitForEvents"}, {&a.ReleaseEvent, "clReleaseEvent"}, {&a.GetEventInfo, "clGetEventInfo"},
 	} {
 		if err := bind(h, name, f.fn, f.name); err != nil {
 			return nil, err
@@ -149,16 +151,13 @@ func openCLBlast(name string) (*clblastAPI, error) {
 	if err := bind(h, name, &b.Sgemm, "CLBlastSgemm"); err != nil {
 		return nil, err
 	}
-	if err := bind(h, name, &b.SgemmStridedBatched, "CLBlastSgemmStridedBatched"); err != nil {
-		return nil, err
-	}
 	if b.sgemmFn, err = sym(h, name, "CLBlastSgemm"); err != nil {
 		return nil, err
 	}
-	if b.batchedFn, err = sym(h, name, "CLBlastSgemmStridedBatched"); err != nil {
+	if err := bind(h, name, &b.ClearCache, "CLBlastClearCache"); err != nil {
 		return nil, err
 	}
-	if err := bind(h, name, &b.ClearCache, "CLBlastClearCache"); err != nil {
+	if err := bind(h, name, &b.Override, "CLBlastOverrideParameters"); err != nil {
 		return nil, err
 	}
 	return b, nil

@@ -2,6 +2,7 @@ package opencl
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unsafe"
 )
@@ -61,7 +62,13 @@ type Device struct {
 	// HostUnified is CL_DEVICE_HOST_UNIFIED_MEMORY: the device shares the
 	// host's memory (an integrated GPU, a CPU); false on a discrete card.
 	HostUnified bool
-	id          uintptr
+	// MaxWorkGroup is the largest work-group (CL_DEVICE_MAX_WORK_GROUP_SIZE).
+	MaxWorkGroup int
+	// MaxParameterSize is the most bytes of arguments a kernel may take
+	// (CL_DEVICE_MAX_PARAMETER_SIZE: at least 1024; a buffer argument
+	// takes the size of a pointer).
+	MaxParameterSize int
+	id               uintptr
 }
 
 // Key is the device's name in experiment files and --device: "opencl:P:D".
@@ -75,7 +82,9 @@ const (
 
 	deviceType         = 0x1000
 	deviceComputeUnits = 0x1002
+	deviceMaxWorkGroup = 0x1004
 	deviceMaxAlloc     = 0x1010
+	deviceMaxParams    = 0x1017
 	deviceBaseAlign    = 0x1019
 	deviceGlobalMem    = 0x101F
 	deviceName         = 0x102B
@@ -117,14 +126,10 @@ func Platforms() ([]Platform, error) {
 				return a.GetPlatformInfo(id, param, size, v, ret)
 			})
 		}
-		if p.Name, err = info(platformName); err != nil {
-			return nil, err
-		}
-		if p.Vendor, err = info(platformVendor); err != nil {
-			return nil, err
-		}
-		if p.Version, err = info(platformVersion); err != nil {
-			return nil, err
+		for param, dst := range map[uint32]*string{platformName: &p.Name, platformVendor: &p.Vendor, platformVersion: &p.Version} {
+			if *dst, err = info(param); err != nil {
+				return nil, err
+			}
 		}
 		if p.Devices, err = devices(a, p); err != nil {
 			return nil, err
@@ -156,9 +161,6 @@ func devices(a *api, p Platform) ([]Device, error) {
 				return a.GetDeviceInfo(id, param, size, v, ret)
 			})
 		}
-		num := func(param uint32, v unsafe.Pointer, size uintptr) error {
-			return check("clGetDeviceInfo", a.GetDeviceInfo(id, param, size, v, nil))
-		}
 		var ext string
 		var err error
 		for _, s := range []struct {
@@ -169,28 +171,25 @@ func devices(a *api, p Platform) ([]Device, error) {
 				return nil, err
 			}
 		}
-		d.FP64 = hasExtension(ext, "cl_khr_fp64")
+		d.FP64 = slices.Contains(strings.Fields(ext), "cl_khr_fp64")
 		var typ uint64
-		if err := num(deviceType, unsafe.Pointer(&typ), 8); err != nil {
-			return nil, err
-		}
-		d.Type = DeviceType(typ)
-		if err := num(deviceGlobalMem, unsafe.Pointer(&d.GlobalMem), 8); err != nil {
-			return nil, err
-		}
-		if err := num(deviceMaxAlloc, unsafe.Pointer(&d.MaxAlloc), 8); err != nil {
-			return nil, err
-		}
-		if err := num(deviceComputeUnits, unsafe.Pointer(&d.ComputeUnits), 4); err != nil {
-			return nil, err
-		}
 		var bits uint32
-		if err := num(deviceBaseAlign, unsafe.Pointer(&bits), 4); err != nil {
-			return nil, err
+		var maxWG, maxParams uintptr // size_t
+		for _, s := range []struct {
+			param uint32
+			v     unsafe.Pointer
+			size  uintptr
+		}{{deviceType, unsafe.Pointer(&typ), 8}, {deviceGlobalMem, unsafe.Pointer(&d.GlobalMem), 8},
+			{deviceMaxAlloc, unsafe.Pointer(&d.MaxAlloc), 8}, {deviceComputeUnits, unsafe.Pointer(&d.ComputeUnits), 4},
+			{deviceBaseAlign, unsafe.Pointer(&bits), 4}, {deviceMaxWorkGroup, unsafe.Pointer(&maxWG), unsafe.Sizeof(maxWG)},
+			{deviceMaxParams, unsafe.Pointer(&maxParams), unsafe.Sizeof(maxParams)}} {
+			if err := check("clGetDeviceInfo", a.GetDeviceInfo(id, s.param, s.size, s.v, nil)); err != nil {
+				return nil, err
+			}
 		}
-		d.BaseAlign = bits / 8
+		d.Type, d.BaseAlign, d.MaxWorkGroup, d.MaxParameterSize = DeviceType(typ), bits/8, int(maxWG), int(maxParams)
 		var unified uint32 // cl_bool; deprecated by OpenCL 2.0, still answered
-		if num(deviceHostUnified, unsafe.Pointer(&unified), 4) == nil {
+		if a.GetDeviceInfo(id, deviceHostUnified, 4, unsafe.Pointer(&unified), nil) == 0 {
 			d.HostUnified = unified != 0
 		} else {
 			d.HostUnified = d.Type&TypeGPU == 0 || strings.Contains(strings.ToLower(d.Vendor), "intel")
@@ -198,16 +197,6 @@ func devices(a *api, p Platform) ([]Device, error) {
 		ds = append(ds, d)
 	}
 	return ds, nil
-}
-
-// hasExtension reports whether the space-separated list exts names ext.
-func hasExtension(exts, ext string) bool {
-	for _, e := range strings.Fields(exts) {
-		if e == ext {
-			return true
-		}
-	}
-	return false
 }
 
 // infoString reads a string-valued clGet*Info parameter: its size, then

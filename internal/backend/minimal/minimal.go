@@ -32,16 +32,6 @@ var _ backend.Backend = (*Device)(nil)
 // New returns a minimal device backend named name.
 func New(name string) *Device { return &Device{name: name, c: cpu.New()} }
 
-// Opener is a backend.Opener for name: a new Device, for a bare name only.
-func Opener(name string) backend.Opener {
-	return func(rest string) (backend.Backend, error) {
-		if rest != "" {
-			return nil, fmt.Errorf("backend: %s takes no device number (got %q)", name, name+":"+rest)
-		}
-		return New(name), nil
-	}
-}
-
 // mem is a buffer of the device: n float32 values.
 type mem struct{ v []float32 }
 
@@ -135,10 +125,6 @@ func (d *Device) Scale(y, x backend.Buf, alpha float64, n int) error {
 
 func (d *Device) Gemm(m, n, k int, alpha float64, a, b backend.Mat, beta float64, c backend.Mat) error {
 	return d.c.Gemm(m, n, k, alpha, unm(a), unm(b), beta, unm(c))
-}
-
-func (d *Device) GemmBatched(m, n, k int, alpha float64, a backend.Mat, aStride int, b backend.Mat, bStride int, beta float64, c backend.Mat, cStride int, batch int) error {
-	return d.c.GemmBatched(m, n, k, alpha, unm(a), aStride, unm(b), bStride, beta, unm(c), cStride, batch)
 }
 
 func (d *Device) BiasAdd(y, x, b backend.Buf, rows, n int) error {
