@@ -196,11 +196,6 @@ func (w *Replay) Gemm(m, n, k int, alpha float64, a, b backend.Mat, beta float64
 		return be.Gemm(m, n, k, alpha, mat(a, x[1]), mat(b, x[2]), beta, mat(c, x[0]))
 	}, gemmBound(m, n, k, alpha, a, 0, b, 0, beta, c, 0, 1))
 }
-func (w *Replay) GemmBatched(m, n, k int, alpha float64, a backend.Mat, aStride int, b backend.Mat, bStride int, beta float64, c backend.Mat, cStride int, batch int) error {
-	return w.op("GemmBatched", []backend.Buf{c.Buf, a.Buf, b.Buf}, []int{0}, func(be backend.Backend, x []backend.Buf) error {
-		return be.GemmBatched(m, n, k, alpha, mat(a, x[1]), aStride, mat(b, x[2]), bStride, beta, mat(c, x[0]), cStride, batch)
-	}, gemmBound(m, n, k, alpha, a, aStride, b, bStride, beta, c, cStride, batch))
-}
 func (w *Replay) BiasAdd(y, x, b backend.Buf, rows, n int) error {
 	return w.op("BiasAdd", []backend.Buf{y, x, b}, []int{0}, func(be backend.Backend, v []backend.Buf) error { return be.BiasAdd(v[0], v[1], v[2], rows, n) }, elementwise(n, func(in [][]float32, i int) float64 { return float64(in[1][i]) + float64(in[2][i%n]) }))
 }
