@@ -5,8 +5,6 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
-
-	"github.com/attnzoo/attnzoo/internal/refgemm"
 )
 
 // closeRel reports the first index where got and want differ by more than
@@ -39,7 +37,7 @@ func TestSgemm(t *testing.T) {
 		a, b := randSlice(r, m*k), randSlice(r, k*n)
 		cv := randSlice(r, off+m*ldc)
 		want := append([]float32(nil), cv...)
-		refgemm.Sgemm(ta, tb, m, n, k, 0.5, a, lda, b, ldb, -2, want[off:], ldc)
+		Sgemm(ta, tb, m, n, k, 0.5, a, lda, b, ldb, -2, want[off:], ldc)
 		da, db, dc := upload(t, c, a), upload(t, c, b), upload(t, c, cv)
 		start := time.Now()
 		if err := c.Sgemm(ta, tb, m, n, k, 0.5, da, 0, lda, db, 0, ldb, -2, dc, off, ldc); err != nil {

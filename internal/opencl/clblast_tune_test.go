@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/attnzoo/attnzoo/internal/refgemm"
 )
 
 // A tuner file as CLBlast 1.5.3's tuners write it (src/tuning/tuning.cpp:
@@ -117,7 +115,7 @@ func TestCLBlastOverride(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	a, b := randSlice(r, m*k), randSlice(r, k*n)
 	want := make([]float32, m*n)
-	refgemm.Sgemm(false, false, m, n, k, 1, a, k, b, n, 0, want, n)
+	Sgemm(false, false, m, n, k, 1, a, k, b, n, 0, want, n)
 	product := func() ([]float32, error) {
 		da, db, dc := upload(t, c, a), upload(t, c, b), upload(t, c, make([]float32, m*n))
 		defer func() {

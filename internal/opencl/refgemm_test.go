@@ -1,9 +1,8 @@
-// Package refgemm is the plain-loop single-precision GEMM that the device
-// layer's cpu backend runs and the OpenCL tests check CLBlast against.
-package refgemm
+package opencl
 
-// Sgemm is C = α·op(A)·op(B) + β·C on row-major slices, where op(X) is X or
-// its transpose (transA, transB); A is m×k, B is k×n and C is m×n after op,
+// Sgemm, the reference the CLBlast tests check against, is
+// C = α·op(A)·op(B) + β·C on row-major slices, where op(X) is X or its
+// transpose (transA, transB); A is m×k, B is k×n and C is m×n after op,
 // with leading dimensions lda, ldb and ldc. Each C[i][j] is summed in
 // float64, Σ_p op(A)[i][p]·op(B)[p][j], then rounded once to float32.
 func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
