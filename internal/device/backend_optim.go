@@ -35,10 +35,10 @@ func (b clBackend) SGD(p, g backend.Buf, n int, scale, lr float64) error {
 }
 
 func (b clBackend) RMSProp(p, g, v backend.Buf, n int, c backend.RMSPropConsts) error {
-	return b.o.Kernel("rmsprop_update", n, p, g, v, float32(c.Scale), float32(c.LR), float32(c.Rho), float32(c.Eps), n)
+	return b.o.Kernel("rmsprop_update", n, p, g, v, float32(c.Scale), float32(c.LR), float32(c.Rho), float32(c.OneMinusRho), float32(c.Eps), n)
 }
 
 func (b clBackend) Adam(p, g, m, v backend.Buf, n int, c backend.AdamConsts) error {
-	return b.o.Kernel("adam_update", n, p, g, m, v, float32(c.Scale), float32(c.B1), float32(c.B2),
+	return b.o.Kernel("adam_update", n, p, g, m, v, float32(c.Scale), float32(c.B1), float32(c.OneMinusB1), float32(c.B2), float32(c.OneMinusB2),
 		float32(c.Step), float32(c.SqrtC2), float32(c.Eps), n)
 }

@@ -71,8 +71,8 @@ var ruleArgs = map[string]struct {
 	consts []string
 }{
 	"sgd":     {[]string{"p", "g"}, []string{"hs", "lr"}},
-	"rmsprop": {[]string{"p", "g", "v"}, []string{"hs", "lr", "rho", "eps"}},
-	"adam":    {[]string{"p", "g", "m", "v"}, []string{"hs", "b1", "b2", "step", "sqrtc2", "eps"}},
+	"rmsprop": {[]string{"p", "g", "v"}, []string{"hs", "lr", "rho", "omr", "eps"}},
+	"adam":    {[]string{"p", "g", "m", "v"}, []string{"hs", "b1", "omb1", "b2", "omb2", "step", "sqrtc2", "eps"}},
 }
 
 // NewUpdate builds the clip and update kernels for parameters of sizes ns
@@ -261,7 +261,7 @@ type call struct {
 	rule   string
 	bufs   [4]backend.Mem
 	n      int
-	consts [6]float32
+	consts [8]float32
 }
 
 // Rules is the backend an optimizer's rule runs on (optimizers.Optimizer's
@@ -279,17 +279,17 @@ type recorder struct {
 }
 
 func (r recorder) SGD(p, g backend.Buf, n int, scale, lr float64) error {
-	return r.u.record(call{rule: "sgd", bufs: [4]backend.Mem{p.Mem, g.Mem}, n: n, consts: [6]float32{float32(scale), float32(lr)}})
+	return r.u.record(call{rule: "sgd", bufs: [4]backend.Mem{p.Mem, g.Mem}, n: n, consts: [8]float32{float32(scale), float32(lr)}})
 }
 
 func (r recorder) RMSProp(p, g, v backend.Buf, n int, c backend.RMSPropConsts) error {
 	return r.u.record(call{rule: "rmsprop", bufs: [4]backend.Mem{p.Mem, g.Mem, v.Mem}, n: n,
-		consts: [6]float32{float32(c.Scale), float32(c.LR), float32(c.Rho), float32(c.Eps)}})
+		consts: [8]float32{float32(c.Scale), float32(c.LR), float32(c.Rho), float32(c.OneMinusRho), float32(c.Eps)}})
 }
 
 func (r recorder) Adam(p, g, m, v backend.Buf, n int, c backend.AdamConsts) error {
 	return r.u.record(call{rule: "adam", bufs: [4]backend.Mem{p.Mem, g.Mem, m.Mem, v.Mem}, n: n,
-		consts: [6]float32{float32(c.Scale), float32(c.B1), float32(c.B2), float32(c.Step), float32(c.SqrtC2), float32(c.Eps)}})
+		consts: [8]float32{float32(c.Scale), float32(c.B1), float32(c.OneMinusB1), float32(c.B2), float32(c.OneMinusB2), float32(c.Step), float32(c.SqrtC2), float32(c.Eps)}})
 }
 
 func (u *Update) record(c call) error {

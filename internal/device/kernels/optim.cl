@@ -7,6 +7,10 @@
 //	adam:    m ← β₁m + (1−β₁)g;  v ← β₂v + (1−β₂)g²;  θ ← θ − step·m/(√v/√c₂ + ε),
 //	         step = lr/c₁, c₁ = 1 − β₁ᵗ, c₂ = 1 − β₂ᵗ
 //
+// 1 − ρ, 1 − β₁ and 1 − β₂ come from the caller as it rounds them (omr,
+// omb1, omb2), not computed here from float32(ρ): the cpu's update takes the
+// same constants.
+//
 // Each rule is written once, on entry i (sgd_at, rmsprop_at, adam_at): the
 // kernels here update one parameter; the ones Update generates
 // (update.go) every parameter of a model in one launch.
@@ -15,18 +19,18 @@ void sgd_at(__global float *p, __global const float *g, int i, float s, float lr
 	p[i] -= lr * (g[i] * s);
 }
 
-void rmsprop_at(__global float *p, __global const float *g, __global float *v, int i, float s, float lr, float rho, float eps) {
+void rmsprop_at(__global float *p, __global const float *g, __global float *v, int i, float s, float lr, float rho, float omr, float eps) {
 	float gi = g[i] * s;
-	float vi = rho * v[i] + (1.0f - rho) * gi * gi;
+	float vi = rho * v[i] + omr * gi * gi;
 	v[i] = vi;
 	p[i] -= lr * gi / (sqrt(vi) + eps);
 }
 
-void adam_at(__global float *p, __global const float *g, __global float *m, __global float *v, int i, float s, float b1, float b2,
-	float step, float sqrtc2, float eps) {
+void adam_at(__global float *p, __global const float *g, __global float *m, __global float *v, int i, float s, float b1, float omb1,
+	float b2, float omb2, float step, float sqrtc2, float eps) {
 	float gi = g[i] * s;
-	float mi = b1 * m[i] + (1.0f - b1) * gi;
-	float vi = b2 * v[i] + (1.0f - b2) * gi * gi;
+	float mi = b1 * m[i] + omb1 * gi;
+	float vi = b2 * v[i] + omb2 * gi * gi;
 	m[i] = mi;
 	v[i] = vi;
 	p[i] -= step * mi / (sqrt(vi) / sqrtc2 + eps);
@@ -39,17 +43,17 @@ __kernel void sgd_update(__global float *p, __global const float *g, const float
 }
 
 __kernel void rmsprop_update(__global float *p, __global const float *g, __global float *v, const float s, const float lr,
-	const float rho, const float eps, const int n) {
+	const float rho, const float omr, const float eps, const int n) {
 	int i = get_global_id(0);
 	if (i >= n) return;
-	rmsprop_at(p, g, v, i, s, lr, rho, eps);
+	rmsprop_at(p, g, v, i, s, lr, rho, omr, eps);
 }
 
 __kernel void adam_update(__global float *p, __global const float *g, __global float *m, __global float *v, const float s,
-	const float b1, const float b2, const float step, const float sqrtc2, const float eps, const int n) {
+	const float b1, const float omb1, const float b2, const float omb2, const float step, const float sqrtc2, const float eps, const int n) {
 	int i = get_global_id(0);
 	if (i >= n) return;
-	adam_at(p, g, m, v, i, s, b1, b2, step, sqrtc2, eps);
+	adam_at(p, g, m, v, i, s, b1, omb1, b2, omb2, step, sqrtc2, eps);
 }
 
 // out[at] = Σ g[i]², one work-group of WG items (a fixed order of sums:
