@@ -269,15 +269,6 @@ func (op *sliceLastOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return out, nil
 }
 
-// sliceLast copies columns [lo, hi) of every row of x [..,H] (the host's
-// GRUSequenceStates until its family moves onto the backend).
-func sliceLast[T float](x, out []T, H, lo, hi int) {
-	W := hi - lo
-	for r := 0; r < len(x)/H; r++ {
-		copy(out[r*W:(r+1)*W], x[r*H+lo:r*H+hi])
-	}
-}
-
 func (op *sliceLastOp) forward(c *call) error {
 	H, W := last(c.sh[0]), op.hi-op.lo
 	return c.be.Copy2D(c.out, 0, W, c.in[0], op.lo, H, c.n(0)/H, W)

@@ -56,8 +56,6 @@ func Exps[T Float](x, out []T) { elementwise(x, out, exps32, math.Exp) }
 // sigmoid32 is σ(x) = (1 + tanh(x/2)) / 2.
 func sigmoid32(x float32) float32 { return 0.5 + 0.5*tanh32(0.5*x) }
 
-func tanh64(x float64) float64 { return math.Tanh(x) }
-
 // sigmoid64 is σ(x) = 1/(1+e^−x), written so that e^x never overflows.
 func sigmoid64(x float64) float64 {
 	if x >= 0 {
