@@ -36,15 +36,8 @@ func (*CPU) GRUGates(gates backend.Buf, xs []backend.Buf, hh, b, bhn, _ backend.
 	if err == nil && b.Len() < 3*H {
 		err = fmt.Errorf("backend: cpu: GRUGates: b holds %d values, want 3H = %d", b.Len(), 3*H)
 	}
-	if err != nil {
-		return err
-	}
-	if is32 {
-		gruGates[float32](xs, hh.F32, b.F32, bhn.F32, gates.F32, B, H)
-	} else {
-		gruGates[float64](xs, hh.F64, b.F64, bhn.F64, gates.F64, B, H)
-	}
-	return nil
+	return typed(is32, err, func() { gruGates(xs, hh.F32, b.F32, bhn.F32, gates.F32, B, H) },
+		func() { gruGates(xs, hh.F64, b.F64, bhn.F64, gates.F64, B, H) })
 }
 
 // gruGates computes the gates of B rows; xs are the input projections.
@@ -78,15 +71,8 @@ func (*CPU) GRUGatesBack(out, gates, g backend.Buf, B, H int, dh bool) error {
 	if err == nil {
 		_, err = check("GRUGatesBack", B*3*H, out, gates)
 	}
-	if err != nil {
-		return err
-	}
-	if is32 {
-		gruGatesBack(gates.F32, g.F32, out.F32, B, H, dh)
-	} else {
-		gruGatesBack(gates.F64, g.F64, out.F64, B, H, dh)
-	}
-	return nil
+	return typed(is32, err, func() { gruGatesBack(gates.F32, g.F32, out.F32, B, H, dh) },
+		func() { gruGatesBack(gates.F64, g.F64, out.F64, B, H, dh) })
 }
 
 func gruGatesBack[T kern.Float](gates, g, out []T, B, H int, dh bool) {
@@ -115,12 +101,8 @@ func (*CPU) GRUBlend(out, gates, h backend.Buf, B, H int) error {
 	if err == nil {
 		_, err = check("GRUBlend", B*4*H, gates)
 	}
-	if is32 && err == nil {
-		gruBlend(gates.F32, h.F32, out.F32, B, H)
-	} else if err == nil {
-		gruBlend(gates.F64, h.F64, out.F64, B, H)
-	}
-	return err
+	return typed(is32, err, func() { gruBlend(gates.F32, h.F32, out.F32, B, H) },
+		func() { gruBlend(gates.F64, h.F64, out.F64, B, H) })
 }
 
 func gruBlend[T kern.Float](gates, h, out []T, B, H int) {
@@ -135,12 +117,8 @@ func (*CPU) GRUBlendDG(out, gates, h, g backend.Buf, B, H int) error {
 	if err == nil {
 		_, err = check("GRUBlendDG", B*H, out, h, g)
 	}
-	if is32 && err == nil {
-		gruBlendDG(gates.F32, h.F32, g.F32, out.F32, B, H)
-	} else if err == nil {
-		gruBlendDG(gates.F64, h.F64, g.F64, out.F64, B, H)
-	}
-	return err
+	return typed(is32, err, func() { gruBlendDG(gates.F32, h.F32, g.F32, out.F32, B, H) },
+		func() { gruBlendDG(gates.F64, h.F64, g.F64, out.F64, B, H) })
 }
 
 func gruBlendDG[T kern.Float](gates, h, g, out []T, B, H int) {
@@ -163,12 +141,8 @@ func (*CPU) GRUBlendDH(out, gates, g backend.Buf, B, H int, acc bool) error {
 	if err == nil {
 		_, err = check("GRUBlendDH", B*4*H, gates)
 	}
-	if is32 && err == nil {
-		gruBlendDH(gates.F32, g.F32, out.F32, B, H, acc)
-	} else if err == nil {
-		gruBlendDH(gates.F64, g.F64, out.F64, B, H, acc)
-	}
-	return err
+	return typed(is32, err, func() { gruBlendDH(gates.F32, g.F32, out.F32, B, H, acc) },
+		func() { gruBlendDH(gates.F64, g.F64, out.F64, B, H, acc) })
 }
 
 func gruBlendDH[T kern.Float](gates, g, out []T, B, H int, acc bool) {
@@ -191,12 +165,8 @@ func (*CPU) ColSums(y backend.Buf, yOff int, x backend.Buf, xOff, ld, rows, cols
 	if err == nil && (yOff < 0 || xOff < 0 || yOff+cols > y.Len() || (rows > 0 && (ld < cols || xOff+(rows-1)*ld+cols > x.Len()))) {
 		err = fmt.Errorf("backend: cpu: ColSums: %d×%d block from %d (ld %d) of %d values into %d of %d", rows, cols, xOff, ld, x.Len(), yOff, y.Len())
 	}
-	if is32 && err == nil {
-		colSums(y.F32[yOff:yOff+cols], x.F32[xOff:], ld, rows, acc)
-	} else if err == nil {
-		colSums(y.F64[yOff:yOff+cols], x.F64[xOff:], ld, rows, acc)
-	}
-	return err
+	return typed(is32, err, func() { colSums(y.F32[yOff:yOff+cols], x.F32[xOff:], ld, rows, acc) },
+		func() { colSums(y.F64[yOff:yOff+cols], x.F64[xOff:], ld, rows, acc) })
 }
 
 func colSums[T kern.Float](y, x []T, ld, rows int, acc bool) {
