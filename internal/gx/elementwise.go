@@ -5,7 +5,6 @@ import (
 	"github.com/attnzoo/attnzoo/internal/backend"
 
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 )
 
 // Elementwise ops of our own (same shapes in, same shape out; scalars too):
@@ -131,15 +130,6 @@ func (g *Graph) Add(a, b *Node) *Node {
 	}
 	return g.Sum(a, b)
 }
-
-func (op *mapOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return sameShape(op.name, in) }
-func (op *mapGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	return sameShape(op.name, in)
-}
-func (op *sumOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return sameShape(op.name, in) }
-func (op *subOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return sameShape(op.name, in) }
-func (op *mulOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return sameShape(op.name, in) }
-func (op *negOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return sameShape(op.name, in) }
 
 func (op *mapOp) forward(c *call) error { return c.be.Map(op.kind.fn(), c.out, c.in[0], c.n(0)) }
 

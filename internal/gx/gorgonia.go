@@ -75,12 +75,15 @@ func (g *Graph) checkHashes() error {
 }
 
 // salted is implemented by our ops (through base): the graph sets its salt
-// and its run state.
+// and its run state, and base learns the op's shape rule.
 type salted interface {
-	setGraph(uint32, *runState)
+	setGraph(uint32, *runState, G.Op)
 }
 
-func (o *base) setGraph(s uint32, r *runState) { o.salt, o.run = s, r }
+func (o *base) setGraph(s uint32, r *runState, op G.Op) {
+	o.salt, o.run = s, r
+	o.rule, _ = op.(shaper)
+}
 
 func (o *base) WriteHash(h hash.Hash) {
 	fmt.Fprintf(h, "attnzoo.%s{%s}%v->%d#%d", o.name, o.args, o.in, o.out, o.salt)

@@ -78,11 +78,7 @@ func (g *Graph) WSum(w, X *Node, c float64) *Node { return g.apply(newWSum(c), w
 // Outer returns c·w ⊗ y per batch row: w [B,S], y [B,D] → [B,S,D].
 func (g *Graph) Outer(w, y *Node, c float64) *Node { return g.apply(newOuter(c), w, y) }
 
-func (op *bmvOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *bmvOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) != 3 || len(s[1]) != 2 || s[0][0] != s[1][0] || s[0][2] != s[1][1] || s[0][2]%op.h != 0 {
 		return nil, shapeErr("BMV", fmt.Sprintf("X [B,S,D] and y [B,D], D a multiple of %d heads", op.h), s)
 	}
@@ -106,11 +102,7 @@ func (op *bmvOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	return G.Nodes{dX, dy}, err
 }
 
-func (op *wsumOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *wsumOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) != 2 || len(s[1]) != 3 || s[0][0] != s[1][0]*op.h || s[0][1] != s[1][1] || s[1][2]%op.h != 0 {
 		return nil, shapeErr("WSum", fmt.Sprintf("w [B·h,S] and X [B,S,D] for h = %d heads", op.h), s)
 	}
@@ -134,11 +126,7 @@ func (op *wsumOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	return G.Nodes{dw, dX}, err
 }
 
-func (op *outerOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *outerOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) != 2 || len(s[1]) != 2 || s[0][0] != s[1][0]*op.h || s[1][1]%op.h != 0 {
 		return nil, shapeErr("Outer", fmt.Sprintf("w [B·h,S] and y [B,D] for h = %d heads", op.h), s)
 	}

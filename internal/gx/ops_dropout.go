@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 )
 
 // Dropout is inverted dropout as an op of the graph:
@@ -44,10 +43,6 @@ func newDropout(nd int, p float64, k int) *dropoutOp {
 // SetSeed sets the seed of the masks the graph's dropouts draw at its
 // next runs.
 func (g *Graph) SetSeed(seed uint64) { g.run.seed = seed }
-
-func (op *dropoutOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	return sameShape(op.name, in)
-}
 
 // forward: the mask into the output, then the output times x.
 func (op *dropoutOp) forward(c *call) error {

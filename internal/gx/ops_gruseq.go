@@ -92,11 +92,7 @@ func (g *Graph) GRUSequence(xs, ws []*Node, U, b, bhn, h0, keep *Node, reverse b
 		append([]*Node{packed}, nodes...)...)
 }
 
-func (op *gruSeqStatesOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *gruSeqStatesOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) != 3 || s[0][2]%5 != 0 {
 		return nil, shapeErr("GRUSequenceStates", "packed [B,S,5H]", s)
 	}
@@ -118,11 +114,7 @@ func (op *gruSeqStatesOp) DiffWRT(n int) []bool {
 	return d
 }
 
-func (op *gruSeqOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *gruSeqOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	k := op.k
 	want := "x_j [S·B, In_j], W_j [3H, In_j], U [3H,H], b [3H], b_hn [H], h0 [B,H], keep [B,S]"
 	if len(s) != 2*k+5 {
@@ -226,11 +218,7 @@ func (op *gruSeqStatesOp) SymDiff(all G.Nodes, _, grad *G.Node) (G.Nodes, error)
 	return res, nil
 }
 
-func (op *gruSeqBackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *gruSeqBackOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	n := 0
 	for _, x := range s[2 : 2+2*op.k+1] { // x_j, W_j, U
 		n += x.TotalSize()
@@ -303,11 +291,7 @@ func gruSeqBackWork(B, S, H int) [5]int {
 	return [5]int{S * B * 3 * H, S * B * 3 * H, S * B * H, B * H, B * H}
 }
 
-func (op *unflatOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *unflatOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) != 1 || op.off+op.shape.TotalSize() > s[0][0] {
 		return nil, fmt.Errorf("gx: Unflat %d+%v of %v", op.off, op.shape, s[0])
 	}

@@ -46,11 +46,7 @@ func newRows(lo, hi int) *rowsOp {
 	return &rowsOp{base{name: "Rows", args: fmt.Sprint(lo, ":", hi), in: []int{2}, out: 2}, lo, hi}
 }
 
-func (op *stackRowsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *stackRowsOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	for _, x := range s {
 		if len(x) != 2 || !x.Eq(s[0]) {
 			return nil, shapeErr("StackRows", "T nodes of one shape [B,H]", s)
@@ -81,11 +77,7 @@ func (op *stackRowsOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	return out, nil
 }
 
-func (op *rowsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *rowsOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) != 2 || op.lo < 0 || op.hi > s[0][0] || op.lo >= op.hi {
 		return nil, fmt.Errorf("gx: Rows %d:%d of %v", op.lo, op.hi, s[0])
 	}
@@ -105,11 +97,7 @@ func (op *rowsOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	return G.Nodes{n}, err
 }
 
-func (op *padRowsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *padRowsOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{op.n, s[0][1]}, nil
 }
 

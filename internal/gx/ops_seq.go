@@ -34,11 +34,7 @@ func (g *Graph) Embed(E, ids *Node) *Node {
 	return x
 }
 
-func (op *embedOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *embedOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) != 2 || len(s[1]) != 1 {
 		return nil, shapeErr("Embed", "E [V,D] and ids [N]", s)
 	}
@@ -62,11 +58,7 @@ func (op *embedOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	return G.Nodes{dE, nil}, err
 }
 
-func (op *embedGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *embedGradOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{op.V, s[0][1]}, nil
 }
 
@@ -111,11 +103,7 @@ func newTakeStep(t int) *takeStepOp {
 	return &takeStepOp{base{name: "TakeStep", args: fmt.Sprint(t), in: []int{3}, out: 2}, t}
 }
 
-func (op *stackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *stackOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	for _, x := range s {
 		if !x.Eq(s[0]) || len(x) != 2 {
 			return nil, shapeErr("Stack", "S nodes of one shape [B,H]", s)
@@ -149,11 +137,7 @@ func (op *stackOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	return out, nil
 }
 
-func (op *takeStepOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *takeStepOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) != 3 || op.t < 0 || op.t >= s[0][1] {
 		return nil, fmt.Errorf("gx: TakeStep %d of %v", op.t, s[0])
 	}
@@ -180,11 +164,7 @@ type putStepOp struct {
 	t, S int
 }
 
-func (op *putStepOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *putStepOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{s[0][0], op.S, s[0][1]}, nil
 }
 
@@ -222,11 +202,7 @@ func newSliceLast(nd, lo, hi int) *sliceLastOp {
 	return &sliceLastOp{base{name: "SliceLast", args: fmt.Sprint(lo, ":", hi), in: []int{nd}, out: nd}, lo, hi}
 }
 
-func (op *concatLastOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *concatLastOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) != len(s[1]) || !s[0][:len(s[0])-1].Eq(s[1][:len(s[1])-1]) {
 		return nil, shapeErr("ConcatLast", "a [..,H1] and b [..,H2] with equal leading dims", s)
 	}
@@ -256,11 +232,7 @@ func (op *concatLastOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	return G.Nodes{da, db}, err
 }
 
-func (op *sliceLastOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *sliceLastOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if op.lo < 0 || op.hi > last(s[0]) || op.lo >= op.hi {
 		return nil, fmt.Errorf("gx: SliceLast %d:%d of %v", op.lo, op.hi, s[0])
 	}
@@ -288,11 +260,7 @@ type padLastOp struct {
 	lo, H int
 }
 
-func (op *padLastOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *padLastOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	out := s[0].Clone()
 	out[len(out)-1] = op.H
 	return out, nil
