@@ -138,8 +138,6 @@ func (k mapKind) fn() backend.Fn {
 	return [...]backend.Fn{mapTanh: backend.Tanh, mapSigmoid: backend.Sigmoid, mapReLU: backend.ReLU}[k]
 }
 
-func (op *mapOp) DiffWRT(int) []bool { return []bool{true} }
-
 func (op *mapOp) SymDiff(_ G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	n, err := op.applyOp(&mapGradOp{base{name: op.kind.String() + "Grad", in: []int{out.Dims(), grad.Dims()}, out: out.Dims()}, op.kind}, out, grad)
 	return G.Nodes{n}, err
@@ -163,8 +161,6 @@ func (op *sumOp) forward(c *call) error {
 	return nil
 }
 
-func (op *sumOp) DiffWRT(n int) []bool { return diffAll(n) }
-
 func (op *sumOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	out := make(G.Nodes, len(in))
 	for i := range out {
@@ -175,8 +171,6 @@ func (op *sumOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 
 func (op *subOp) forward(c *call) error { return c.be.Sub(c.out, c.in[0], c.in[1], c.n(0)) }
 
-func (op *subOp) DiffWRT(int) []bool { return []bool{true, true} }
-
 func (op *subOp) SymDiff(_ G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	n, err := op.applyOp(&negOp{base{name: "Neg", in: []int{grad.Dims()}, out: grad.Dims()}}, grad)
 	return G.Nodes{grad, n}, err
@@ -185,8 +179,6 @@ func (op *subOp) SymDiff(_ G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 func (op *negOp) forward(c *call) error { return c.be.Scale(c.out, c.in[0], -1, c.n(0)) }
 
 func (op *mulOp) forward(c *call) error { return c.be.Mul(c.out, c.in[0], c.in[1], c.n(0)) }
-
-func (op *mulOp) DiffWRT(int) []bool { return []bool{true, true} }
 
 func (op *mulOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	mk := func() *mulOp { return &mulOp{base{name: "Mul", in: []int{grad.Dims(), grad.Dims()}, out: grad.Dims()}} }

@@ -117,6 +117,10 @@ func (o *base) applyOp(op G.Op, nodes ...*Node) (*Node, error) {
 	return G.ApplyOp(op, nodes...)
 }
 
+// DiffWRT is gorgonia's: an op with a gradient (SymDiff) is
+// differentiable in each of its n inputs unless it says otherwise.
+func (o *base) DiffWRT(n int) []bool { return diffAll(n) }
+
 // diffAll is the DiffWRT of an op differentiable in each of its n inputs.
 func diffAll(n int) []bool {
 	d := make([]bool, n)

@@ -91,8 +91,6 @@ func (op *bmvOp) forward(c *call) error {
 	return c.be.Bmv(c.out, c.in[0], c.in[1], B, S, D, op.h, op.c)
 }
 
-func (op *bmvOp) DiffWRT(int) []bool { return []bool{true, true} }
-
 func (op *bmvOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	dX, err := op.applyOp(newOuterHeads(op.c, op.h), grad, in[1])
 	if err != nil {
@@ -114,8 +112,6 @@ func (op *wsumOp) forward(c *call) error {
 	B, S, D := c.sh[1][0], c.sh[1][1], c.sh[1][2]
 	return c.be.WSum(c.out, c.in[0], c.in[1], B, S, D, op.h, op.c)
 }
-
-func (op *wsumOp) DiffWRT(int) []bool { return []bool{true, true} }
 
 func (op *wsumOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	dw, err := op.applyOp(newBMVHeads(op.c, op.h), in[1], grad)
@@ -148,8 +144,6 @@ func (op *outerOp) product(c *call, dst backend.Buf, acc bool) error {
 // writes no [B,S,D] buffer of its own per step (hidden 1024, batch 128,
 // source 20: 10 MB at each of 21 steps, written, then read by the Add).
 func (op *outerOp) accumulate(c *call, dst backend.Buf) error { return op.product(c, dst, true) }
-
-func (op *outerOp) DiffWRT(int) []bool { return []bool{true, true} }
 
 func (op *outerOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	dw, err := op.applyOp(newBMVHeads(op.c, op.h), grad, in[1])

@@ -79,8 +79,6 @@ func (op *im2colOp) forward(c *call) error {
 	return c.be.Im2Col(c.out, c.in[0], op.geo, c.sh[0][0], c.sh[0][2])
 }
 
-func (op *im2colOp) DiffWRT(int) []bool { return []bool{true} }
-
 func (op *im2colOp) SymDiff(_ G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	n, err := op.applyOp(&col2imOp{base{name: "Col2Im", args: op.geo.String(), in: []int{3}, out: 3}, op.geo}, grad)
 	return G.Nodes{n}, err

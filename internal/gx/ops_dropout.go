@@ -55,8 +55,6 @@ func (op *dropoutOp) forward(c *call) error {
 	return c.be.Mul(c.out, c.out, c.in[0], n)
 }
 
-func (op *dropoutOp) DiffWRT(int) []bool { return []bool{true} }
-
 func (op *dropoutOp) SymDiff(_ G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	n, err := op.applyOp(newDropout(grad.Dims(), op.p, op.k), grad)
 	return G.Nodes{n}, err

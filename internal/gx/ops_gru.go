@@ -210,8 +210,6 @@ func (op *gruBlendOp) forward(c *call) error {
 	return c.be.GRUBlend(c.out, c.in[0], c.in[1], c.sh[1][0], c.sh[1][1])
 }
 
-func (op *gruBlendOp) DiffWRT(int) []bool { return []bool{true, true} }
-
 func (op *gruBlendOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	dg, err := op.applyOp(&gruBlendDGOp{base{name: "GRUBlendDG", in: []int{2, 2, 2}, out: 2}}, in[0], in[1], grad)
 	if err != nil {

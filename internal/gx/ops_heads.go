@@ -92,8 +92,6 @@ func (op *groupRowsOp) forward(c *call) error {
 	return c.be.GroupSum(c.out, c.in[0], N/op.h, S, op.h, op.c)
 }
 
-func (op *groupRowsOp) DiffWRT(int) []bool { return []bool{true} }
-
 func (op *groupRowsOp) SymDiff(_ G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	n, err := op.applyOp(newGroupRows(op.h, op.c, !op.repeat), grad)
 	return G.Nodes{n}, err

@@ -36,8 +36,6 @@ func (op *l2NormOp) forward(c *call) error {
 	return c.be.L2Norm(c.out, c.in[0], op.eps, c.n(0)/D, D)
 }
 
-func (op *l2NormOp) DiffWRT(int) []bool { return []bool{true} }
-
 func (op *l2NormOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	nd := out.Dims()
 	dx, err := op.applyOp(&l2GradOp{base{name: "L2Grad", args: fmt.Sprint(op.eps), in: []int{nd, nd}, out: nd}, op.eps}, in[0], grad)
@@ -97,8 +95,6 @@ func (op *scaleByOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 
 func (op *scaleByOp) forward(c *call) error { return c.be.ScaleBy(c.out, c.in[0], c.in[1], c.n(0)) }
 
-func (op *scaleByOp) DiffWRT(int) []bool { return []bool{true, true} }
-
 func (op *scaleByOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	dx, err := op.applyOp(newScaleBy(grad.Dims(), in[1].Dims()), grad, in[1])
 	if err != nil {
@@ -119,8 +115,6 @@ func (op *dotAllOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 }
 
 func (op *dotAllOp) forward(c *call) error { return c.be.Dot(c.out, c.in[0], c.in[1], c.n(0)) }
-
-func (op *dotAllOp) DiffWRT(int) []bool { return []bool{true, true} }
 
 func (op *dotAllOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	da, err := op.applyOp(newScaleBy(in[1].Dims(), grad.Dims()), in[1], grad)

@@ -58,8 +58,6 @@ func (op *stackRowsOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 // forward: the T blocks of B·H values one after another.
 func (op *stackRowsOp) forward(c *call) error { return c.be.Stack(c.out, c.in, c.n(0)) }
 
-func (op *stackRowsOp) DiffWRT(n int) []bool { return diffAll(n) }
-
 func (op *stackRowsOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	B := in[0].Shape()[0]
 	out := make(G.Nodes, len(in))
@@ -88,8 +86,6 @@ func (op *rowsOp) forward(c *call) error {
 	H := c.sh[0][1]
 	return c.be.Copy2D(c.out, 0, 0, c.in[0], op.lo*H, 0, 1, (op.hi-op.lo)*H)
 }
-
-func (op *rowsOp) DiffWRT(int) []bool { return []bool{true} }
 
 func (op *rowsOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	N := in[0].Shape()[0]

@@ -123,8 +123,6 @@ func (op *stackOp) forward(c *call) error {
 	return nil
 }
 
-func (op *stackOp) DiffWRT(n int) []bool { return diffAll(n) }
-
 func (op *stackOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	out := make(G.Nodes, len(in))
 	for t := range in {
@@ -148,8 +146,6 @@ func (op *takeStepOp) forward(c *call) error {
 	B, S, H := c.sh[0][0], c.sh[0][1], c.sh[0][2]
 	return c.be.Copy2D(c.out, 0, H, c.in[0], op.t*H, S*H, B, H)
 }
-
-func (op *takeStepOp) DiffWRT(int) []bool { return []bool{true} }
 
 // The gradient of TakeStep scatters into a zero [B,S,H]: Stack of zeros
 // would need constant nodes, so a dedicated op does it.
@@ -220,8 +216,6 @@ func (op *concatLastOp) forward(c *call) error {
 	return c.be.Copy2D(c.out, H1, H1+H2, c.in[1], 0, H2, N, H2)
 }
 
-func (op *concatLastOp) DiffWRT(int) []bool { return []bool{true, true} }
-
 func (op *concatLastOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	H1, H2 := last(in[0].Shape()), last(in[1].Shape())
 	da, err := op.applyOp(newSliceLast(grad.Dims(), 0, H1), grad)
@@ -245,8 +239,6 @@ func (op *sliceLastOp) forward(c *call) error {
 	H, W := last(c.sh[0]), op.hi-op.lo
 	return c.be.Copy2D(c.out, 0, W, c.in[0], op.lo, H, c.n(0)/H, W)
 }
-
-func (op *sliceLastOp) DiffWRT(int) []bool { return []bool{true} }
 
 func (op *sliceLastOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	H := last(in[0].Shape())
