@@ -2,6 +2,7 @@ package gx
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
@@ -119,16 +120,7 @@ func (o *base) applyOp(op G.Op, nodes ...*Node) (*Node, error) {
 
 // DiffWRT is gorgonia's: an op with a gradient (SymDiff) is
 // differentiable in each of its n inputs unless it says otherwise.
-func (o *base) DiffWRT(n int) []bool { return diffAll(n) }
-
-// diffAll is the DiffWRT of an op differentiable in each of its n inputs.
-func diffAll(n int) []bool {
-	d := make([]bool, n)
-	for i := range d {
-		d[i] = true
-	}
-	return d
-}
+func (o *base) DiffWRT(n int) []bool { return slices.Repeat([]bool{true}, n) }
 
 // lead is the product of all but the last dimension.
 func lead(s tensor.Shape) int {

@@ -3,6 +3,7 @@ package gx
 import (
 	"fmt"
 	"github.com/attnzoo/attnzoo/internal/backend"
+	"slices"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -58,11 +59,7 @@ func (g *Graph) GRUGates(xs []*Node, hh, b, bhn *Node) *Node {
 		}
 		return nil
 	}
-	in := make([]int, len(nodes))
-	for i := range xs {
-		in[i] = 2
-	}
-	in[len(xs)], in[len(xs)+1], in[len(xs)+2] = 2, 1, 1
+	in := append(slices.Repeat([]int{2}, len(xs)+1), 1, 1) // x_j and hh 2-D, b and b_hn 1-D
 	return g.apply(&gruGatesOp{base{name: "GRUGates", args: fmt.Sprint(len(xs)), in: in, out: 2}, len(xs)}, nodes...)
 }
 
@@ -113,7 +110,7 @@ func (op *gruGatesOp) workspace(in []tensor.Shape) []int {
 	return []int{in[op.k][0] * in[op.k][1]}
 }
 
-func (op *gruGatesOp) DiffWRT(n int) []bool { return op.diffWRT(diffAll(n)) }
+func (op *gruGatesOp) DiffWRT(n int) []bool { return op.diffWRT(op.base.DiffWRT(n)) }
 
 func (op *gruGatesOp) SymDiff(_ G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	dx, err := op.applyOp(&gruGatesDXOp{base{name: "GRUGatesDX", in: []int{2, 2}, out: 2}}, out, grad)

@@ -3,6 +3,7 @@ package gx
 import (
 	"fmt"
 	"github.com/attnzoo/attnzoo/internal/backend"
+	"slices"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -78,10 +79,7 @@ func (g *Graph) GRUSequence(xs, ws []*Node, U, b, bhn, h0, keep *Node, reverse b
 	if !g.ok(nodes...) {
 		return nil
 	}
-	in := make([]int, len(nodes))
-	for i := range in {
-		in[i] = 2
-	}
+	in := slices.Repeat([]int{2}, len(nodes))
 	k := len(xs)
 	in[2*k+1], in[2*k+2] = 1, 1 // b, b_hn
 	packed := g.apply(&gruSeqOp{base: base{name: "GRUSequence", args: fmt.Sprint(k, ",", reverse), in: in, out: 3}, k: k, reverse: reverse, uInput: U.IsVar()}, nodes...)
@@ -197,11 +195,7 @@ func (op *gruSeqStatesOp) SymDiff(all G.Nodes, _, grad *G.Node) (G.Nodes, error)
 	// back reads: the packed gates, the states' gradient, x_j, W_j, U, h0, keep
 	args := append(G.Nodes{packed, grad}, in[:2*k+1]...)
 	args = append(args, in[2*k+3], in[2*k+4])
-	dims := make([]int, len(args))
-	dims[0], dims[1] = 3, 3 // packed [B,S,5H], ∂h [B,S,H]
-	for i := 2; i < len(dims); i++ {
-		dims[i] = 2
-	}
+	dims := append([]int{3, 3}, slices.Repeat([]int{2}, len(args)-2)...) // packed [B,S,5H], ∂h [B,S,H], the rest 2-D
 	back, err := op.applyOp(&gruSeqBackOp{base: base{name: "GRUSequenceBack", args: fmt.Sprint(k, ",", op.reverse), in: dims, out: 1}, k: k, reverse: op.reverse, uInput: in[2*k].IsVar()}, args...)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package gx
 
 import (
 	"fmt"
+	"slices"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -32,10 +33,7 @@ func (g *Graph) StackRows(xs ...*Node) *Node {
 		g.Failf("gx: StackRows of nothing")
 		return nil
 	}
-	in := make([]int, len(xs))
-	for i := range in {
-		in[i] = 2
-	}
+	in := slices.Repeat([]int{2}, len(xs))
 	return g.apply(&stackRowsOp{base: base{name: "StackRows", args: fmt.Sprint(len(xs)), in: in, out: 2}}, xs...)
 }
 

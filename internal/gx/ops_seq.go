@@ -2,6 +2,7 @@ package gx
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/attnzoo/attnzoo/internal/backend"
 	G "gorgonia.org/gorgonia"
@@ -87,10 +88,7 @@ func (g *Graph) Stack(xs ...*Node) *Node {
 		g.Failf("gx: Stack of nothing")
 		return nil
 	}
-	in := make([]int, len(xs))
-	for i := range in {
-		in[i] = 2
-	}
+	in := slices.Repeat([]int{2}, len(xs))
 	return g.apply(&stackOp{base{name: "Stack", args: fmt.Sprint(len(xs)), in: in, out: 3}}, xs...)
 }
 
