@@ -23,18 +23,9 @@ func (*CPU) GRUGates(gates backend.Buf, xs []backend.Buf, hh, b, bhn, _ backend.
 	if len(xs) == 0 {
 		return fmt.Errorf("backend: cpu: GRUGates: no input projections")
 	}
-	is32, err := check("GRUGates", B*4*H, gates)
-	if err == nil {
-		_, err = check("GRUGates", B*3*H, gates, hh)
-	}
+	is32, err := checkSized("GRUGates", sized{gates, B * 4 * H}, sized{hh, B * 3 * H}, sized{b, 3 * H}, sized{bhn, H})
 	for i := 0; i < len(xs) && err == nil; i++ {
 		_, err = check("GRUGates", B*3*H, gates, xs[i])
-	}
-	if err == nil {
-		_, err = check("GRUGates", H, gates, b, bhn)
-	}
-	if err == nil && b.Len() < 3*H {
-		err = fmt.Errorf("backend: cpu: GRUGates: b holds %d values, want 3H = %d", b.Len(), 3*H)
 	}
 	return typed(is32, err, func() { gruGates(xs, hh.F32, b.F32, bhn.F32, gates.F32, B, H) },
 		func() { gruGates(xs, hh.F64, b.F64, bhn.F64, gates.F64, B, H) })
@@ -67,10 +58,7 @@ func gruGatesRows[T kern.Float](xs []backend.Buf, hh, b, bhn, out []T, H, r0, r1
 }
 
 func (*CPU) GRUGatesBack(out, gates, g backend.Buf, B, H int, dh bool) error {
-	is32, err := check("GRUGatesBack", B*4*H, gates, g)
-	if err == nil {
-		_, err = check("GRUGatesBack", B*3*H, out, gates)
-	}
+	is32, err := checkSized("GRUGatesBack", sized{out, B * 3 * H}, sized{gates, B * 4 * H}, sized{g, B * 4 * H})
 	return typed(is32, err, func() { gruGatesBack(gates.F32, g.F32, out.F32, B, H, dh) },
 		func() { gruGatesBack(gates.F64, g.F64, out.F64, B, H, dh) })
 }
@@ -97,10 +85,7 @@ func gruGatesBackRows[T kern.Float](gates, g, out []T, H int, dh bool, r0, r1 in
 }
 
 func (*CPU) GRUBlend(out, gates, h backend.Buf, B, H int) error {
-	is32, err := check("GRUBlend", B*H, out, gates, h)
-	if err == nil {
-		_, err = check("GRUBlend", B*4*H, gates)
-	}
+	is32, err := checkSized("GRUBlend", sized{out, B * H}, sized{gates, B * 4 * H}, sized{h, B * H})
 	return typed(is32, err, func() { gruBlend(gates.F32, h.F32, out.F32, B, H) },
 		func() { gruBlend(gates.F64, h.F64, out.F64, B, H) })
 }
@@ -113,10 +98,7 @@ func gruBlend[T kern.Float](gates, h, out []T, B, H int) {
 }
 
 func (*CPU) GRUBlendDG(out, gates, h, g backend.Buf, B, H int) error {
-	is32, err := check("GRUBlendDG", B*4*H, out, gates)
-	if err == nil {
-		_, err = check("GRUBlendDG", B*H, out, h, g)
-	}
+	is32, err := checkSized("GRUBlendDG", sized{out, B * 4 * H}, sized{gates, B * 4 * H}, sized{h, B * H}, sized{g, B * H})
 	return typed(is32, err, func() { gruBlendDG(gates.F32, h.F32, g.F32, out.F32, B, H) },
 		func() { gruBlendDG(gates.F64, h.F64, g.F64, out.F64, B, H) })
 }
@@ -137,10 +119,7 @@ func gruBlendDG[T kern.Float](gates, h, g, out []T, B, H int) {
 }
 
 func (*CPU) GRUBlendDH(out, gates, g backend.Buf, B, H int, acc bool) error {
-	is32, err := check("GRUBlendDH", B*H, out, gates, g)
-	if err == nil {
-		_, err = check("GRUBlendDH", B*4*H, gates)
-	}
+	is32, err := checkSized("GRUBlendDH", sized{out, B * H}, sized{gates, B * 4 * H}, sized{g, B * H})
 	return typed(is32, err, func() { gruBlendDH(gates.F32, g.F32, out.F32, B, H, acc) },
 		func() { gruBlendDH(gates.F64, g.F64, out.F64, B, H, acc) })
 }
@@ -184,25 +163,8 @@ func colSums[T kern.Float](y, x []T, ld, rows int, acc bool) {
 // per run for a weight, into ut at every call otherwise), else (float64,
 // or no AVX) on GemmSlices.
 func (c *CPU) GRUSeq(out, xw backend.Buf, u backend.Mat, b, bhn, h0, keep backend.Buf, B, S, H int, reverse bool, hh, ut backend.Buf) error {
-	is32, err := check("GRUSeq", B*S*5*H, out)
-	if err == nil {
-		_, err = check("GRUSeq", S*B*3*H, out, xw)
-	}
-	if err == nil {
-		_, err = check("GRUSeq", B*3*H, out, hh)
-	}
-	if err == nil {
-		_, err = check("GRUSeq", 3*H, out, u.Buf, b)
-	}
-	if err == nil {
-		_, err = check("GRUSeq", B*S, out, keep)
-	}
-	if err == nil {
-		_, err = check("GRUSeq", B*H, out, h0)
-	}
-	if err == nil {
-		_, err = check("GRUSeq", H, out, bhn)
-	}
+	is32, err := checkSized("GRUSeq", sized{out, B * S * 5 * H}, sized{xw, S * B * 3 * H}, sized{hh, B * 3 * H},
+		sized{u.Buf, 3 * H}, sized{b, 3 * H}, sized{keep, B * S}, sized{h0, B * H}, sized{bhn, H})
 	if err == nil && (u.T || u.Off != 0 || u.Ld != H || u.Buf.Len() < 3*H*H) {
 		err = fmt.Errorf("backend: cpu: GRUSeq: U is not a [3H,H] = [%d,%d] matrix at 0 (Off %d, Ld %d, T %v, %d values)", 3*H, H, u.Off, u.Ld, u.T, u.Buf.Len())
 	}
@@ -298,22 +260,9 @@ func byRows(n, per int, rows func(r0, r1 int)) {
 // GRUSeqBack: ∂h_prev += ∂hh·U on U packed once per run where U is a
 // weight and the processor has the AVX-512 kernel, else on GemmSlices.
 func (c *CPU) GRUSeqBack(dxi, dhh, hprev, carry backend.Buf, fwd, gr backend.Buf, u backend.Mat, h0, keep backend.Buf, B, S, H int, reverse bool, dhp backend.Buf) error {
-	is32, err := check("GRUSeqBack", B*S*5*H, fwd)
-	if err == nil {
-		_, err = check("GRUSeqBack", S*B*3*H, fwd, dxi, dhh)
-	}
-	if err == nil {
-		_, err = check("GRUSeqBack", S*B*H, fwd, gr, hprev)
-	}
-	if err == nil {
-		_, err = check("GRUSeqBack", B*H, fwd, h0, carry, dhp)
-	}
-	if err == nil {
-		_, err = check("GRUSeqBack", B*S, fwd, keep)
-	}
-	if err == nil {
-		_, err = check("GRUSeqBack", 0, fwd, u.Buf)
-	}
+	is32, err := checkSized("GRUSeqBack", sized{fwd, B * S * 5 * H}, sized{dxi, S * B * 3 * H}, sized{dhh, S * B * 3 * H},
+		sized{gr, S * B * H}, sized{hprev, S * B * H}, sized{h0, B * H}, sized{carry, B * H}, sized{dhp, B * H},
+		sized{keep, B * S}, sized{u.Buf, 0})
 	if err == nil && (u.T || u.Off != 0 || u.Ld != H || u.Buf.Len() < 3*H*H) {
 		err = fmt.Errorf("backend: cpu: GRUSeqBack: U is not a [3H,H] = [%d,%d] matrix at 0 (Off %d, Ld %d, T %v, %d values)", 3*H, H, u.Off, u.Ld, u.T, u.Buf.Len())
 	}

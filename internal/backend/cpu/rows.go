@@ -135,13 +135,7 @@ func logSoftmax[T kern.Float](z, out []T, V int, tmp []T) {
 
 // SoftmaxXent sums the rows' losses in float64 and rounds c·Σ once.
 func (c *CPU) SoftmaxXent(out, loss, z, t, m, eps backend.Buf, scale float64, rows, cols int) error {
-	is32, err := check("SoftmaxXent", rows*cols, z)
-	if err == nil {
-		_, err = check("SoftmaxXent", rows, z, t, m, loss)
-	}
-	if err == nil {
-		_, err = check("SoftmaxXent", 1, z, out)
-	}
+	is32, err := checkSized("SoftmaxXent", sized{z, rows * cols}, sized{t, rows}, sized{m, rows}, sized{loss, rows}, sized{out, 1})
 	e, err := smoothing("SoftmaxXent", z, eps, err)
 	if err != nil {
 		return err
@@ -199,13 +193,7 @@ func xent[T kern.Float](z, y, m, loss, out []T, V int, scale, eps float64, tmp [
 
 func (c *CPU) SoftmaxXentGrad(dz, z, t, m, eps, g backend.Buf, scale float64, rows, cols int) error {
 	n := rows * cols
-	is32, err := check("SoftmaxXentGrad", n, dz, z)
-	if err == nil {
-		_, err = check("SoftmaxXentGrad", rows, z, t, m)
-	}
-	if err == nil {
-		_, err = check("SoftmaxXentGrad", 1, z, g)
-	}
+	is32, err := checkSized("SoftmaxXentGrad", sized{dz, n}, sized{z, n}, sized{t, rows}, sized{m, rows}, sized{g, 1})
 	e, err := smoothing("SoftmaxXentGrad", z, eps, err)
 	return typed(is32, err, func() {
 		xentGrad(z.F32[:n], t.F32[:rows], m.F32, dz.F32[:n], cols, float32(scale)*g.F32[0], float32(e), c.exps.Get32(cols))
@@ -252,10 +240,7 @@ func xentGrad[T kern.Float](z, y, m, out []T, V int, scale, eps T, tmp []T) {
 }
 
 func (*CPU) Argmax(out, x backend.Buf, rows, cols int) error {
-	is32, err := check("Argmax", rows*cols, x)
-	if err == nil {
-		_, err = check("Argmax", rows, x, out)
-	}
+	is32, err := checkSized("Argmax", sized{x, rows * cols}, sized{out, rows})
 	return typed(is32, err, func() { argmaxRows(x.F32, out.F32[:rows], cols) },
 		func() { argmaxRows(x.F64, out.F64[:rows], cols) })
 }
@@ -329,10 +314,7 @@ func l2grad[T kern.Float](x, g, out []T, D int, eps T, sqrt func(T) T) {
 }
 
 func (*CPU) ScaleBy(y, x, gamma backend.Buf, n int) error {
-	is32, err := check("ScaleBy", n, y, x)
-	if err == nil {
-		_, err = check("ScaleBy", 1, y, gamma)
-	}
+	is32, err := checkSized("ScaleBy", sized{y, n}, sized{x, n}, sized{gamma, 1})
 	return typed(is32, err, func() { scaleBy(x.F32[:n], y.F32[:n], gamma.F32[0]) },
 		func() { scaleBy(x.F64[:n], y.F64[:n], gamma.F64[0]) })
 }
@@ -344,10 +326,7 @@ func scaleBy[T kern.Float](x, out []T, c T) {
 }
 
 func (*CPU) Dot(out, a, b backend.Buf, n int) error {
-	is32, err := check("Dot", n, a, b)
-	if err == nil {
-		_, err = check("Dot", 1, a, out)
-	}
+	is32, err := checkSized("Dot", sized{a, n}, sized{b, n}, sized{out, 1})
 	return typed(is32, err, func() { out.F32[0] = dot(a.F32[:n], b.F32[:n]) },
 		func() { out.F64[0] = dot(a.F64[:n], b.F64[:n]) })
 }
