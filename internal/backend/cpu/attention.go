@@ -30,20 +30,8 @@ func biasAdd[T kern.Float](x, b, y []T, rows int) {
 
 func (*CPU) SumRows(y, x backend.Buf, rows, n int, acc bool) error {
 	is32, err := checkSized("SumRows", sized{y, n}, sized{x, rows * n})
-	return typed(is32, err, func() { sumRows(x.F32, y.F32[:n], rows, acc) },
-		func() { sumRows(x.F64, y.F64[:n], rows, acc) })
-}
-
-// sumRows sets y = Σ_r x[r,:]: y cleared (unless acc), then each row added
-// (kern.Axpy).
-func sumRows[T kern.Float](x, y []T, rows int, acc bool) {
-	if !acc {
-		clear(y)
-	}
-	n := len(y)
-	for r := range rows {
-		kern.Axpy(1, x[r*n:(r+1)*n], y)
-	}
+	return typed(is32, err, func() { colSums(y.F32[:n], x.F32, n, rows, acc) },
+		func() { colSums(y.F64[:n], x.F64, n, rows, acc) })
 }
 
 func (*CPU) SumMid(y, x backend.Buf, B, S, n int) error {
@@ -52,13 +40,10 @@ func (*CPU) SumMid(y, x backend.Buf, B, S, n int) error {
 		func() { sumMid(x.F64, y.F64, B, S, n) })
 }
 
+// sumMid sets y[b,:] = Σ_i x[b,i,:] (colSums of each batch row).
 func sumMid[T kern.Float](x, y []T, B, S, A int) {
-	clear(y[:B*A])
 	for b := range B {
-		yb := y[b*A : (b+1)*A]
-		for i := range S {
-			kern.Axpy(1, x[(b*S+i)*A:(b*S+i+1)*A], yb)
-		}
+		colSums(y[b*A:(b+1)*A], x[b*S*A:], A, S, false)
 	}
 }
 

@@ -148,6 +148,8 @@ func (*CPU) ColSums(y backend.Buf, yOff int, x backend.Buf, xOff, ld, rows, cols
 		func() { colSums(y.F64[yOff:yOff+cols], x.F64[xOff:], ld, rows, acc) })
 }
 
+// colSums sets y = Σ_r x[r·ld:][:len(y)]: y cleared (unless acc), then
+// each row added in order (kern.Axpy).
 func colSums[T kern.Float](y, x []T, ld, rows int, acc bool) {
 	if !acc {
 		clear(y)
@@ -241,20 +243,9 @@ func gruSeqFwd[T kern.Float](pu *kern.PackedB, ut []float32, out, xw, U, b, bhn,
 			GemmSlices(false, true, B, 3*H, H, 1, prev, ld, U, H, 0, hh, 3*H)
 		}
 		p0, prev0, ld0 = p, prev, ld
-		byRows(B, W, rows)
+		kern.Parallel(B, W, rows) // each row as alone: the same bits split or not
 		prev, ld = out[p*W:], S*W
 	}
-}
-
-// byRows runs rows over [0, n) rows of `per` values each: split over
-// threads where the work is large (kern.Parallel), else on the caller's
-// goroutine. Each row is computed as alone: the same bits either way.
-func byRows(n, per int, rows func(r0, r1 int)) {
-	if kern.Splits(n, per) {
-		kern.Parallel(n, per, rows)
-		return
-	}
-	rows(0, n)
 }
 
 // GRUSeqBack: ∂h_prev += ∂hh·U on U packed once per run where U is a
@@ -314,7 +305,7 @@ func gruSeqBack[T kern.Float](pu *kern.PackedB, dxi, dhh, hprev, carry, fwd, gr,
 	for t := S - 1; t >= 0; t-- {
 		p := position(t, S, reverse)
 		t0, p0 = t, p
-		byRows(B, W, rows)
+		kern.Parallel(B, W, rows) // each row as alone: the same bits split or not
 		// ∂h_prev += ∂hh · U
 		if pu != nil {
 			kern.GemmPacked(B, any(dhh[p*B*3*H:(p+1)*B*3*H]).([]float32), 3*H, pu, any(dhp).([]float32), H, false)
