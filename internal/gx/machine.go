@@ -455,32 +455,24 @@ func (r *devRun) toHost(i int) (G.Value, error) {
 	if r.devAt[i] != r.gen {
 		return nil, fmt.Errorf("node %d has no value in this run", i)
 	}
-	if r.arena != nil { // a tensor over the buffer
-		if r.own[i] == nil {
-			r.own[i] = hostValue(r.bufs[i], r.shapes[i])
-		}
-		r.host[i], r.hostAt[i] = r.own[i], r.gen
-		return r.own[i], nil
-	}
 	if r.own[i] == nil {
-		if len(r.shapes[i]) == 0 {
-			r.own[i] = new(G.F32)
-		} else {
-			r.own[i] = tensor.New(tensor.WithShape(r.shapes[i]...), tensor.Of(Float32))
+		b := r.bufs[i] // on the host: a tensor over the buffer
+		if r.arena == nil {
+			b = backend.Buf{F32: make([]float32, size(r.shapes[i]))}
+		}
+		r.own[i] = hostValue(b, r.shapes[i])
+	}
+	if r.arena == nil { // read into our own value
+		dst, err := r.hostBuf(r.own[i], i)
+		if err == nil {
+			err = r.be.Read(dst.F32, r.bufs[i])
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
-	t := r.own[i]
-	var dst []float32
-	if f, ok := t.(*G.F32); ok {
-		dst = unsafe.Slice((*float32)(f), 1)
-	} else {
-		dst = t.(*tensor.Dense).Float32s()
-	}
-	if err := r.be.Read(dst, r.bufs[i]); err != nil {
-		return nil, err
-	}
-	r.host[i], r.hostAt[i] = t, r.gen
-	return t, nil
+	r.host[i], r.hostAt[i] = r.own[i], r.gen
+	return r.own[i], nil
 }
 
 // floats is a host value as n float32s (a float64 value is converted).
