@@ -88,13 +88,8 @@ func matVec[T kern.Float](t bool, m, n int, a []T, lda int, x, y []T, acc bool) 
 	}
 }
 
-// gemv sets y = c·op(X)·x for X [m,n] row-major (leading dimension ld):
-// op(X) = X, or Xᵀ with t.
-func gemv[T kern.Float](t bool, m, n int, c T, X []T, ld int, x, y []T) {
-	gemvBeta(t, m, n, c, X, ld, x, 0, y)
-}
-
-// gemvBeta sets y = c·op(X)·x + β·y (β = 0: y is not read).
+// gemvBeta sets y = c·op(X)·x + β·y for X [m,n] row-major (leading
+// dimension ld), op(X) = X, or Xᵀ with t (β = 0: y is not read).
 func gemvBeta[T kern.Float](t bool, m, n int, c T, X []T, ld int, x []T, beta T, y []T) {
 	tr := blas.NoTrans
 	if t {
@@ -122,7 +117,7 @@ func bmv[T kern.Float](X, v, y []T, B, S, D, h int, c T) {
 	for b := range B {
 		for k := range h {
 			x := X[b*S*D+k*a : b*S*D+(S-1)*D+(k+1)*a]
-			gemv(false, S, a, c, x, D, v[b*D+k*a:b*D+(k+1)*a], y[(b*h+k)*S:(b*h+k+1)*S])
+			gemvBeta(false, S, a, c, x, D, v[b*D+k*a:b*D+(k+1)*a], 0, y[(b*h+k)*S:(b*h+k+1)*S])
 		}
 	}
 }
