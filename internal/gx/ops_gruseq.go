@@ -300,13 +300,12 @@ func (op *unflatOp) forward(c *call) error {
 
 // accumulate is dst += flat[off : off+size] (ColSums of one row, adding):
 // a gradient cut out of a fused op's flat tensor goes into the sum of its
-// node's gradients without a buffer of its own (fold.go, and
-// on the host exec.go's addFused), the bits of the copy then the Add.
+// node's gradients without a buffer of its own (fold.go), the bits of the
+// copy then the Add.
 func (op *unflatOp) accumulate(c *call, dst backend.Buf) error {
 	n := op.shape.TotalSize()
 	return c.be.ColSums(dst, 0, c.in[0], op.off, n, 1, n, true)
 }
-func (op *unflatOp) fusedOnHost() {}
 
 // viewOff: the entries start at off of the flat tensor (views.go).
 func (op *unflatOp) viewOff([]tensor.Shape) int { return op.off }
