@@ -129,10 +129,7 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 	sumDeltasFromOperands(m, be)
 	for k := range m.steps {
 		s := &m.steps[k]
-		in := make([]tensor.Shape, len(s.args))
-		for j, a := range s.args {
-			in[j] = r.shapes[a]
-		}
+		in := r.argShapes(s)
 		r.argb[k] = make([]backend.Buf, len(s.args))
 		switch op := s.op.(type) {
 		case forwarder:
@@ -180,12 +177,8 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 		case r.fuse.none[k]:
 			r.fns[k] = func(backend.Buf, []backend.Buf) error { return nil }
 		case r.fuse.acc[k]:
-			in := make([]tensor.Shape, len(s.args))
-			for j, a := range s.args {
-				in[j] = r.shapes[a]
-			}
 			op := s.op.(adder)
-			r.fns[k] = r.onBuffers(be, in, r.shapes[s.out], func(c *call) error { return op.accumulate(c, c.out) })
+			r.fns[k] = r.onBuffers(be, r.argShapes(s), r.shapes[s.out], func(c *call) error { return op.accumulate(c, c.out) })
 		}
 	}
 	if err := r.plan(m, m.nodes); err != nil {
@@ -222,6 +215,15 @@ func (r *devRun) onBuffers(be backend.Backend, in []tensor.Shape, out tensor.Sha
 		copy(c.in, args)
 		return f(c)
 	}
+}
+
+// argShapes is the shapes of step s's operands.
+func (r *devRun) argShapes(s *step) []tensor.Shape {
+	in := make([]tensor.Shape, len(s.args))
+	for j, a := range s.args {
+		in[j] = r.shapes[a]
+	}
+	return in
 }
 
 // opName names an op for HostOps: ours by name, gorgonia's by its String.
