@@ -407,9 +407,6 @@ func (m *Machine) Buffer(n *Node) (backend.Buf, error) {
 	return m.dev.bufs[i], nil
 }
 
-// isInput reports whether node i is an input (not computed by a step).
-func (r *devRun) isInput(i int) bool { return r.inputs[i] }
-
 // toDevice makes node i's buffer hold this run's value.
 func (r *devRun) toDevice(i int) error {
 	if r.devAt[i] == r.gen {
@@ -434,15 +431,14 @@ func (r *devRun) toDevice(i int) error {
 		r.devAt[i] = r.gen
 		return nil
 	}
-	if r.isInput(i) {
-		err = r.be.WriteAsync(r.bufs[i], src)
-	} else {
-		err = r.be.Write(r.bufs[i], src)
+	write := r.be.Write
+	if r.inputs[i] { // an input: the host need not wait for it
+		write = r.be.WriteAsync
 	}
-	if err != nil {
+	if err := write(r.bufs[i], src); err != nil {
 		return err
 	}
-	if r.isInput(i) {
+	if r.inputs[i] {
 		r.sent[i] = append(last[:0], src...)
 	}
 	r.devAt[i] = r.gen
