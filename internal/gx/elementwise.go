@@ -182,10 +182,8 @@ func (op *mulOp) forward(c *call) error { return c.be.Mul(c.out, c.in[0], c.in[1
 
 func (op *mulOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	mk := func() *mulOp { return &mulOp{base{name: "Mul", in: []int{grad.Dims(), grad.Dims()}, out: grad.Dims()}} }
-	da, err := op.applyOp(mk(), grad, in[1])
-	if err != nil {
-		return nil, err
-	}
-	db, err := op.applyOp(mk(), grad, in[0])
+	var err error
+	da := op.grad(&err, mk(), grad, in[1])
+	db := op.grad(&err, mk(), grad, in[0])
 	return G.Nodes{da, db}, err
 }

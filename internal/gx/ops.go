@@ -118,6 +118,29 @@ func (o *base) applyOp(op G.Op, nodes ...*Node) (*Node, error) {
 	return G.ApplyOp(op, nodes...)
 }
 
+// grad is applyOp for a gradient of several ops, built as a Graph is: the
+// first error is kept in *err, and nothing is applied after it, so the
+// gradient checks once, at its end.
+func (o *base) grad(err *error, op G.Op, nodes ...*Node) *Node {
+	if *err != nil {
+		return nil
+	}
+	var n *Node
+	n, *err = o.applyOp(op, nodes...)
+	return n
+}
+
+// gradTerm is grad for the term of input i (term, stacked.go): op on
+// nodes, unless a group sums it stacked.
+func (o *base) gradTerm(err *error, i int, out, g *Node, op G.Op, nodes ...*Node) *Node {
+	if *err != nil {
+		return nil
+	}
+	var n *Node
+	n, *err = o.term(i, out, g, func() (*Node, error) { return o.applyOp(op, nodes...) })
+	return n
+}
+
 // DiffWRT is gorgonia's: an op with a gradient (SymDiff) is
 // differentiable in each of its n inputs unless it says otherwise.
 func (o *base) DiffWRT(n int) []bool { return slices.Repeat([]bool{true}, n) }

@@ -73,19 +73,11 @@ func (op *additiveOutOp) weightTerm(i int, _ []tensor.Shape, _ tensor.Shape) (te
 
 func (op *additiveOutOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	T, v := in[0], in[1]
-	delta, err := op.applyOp(&additiveDeltaOp{base{name: "AdditiveDelta", in: []int{3, 1, 2}, out: 3}}, T, v, grad)
-	if err != nil {
-		return nil, err
-	}
-	du, err := op.applyOp(&sumLeadOp{base{name: "SumMid", args: "2", in: []int{3}, out: 2}, 2}, delta)
-	if err != nil {
-		return nil, err
-	}
-	dc, err := op.term(4, out, du, func() (*Node, error) { return op.applyOp(newSumRows(2), du) })
-	if err != nil {
-		return nil, err
-	}
-	dv, err := op.applyOp(&projLastVOp{base{name: "ProjLastV", in: []int{3, 2}, out: 1}}, T, grad)
+	var err error
+	delta := op.grad(&err, &additiveDeltaOp{base{name: "AdditiveDelta", in: []int{3, 1, 2}, out: 3}}, T, v, grad)
+	du := op.grad(&err, &sumLeadOp{base{name: "SumMid", args: "2", in: []int{3}, out: 2}, 2}, delta)
+	dc := op.gradTerm(&err, 4, out, du, newSumRows(2), du)
+	dv := op.grad(&err, &projLastVOp{base{name: "ProjLastV", in: []int{3, 2}, out: 1}}, T, grad)
 	return G.Nodes{nil, dv, delta, du, dc}, err
 }
 

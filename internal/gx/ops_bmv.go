@@ -92,11 +92,9 @@ func (op *bmvOp) forward(c *call) error {
 }
 
 func (op *bmvOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
-	dX, err := op.applyOp(newOuterHeads(op.c, op.h), grad, in[1])
-	if err != nil {
-		return nil, err
-	}
-	dy, err := op.applyOp(newWSumHeads(op.c, op.h), grad, in[0])
+	var err error
+	dX := op.grad(&err, newOuterHeads(op.c, op.h), grad, in[1])
+	dy := op.grad(&err, newWSumHeads(op.c, op.h), grad, in[0])
 	return G.Nodes{dX, dy}, err
 }
 
@@ -114,11 +112,9 @@ func (op *wsumOp) forward(c *call) error {
 }
 
 func (op *wsumOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
-	dw, err := op.applyOp(newBMVHeads(op.c, op.h), in[1], grad)
-	if err != nil {
-		return nil, err
-	}
-	dX, err := op.applyOp(newOuterHeads(op.c, op.h), in[0], grad)
+	var err error
+	dw := op.grad(&err, newBMVHeads(op.c, op.h), in[1], grad)
+	dX := op.grad(&err, newOuterHeads(op.c, op.h), in[0], grad)
 	return G.Nodes{dw, dX}, err
 }
 
@@ -146,11 +142,9 @@ func (op *outerOp) product(c *call, dst backend.Buf, acc bool) error {
 func (op *outerOp) accumulate(c *call, dst backend.Buf) error { return op.product(c, dst, true) }
 
 func (op *outerOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
-	dw, err := op.applyOp(newBMVHeads(op.c, op.h), grad, in[1])
-	if err != nil {
-		return nil, err
-	}
-	dy, err := op.applyOp(newWSumHeads(op.c, op.h), in[0], grad)
+	var err error
+	dw := op.grad(&err, newBMVHeads(op.c, op.h), grad, in[1])
+	dy := op.grad(&err, newWSumHeads(op.c, op.h), in[0], grad)
 	return G.Nodes{dw, dy}, err
 }
 

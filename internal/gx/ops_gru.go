@@ -113,20 +113,12 @@ func (op *gruGatesOp) workspace(in []tensor.Shape) []int {
 func (op *gruGatesOp) DiffWRT(n int) []bool { return op.diffWRT(op.base.DiffWRT(n)) }
 
 func (op *gruGatesOp) SymDiff(_ G.Nodes, out, grad *G.Node) (G.Nodes, error) {
-	dx, err := op.applyOp(&gruGatesDXOp{base{name: "GRUGatesDX", in: []int{2, 2}, out: 2}}, out, grad)
-	if err != nil {
-		return nil, err
-	}
-	dh, err := op.applyOp(&gruGatesDHOp{base{name: "GRUGatesDH", in: []int{2, 2}, out: 2}}, out, grad)
-	if err != nil {
-		return nil, err
-	}
-	db, err := op.term(op.k+1, out, dx, func() (*Node, error) { return op.applyOp(newSumRows(2), dx) })
-	if err != nil {
-		return nil, err
-	}
+	var err error
+	dx := op.grad(&err, &gruGatesDXOp{base{name: "GRUGatesDX", in: []int{2, 2}, out: 2}}, out, grad)
+	dh := op.grad(&err, &gruGatesDHOp{base{name: "GRUGatesDH", in: []int{2, 2}, out: 2}}, out, grad)
+	db := op.gradTerm(&err, op.k+1, out, dx, newSumRows(2), dx)
 	H := out.Shape()[1] / 4
-	dbhn, err := op.term(op.k+2, out, dh, func() (*Node, error) { return op.applyOp(newSumCols(2*H, 3*H), dh) })
+	dbhn := op.gradTerm(&err, op.k+2, out, dh, newSumCols(2*H, 3*H), dh)
 	if err != nil {
 		return nil, err
 	}
@@ -208,11 +200,9 @@ func (op *gruBlendOp) forward(c *call) error {
 }
 
 func (op *gruBlendOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
-	dg, err := op.applyOp(&gruBlendDGOp{base{name: "GRUBlendDG", in: []int{2, 2, 2}, out: 2}}, in[0], in[1], grad)
-	if err != nil {
-		return nil, err
-	}
-	dh, err := op.applyOp(&gruBlendDHOp{base{name: "GRUBlendDH", in: []int{2, 2}, out: 2}}, in[0], grad)
+	var err error
+	dg := op.grad(&err, &gruBlendDGOp{base{name: "GRUBlendDG", in: []int{2, 2, 2}, out: 2}}, in[0], in[1], grad)
+	dh := op.grad(&err, &gruBlendDHOp{base{name: "GRUBlendDH", in: []int{2, 2}, out: 2}}, in[0], grad)
 	return G.Nodes{dg, dh}, err
 }
 

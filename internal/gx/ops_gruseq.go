@@ -196,20 +196,15 @@ func (op *gruSeqStatesOp) SymDiff(all G.Nodes, _, grad *G.Node) (G.Nodes, error)
 	args := append(G.Nodes{packed, grad}, in[:2*k+1]...)
 	args = append(args, in[2*k+3], in[2*k+4])
 	dims := append([]int{3, 3}, slices.Repeat([]int{2}, len(args)-2)...) // packed [B,S,5H], ∂h [B,S,H], the rest 2-D
-	back, err := op.applyOp(&gruSeqBackOp{base: base{name: "GRUSequenceBack", args: fmt.Sprint(k, ",", op.reverse), in: dims, out: 1}, k: k, reverse: op.reverse, uInput: in[2*k].IsVar()}, args...)
-	if err != nil {
-		return nil, err
-	}
+	var err error
+	back := op.grad(&err, &gruSeqBackOp{base: base{name: "GRUSequenceBack", args: fmt.Sprint(k, ",", op.reverse), in: dims, out: 1}, k: k, reverse: op.reverse, uInput: in[2*k].IsVar()}, args...)
 	res := make(G.Nodes, len(all)) // res[0] (packed) and res[last] (keep): nil, not differentiated
 	off := 0
 	for i, sh := range gradShapes(in, k) {
-		u := &unflatOp{base{name: "Unflat", args: fmt.Sprint(off, sh), in: []int{1}, out: len(sh)}, off, sh}
-		if res[1+i], err = op.applyOp(u, back); err != nil {
-			return nil, err
-		}
+		res[1+i] = op.grad(&err, &unflatOp{base{name: "Unflat", args: fmt.Sprint(off, sh), in: []int{1}, out: len(sh)}, off, sh}, back)
 		off += sh.TotalSize()
 	}
-	return res, nil
+	return res, err
 }
 
 func (op *gruSeqBackOp) outShape(s []tensor.Shape) (tensor.Shape, error) {

@@ -82,13 +82,9 @@ func (op *linearOp) DiffWRT(int) []bool { return op.diffWRT([]bool{true, true}) 
 
 func (op *linearOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	nd := in[0].Dims()
-	dX, err := op.applyOp(&linearTOp{base{name: "LinearT", in: []int{nd, 2}, out: nd}, in[1].IsVar()}, grad, in[1])
-	if err != nil {
-		return nil, err
-	}
-	dW, err := op.term(1, out, grad, func() (*Node, error) {
-		return op.applyOp(newLinearW(in[1].Shape()[0], nd), grad, in[0])
-	})
+	var err error
+	dX := op.grad(&err, &linearTOp{base{name: "LinearT", in: []int{nd, 2}, out: nd}, in[1].IsVar()}, grad, in[1])
+	dW := op.gradTerm(&err, 1, out, grad, newLinearW(in[1].Shape()[0], nd), grad, in[0])
 	return G.Nodes{dX, dW}, err
 }
 

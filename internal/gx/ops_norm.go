@@ -96,11 +96,9 @@ func (op *scaleByOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 func (op *scaleByOp) forward(c *call) error { return c.be.ScaleBy(c.out, c.in[0], c.in[1], c.n(0)) }
 
 func (op *scaleByOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
-	dx, err := op.applyOp(newScaleBy(grad.Dims(), in[1].Dims()), grad, in[1])
-	if err != nil {
-		return nil, err
-	}
-	dg, err := op.applyOp(newDotAll(grad.Dims(), in[1].Dims() == 1), grad, in[0])
+	var err error
+	dx := op.grad(&err, newScaleBy(grad.Dims(), in[1].Dims()), grad, in[1])
+	dg := op.grad(&err, newDotAll(grad.Dims(), in[1].Dims() == 1), grad, in[0])
 	return G.Nodes{dx, dg}, err
 }
 
@@ -117,10 +115,8 @@ func (op *dotAllOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 func (op *dotAllOp) forward(c *call) error { return c.be.Dot(c.out, c.in[0], c.in[1], c.n(0)) }
 
 func (op *dotAllOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
-	da, err := op.applyOp(newScaleBy(in[1].Dims(), grad.Dims()), in[1], grad)
-	if err != nil {
-		return nil, err
-	}
-	db, err := op.applyOp(newScaleBy(in[0].Dims(), grad.Dims()), in[0], grad)
+	var err error
+	da := op.grad(&err, newScaleBy(in[1].Dims(), grad.Dims()), in[1], grad)
+	db := op.grad(&err, newScaleBy(in[0].Dims(), grad.Dims()), in[0], grad)
 	return G.Nodes{da, db}, err
 }

@@ -59,18 +59,15 @@ func (op *stackRowsOp) forward(c *call) error { return c.be.Stack(c.out, c.in, c
 func (op *stackRowsOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	B := in[0].Shape()[0]
 	out := make(G.Nodes, len(in))
+	var err error
 	for t := range in {
 		var r G.Op = newRows(t*B, (t+1)*B)
 		if op.views {
 			r = newUnstack(t*B, (t+1)*B)
 		}
-		n, err := op.applyOp(r, grad)
-		if err != nil {
-			return nil, err
-		}
-		out[t] = n
+		out[t] = op.grad(&err, r, grad)
 	}
-	return out, nil
+	return out, err
 }
 
 func (op *rowsOp) outShape(s []tensor.Shape) (tensor.Shape, error) {

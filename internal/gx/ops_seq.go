@@ -123,14 +123,11 @@ func (op *stackOp) forward(c *call) error {
 
 func (op *stackOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	out := make(G.Nodes, len(in))
+	var err error
 	for t := range in {
-		n, err := op.applyOp(newTakeStep(t), grad)
-		if err != nil {
-			return nil, err
-		}
-		out[t] = n
+		out[t] = op.grad(&err, newTakeStep(t), grad)
 	}
-	return out, nil
+	return out, err
 }
 
 func (op *takeStepOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
@@ -216,11 +213,9 @@ func (op *concatLastOp) forward(c *call) error {
 
 func (op *concatLastOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	H1, H2 := last(in[0].Shape()), last(in[1].Shape())
-	da, err := op.applyOp(newSliceLast(grad.Dims(), 0, H1), grad)
-	if err != nil {
-		return nil, err
-	}
-	db, err := op.applyOp(newSliceLast(grad.Dims(), H1, H1+H2), grad)
+	var err error
+	da := op.grad(&err, newSliceLast(grad.Dims(), 0, H1), grad)
+	db := op.grad(&err, newSliceLast(grad.Dims(), H1, H1+H2), grad)
 	return G.Nodes{da, db}, err
 }
 
