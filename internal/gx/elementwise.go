@@ -5,7 +5,6 @@ import (
 	"github.com/attnzoo/attnzoo/internal/backend"
 
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 )
 
 // Elementwise ops of our own (same shapes in, same shape out; scalars too):
@@ -120,26 +119,8 @@ func (g *Graph) Sum(xs ...*Node) *Node {
 	return g.apply(&sumOp{base{name: "Sum", args: fmt.Sprint(len(xs)), in: dimsOf(xs), out: xs[0].Dims()}}, xs...)
 }
 
-// Add returns a + b (same shape, or scalars).
-func (g *Graph) Add(a, b *Node) *Node {
-	if !g.ok(a, b) {
-		return nil
-	}
-	if !a.Shape().Eq(b.Shape()) {
-		g.Failf("gx: add: shapes %v and %v differ", a.Shape(), b.Shape())
-		return nil
-	}
-	return g.Sum(a, b)
-}
-
-func (op *mapOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return sameShape(op.name, in) }
-func (op *mapGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	return sameShape(op.name, in)
-}
-func (op *sumOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return sameShape(op.name, in) }
-func (op *subOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return sameShape(op.name, in) }
-func (op *mulOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return sameShape(op.name, in) }
-func (op *negOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return sameShape(op.name, in) }
+// Add returns a + b (same shape, or scalars): Sum of the two.
+func (g *Graph) Add(a, b *Node) *Node { return g.Sum(a, b) }
 
 func (op *mapOp) forward(c *call) error { return c.be.Map(op.kind.fn(), c.out, c.in[0], c.n(0)) }
 
@@ -147,8 +128,6 @@ func (op *mapOp) forward(c *call) error { return c.be.Map(op.kind.fn(), c.out, c
 func (k mapKind) fn() backend.Fn {
 	return [...]backend.Fn{mapTanh: backend.Tanh, mapSigmoid: backend.Sigmoid, mapReLU: backend.ReLU}[k]
 }
-
-func (op *mapOp) DiffWRT(int) []bool { return []bool{true} }
 
 func (op *mapOp) SymDiff(_ G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	n, err := op.applyOp(&mapGradOp{base{name: op.kind.String() + "Grad", in: []int{out.Dims(), grad.Dims()}, out: out.Dims()}, op.kind}, out, grad)
@@ -173,8 +152,6 @@ func (op *sumOp) forward(c *call) error {
 	return nil
 }
 
-func (op *sumOp) DiffWRT(n int) []bool { return diffAll(n) }
-
 func (op *sumOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	out := make(G.Nodes, len(in))
 	for i := range out {
@@ -185,8 +162,6 @@ func (op *sumOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 
 func (op *subOp) forward(c *call) error { return c.be.Sub(c.out, c.in[0], c.in[1], c.n(0)) }
 
-func (op *subOp) DiffWRT(int) []bool { return []bool{true, true} }
-
 func (op *subOp) SymDiff(_ G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	n, err := op.applyOp(&negOp{base{name: "Neg", in: []int{grad.Dims()}, out: grad.Dims()}}, grad)
 	return G.Nodes{grad, n}, err
@@ -196,14 +171,10 @@ func (op *negOp) forward(c *call) error { return c.be.Scale(c.out, c.in[0], -1, 
 
 func (op *mulOp) forward(c *call) error { return c.be.Mul(c.out, c.in[0], c.in[1], c.n(0)) }
 
-func (op *mulOp) DiffWRT(int) []bool { return []bool{true, true} }
-
 func (op *mulOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	mk := func() *mulOp { return &mulOp{base{name: "Mul", in: []int{grad.Dims(), grad.Dims()}, out: grad.Dims()}} }
-	da, err := op.applyOp(mk(), grad, in[1])
-	if err != nil {
-		return nil, err
-	}
-	db, err := op.applyOp(mk(), grad, in[0])
+	var err error
+	da := op.grad(&err, mk(), grad, in[1])
+	db := op.grad(&err, mk(), grad, in[0])
 	return G.Nodes{da, db}, err
 }

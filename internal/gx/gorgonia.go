@@ -7,7 +7,7 @@ package gx
 //   - Node hashes: gorgonia keys nodes by a 32-bit hash, so two different
 //     nodes can collide. Our ops write the graph's salt into their hashes,
 //     a graph refuses to compile on a collision (ErrHashCollision), and
-//     Build builds it again with another salt.
+//     BuildIn builds it again with another salt.
 //   - gorgonia's own ops that our graphs hold (the Adds its backward pass
 //     chains, the constant that seeds the gradient) are recognised by their
 //     Go types, which gorgonia does not export (reflection, below).
@@ -33,16 +33,11 @@ func NewSaltedGraph(dt tensor.Dtype, salt uint32) *Graph {
 	return g
 }
 
-// Build builds a graph of dtype dt with build (which compiles it), again on
-// a graph with another salt, up to 8 times, while compiling reports
-// ErrHashCollision: gorgonia's 32-bit node hashes are the engine's concern,
-// not the model's.
-func Build[T any](dt tensor.Dtype, build func(g *Graph) (T, error)) (T, error) {
-	return BuildIn(nil, dt, build)
-}
-
-// BuildIn is Build with the graph compiled into arena a (Machine), shared
-// with the other graphs compiled into it; nil gives the graph its own.
+// BuildIn builds a graph of dtype dt with build (which compiles it into
+// arena a, shared with the other graphs compiled into it; nil gives the
+// graph its own), again on a graph with another salt, up to 8 times, while
+// compiling reports ErrHashCollision: gorgonia's 32-bit node hashes are the
+// engine's concern, not the model's.
 func BuildIn[T any](a *Arena, dt tensor.Dtype, build func(g *Graph) (T, error)) (T, error) {
 	var v T
 	var err error
@@ -80,12 +75,15 @@ func (g *Graph) checkHashes() error {
 }
 
 // salted is implemented by our ops (through base): the graph sets its salt
-// and its run state.
+// and its run state, and base learns the op's shape rule.
 type salted interface {
-	setGraph(uint32, *runState)
+	setGraph(uint32, *runState, G.Op)
 }
 
-func (o *base) setGraph(s uint32, r *runState) { o.salt, o.run = s, r }
+func (o *base) setGraph(s uint32, r *runState, op G.Op) {
+	o.salt, o.run = s, r
+	o.rule, _ = op.(shaper)
+}
 
 func (o *base) WriteHash(h hash.Hash) {
 	fmt.Fprintf(h, "attnzoo.%s{%s}%v->%d#%d", o.name, o.args, o.in, o.out, o.salt)

@@ -100,16 +100,24 @@ func (g *Graph) unique(name string) bool {
 	return true
 }
 
-// Input adds a named input node of the given shape; set its value with Set.
-func (g *Graph) Input(name string, shape ...int) *Node {
-	if g.err != nil || !g.unique(name) {
-		return nil
+// newInput checks an input's name (unique) and shape (no size ≤ 0).
+func (g *Graph) newInput(name string, shape []int) bool {
+	if !g.unique(name) {
+		return false
 	}
 	for _, d := range shape {
 		if d <= 0 {
 			g.Failf("gx: input %q: shape %v has a non-positive size", name, shape)
-			return nil
+			return false
 		}
+	}
+	return true
+}
+
+// Input adds a named input node of the given shape; set its value with Set.
+func (g *Graph) Input(name string, shape ...int) *Node {
+	if g.err != nil || !g.newInput(name, shape) {
+		return nil
 	}
 	t := tensor.New(tensor.WithShape(shape...), tensor.Of(g.dt))
 	return G.NewTensor(g.g, g.dt, len(shape), G.WithShape(shape...), G.WithName(name), G.WithValue(t))
@@ -125,14 +133,8 @@ func (g *Graph) SharedInput(name string, shape ...int) *Node {
 	if a == nil || g.err != nil {
 		return g.Input(name, shape...)
 	}
-	if !g.unique(name) {
+	if !g.newInput(name, shape) {
 		return nil
-	}
-	for _, d := range shape {
-		if d <= 0 {
-			g.Failf("gx: input %q: shape %v has a non-positive size", name, shape)
-			return nil
-		}
 	}
 	key := fmt.Sprint(name, shape, g.dt)
 	t := a.inputs[key]
@@ -287,17 +289,11 @@ func (g *Graph) Watch(n *Node) *Node {
 
 // Value returns the value of a watched node after a run, as float64s.
 func (g *Graph) Value(n *Node) ([]float64, error) {
-	v, ok := g.reads[n]
-	if !ok {
-		return nil, fmt.Errorf("gx: node %s was not watched", n.Name())
-	}
-	if *v == nil {
-		return nil, fmt.Errorf("gx: node %s has no value yet: run the graph first", n.Name())
-	}
-	if err := resolve(v); err != nil {
+	v, err := g.View(n)
+	if err != nil {
 		return nil, err
 	}
-	return Float64s(*v)
+	return v.Float64s(), nil
 }
 
 // Vec is a tensor's data in its own dtype: one of F32 and F64 is set.
@@ -369,21 +365,11 @@ func vecOf(v G.Value) (Vec, error) {
 
 // Float64s returns a value's data as a fresh []float64.
 func Float64s(v G.Value) ([]float64, error) {
-	switch d := v.Data().(type) {
-	case []float64:
-		return append([]float64(nil), d...), nil
-	case []float32:
-		out := make([]float64, len(d))
-		for i, x := range d {
-			out[i] = float64(x)
-		}
-		return out, nil
-	case float64:
-		return []float64{d}, nil
-	case float32:
-		return []float64{float64(d)}, nil
+	vec, err := vecOf(v)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("gx: unsupported value %T", v.Data())
+	return vec.Float64s(), nil
 }
 
 // Grad adds the gradient of the scalar cost with respect to each of wrt and

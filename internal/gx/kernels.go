@@ -10,9 +10,5 @@ import "github.com/attnzoo/attnzoo/internal/gx/kern"
 // its large products and elementwise kernels split into.
 func SetThreads(n int) { kern.SetThreads(n) }
 
-// Parallel runs f over [0, n) in ranges side by side where there are
-// threads to spare and n·per values of work (kern.Parallel).
-func Parallel(n, per int, f func(lo, hi int)) { kern.Parallel(n, per, f) }
-
 // Threads is SetThreads's setting.
 func Threads() int { return kern.Threads() }

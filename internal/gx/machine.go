@@ -129,10 +129,7 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 	sumDeltasFromOperands(m, be)
 	for k := range m.steps {
 		s := &m.steps[k]
-		in := make([]tensor.Shape, len(s.args))
-		for j, a := range s.args {
-			in[j] = r.shapes[a]
-		}
+		in := r.argShapes(s)
 		r.argb[k] = make([]backend.Buf, len(s.args))
 		switch op := s.op.(type) {
 		case forwarder:
@@ -180,12 +177,8 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 		case r.fuse.none[k]:
 			r.fns[k] = func(backend.Buf, []backend.Buf) error { return nil }
 		case r.fuse.acc[k]:
-			in := make([]tensor.Shape, len(s.args))
-			for j, a := range s.args {
-				in[j] = r.shapes[a]
-			}
 			op := s.op.(adder)
-			r.fns[k] = r.onBuffers(be, in, r.shapes[s.out], func(c *call) error { return op.accumulate(c, c.out) })
+			r.fns[k] = r.onBuffers(be, r.argShapes(s), r.shapes[s.out], func(c *call) error { return op.accumulate(c, c.out) })
 		}
 	}
 	if err := r.plan(m, m.nodes); err != nil {
@@ -222,6 +215,15 @@ func (r *devRun) onBuffers(be backend.Backend, in []tensor.Shape, out tensor.Sha
 		copy(c.in, args)
 		return f(c)
 	}
+}
+
+// argShapes is the shapes of step s's operands.
+func (r *devRun) argShapes(s *step) []tensor.Shape {
+	in := make([]tensor.Shape, len(s.args))
+	for j, a := range s.args {
+		in[j] = r.shapes[a]
+	}
+	return in
 }
 
 // opName names an op for HostOps: ours by name, gorgonia's by its String.
@@ -405,9 +407,6 @@ func (m *Machine) Buffer(n *Node) (backend.Buf, error) {
 	return m.dev.bufs[i], nil
 }
 
-// isInput reports whether node i is an input (not computed by a step).
-func (r *devRun) isInput(i int) bool { return r.inputs[i] }
-
 // toDevice makes node i's buffer hold this run's value.
 func (r *devRun) toDevice(i int) error {
 	if r.devAt[i] == r.gen {
@@ -432,15 +431,14 @@ func (r *devRun) toDevice(i int) error {
 		r.devAt[i] = r.gen
 		return nil
 	}
-	if r.isInput(i) {
-		err = r.be.WriteAsync(r.bufs[i], src)
-	} else {
-		err = r.be.Write(r.bufs[i], src)
+	write := r.be.Write
+	if r.inputs[i] { // an input: the host need not wait for it
+		write = r.be.WriteAsync
 	}
-	if err != nil {
+	if err := write(r.bufs[i], src); err != nil {
 		return err
 	}
-	if r.isInput(i) {
+	if r.inputs[i] {
 		r.sent[i] = append(last[:0], src...)
 	}
 	r.devAt[i] = r.gen
@@ -455,32 +453,24 @@ func (r *devRun) toHost(i int) (G.Value, error) {
 	if r.devAt[i] != r.gen {
 		return nil, fmt.Errorf("node %d has no value in this run", i)
 	}
-	if r.arena != nil { // a tensor over the buffer
-		if r.own[i] == nil {
-			r.own[i] = hostValue(r.bufs[i], r.shapes[i])
-		}
-		r.host[i], r.hostAt[i] = r.own[i], r.gen
-		return r.own[i], nil
-	}
 	if r.own[i] == nil {
-		if len(r.shapes[i]) == 0 {
-			r.own[i] = new(G.F32)
-		} else {
-			r.own[i] = tensor.New(tensor.WithShape(r.shapes[i]...), tensor.Of(Float32))
+		b := r.bufs[i] // on the host: a tensor over the buffer
+		if r.arena == nil {
+			b = backend.Buf{F32: make([]float32, size(r.shapes[i]))}
+		}
+		r.own[i] = hostValue(b, r.shapes[i])
+	}
+	if r.arena == nil { // read into our own value
+		dst, err := r.hostBuf(r.own[i], i)
+		if err == nil {
+			err = r.be.Read(dst.F32, r.bufs[i])
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
-	t := r.own[i]
-	var dst []float32
-	if f, ok := t.(*G.F32); ok {
-		dst = unsafe.Slice((*float32)(f), 1)
-	} else {
-		dst = t.(*tensor.Dense).Float32s()
-	}
-	if err := r.be.Read(dst, r.bufs[i]); err != nil {
-		return nil, err
-	}
-	r.host[i], r.hostAt[i] = t, r.gen
-	return t, nil
+	r.host[i], r.hostAt[i] = r.own[i], r.gen
+	return r.own[i], nil
 }
 
 // floats is a host value as n float32s (a float64 value is converted).

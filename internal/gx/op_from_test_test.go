@@ -24,9 +24,6 @@ func (g *Graph) square(x *Node) *Node {
 	return g.apply(&squareOp{base{name: "TestSquare", in: []int{x.Dims()}, out: x.Dims()}}, x)
 }
 
-func (op *squareOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	return sameShape(op.name, in)
-}
 func (op *squareOp) forward(c *call) error { return c.be.Mul(c.out, c.in[0], c.in[0], c.n(0)) }
 func (op *squareOp) DiffWRT(int) []bool    { return []bool{true} }
 

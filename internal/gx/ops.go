@@ -2,6 +2,7 @@ package gx
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
@@ -23,6 +24,7 @@ type base struct {
 
 	salt uint32    // the graph's (Graph.salt), written into the hash
 	run  *runState // the graph's, shared by its ops
+	rule shaper    // the op's shape rule, if it has one (InferShape)
 
 	stacked map[int]*weightGroup // inputs whose gradient terms a group sums stacked (stacked.go)
 }
@@ -47,6 +49,38 @@ func (o *base) CallsExtern() bool    { return false }
 func (o *base) OverwritesInput() int { return -1 }
 func (o *base) String() string       { return o.name + "{" + o.args + "}" }
 
+// shaper is an op's shape rule: its output's shape from its inputs'
+// (base.InferShape). An op without one (Tanh, Sub, …) has the shape of its
+// inputs, which must agree.
+type shaper interface {
+	outShape(s []tensor.Shape) (tensor.Shape, error)
+}
+
+// InferShape is gorgonia's: the op's shape rule on its inputs' shapes.
+func (o *base) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
+	s, err := shapes(in)
+	if err != nil {
+		return nil, err
+	}
+	if o.rule != nil {
+		return o.rule.outShape(s)
+	}
+	if err := sameShape(o.name, s); err != nil {
+		return nil, err
+	}
+	return s[0].Clone(), nil
+}
+
+// sameShape checks that the inputs' shapes agree.
+func sameShape(name string, s []tensor.Shape) error {
+	for _, x := range s[1:] {
+		if !x.Eq(s[0]) {
+			return fmt.Errorf("gx: %s: shapes differ: %v", name, s)
+		}
+	}
+	return nil
+}
+
 // shapes returns the shapes of the inputs at graph-building time.
 func shapes(in []G.DimSizer) ([]tensor.Shape, error) {
 	out := make([]tensor.Shape, len(in))
@@ -66,7 +100,7 @@ func (g *Graph) apply(op G.Op, nodes ...*Node) *Node {
 		return nil
 	}
 	if s, ok := op.(salted); ok {
-		s.setGraph(g.salt, g.run)
+		s.setGraph(g.salt, g.run, op)
 	}
 	n, err := G.ApplyOp(op, nodes...)
 	if err != nil {
@@ -79,38 +113,37 @@ func (g *Graph) apply(op G.Op, nodes ...*Node) *Node {
 // applyOp applies a gradient op, with the salt of the op it differentiates.
 func (o *base) applyOp(op G.Op, nodes ...*Node) (*Node, error) {
 	if s, ok := op.(salted); ok {
-		s.setGraph(o.salt, o.run)
+		s.setGraph(o.salt, o.run, op)
 	}
 	return G.ApplyOp(op, nodes...)
 }
 
-// diffAll is the DiffWRT of an op differentiable in each of its n inputs.
-func diffAll(n int) []bool {
-	d := make([]bool, n)
-	for i := range d {
-		d[i] = true
+// grad is applyOp for a gradient of several ops, built as a Graph is: the
+// first error is kept in *err, and nothing is applied after it, so the
+// gradient checks once, at its end.
+func (o *base) grad(err *error, op G.Op, nodes ...*Node) *Node {
+	if *err != nil {
+		return nil
 	}
-	return d
+	var n *Node
+	n, *err = o.applyOp(op, nodes...)
+	return n
 }
 
-// shapeOf is the InferShape of an op whose output has input i's shape.
-func shapeOf(in []G.DimSizer, i int) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
+// gradTerm is grad for the term of input i (term, stacked.go): op on
+// nodes, unless a group sums it stacked.
+func (o *base) gradTerm(err *error, i int, out, g *Node, op G.Op, nodes ...*Node) *Node {
+	if *err != nil {
+		return nil
 	}
-	return s[i].Clone(), nil
+	var n *Node
+	n, *err = o.term(i, out, g, func() (*Node, error) { return o.applyOp(op, nodes...) })
+	return n
 }
 
-// lastOf is the InferShape of an op whose output is a vector of input 0's
-// last dimension.
-func lastOf(in []G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
-	return tensor.Shape{last(s[0])}, nil
-}
+// DiffWRT is gorgonia's: an op with a gradient (SymDiff) is
+// differentiable in each of its n inputs unless it says otherwise.
+func (o *base) DiffWRT(n int) []bool { return slices.Repeat([]bool{true}, n) }
 
 // lead is the product of all but the last dimension.
 func lead(s tensor.Shape) int {

@@ -48,11 +48,7 @@ func (g *Graph) Additive(P, u, c, v *Node) *Node {
 	return g.apply(&additiveOutOp{base{name: "AdditiveOut", in: []int{3, 1, 3, 2, 1}, out: 2}}, T, v, P, u, c)
 }
 
-func (op *additiveOutOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *additiveOutOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if !s[0].Eq(s[2]) || len(s[1]) != 1 || s[1][0] != last(s[0]) {
 		return nil, shapeErr("Additive", "T and P [B,S,A], v [A], u [B,A], c [A]", s)
 	}
@@ -77,23 +73,15 @@ func (op *additiveOutOp) weightTerm(i int, _ []tensor.Shape, _ tensor.Shape) (te
 
 func (op *additiveOutOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	T, v := in[0], in[1]
-	delta, err := op.applyOp(&additiveDeltaOp{base{name: "AdditiveDelta", in: []int{3, 1, 2}, out: 3}}, T, v, grad)
-	if err != nil {
-		return nil, err
-	}
-	du, err := op.applyOp(&sumLeadOp{base{name: "SumMid", args: "2", in: []int{3}, out: 2}, 2}, delta)
-	if err != nil {
-		return nil, err
-	}
-	dc, err := op.term(4, out, du, func() (*Node, error) { return op.applyOp(newSumRows(2), du) })
-	if err != nil {
-		return nil, err
-	}
-	dv, err := op.applyOp(&projLastVOp{base{name: "ProjLastV", in: []int{3, 2}, out: 1}}, T, grad)
+	var err error
+	delta := op.grad(&err, &additiveDeltaOp{base{name: "AdditiveDelta", in: []int{3, 1, 2}, out: 3}}, T, v, grad)
+	du := op.grad(&err, &sumLeadOp{base{name: "SumMid", args: "2", in: []int{3}, out: 2}, 2}, delta)
+	dc := op.gradTerm(&err, 4, out, du, newSumRows(2), du)
+	dv := op.grad(&err, &projLastVOp{base{name: "ProjLastV", in: []int{3, 2}, out: 1}}, T, grad)
 	return G.Nodes{nil, dv, delta, du, dc}, err
 }
 
-func (op *additiveDeltaOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return shapeOf(in, 0) }
+func (op *additiveDeltaOp) outShape(s []tensor.Shape) (tensor.Shape, error) { return s[0].Clone(), nil }
 
 // forward: δ[n,a] = g[n] v[a] (1 − T[n,a]²).
 func (op *additiveDeltaOp) forward(c *call) error { return op.delta(c, c.out, false) }
@@ -106,11 +94,7 @@ func (op *additiveDeltaOp) delta(c *call, dst backend.Buf, acc bool) error {
 	return c.be.AdditiveDelta(dst, c.in[0], c.in[1], c.in[2], lead(c.sh[0]), last(c.sh[0]), acc)
 }
 
-func (op *addTanhOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *addTanhOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) != 3 || len(s[1]) != 2 || s[0][0] != s[1][0] || s[0][2] != s[1][1] || s[2].TotalSize() != s[0][2] {
 		return nil, shapeErr("Additive", "P [B,S,A], u [B,A], c [A], v [A]", s)
 	}
@@ -124,7 +108,9 @@ func (op *addTanhOp) forward(c *call) error {
 }
 
 // projLastVOp: X [N..., A], g [N...] → Xᵀ g [A].
-func (op *projLastVOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return lastOf(in) }
+func (op *projLastVOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
+	return tensor.Shape{last(s[0])}, nil
+}
 
 // forward: out[a] = Σ_n X[n,a]·g[n], Xᵀg for X [N,A].
 func (op *projLastVOp) forward(c *call) error { return op.product(c, c.out, false) }
@@ -162,11 +148,7 @@ func (op *additiveDeltaSumOp) forward(c *call) error {
 
 // sumLeadOp sums a [B,S,A] tensor over its middle axis (keep=2: → [B,A]) or
 // over both leading axes (keep=1: → [A]). Used only in gradients.
-func (op *sumLeadOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *sumLeadOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if op.keep == 2 {
 		return tensor.Shape{s[0][0], s[0][2]}, nil
 	}

@@ -20,11 +20,7 @@ func (g *Graph) AddBias(x, b *Node) *Node {
 	return g.apply(&addBiasOp{base{name: "AddBias", in: []int{x.Dims(), 1}, out: x.Dims()}}, x, b)
 }
 
-func (op *addBiasOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *addBiasOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[1]) != 1 || last(s[0]) != s[1][0] {
 		return nil, shapeErr("AddBias", "x [..., H] and b [H]", s)
 	}
@@ -50,7 +46,9 @@ func (op *addBiasOp) weightTerm(i int, in []tensor.Shape, _ tensor.Shape) (termK
 
 func newSumRows(nd int) *sumRowsOp { return &sumRowsOp{base{name: "SumRows", in: []int{nd}, out: 1}} }
 
-func (op *sumRowsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return lastOf(in) }
+func (op *sumRowsOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
+	return tensor.Shape{last(s[0])}, nil
+}
 
 // forward: out = Σ_r g[r,:].
 func (op *sumRowsOp) forward(c *call) error { return op.sum(c, c.out, false) }

@@ -78,11 +78,7 @@ func (g *Graph) WSum(w, X *Node, c float64) *Node { return g.apply(newWSum(c), w
 // Outer returns c·w ⊗ y per batch row: w [B,S], y [B,D] → [B,S,D].
 func (g *Graph) Outer(w, y *Node, c float64) *Node { return g.apply(newOuter(c), w, y) }
 
-func (op *bmvOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *bmvOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) != 3 || len(s[1]) != 2 || s[0][0] != s[1][0] || s[0][2] != s[1][1] || s[0][2]%op.h != 0 {
 		return nil, shapeErr("BMV", fmt.Sprintf("X [B,S,D] and y [B,D], D a multiple of %d heads", op.h), s)
 	}
@@ -95,22 +91,14 @@ func (op *bmvOp) forward(c *call) error {
 	return c.be.Bmv(c.out, c.in[0], c.in[1], B, S, D, op.h, op.c)
 }
 
-func (op *bmvOp) DiffWRT(int) []bool { return []bool{true, true} }
-
 func (op *bmvOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
-	dX, err := op.applyOp(newOuterHeads(op.c, op.h), grad, in[1])
-	if err != nil {
-		return nil, err
-	}
-	dy, err := op.applyOp(newWSumHeads(op.c, op.h), grad, in[0])
+	var err error
+	dX := op.grad(&err, newOuterHeads(op.c, op.h), grad, in[1])
+	dy := op.grad(&err, newWSumHeads(op.c, op.h), grad, in[0])
 	return G.Nodes{dX, dy}, err
 }
 
-func (op *wsumOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *wsumOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) != 2 || len(s[1]) != 3 || s[0][0] != s[1][0]*op.h || s[0][1] != s[1][1] || s[1][2]%op.h != 0 {
 		return nil, shapeErr("WSum", fmt.Sprintf("w [B·h,S] and X [B,S,D] for h = %d heads", op.h), s)
 	}
@@ -123,22 +111,14 @@ func (op *wsumOp) forward(c *call) error {
 	return c.be.WSum(c.out, c.in[0], c.in[1], B, S, D, op.h, op.c)
 }
 
-func (op *wsumOp) DiffWRT(int) []bool { return []bool{true, true} }
-
 func (op *wsumOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
-	dw, err := op.applyOp(newBMVHeads(op.c, op.h), in[1], grad)
-	if err != nil {
-		return nil, err
-	}
-	dX, err := op.applyOp(newOuterHeads(op.c, op.h), in[0], grad)
+	var err error
+	dw := op.grad(&err, newBMVHeads(op.c, op.h), in[1], grad)
+	dX := op.grad(&err, newOuterHeads(op.c, op.h), in[0], grad)
 	return G.Nodes{dw, dX}, err
 }
 
-func (op *outerOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *outerOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) != 2 || len(s[1]) != 2 || s[0][0] != s[1][0]*op.h || s[1][1]%op.h != 0 {
 		return nil, shapeErr("Outer", fmt.Sprintf("w [B·h,S] and y [B,D] for h = %d heads", op.h), s)
 	}
@@ -161,14 +141,10 @@ func (op *outerOp) product(c *call, dst backend.Buf, acc bool) error {
 // source 20: 10 MB at each of 21 steps, written, then read by the Add).
 func (op *outerOp) accumulate(c *call, dst backend.Buf) error { return op.product(c, dst, true) }
 
-func (op *outerOp) DiffWRT(int) []bool { return []bool{true, true} }
-
 func (op *outerOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
-	dw, err := op.applyOp(newBMVHeads(op.c, op.h), grad, in[1])
-	if err != nil {
-		return nil, err
-	}
-	dy, err := op.applyOp(newWSumHeads(op.c, op.h), in[0], grad)
+	var err error
+	dw := op.grad(&err, newBMVHeads(op.c, op.h), grad, in[1])
+	dy := op.grad(&err, newWSumHeads(op.c, op.h), in[0], grad)
 	return G.Nodes{dw, dy}, err
 }
 

@@ -67,11 +67,7 @@ func (g *Graph) Im2Col(X *Node, geo ConvGeom) *Node {
 // ReLU is the elementwise max(x, 0).
 func (g *Graph) ReLU(x *Node) *Node { return g.mapped(mapReLU, x) }
 
-func (op *im2colOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *im2colOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) != 3 || s[0][1] != op.geo.H*op.geo.W {
 		return nil, fmt.Errorf("gx: Im2Col %v: want X [B, %d·%d, C], got shape %v", op.geo, op.geo.H, op.geo.W, s[0])
 	}
@@ -83,18 +79,12 @@ func (op *im2colOp) forward(c *call) error {
 	return c.be.Im2Col(c.out, c.in[0], op.geo, c.sh[0][0], c.sh[0][2])
 }
 
-func (op *im2colOp) DiffWRT(int) []bool { return []bool{true} }
-
 func (op *im2colOp) SymDiff(_ G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	n, err := op.applyOp(&col2imOp{base{name: "Col2Im", args: op.geo.String(), in: []int{3}, out: 3}, op.geo}, grad)
 	return G.Nodes{n}, err
 }
 
-func (op *col2imOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *col2imOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	KK := op.geo.K * op.geo.K
 	ho, wo := op.geo.Out()
 	if len(s[0]) != 3 || s[0][1] != ho*wo || s[0][2]%KK != 0 {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 )
 
 // Dropout is inverted dropout as an op of the graph:
@@ -45,10 +44,6 @@ func newDropout(nd int, p float64, k int) *dropoutOp {
 // next runs.
 func (g *Graph) SetSeed(seed uint64) { g.run.seed = seed }
 
-func (op *dropoutOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	return sameShape(op.name, in)
-}
-
 // forward: the mask into the output, then the output times x.
 func (op *dropoutOp) forward(c *call) error {
 	n := c.n(0)
@@ -59,8 +54,6 @@ func (op *dropoutOp) forward(c *call) error {
 	}
 	return c.be.Mul(c.out, c.out, c.in[0], n)
 }
-
-func (op *dropoutOp) DiffWRT(int) []bool { return []bool{true} }
 
 func (op *dropoutOp) SymDiff(_ G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	n, err := op.applyOp(newDropout(grad.Dims(), op.p, op.k), grad)

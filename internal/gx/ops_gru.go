@@ -3,6 +3,7 @@ package gx
 import (
 	"fmt"
 	"github.com/attnzoo/attnzoo/internal/backend"
+	"slices"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -58,11 +59,7 @@ func (g *Graph) GRUGates(xs []*Node, hh, b, bhn *Node) *Node {
 		}
 		return nil
 	}
-	in := make([]int, len(nodes))
-	for i := range xs {
-		in[i] = 2
-	}
-	in[len(xs)], in[len(xs)+1], in[len(xs)+2] = 2, 1, 1
+	in := append(slices.Repeat([]int{2}, len(xs)+1), 1, 1) // x_j and hh 2-D, b and b_hn 1-D
 	return g.apply(&gruGatesOp{base{name: "GRUGates", args: fmt.Sprint(len(xs)), in: in, out: 2}, len(xs)}, nodes...)
 }
 
@@ -72,11 +69,7 @@ func (g *Graph) GRUBlend(gates, h *Node) *Node {
 	return g.apply(&gruBlendOp{base{name: "GRUBlend", in: []int{2, 2}, out: 2}}, gates, h)
 }
 
-func (op *gruGatesOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *gruGatesOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	k := op.k
 	want := "x_1..x_k [B,3H], hh [B,3H], b [3H], b_hn [H]"
 	if len(s) != k+3 || len(s[k]) != 2 || s[k][1]%3 != 0 {
@@ -117,23 +110,15 @@ func (op *gruGatesOp) workspace(in []tensor.Shape) []int {
 	return []int{in[op.k][0] * in[op.k][1]}
 }
 
-func (op *gruGatesOp) DiffWRT(n int) []bool { return op.diffWRT(diffAll(n)) }
+func (op *gruGatesOp) DiffWRT(n int) []bool { return op.diffWRT(op.base.DiffWRT(n)) }
 
 func (op *gruGatesOp) SymDiff(_ G.Nodes, out, grad *G.Node) (G.Nodes, error) {
-	dx, err := op.applyOp(&gruGatesDXOp{base{name: "GRUGatesDX", in: []int{2, 2}, out: 2}}, out, grad)
-	if err != nil {
-		return nil, err
-	}
-	dh, err := op.applyOp(&gruGatesDHOp{base{name: "GRUGatesDH", in: []int{2, 2}, out: 2}}, out, grad)
-	if err != nil {
-		return nil, err
-	}
-	db, err := op.term(op.k+1, out, dx, func() (*Node, error) { return op.applyOp(newSumRows(2), dx) })
-	if err != nil {
-		return nil, err
-	}
+	var err error
+	dx := op.grad(&err, &gruGatesDXOp{base{name: "GRUGatesDX", in: []int{2, 2}, out: 2}}, out, grad)
+	dh := op.grad(&err, &gruGatesDHOp{base{name: "GRUGatesDH", in: []int{2, 2}, out: 2}}, out, grad)
+	db := op.gradTerm(&err, op.k+1, out, dx, newSumRows(2), dx)
 	H := out.Shape()[1] / 4
-	dbhn, err := op.term(op.k+2, out, dh, func() (*Node, error) { return op.applyOp(newSumCols(2*H, 3*H), dh) })
+	dbhn := op.gradTerm(&err, op.k+2, out, dh, newSumCols(2*H, 3*H), dh)
 	if err != nil {
 		return nil, err
 	}
@@ -162,24 +147,17 @@ func newSumCols(lo, hi int) *sumColsOp {
 	return &sumColsOp{base{name: "SumCols", args: fmt.Sprint(lo, ":", hi), in: []int{2}, out: 1}, lo, hi}
 }
 
-func sameAsFirst(name string, in []G.DimSizer, cols func(int) int) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+// threeH is the shape [B,3H] of a gradient of gates [B,4H] (s[0]).
+func threeH(name string, s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) != 2 || s[0][1]%4 != 0 {
 		return nil, shapeErr(name, "gates [B,4H]", s)
 	}
-	return tensor.Shape{s[0][0], cols(s[0][1] / 4)}, nil
+	return tensor.Shape{s[0][0], 3 * s[0][1] / 4}, nil
 }
 
-func (op *gruGatesDXOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	return sameAsFirst("GRUGatesDX", in, func(H int) int { return 3 * H })
-}
+func (op *gruGatesDXOp) outShape(s []tensor.Shape) (tensor.Shape, error) { return threeH(op.name, s) }
 
-func (op *gruGatesDHOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	return sameAsFirst("GRUGatesDH", in, func(H int) int { return 3 * H })
-}
+func (op *gruGatesDHOp) outShape(s []tensor.Shape) (tensor.Shape, error) { return threeH(op.name, s) }
 
 // forward: [δr | δz | δn] from the gates and their gradient.
 func (op *gruGatesDXOp) forward(c *call) error {
@@ -191,11 +169,7 @@ func (op *gruGatesDHOp) forward(c *call) error {
 	return c.be.GRUGatesBack(c.out, c.in[0], c.in[1], c.sh[0][0], c.sh[0][1]/4, true)
 }
 
-func (op *sumColsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *sumColsOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) != 2 || op.lo < 0 || op.hi > s[0][1] || op.lo >= op.hi {
 		return nil, fmt.Errorf("gx: SumCols %d:%d of %v", op.lo, op.hi, s[0])
 	}
@@ -213,11 +187,7 @@ func (op *sumColsOp) sum(c *call, dst backend.Buf, acc bool) error {
 	return c.be.ColSums(dst, 0, c.in[0], op.lo, c.sh[0][1], c.sh[0][0], op.hi-op.lo, acc)
 }
 
-func (op *gruBlendOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *gruBlendOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) != 2 || len(s[1]) != 2 || s[0][0] != s[1][0] || s[0][1] != 4*s[1][1] {
 		return nil, shapeErr("GRUBlend", "gates [B,4H] and h [B,H]", s)
 	}
@@ -229,25 +199,21 @@ func (op *gruBlendOp) forward(c *call) error {
 	return c.be.GRUBlend(c.out, c.in[0], c.in[1], c.sh[1][0], c.sh[1][1])
 }
 
-func (op *gruBlendOp) DiffWRT(int) []bool { return []bool{true, true} }
-
 func (op *gruBlendOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
-	dg, err := op.applyOp(&gruBlendDGOp{base{name: "GRUBlendDG", in: []int{2, 2, 2}, out: 2}}, in[0], in[1], grad)
-	if err != nil {
-		return nil, err
-	}
-	dh, err := op.applyOp(&gruBlendDHOp{base{name: "GRUBlendDH", in: []int{2, 2}, out: 2}}, in[0], grad)
+	var err error
+	dg := op.grad(&err, &gruBlendDGOp{base{name: "GRUBlendDG", in: []int{2, 2, 2}, out: 2}}, in[0], in[1], grad)
+	dh := op.grad(&err, &gruBlendDHOp{base{name: "GRUBlendDH", in: []int{2, 2}, out: 2}}, in[0], grad)
 	return G.Nodes{dg, dh}, err
 }
 
-func (op *gruBlendDGOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return shapeOf(in, 0) }
+func (op *gruBlendDGOp) outShape(s []tensor.Shape) (tensor.Shape, error) { return s[0].Clone(), nil }
 
 // forward: ∂gates = [0 | g ⊙ (h − n) | g ⊙ (1 − z) | 0].
 func (op *gruBlendDGOp) forward(c *call) error {
 	return c.be.GRUBlendDG(c.out, c.in[0], c.in[1], c.in[2], c.sh[1][0], c.sh[1][1])
 }
 
-func (op *gruBlendDHOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) { return shapeOf(in, 1) }
+func (op *gruBlendDHOp) outShape(s []tensor.Shape) (tensor.Shape, error) { return s[1].Clone(), nil }
 
 // forward: ∂h = g ⊙ z.
 func (op *gruBlendDHOp) forward(c *call) error { return op.grad(c, c.out, false) }

@@ -3,6 +3,7 @@ package gx
 import (
 	"fmt"
 	"github.com/attnzoo/attnzoo/internal/backend"
+	"slices"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -78,10 +79,7 @@ func (g *Graph) GRUSequence(xs, ws []*Node, U, b, bhn, h0, keep *Node, reverse b
 	if !g.ok(nodes...) {
 		return nil
 	}
-	in := make([]int, len(nodes))
-	for i := range in {
-		in[i] = 2
-	}
+	in := slices.Repeat([]int{2}, len(nodes))
 	k := len(xs)
 	in[2*k+1], in[2*k+2] = 1, 1 // b, b_hn
 	packed := g.apply(&gruSeqOp{base: base{name: "GRUSequence", args: fmt.Sprint(k, ",", reverse), in: in, out: 3}, k: k, reverse: reverse, uInput: U.IsVar()}, nodes...)
@@ -92,11 +90,7 @@ func (g *Graph) GRUSequence(xs, ws []*Node, U, b, bhn, h0, keep *Node, reverse b
 		append([]*Node{packed}, nodes...)...)
 }
 
-func (op *gruSeqStatesOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *gruSeqStatesOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) != 3 || s[0][2]%5 != 0 {
 		return nil, shapeErr("GRUSequenceStates", "packed [B,S,5H]", s)
 	}
@@ -118,11 +112,7 @@ func (op *gruSeqStatesOp) DiffWRT(n int) []bool {
 	return d
 }
 
-func (op *gruSeqOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *gruSeqOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	k := op.k
 	want := "x_j [S·B, In_j], W_j [3H, In_j], U [3H,H], b [3H], b_hn [H], h0 [B,H], keep [B,S]"
 	if len(s) != 2*k+5 {
@@ -205,32 +195,19 @@ func (op *gruSeqStatesOp) SymDiff(all G.Nodes, _, grad *G.Node) (G.Nodes, error)
 	// back reads: the packed gates, the states' gradient, x_j, W_j, U, h0, keep
 	args := append(G.Nodes{packed, grad}, in[:2*k+1]...)
 	args = append(args, in[2*k+3], in[2*k+4])
-	dims := make([]int, len(args))
-	dims[0], dims[1] = 3, 3 // packed [B,S,5H], ∂h [B,S,H]
-	for i := 2; i < len(dims); i++ {
-		dims[i] = 2
-	}
-	back, err := op.applyOp(&gruSeqBackOp{base: base{name: "GRUSequenceBack", args: fmt.Sprint(k, ",", op.reverse), in: dims, out: 1}, k: k, reverse: op.reverse, uInput: in[2*k].IsVar()}, args...)
-	if err != nil {
-		return nil, err
-	}
+	dims := append([]int{3, 3}, slices.Repeat([]int{2}, len(args)-2)...) // packed [B,S,5H], ∂h [B,S,H], the rest 2-D
+	var err error
+	back := op.grad(&err, &gruSeqBackOp{base: base{name: "GRUSequenceBack", args: fmt.Sprint(k, ",", op.reverse), in: dims, out: 1}, k: k, reverse: op.reverse, uInput: in[2*k].IsVar()}, args...)
 	res := make(G.Nodes, len(all)) // res[0] (packed) and res[last] (keep): nil, not differentiated
 	off := 0
 	for i, sh := range gradShapes(in, k) {
-		u := &unflatOp{base{name: "Unflat", args: fmt.Sprint(off, sh), in: []int{1}, out: len(sh)}, off, sh}
-		if res[1+i], err = op.applyOp(u, back); err != nil {
-			return nil, err
-		}
+		res[1+i] = op.grad(&err, &unflatOp{base{name: "Unflat", args: fmt.Sprint(off, sh), in: []int{1}, out: len(sh)}, off, sh}, back)
 		off += sh.TotalSize()
 	}
-	return res, nil
+	return res, err
 }
 
-func (op *gruSeqBackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *gruSeqBackOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	n := 0
 	for _, x := range s[2 : 2+2*op.k+1] { // x_j, W_j, U
 		n += x.TotalSize()
@@ -303,11 +280,7 @@ func gruSeqBackWork(B, S, H int) [5]int {
 	return [5]int{S * B * 3 * H, S * B * 3 * H, S * B * H, B * H, B * H}
 }
 
-func (op *unflatOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *unflatOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) != 1 || op.off+op.shape.TotalSize() > s[0][0] {
 		return nil, fmt.Errorf("gx: Unflat %d+%v of %v", op.off, op.shape, s[0])
 	}
@@ -322,13 +295,12 @@ func (op *unflatOp) forward(c *call) error {
 
 // accumulate is dst += flat[off : off+size] (ColSums of one row, adding):
 // a gradient cut out of a fused op's flat tensor goes into the sum of its
-// node's gradients without a buffer of its own (fold.go, and
-// on the host exec.go's addFused), the bits of the copy then the Add.
+// node's gradients without a buffer of its own (fold.go), the bits of the
+// copy then the Add.
 func (op *unflatOp) accumulate(c *call, dst backend.Buf) error {
 	n := op.shape.TotalSize()
 	return c.be.ColSums(dst, 0, c.in[0], op.off, n, 1, n, true)
 }
-func (op *unflatOp) fusedOnHost() {}
 
 // viewOff: the entries start at off of the flat tensor (views.go).
 func (op *unflatOp) viewOff([]tensor.Shape) int { return op.off }

@@ -70,11 +70,7 @@ func newGroupRows(h int, c float64, repeat bool) *groupRowsOp {
 	return &groupRowsOp{base{name: name, args: fmt.Sprint(h, "/", c), in: []int{2}, out: 2}, h, c, repeat}
 }
 
-func (op *groupRowsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *groupRowsOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) != 2 {
 		return nil, shapeErr(op.name, "x [N,S]", s)
 	}
@@ -95,8 +91,6 @@ func (op *groupRowsOp) forward(c *call) error {
 	}
 	return c.be.GroupSum(c.out, c.in[0], N/op.h, S, op.h, op.c)
 }
-
-func (op *groupRowsOp) DiffWRT(int) []bool { return []bool{true} }
 
 func (op *groupRowsOp) SymDiff(_ G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	n, err := op.applyOp(newGroupRows(op.h, op.c, !op.repeat), grad)

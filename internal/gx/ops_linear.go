@@ -62,11 +62,7 @@ func (g *Graph) Linear(X, W *Node, rows int) *Node {
 	return g.apply(&linearOp{base{name: "Linear", args: fmt.Sprint(rows), in: []int{X.Dims(), 2}, out: X.Dims()}, rows, W.IsVar()}, X, W)
 }
 
-func (op *linearOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *linearOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) < 1 || len(s[1]) != 2 || last(s[0]) != s[1][1] || op.rows > s[1][0] || op.rows < 1 {
 		return nil, fmt.Errorf("gx: Linear: X %v and W %v do not fit (want X [..., D], W [R, D], 1 ≤ rows=%d ≤ R)", s[0], s[1], op.rows)
 	}
@@ -86,13 +82,9 @@ func (op *linearOp) DiffWRT(int) []bool { return op.diffWRT([]bool{true, true}) 
 
 func (op *linearOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	nd := in[0].Dims()
-	dX, err := op.applyOp(&linearTOp{base{name: "LinearT", in: []int{nd, 2}, out: nd}, in[1].IsVar()}, grad, in[1])
-	if err != nil {
-		return nil, err
-	}
-	dW, err := op.term(1, out, grad, func() (*Node, error) {
-		return op.applyOp(newLinearW(in[1].Shape()[0], nd), grad, in[0])
-	})
+	var err error
+	dX := op.grad(&err, &linearTOp{base{name: "LinearT", in: []int{nd, 2}, out: nd}, in[1].IsVar()}, grad, in[1])
+	dW := op.gradTerm(&err, 1, out, grad, newLinearW(in[1].Shape()[0], nd), grad, in[0])
 	return G.Nodes{dX, dW}, err
 }
 
@@ -106,11 +98,7 @@ func newLinearW(R, nd int) *linearWOp {
 }
 
 // linearTOp: G [N..., rows], W [R, D] → G · W[:rows]  [N..., D].
-func (op *linearTOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *linearTOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	out := s[0].Clone()
 	out[len(out)-1] = s[1][1]
 	return out, nil
@@ -129,11 +117,7 @@ func (op *linearTOp) product(c *call, dst backend.Buf, beta float64) error {
 }
 
 // linearWOp: G [N..., rows], X [N..., D] → [R, D], first rows = Gᵀ·X.
-func (op *linearWOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *linearWOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{op.R, last(s[1])}, nil
 }
 

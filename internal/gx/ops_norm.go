@@ -31,25 +31,15 @@ func (g *Graph) L2Normalize(x *Node, eps float64) *Node {
 	return g.apply(&l2NormOp{base{name: "L2Normalize", args: fmt.Sprint(eps), in: []int{nd}, out: nd}, eps}, x)
 }
 
-func (op *l2NormOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	return sameShape("L2Normalize", in)
-}
-
 func (op *l2NormOp) forward(c *call) error {
 	D := last(c.sh[0])
 	return c.be.L2Norm(c.out, c.in[0], op.eps, c.n(0)/D, D)
 }
 
-func (op *l2NormOp) DiffWRT(int) []bool { return []bool{true} }
-
 func (op *l2NormOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	nd := out.Dims()
 	dx, err := op.applyOp(&l2GradOp{base{name: "L2Grad", args: fmt.Sprint(op.eps), in: []int{nd, nd}, out: nd}, op.eps}, in[0], grad)
 	return G.Nodes{dx}, err
-}
-
-func (op *l2GradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	return sameShape("L2Grad", in)
 }
 
 func (op *l2GradOp) forward(c *call) error {
@@ -96,11 +86,7 @@ func newDotAll(nd int, vec bool) *dotAllOp {
 	return &dotAllOp{base{name: "DotAll", args: fmt.Sprint(vec), in: []int{nd, nd}, out: out}, vec}
 }
 
-func (op *scaleByOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *scaleByOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if s[1].TotalSize() != 1 {
 		return nil, fmt.Errorf("gx: ScaleBy: γ must hold one value, got shape %v", s[1])
 	}
@@ -109,19 +95,15 @@ func (op *scaleByOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 
 func (op *scaleByOp) forward(c *call) error { return c.be.ScaleBy(c.out, c.in[0], c.in[1], c.n(0)) }
 
-func (op *scaleByOp) DiffWRT(int) []bool { return []bool{true, true} }
-
 func (op *scaleByOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
-	dx, err := op.applyOp(newScaleBy(grad.Dims(), in[1].Dims()), grad, in[1])
-	if err != nil {
-		return nil, err
-	}
-	dg, err := op.applyOp(newDotAll(grad.Dims(), in[1].Dims() == 1), grad, in[0])
+	var err error
+	dx := op.grad(&err, newScaleBy(grad.Dims(), in[1].Dims()), grad, in[1])
+	dg := op.grad(&err, newDotAll(grad.Dims(), in[1].Dims() == 1), grad, in[0])
 	return G.Nodes{dx, dg}, err
 }
 
-func (op *dotAllOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	if _, err := sameShape("DotAll", in); err != nil {
+func (op *dotAllOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
+	if err := sameShape(op.name, s); err != nil {
 		return nil, err
 	}
 	if op.vec {
@@ -132,13 +114,9 @@ func (op *dotAllOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 
 func (op *dotAllOp) forward(c *call) error { return c.be.Dot(c.out, c.in[0], c.in[1], c.n(0)) }
 
-func (op *dotAllOp) DiffWRT(int) []bool { return []bool{true, true} }
-
 func (op *dotAllOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
-	da, err := op.applyOp(newScaleBy(in[1].Dims(), grad.Dims()), in[1], grad)
-	if err != nil {
-		return nil, err
-	}
-	db, err := op.applyOp(newScaleBy(in[0].Dims(), grad.Dims()), in[0], grad)
+	var err error
+	da := op.grad(&err, newScaleBy(in[1].Dims(), grad.Dims()), in[1], grad)
+	db := op.grad(&err, newScaleBy(in[0].Dims(), grad.Dims()), in[0], grad)
 	return G.Nodes{da, db}, err
 }

@@ -2,6 +2,7 @@ package gx
 
 import (
 	"fmt"
+	"slices"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -32,10 +33,7 @@ func (g *Graph) StackRows(xs ...*Node) *Node {
 		g.Failf("gx: StackRows of nothing")
 		return nil
 	}
-	in := make([]int, len(xs))
-	for i := range in {
-		in[i] = 2
-	}
+	in := slices.Repeat([]int{2}, len(xs))
 	return g.apply(&stackRowsOp{base: base{name: "StackRows", args: fmt.Sprint(len(xs)), in: in, out: 2}}, xs...)
 }
 
@@ -46,11 +44,7 @@ func newRows(lo, hi int) *rowsOp {
 	return &rowsOp{base{name: "Rows", args: fmt.Sprint(lo, ":", hi), in: []int{2}, out: 2}, lo, hi}
 }
 
-func (op *stackRowsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *stackRowsOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	for _, x := range s {
 		if len(x) != 2 || !x.Eq(s[0]) {
 			return nil, shapeErr("StackRows", "T nodes of one shape [B,H]", s)
@@ -62,30 +56,21 @@ func (op *stackRowsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 // forward: the T blocks of B·H values one after another.
 func (op *stackRowsOp) forward(c *call) error { return c.be.Stack(c.out, c.in, c.n(0)) }
 
-func (op *stackRowsOp) DiffWRT(n int) []bool { return diffAll(n) }
-
 func (op *stackRowsOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	B := in[0].Shape()[0]
 	out := make(G.Nodes, len(in))
+	var err error
 	for t := range in {
 		var r G.Op = newRows(t*B, (t+1)*B)
 		if op.views {
 			r = newUnstack(t*B, (t+1)*B)
 		}
-		n, err := op.applyOp(r, grad)
-		if err != nil {
-			return nil, err
-		}
-		out[t] = n
+		out[t] = op.grad(&err, r, grad)
 	}
-	return out, nil
+	return out, err
 }
 
-func (op *rowsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *rowsOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) != 2 || op.lo < 0 || op.hi > s[0][0] || op.lo >= op.hi {
 		return nil, fmt.Errorf("gx: Rows %d:%d of %v", op.lo, op.hi, s[0])
 	}
@@ -97,19 +82,13 @@ func (op *rowsOp) forward(c *call) error {
 	return c.be.Copy2D(c.out, 0, 0, c.in[0], op.lo*H, 0, 1, (op.hi-op.lo)*H)
 }
 
-func (op *rowsOp) DiffWRT(int) []bool { return []bool{true} }
-
 func (op *rowsOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	N := in[0].Shape()[0]
 	n, err := op.applyOp(&padRowsOp{base{name: "PadRows", args: fmt.Sprint(op.lo, "/", N), in: []int{2}, out: 2}, op.lo, N}, grad)
 	return G.Nodes{n}, err
 }
 
-func (op *padRowsOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *padRowsOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{op.n, s[0][1]}, nil
 }
 

@@ -2,6 +2,7 @@ package gx
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/attnzoo/attnzoo/internal/backend"
 	G "gorgonia.org/gorgonia"
@@ -34,11 +35,7 @@ func (g *Graph) Embed(E, ids *Node) *Node {
 	return x
 }
 
-func (op *embedOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *embedOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) != 2 || len(s[1]) != 1 {
 		return nil, shapeErr("Embed", "E [V,D] and ids [N]", s)
 	}
@@ -62,11 +59,7 @@ func (op *embedOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	return G.Nodes{dE, nil}, err
 }
 
-func (op *embedGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *embedGradOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{op.V, s[0][1]}, nil
 }
 
@@ -95,10 +88,7 @@ func (g *Graph) Stack(xs ...*Node) *Node {
 		g.Failf("gx: Stack of nothing")
 		return nil
 	}
-	in := make([]int, len(xs))
-	for i := range in {
-		in[i] = 2
-	}
+	in := slices.Repeat([]int{2}, len(xs))
 	return g.apply(&stackOp{base{name: "Stack", args: fmt.Sprint(len(xs)), in: in, out: 3}}, xs...)
 }
 
@@ -111,11 +101,7 @@ func newTakeStep(t int) *takeStepOp {
 	return &takeStepOp{base{name: "TakeStep", args: fmt.Sprint(t), in: []int{3}, out: 2}, t}
 }
 
-func (op *stackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *stackOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	for _, x := range s {
 		if !x.Eq(s[0]) || len(x) != 2 {
 			return nil, shapeErr("Stack", "S nodes of one shape [B,H]", s)
@@ -135,25 +121,16 @@ func (op *stackOp) forward(c *call) error {
 	return nil
 }
 
-func (op *stackOp) DiffWRT(n int) []bool { return diffAll(n) }
-
 func (op *stackOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	out := make(G.Nodes, len(in))
+	var err error
 	for t := range in {
-		n, err := op.applyOp(newTakeStep(t), grad)
-		if err != nil {
-			return nil, err
-		}
-		out[t] = n
+		out[t] = op.grad(&err, newTakeStep(t), grad)
 	}
-	return out, nil
+	return out, err
 }
 
-func (op *takeStepOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *takeStepOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) != 3 || op.t < 0 || op.t >= s[0][1] {
 		return nil, fmt.Errorf("gx: TakeStep %d of %v", op.t, s[0])
 	}
@@ -164,8 +141,6 @@ func (op *takeStepOp) forward(c *call) error {
 	B, S, H := c.sh[0][0], c.sh[0][1], c.sh[0][2]
 	return c.be.Copy2D(c.out, 0, H, c.in[0], op.t*H, S*H, B, H)
 }
-
-func (op *takeStepOp) DiffWRT(int) []bool { return []bool{true} }
 
 // The gradient of TakeStep scatters into a zero [B,S,H]: Stack of zeros
 // would need constant nodes, so a dedicated op does it.
@@ -180,11 +155,7 @@ type putStepOp struct {
 	t, S int
 }
 
-func (op *putStepOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *putStepOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{s[0][0], op.S, s[0][1]}, nil
 }
 
@@ -222,11 +193,7 @@ func newSliceLast(nd, lo, hi int) *sliceLastOp {
 	return &sliceLastOp{base{name: "SliceLast", args: fmt.Sprint(lo, ":", hi), in: []int{nd}, out: nd}, lo, hi}
 }
 
-func (op *concatLastOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *concatLastOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) != len(s[1]) || !s[0][:len(s[0])-1].Eq(s[1][:len(s[1])-1]) {
 		return nil, shapeErr("ConcatLast", "a [..,H1] and b [..,H2] with equal leading dims", s)
 	}
@@ -244,23 +211,15 @@ func (op *concatLastOp) forward(c *call) error {
 	return c.be.Copy2D(c.out, H1, H1+H2, c.in[1], 0, H2, N, H2)
 }
 
-func (op *concatLastOp) DiffWRT(int) []bool { return []bool{true, true} }
-
 func (op *concatLastOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	H1, H2 := last(in[0].Shape()), last(in[1].Shape())
-	da, err := op.applyOp(newSliceLast(grad.Dims(), 0, H1), grad)
-	if err != nil {
-		return nil, err
-	}
-	db, err := op.applyOp(newSliceLast(grad.Dims(), H1, H1+H2), grad)
+	var err error
+	da := op.grad(&err, newSliceLast(grad.Dims(), 0, H1), grad)
+	db := op.grad(&err, newSliceLast(grad.Dims(), H1, H1+H2), grad)
 	return G.Nodes{da, db}, err
 }
 
-func (op *sliceLastOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *sliceLastOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if op.lo < 0 || op.hi > last(s[0]) || op.lo >= op.hi {
 		return nil, fmt.Errorf("gx: SliceLast %d:%d of %v", op.lo, op.hi, s[0])
 	}
@@ -269,21 +228,10 @@ func (op *sliceLastOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 	return out, nil
 }
 
-// sliceLast copies columns [lo, hi) of every row of x [..,H] (the host's
-// GRUSequenceStates until its family moves onto the backend).
-func sliceLast[T float](x, out []T, H, lo, hi int) {
-	W := hi - lo
-	for r := 0; r < len(x)/H; r++ {
-		copy(out[r*W:(r+1)*W], x[r*H+lo:r*H+hi])
-	}
-}
-
 func (op *sliceLastOp) forward(c *call) error {
 	H, W := last(c.sh[0]), op.hi-op.lo
 	return c.be.Copy2D(c.out, 0, W, c.in[0], op.lo, H, c.n(0)/H, W)
 }
-
-func (op *sliceLastOp) DiffWRT(int) []bool { return []bool{true} }
 
 func (op *sliceLastOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	H := last(in[0].Shape())
@@ -297,11 +245,7 @@ type padLastOp struct {
 	lo, H int
 }
 
-func (op *padLastOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *padLastOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	out := s[0].Clone()
 	out[len(out)-1] = op.H
 	return out, nil

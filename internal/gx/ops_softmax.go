@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 )
 
 // MaskedSoftmax normalises scores s [N..., S] along the last axis over the
@@ -28,23 +27,6 @@ func (g *Graph) MaskedSoftmax(s, mask *Node) *Node {
 	return g.apply(&maskedSoftmaxOp{base{name: "MaskedSoftmax", in: []int{nd, nd}, out: nd}}, s, mask)
 }
 
-func sameShape(name string, in []G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
-	for _, x := range s[1:] {
-		if !x.Eq(s[0]) {
-			return nil, fmt.Errorf("gx: %s: shapes differ: %v", name, s)
-		}
-	}
-	return s[0].Clone(), nil
-}
-
-func (op *maskedSoftmaxOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	return sameShape("MaskedSoftmax", in)
-}
-
 // forward: the masked softmax of each row of the last dimension.
 func (op *maskedSoftmaxOp) forward(c *call) error {
 	return c.be.MaskedSoftmax(c.out, c.in[0], c.in[1], lead(c.sh[0]), last(c.sh[0]))
@@ -56,10 +38,6 @@ func (op *maskedSoftmaxOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, erro
 	nd := out.Dims()
 	ds, err := op.applyOp(&softmaxGradOp{base{name: "SoftmaxGrad", in: []int{nd, nd}, out: nd}}, out, grad)
 	return G.Nodes{ds, nil}, err
-}
-
-func (op *softmaxGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	return sameShape("SoftmaxGrad", in)
 }
 
 // forward: ∂s_i = w_i (g_i − Σ_j w_j g_j) per row.
@@ -85,10 +63,6 @@ func (g *Graph) MaskFill(s, mask *Node, fill float64) *Node {
 
 func newMaskFill(nd int, fill float64) *maskFillOp {
 	return &maskFillOp{base{name: "MaskFill", args: fmt.Sprint(fill), in: []int{nd, nd}, out: nd}, fill}
-}
-
-func (op *maskFillOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	return sameShape("MaskFill", in)
 }
 
 func (op *maskFillOp) forward(c *call) error {

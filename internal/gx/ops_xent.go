@@ -45,11 +45,7 @@ func (g *Graph) SmoothedXent(logits, targets, mask, eps *Node, c float64) *Node 
 		logits, targets, mask, eps)
 }
 
-func (op *softmaxXentOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *softmaxXentOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) != 2 || len(s[1]) != 1 || len(s[2]) != 1 || s[1][0] != s[0][0] || s[2][0] != s[0][0] ||
 		op.smooth && (len(s) != 4 || len(s[3]) != 1 || s[3][0] != 1) {
 		return nil, shapeErr(op.name, "logits [B,V], targets [B], mask [B] (and ε [1])", s)
@@ -95,8 +91,8 @@ func (op *softmaxXentOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	return append(G.Nodes{dz}, make(G.Nodes, len(in)-1)...), err
 }
 
-func (op *softmaxXentGradOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	return shapeOf(in, 0)
+func (op *softmaxXentGradOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
+	return s[0].Clone(), nil
 }
 
 func (op *softmaxXentGradOp) forward(c *call) error {
@@ -110,10 +106,6 @@ type logSoftmaxOp struct{ base }
 // LogSoftmax returns row-wise log-probabilities of logits [B,V].
 func (g *Graph) LogSoftmax(z *Node) *Node {
 	return g.apply(&logSoftmaxOp{base: base{name: "LogSoftmax", in: []int{2}, out: 2}}, z)
-}
-
-func (op *logSoftmaxOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	return sameShape("LogSoftmax", in)
 }
 
 func (op *logSoftmaxOp) forward(c *call) error {
@@ -130,11 +122,7 @@ func (g *Graph) ArgmaxLast(x *Node) *Node {
 	return g.apply(&argmaxOp{base{name: "ArgmaxLast", in: []int{2}, out: 1}}, x)
 }
 
-func (op *argmaxOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *argmaxOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) != 2 {
 		return nil, shapeErr("ArgmaxLast", "x [N,V]", s)
 	}

@@ -59,16 +59,7 @@ func (p *Param) SetAt(i int, v float64) {
 
 // Uniform fills the parameter with draws from U(-a, a), in row-major order.
 func (p *Param) Uniform(rng *rand.Rand, a float64) {
-	switch d := p.Value.Data().(type) { // once: Data costs a reflection per call
-	case []float64:
-		for i := range d {
-			d[i] = (2*rng.Float64() - 1) * a
-		}
-	case []float32:
-		for i := range d {
-			d[i] = float32((2*rng.Float64() - 1) * a)
-		}
-	}
+	p.Fill(func() float64 { return (2*rng.Float64() - 1) * a })
 }
 
 // Glorot fills a matrix [out, in] with Glorot/Xavier uniform draws,
@@ -103,7 +94,7 @@ func (p *Param) Data64() []float64 {
 
 // Fill sets every entry, in row-major order, to a value of next.
 func (p *Param) Fill(next func() float64) {
-	switch d := p.Value.Data().(type) {
+	switch d := p.Value.Data().(type) { // once: Data costs a reflection per call
 	case []float64:
 		for i := range d {
 			d[i] = next()

@@ -337,11 +337,7 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 		if !ok {
 			continue
 		}
-		in := make([]tensor.Shape, len(s.args))
-		for j, a := range s.args {
-			in[j] = r.shapes[a]
-		}
-		for j, n := range w.workspace(in) {
+		for j, n := range w.workspace(r.argShapes(&s)) {
 			if j == len(r.work) {
 				r.work = append(r.work, 0)
 			}

@@ -23,9 +23,6 @@ func (r *runState) a() *Arena {
 // temp returns the next working buffer of the op that runs (Arena.temp).
 func (r *runState) temp() *kern.Scratch { return r.a().temp() }
 
-// scratch is an op's working buffer, kept across runs (kern.Scratch).
-type scratch = kern.Scratch
-
 // PackedBytes is what an arena holds for a float32 weight op(B) [k, n]
 // packed for the products (kern.PackB).
 func PackedBytes(k, n int) int64 { return kern.PackedBytes(k, n) }

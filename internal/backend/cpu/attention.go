@@ -16,14 +16,9 @@ import (
 // the same however the rows are split).
 
 func (*CPU) BiasAdd(y, x, b backend.Buf, rows, n int) error {
-	if is32, err := checkSized("BiasAdd", sized{y, rows * n}, sized{x, rows * n}, sized{b, n}); err != nil {
-		return err
-	} else if is32 {
-		biasAdd(x.F32, b.F32[:n], y.F32, rows)
-	} else {
-		biasAdd(x.F64, b.F64[:n], y.F64, rows)
-	}
-	return nil
+	is32, err := checkSized("BiasAdd", sized{y, rows * n}, sized{x, rows * n}, sized{b, n})
+	return typed(is32, err, func() { biasAdd(x.F32, b.F32[:n], y.F32, rows) },
+		func() { biasAdd(x.F64, b.F64[:n], y.F64, rows) })
 }
 
 func biasAdd[T kern.Float](x, b, y []T, rows int) {
@@ -34,46 +29,21 @@ func biasAdd[T kern.Float](x, b, y []T, rows int) {
 }
 
 func (*CPU) SumRows(y, x backend.Buf, rows, n int, acc bool) error {
-	if is32, err := checkSized("SumRows", sized{y, n}, sized{x, rows * n}); err != nil {
-		return err
-	} else if is32 {
-		sumRows(x.F32, y.F32[:n], rows, acc)
-	} else {
-		sumRows(x.F64, y.F64[:n], rows, acc)
-	}
-	return nil
-}
-
-// sumRows sets y = Σ_r x[r,:]: y cleared (unless acc), then each row added
-// (kern.Axpy).
-func sumRows[T kern.Float](x, y []T, rows int, acc bool) {
-	if !acc {
-		clear(y)
-	}
-	n := len(y)
-	for r := range rows {
-		kern.Axpy(1, x[r*n:(r+1)*n], y)
-	}
+	is32, err := checkSized("SumRows", sized{y, n}, sized{x, rows * n})
+	return typed(is32, err, func() { colSums(y.F32[:n], x.F32, n, rows, acc) },
+		func() { colSums(y.F64[:n], x.F64, n, rows, acc) })
 }
 
 func (*CPU) SumMid(y, x backend.Buf, B, S, n int) error {
-	if is32, err := checkSized("SumMid", sized{y, B * n}, sized{x, B * S * n}); err != nil {
-		return err
-	} else if is32 {
-		sumMid(x.F32, y.F32, B, S, n)
-	} else {
-		sumMid(x.F64, y.F64, B, S, n)
-	}
-	return nil
+	is32, err := checkSized("SumMid", sized{y, B * n}, sized{x, B * S * n})
+	return typed(is32, err, func() { sumMid(x.F32, y.F32, B, S, n) },
+		func() { sumMid(x.F64, y.F64, B, S, n) })
 }
 
+// sumMid sets y[b,:] = Σ_i x[b,i,:] (colSums of each batch row).
 func sumMid[T kern.Float](x, y []T, B, S, A int) {
-	clear(y[:B*A])
 	for b := range B {
-		yb := y[b*A : (b+1)*A]
-		for i := range S {
-			kern.Axpy(1, x[(b*S+i)*A:(b*S+i+1)*A], yb)
-		}
+		colSums(y[b*A:(b+1)*A], x[b*S*A:], A, S, false)
 	}
 }
 
@@ -89,15 +59,11 @@ func (*CPU) MatVec(m, n int, a backend.Mat, x, y backend.Buf, acc bool) error {
 	if err == nil && (a.Ld < cols || a.Off < 0 || (rows > 0 && a.Off+(rows-1)*a.Ld+cols > a.Buf.Len())) {
 		err = fmt.Errorf("backend: cpu: MatVec: matrix %d×%d at %d, ld %d, does not fit its buffer of %d", rows, cols, a.Off, a.Ld, a.Buf.Len())
 	}
-	if err != nil || m == 0 || n == 0 {
+	if m == 0 || n == 0 {
 		return err
 	}
-	if is32 {
-		matVec(a.T, m, n, a.Buf.F32[a.Off:], a.Ld, x.F32[:n], y.F32[:m], acc)
-	} else {
-		matVec(a.T, m, n, a.Buf.F64[a.Off:], a.Ld, x.F64[:n], y.F64[:m], acc)
-	}
-	return nil
+	return typed(is32, err, func() { matVec(a.T, m, n, a.Buf.F32[a.Off:], a.Ld, x.F32[:n], y.F32[:m], acc) },
+		func() { matVec(a.T, m, n, a.Buf.F64[a.Off:], a.Ld, x.F64[:n], y.F64[:m], acc) })
 }
 
 const matVecBlock = 8
@@ -122,13 +88,8 @@ func matVec[T kern.Float](t bool, m, n int, a []T, lda int, x, y []T, acc bool) 
 	}
 }
 
-// gemv sets y = c·op(X)·x for X [m,n] row-major (leading dimension ld):
-// op(X) = X, or Xᵀ with t.
-func gemv[T kern.Float](t bool, m, n int, c T, X []T, ld int, x, y []T) {
-	gemvBeta(t, m, n, c, X, ld, x, 0, y)
-}
-
-// gemvBeta sets y = c·op(X)·x + β·y (β = 0: y is not read).
+// gemvBeta sets y = c·op(X)·x + β·y for X [m,n] row-major (leading
+// dimension ld), op(X) = X, or Xᵀ with t (β = 0: y is not read).
 func gemvBeta[T kern.Float](t bool, m, n int, c T, X []T, ld int, x []T, beta T, y []T) {
 	tr := blas.NoTrans
 	if t {
@@ -144,15 +105,8 @@ func gemvBeta[T kern.Float](t bool, m, n int, c T, X []T, ld int, x []T, beta T,
 
 func (*CPU) Bmv(y, X, v backend.Buf, B, S, D, h int, c float64) error {
 	is32, err := checkHeads("Bmv", D, h, sized{y, B * h * S}, sized{X, B * S * D}, sized{v, B * D})
-	switch {
-	case err != nil:
-		return err
-	case is32:
-		bmv(X.F32, v.F32, y.F32, B, S, D, h, float32(c))
-	default:
-		bmv(X.F64, v.F64, y.F64, B, S, D, h, c)
-	}
-	return nil
+	return typed(is32, err, func() { bmv(X.F32, v.F32, y.F32, B, S, D, h, float32(c)) },
+		func() { bmv(X.F64, v.F64, y.F64, B, S, D, h, c) })
 }
 
 // bmv is one strided matrix–vector product per batch row and head, on the
@@ -163,22 +117,15 @@ func bmv[T kern.Float](X, v, y []T, B, S, D, h int, c T) {
 	for b := range B {
 		for k := range h {
 			x := X[b*S*D+k*a : b*S*D+(S-1)*D+(k+1)*a]
-			gemv(false, S, a, c, x, D, v[b*D+k*a:b*D+(k+1)*a], y[(b*h+k)*S:(b*h+k+1)*S])
+			gemvBeta(false, S, a, c, x, D, v[b*D+k*a:b*D+(k+1)*a], 0, y[(b*h+k)*S:(b*h+k+1)*S])
 		}
 	}
 }
 
 func (*CPU) WSum(y, w, X backend.Buf, B, S, D, h int, c float64) error {
 	is32, err := checkHeads("WSum", D, h, sized{y, B * D}, sized{w, B * h * S}, sized{X, B * S * D})
-	switch {
-	case err != nil:
-		return err
-	case is32:
-		wsum(w.F32, X.F32, y.F32, B, S, D, h, float32(c))
-	default:
-		wsum(w.F64, X.F64, y.F64, B, S, D, h, c)
-	}
-	return nil
+	return typed(is32, err, func() { wsum(w.F32, X.F32, y.F32, B, S, D, h, float32(c)) },
+		func() { wsum(w.F64, X.F64, y.F64, B, S, D, h, c) })
 }
 
 // wsum sets y[b, block k] = Σ_i c·w[b·h+k,i]·X[b,i,block k] (blocks of
@@ -211,15 +158,8 @@ func wsumRows[T kern.Float](w, X, y []T, S, D, h int, c T, b0, b1 int) {
 
 func (*CPU) Outer(y, w, v backend.Buf, B, S, D, h int, c float64, acc bool) error {
 	is32, err := checkHeads("Outer", D, h, sized{y, B * S * D}, sized{w, B * h * S}, sized{v, B * D})
-	switch {
-	case err != nil:
-		return err
-	case is32:
-		outerHeads(w.F32, v.F32, y.F32, B, S, D, h, float32(c), acc)
-	default:
-		outerHeads(w.F64, v.F64, y.F64, B, S, D, h, c, acc)
-	}
-	return nil
+	return typed(is32, err, func() { outerHeads(w.F32, v.F32, y.F32, B, S, D, h, float32(c), acc) },
+		func() { outerHeads(w.F64, v.F64, y.F64, B, S, D, h, c, acc) })
 }
 
 // outerHeads sets y[b,i,block k] = c·w[b·h+k,i]·v[b,block k], or with acc
@@ -251,14 +191,9 @@ func outerRows[T kern.Float](w, v, y []T, S, D, h int, c T, acc bool, b0, b1 int
 }
 
 func (*CPU) GroupSum(y, x backend.Buf, B, S, h int, c float64) error {
-	if is32, err := checkSized("GroupSum", sized{y, B * S}, sized{x, B * h * S}); err != nil {
-		return err
-	} else if is32 {
-		groupSum(x.F32, y.F32, B, S, h, float32(c))
-	} else {
-		groupSum(x.F64, y.F64, B, S, h, c)
-	}
-	return nil
+	is32, err := checkSized("GroupSum", sized{y, B * S}, sized{x, B * h * S})
+	return typed(is32, err, func() { groupSum(x.F32, y.F32, B, S, h, float32(c)) },
+		func() { groupSum(x.F64, y.F64, B, S, h, c) })
 }
 
 // groupSum adds c·x[b·h+k] over k into y[b] (y cleared).
@@ -272,14 +207,9 @@ func groupSum[T kern.Float](x, y []T, B, S, h int, c T) {
 }
 
 func (*CPU) RepeatRows(y, x backend.Buf, B, S, h int, c float64) error {
-	if is32, err := checkSized("RepeatRows", sized{y, B * h * S}, sized{x, B * S}); err != nil {
-		return err
-	} else if is32 {
-		repeatRows(x.F32, y.F32, B, S, h, float32(c))
-	} else {
-		repeatRows(x.F64, y.F64, B, S, h, c)
-	}
-	return nil
+	is32, err := checkSized("RepeatRows", sized{y, B * h * S}, sized{x, B * S})
+	return typed(is32, err, func() { repeatRows(x.F32, y.F32, B, S, h, float32(c)) },
+		func() { repeatRows(x.F64, y.F64, B, S, h, c) })
 }
 
 // repeatRows sets y[b·h+k] = c·x[b] for x [B,S].
@@ -293,15 +223,8 @@ func repeatRows[T kern.Float](x, y []T, B, S, h int, c T) {
 
 func (*CPU) AddTanh(y, P, u, c backend.Buf, B, S, A int) error {
 	is32, err := checkSized("AddTanh", sized{y, B * S * A}, sized{P, B * S * A}, sized{u, B * A}, sized{c, A})
-	switch {
-	case err != nil:
-		return err
-	case is32:
-		addTanh(P.F32, u.F32, c.F32[:A], y.F32, B, S, A)
-	default:
-		addTanh(P.F64, u.F64, c.F64[:A], y.F64, B, S, A)
-	}
-	return nil
+	return typed(is32, err, func() { addTanh(P.F32, u.F32, c.F32[:A], y.F32, B, S, A) },
+		func() { addTanh(P.F64, u.F64, c.F64[:A], y.F64, B, S, A) })
 }
 
 // addTanh sets y[b,i,:] = tanh(P[b,i,:] + u[b,:] + c) for P [B,S,A].
@@ -324,15 +247,8 @@ func addTanhRows[T kern.Float](P, u, c, y []T, S, A, b0, b1 int) {
 
 func (*CPU) AdditiveDelta(y, T, v, g backend.Buf, N, A int, acc bool) error {
 	is32, err := checkSized("AdditiveDelta", sized{y, N * A}, sized{T, N * A}, sized{v, A}, sized{g, N})
-	switch {
-	case err != nil:
-		return err
-	case is32:
-		additiveDelta(T.F32, v.F32[:A], g.F32[:N], y.F32, acc)
-	default:
-		additiveDelta(T.F64, v.F64[:A], g.F64[:N], y.F64, acc)
-	}
-	return nil
+	return typed(is32, err, func() { additiveDelta(T.F32, v.F32[:A], g.F32[:N], y.F32, acc) },
+		func() { additiveDelta(T.F64, v.F64[:A], g.F64[:N], y.F64, acc) })
 }
 
 // additiveDelta sets y[r,a] = g[r] v[a] (1 − T[r,a]²), or adds it into y
@@ -357,28 +273,6 @@ func additiveDeltaRows[T kern.Float](t, v, g, y []T, lo, hi int, acc bool) {
 			yr[a] += g[r] * v[a] * (1 - x*x)
 		}
 	}
-}
-
-// sized is a buffer and the values a kernel needs of it.
-type sized struct {
-	b backend.Buf
-	n int
-}
-
-// checkSized is check with a size for each buffer.
-func checkSized(name string, bs ...sized) (is32 bool, err error) {
-	is32 = bs[0].b.F32 != nil
-	for i, x := range bs {
-		switch {
-		case x.b.Mem != nil:
-			return false, fmt.Errorf("backend: cpu: %s: buffer %d is a device's (%T)", name, i, x.b.Mem)
-		case (x.b.F32 != nil) != is32:
-			return false, fmt.Errorf("backend: cpu: %s: buffer %d has another dtype than buffer 0", name, i)
-		case x.b.Len() < x.n:
-			return false, fmt.Errorf("backend: cpu: %s: buffer %d holds %d values, the kernel needs %d", name, i, x.b.Len(), x.n)
-		}
-	}
-	return is32, nil
 }
 
 // checkHeads is checkSized for a product with h heads, D a multiple of h.

@@ -21,12 +21,8 @@ func (*CPU) Copy2D(dst backend.Buf, dOff, dLd int, src backend.Buf, sOff, sLd, r
 		return fmt.Errorf("backend: cpu: Copy2D: %d×%d block from %d (ld %d) of %d values to %d (ld %d) of %d",
 			rows, cols, sOff, sLd, src.Len(), dOff, dLd, dst.Len())
 	}
-	if is32 {
-		copy2D(dst.F32, dOff, dLd, src.F32, sOff, sLd, rows, cols)
-	} else {
-		copy2D(dst.F64, dOff, dLd, src.F64, sOff, sLd, rows, cols)
-	}
-	return nil
+	return typed(is32, nil, func() { copy2D(dst.F32, dOff, dLd, src.F32, sOff, sLd, rows, cols) },
+		func() { copy2D(dst.F64, dOff, dLd, src.F64, sOff, sLd, rows, cols) })
 }
 
 func copy2D[T float32 | float64](dst []T, dOff, dLd int, src []T, sOff, sLd, rows, cols int) {

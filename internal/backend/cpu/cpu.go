@@ -47,16 +47,54 @@ func (*CPU) Host() bool { return true }
 func check(name string, n int, bs ...backend.Buf) (is32 bool, err error) {
 	is32 = bs[0].F32 != nil
 	for i, b := range bs {
-		switch {
-		case b.Mem != nil:
-			return false, fmt.Errorf("backend: cpu: %s: buffer %d is a device's (%T)", name, i, b.Mem)
-		case (b.F32 != nil) != is32:
-			return false, fmt.Errorf("backend: cpu: %s: buffer %d has another dtype than buffer 0", name, i)
-		case b.Len() < n:
-			return false, fmt.Errorf("backend: cpu: %s: buffer %d holds %d values, the kernel needs %d", name, i, b.Len(), n)
+		if err := checkBuf(name, i, b, n, is32); err != nil {
+			return false, err
 		}
 	}
 	return is32, nil
+}
+
+// sized is a buffer and the values a kernel needs of it.
+type sized struct {
+	b backend.Buf
+	n int
+}
+
+// checkSized is check with a size for each buffer.
+func checkSized(name string, bs ...sized) (is32 bool, err error) {
+	is32 = bs[0].b.F32 != nil
+	for i, x := range bs {
+		if err := checkBuf(name, i, x.b, x.n, is32); err != nil {
+			return false, err
+		}
+	}
+	return is32, nil
+}
+
+// checkBuf is check's test of buffer i.
+func checkBuf(name string, i int, b backend.Buf, n int, is32 bool) error {
+	switch {
+	case b.Mem != nil:
+		return fmt.Errorf("backend: cpu: %s: buffer %d is a device's (%T)", name, i, b.Mem)
+	case (b.F32 != nil) != is32:
+		return fmt.Errorf("backend: cpu: %s: buffer %d has another dtype than buffer 0", name, i)
+	case b.Len() < n:
+		return fmt.Errorf("backend: cpu: %s: buffer %d holds %d values, the kernel needs %d", name, i, b.Len(), n)
+	}
+	return nil
+}
+
+// typed runs f32 or f64, the kernel for the buffers' dtype (is32, as
+// check found it), unless the check failed: every method's one dispatch.
+func typed(is32 bool, err error, f32, f64 func()) error {
+	switch {
+	case err != nil:
+	case is32:
+		f32()
+	default:
+		f64()
+	}
+	return err
 }
 
 // Close releases the prepared weights.

@@ -7,12 +7,8 @@ import (
 
 func (*CPU) Map(f backend.Fn, y, x backend.Buf, n int) error {
 	is32, err := check("Map", n, y, x)
-	if is32 {
-		mapf(f, x.F32[:n], y.F32[:n])
-	} else if err == nil {
-		mapf(f, x.F64[:n], y.F64[:n])
-	}
-	return err
+	return typed(is32, err, func() { mapf(f, x.F32[:n], y.F32[:n]) },
+		func() { mapf(f, x.F64[:n], y.F64[:n]) })
 }
 
 func mapf[T kern.Float](f backend.Fn, x, y []T) {
@@ -30,12 +26,8 @@ func mapf[T kern.Float](f backend.Fn, x, y []T) {
 
 func (*CPU) MapGrad(f backend.Fn, dx, y, g backend.Buf, n int) error {
 	is32, err := check("MapGrad", n, dx, y, g)
-	if is32 {
-		mapGrad(f, y.F32[:n], g.F32[:n], dx.F32[:n])
-	} else if err == nil {
-		mapGrad(f, y.F64[:n], g.F64[:n], dx.F64[:n])
-	}
-	return err
+	return typed(is32, err, func() { mapGrad(f, y.F32[:n], g.F32[:n], dx.F32[:n]) },
+		func() { mapGrad(f, y.F64[:n], g.F64[:n], dx.F64[:n]) })
 }
 
 // mapGrad sets out = g ⊙ f'(y): tanh 1 − y², σ y(1 − y), ReLU [y > 0].
@@ -64,12 +56,8 @@ func mapGrad[T kern.Float](f backend.Fn, y, g, out []T) {
 // operand's place too.
 func (*CPU) Add(y, a, b backend.Buf, n int) error {
 	is32, err := check("Add", n, y, a, b)
-	if is32 {
-		add(y.F32[:n], a.F32[:n], b.F32[:n])
-	} else if err == nil {
-		add(y.F64[:n], a.F64[:n], b.F64[:n])
-	}
-	return err
+	return typed(is32, err, func() { add(y.F32[:n], a.F32[:n], b.F32[:n]) },
+		func() { add(y.F64[:n], a.F64[:n], b.F64[:n]) })
 }
 
 func add[T kern.Float](y, a, b []T) {
@@ -87,22 +75,14 @@ func add[T kern.Float](y, a, b []T) {
 
 func (*CPU) AddTo(y, x backend.Buf, n int) error {
 	is32, err := check("AddTo", n, y, x)
-	if is32 {
-		kern.Axpy(1, x.F32[:n], y.F32[:n])
-	} else if err == nil {
-		kern.Axpy(1, x.F64[:n], y.F64[:n])
-	}
-	return err
+	return typed(is32, err, func() { kern.Axpy(1, x.F32[:n], y.F32[:n]) },
+		func() { kern.Axpy(1, x.F64[:n], y.F64[:n]) })
 }
 
 func (*CPU) Sub(y, a, b backend.Buf, n int) error {
 	is32, err := check("Sub", n, y, a, b)
-	if is32 {
-		sub(y.F32[:n], a.F32[:n], b.F32[:n])
-	} else if err == nil {
-		sub(y.F64[:n], a.F64[:n], b.F64[:n])
-	}
-	return err
+	return typed(is32, err, func() { sub(y.F32[:n], a.F32[:n], b.F32[:n]) },
+		func() { sub(y.F64[:n], a.F64[:n], b.F64[:n]) })
 }
 
 func sub[T kern.Float](y, a, b []T) {
@@ -113,12 +93,8 @@ func sub[T kern.Float](y, a, b []T) {
 
 func (*CPU) Mul(y, a, b backend.Buf, n int) error {
 	is32, err := check("Mul", n, y, a, b)
-	if is32 {
-		mul(y.F32[:n], a.F32[:n], b.F32[:n])
-	} else if err == nil {
-		mul(y.F64[:n], a.F64[:n], b.F64[:n])
-	}
-	return err
+	return typed(is32, err, func() { mul(y.F32[:n], a.F32[:n], b.F32[:n]) },
+		func() { mul(y.F64[:n], a.F64[:n], b.F64[:n]) })
 }
 
 func mul[T kern.Float](y, a, b []T) {
@@ -129,22 +105,14 @@ func mul[T kern.Float](y, a, b []T) {
 
 func (*CPU) Scale(y, x backend.Buf, alpha float64, n int) error {
 	is32, err := check("Scale", n, y, x)
-	if is32 {
-		kern.ScaleTo(float32(alpha), x.F32[:n], y.F32[:n])
-	} else if err == nil {
-		kern.ScaleTo(alpha, x.F64[:n], y.F64[:n])
-	}
-	return err
+	return typed(is32, err, func() { kern.ScaleTo(float32(alpha), x.F32[:n], y.F32[:n]) },
+		func() { kern.ScaleTo(alpha, x.F64[:n], y.F64[:n]) })
 }
 
 func (*CPU) Fill(y backend.Buf, v float64, n int) error {
 	is32, err := check("Fill", n, y)
-	if is32 {
-		fill(y.F32[:n], float32(v))
-	} else if err == nil {
-		fill(y.F64[:n], v)
-	}
-	return err
+	return typed(is32, err, func() { fill(y.F32[:n], float32(v)) },
+		func() { fill(y.F64[:n], v) })
 }
 
 func fill[T kern.Float](y []T, v T) {
@@ -155,12 +123,8 @@ func fill[T kern.Float](y []T, v T) {
 
 func (*CPU) DropoutMask(y backend.Buf, seed uint64, p float64, n int) error {
 	is32, err := check("DropoutMask", n, y)
-	if is32 {
-		dropoutMask(y.F32[:n], seed, float32(p), 1/(1-float32(p)))
-	} else if err == nil {
-		dropoutMask(y.F64[:n], seed, p, 1/(1-p))
-	}
-	return err
+	return typed(is32, err, func() { dropoutMask(y.F32[:n], seed, float32(p), 1/(1-float32(p))) },
+		func() { dropoutMask(y.F64[:n], seed, p, 1/(1-p)) })
 }
 
 // dropoutMask is kernels/elementwise.cl's dropout_mask: u_i in float32

@@ -9,7 +9,7 @@ import (
 
 // Embed refuses an id that is not a whole number in [0, V).
 func (*CPU) Embed(out, E, ids backend.Buf, V, D, N int) error {
-	is32, err := checkSizes("Embed", []backend.Buf{out, E, ids}, N*D, V*D, N)
+	is32, err := checkSized("Embed", sized{out, N * D}, sized{E, V * D}, sized{ids, N})
 	if err != nil {
 		return err
 	}
@@ -32,25 +32,17 @@ func embed[T kern.Float](E, ids, out []T, V, D int) error {
 
 // EmbedGrad adds the rows of g in ascending n (into dE as it is with acc).
 func (*CPU) EmbedGrad(dE, g, ids backend.Buf, V, D, N int, acc bool) error {
-	is32, err := checkSizes("EmbedGrad", []backend.Buf{dE, g, ids}, V*D, N*D, N)
-	if err != nil {
-		return err
-	}
-	if is32 {
-		if !acc {
-			clear(dE.F32[:V*D])
-		}
-		embedGrad(g.F32, ids.F32[:N], dE.F32, D)
-	} else {
-		if !acc {
-			clear(dE.F64[:V*D])
-		}
-		embedGrad(g.F64, ids.F64[:N], dE.F64, D)
-	}
-	return nil
+	is32, err := checkSized("EmbedGrad", sized{dE, V * D}, sized{g, N * D}, sized{ids, N})
+	return typed(is32, err, func() { embedGrad(g.F32, ids.F32[:N], dE.F32[:V*D], D, acc) },
+		func() { embedGrad(g.F64, ids.F64[:N], dE.F64[:V*D], D, acc) })
 }
 
-func embedGrad[T kern.Float](g, ids, out []T, D int) {
+// embedGrad adds row n of g to row ids[n] of out (cleared first unless
+// acc), in ascending n.
+func embedGrad[T kern.Float](g, ids, out []T, D int, acc bool) {
+	if !acc {
+		clear(out)
+	}
 	for n, x := range ids {
 		i := int(x)
 		kern.Axpy(1, g[n*D:(n+1)*D], out[i*D:(i+1)*D])
@@ -60,13 +52,9 @@ func embedGrad[T kern.Float](g, ids, out []T, D int) {
 func (*CPU) Im2Col(out, x backend.Buf, geo backend.ConvGeom, B, C int) error {
 	ho, wo := geo.Out()
 	R, L := ho*wo*geo.K*geo.K, geo.H*geo.W
-	is32, err := checkSizes("Im2Col", []backend.Buf{out, x}, B*R*C, B*L*C)
-	if is32 && err == nil {
-		im2col(x.F32, out.F32, geo, B, C)
-	} else if err == nil {
-		im2col(x.F64, out.F64, geo, B, C)
-	}
-	return err
+	is32, err := checkSized("Im2Col", sized{out, B * R * C}, sized{x, B * L * C})
+	return typed(is32, err, func() { im2col(x.F32, out.F32, geo, B, C) },
+		func() { im2col(x.F64, out.F64, geo, B, C) })
 }
 
 // src is the position row r = (o, ky, kx) of an image's im2col reads
@@ -101,20 +89,15 @@ func im2col[T kern.Float](x, out []T, geo backend.ConvGeom, B, C int) {
 func (*CPU) Col2Im(out, g backend.Buf, geo backend.ConvGeom, B, C int) error {
 	ho, wo := geo.Out()
 	R, L := ho*wo*geo.K*geo.K, geo.H*geo.W
-	is32, err := checkSizes("Col2Im", []backend.Buf{out, g}, B*L*C, B*R*C)
-	if is32 && err == nil {
-		clear(out.F32[:B*L*C])
-		col2im(g.F32, out.F32, geo, B, C)
-	} else if err == nil {
-		clear(out.F64[:B*L*C])
-		col2im(g.F64, out.F64, geo, B, C)
-	}
-	return err
+	is32, err := checkSized("Col2Im", sized{out, B * L * C}, sized{g, B * R * C})
+	return typed(is32, err, func() { col2im(g.F32, out.F32[:B*L*C], geo, B, C) },
+		func() { col2im(g.F64, out.F64[:B*L*C], geo, B, C) })
 }
 
-// col2im adds row r of g to channel vector src(r) of out, per image, in
-// ascending r.
+// col2im sets out to zeros, then adds row r of g to channel vector
+// src(r) of out, per image, in ascending r.
 func col2im[T kern.Float](g, out []T, geo backend.ConvGeom, B, C int) {
+	clear(out)
 	ho, wo := geo.Out()
 	R, L := ho*wo*geo.K*geo.K, geo.H*geo.W
 	for b := range B {
@@ -130,17 +113,4 @@ func col2im[T kern.Float](g, out []T, geo backend.ConvGeom, B, C int) {
 			}
 		}
 	}
-}
-
-// checkSizes is check with its own size for each buffer.
-func checkSizes(name string, bs []backend.Buf, ns ...int) (is32 bool, err error) {
-	if is32, err = check(name, 0, bs...); err != nil {
-		return false, err
-	}
-	for i, b := range bs {
-		if b.Len() < ns[i] {
-			return false, fmt.Errorf("backend: cpu: %s: buffer %d holds %d values, the kernel needs %d", name, i, b.Len(), ns[i])
-		}
-	}
-	return is32, nil
 }

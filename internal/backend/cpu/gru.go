@@ -23,28 +23,12 @@ func (*CPU) GRUGates(gates backend.Buf, xs []backend.Buf, hh, b, bhn, _ backend.
 	if len(xs) == 0 {
 		return fmt.Errorf("backend: cpu: GRUGates: no input projections")
 	}
-	is32, err := check("GRUGates", B*4*H, gates)
-	if err == nil {
-		_, err = check("GRUGates", B*3*H, gates, hh)
-	}
+	is32, err := checkSized("GRUGates", sized{gates, B * 4 * H}, sized{hh, B * 3 * H}, sized{b, 3 * H}, sized{bhn, H})
 	for i := 0; i < len(xs) && err == nil; i++ {
 		_, err = check("GRUGates", B*3*H, gates, xs[i])
 	}
-	if err == nil {
-		_, err = check("GRUGates", H, gates, b, bhn)
-	}
-	if err == nil && b.Len() < 3*H {
-		err = fmt.Errorf("backend: cpu: GRUGates: b holds %d values, want 3H = %d", b.Len(), 3*H)
-	}
-	if err != nil {
-		return err
-	}
-	if is32 {
-		gruGates[float32](xs, hh.F32, b.F32, bhn.F32, gates.F32, B, H)
-	} else {
-		gruGates[float64](xs, hh.F64, b.F64, bhn.F64, gates.F64, B, H)
-	}
-	return nil
+	return typed(is32, err, func() { gruGates(xs, hh.F32, b.F32, bhn.F32, gates.F32, B, H) },
+		func() { gruGates(xs, hh.F64, b.F64, bhn.F64, gates.F64, B, H) })
 }
 
 // gruGates computes the gates of B rows; xs are the input projections.
@@ -74,19 +58,9 @@ func gruGatesRows[T kern.Float](xs []backend.Buf, hh, b, bhn, out []T, H, r0, r1
 }
 
 func (*CPU) GRUGatesBack(out, gates, g backend.Buf, B, H int, dh bool) error {
-	is32, err := check("GRUGatesBack", B*4*H, gates, g)
-	if err == nil {
-		_, err = check("GRUGatesBack", B*3*H, out, gates)
-	}
-	if err != nil {
-		return err
-	}
-	if is32 {
-		gruGatesBack(gates.F32, g.F32, out.F32, B, H, dh)
-	} else {
-		gruGatesBack(gates.F64, g.F64, out.F64, B, H, dh)
-	}
-	return nil
+	is32, err := checkSized("GRUGatesBack", sized{out, B * 3 * H}, sized{gates, B * 4 * H}, sized{g, B * 4 * H})
+	return typed(is32, err, func() { gruGatesBack(gates.F32, g.F32, out.F32, B, H, dh) },
+		func() { gruGatesBack(gates.F64, g.F64, out.F64, B, H, dh) })
 }
 
 func gruGatesBack[T kern.Float](gates, g, out []T, B, H int, dh bool) {
@@ -111,16 +85,9 @@ func gruGatesBackRows[T kern.Float](gates, g, out []T, H int, dh bool, r0, r1 in
 }
 
 func (*CPU) GRUBlend(out, gates, h backend.Buf, B, H int) error {
-	is32, err := check("GRUBlend", B*H, out, gates, h)
-	if err == nil {
-		_, err = check("GRUBlend", B*4*H, gates)
-	}
-	if is32 && err == nil {
-		gruBlend(gates.F32, h.F32, out.F32, B, H)
-	} else if err == nil {
-		gruBlend(gates.F64, h.F64, out.F64, B, H)
-	}
-	return err
+	is32, err := checkSized("GRUBlend", sized{out, B * H}, sized{gates, B * 4 * H}, sized{h, B * H})
+	return typed(is32, err, func() { gruBlend(gates.F32, h.F32, out.F32, B, H) },
+		func() { gruBlend(gates.F64, h.F64, out.F64, B, H) })
 }
 
 func gruBlend[T kern.Float](gates, h, out []T, B, H int) {
@@ -131,16 +98,9 @@ func gruBlend[T kern.Float](gates, h, out []T, B, H int) {
 }
 
 func (*CPU) GRUBlendDG(out, gates, h, g backend.Buf, B, H int) error {
-	is32, err := check("GRUBlendDG", B*4*H, out, gates)
-	if err == nil {
-		_, err = check("GRUBlendDG", B*H, out, h, g)
-	}
-	if is32 && err == nil {
-		gruBlendDG(gates.F32, h.F32, g.F32, out.F32, B, H)
-	} else if err == nil {
-		gruBlendDG(gates.F64, h.F64, g.F64, out.F64, B, H)
-	}
-	return err
+	is32, err := checkSized("GRUBlendDG", sized{out, B * 4 * H}, sized{gates, B * 4 * H}, sized{h, B * H}, sized{g, B * H})
+	return typed(is32, err, func() { gruBlendDG(gates.F32, h.F32, g.F32, out.F32, B, H) },
+		func() { gruBlendDG(gates.F64, h.F64, g.F64, out.F64, B, H) })
 }
 
 func gruBlendDG[T kern.Float](gates, h, g, out []T, B, H int) {
@@ -159,16 +119,9 @@ func gruBlendDG[T kern.Float](gates, h, g, out []T, B, H int) {
 }
 
 func (*CPU) GRUBlendDH(out, gates, g backend.Buf, B, H int, acc bool) error {
-	is32, err := check("GRUBlendDH", B*H, out, gates, g)
-	if err == nil {
-		_, err = check("GRUBlendDH", B*4*H, gates)
-	}
-	if is32 && err == nil {
-		gruBlendDH(gates.F32, g.F32, out.F32, B, H, acc)
-	} else if err == nil {
-		gruBlendDH(gates.F64, g.F64, out.F64, B, H, acc)
-	}
-	return err
+	is32, err := checkSized("GRUBlendDH", sized{out, B * H}, sized{gates, B * 4 * H}, sized{g, B * H})
+	return typed(is32, err, func() { gruBlendDH(gates.F32, g.F32, out.F32, B, H, acc) },
+		func() { gruBlendDH(gates.F64, g.F64, out.F64, B, H, acc) })
 }
 
 func gruBlendDH[T kern.Float](gates, g, out []T, B, H int, acc bool) {
@@ -191,14 +144,12 @@ func (*CPU) ColSums(y backend.Buf, yOff int, x backend.Buf, xOff, ld, rows, cols
 	if err == nil && (yOff < 0 || xOff < 0 || yOff+cols > y.Len() || (rows > 0 && (ld < cols || xOff+(rows-1)*ld+cols > x.Len()))) {
 		err = fmt.Errorf("backend: cpu: ColSums: %d×%d block from %d (ld %d) of %d values into %d of %d", rows, cols, xOff, ld, x.Len(), yOff, y.Len())
 	}
-	if is32 && err == nil {
-		colSums(y.F32[yOff:yOff+cols], x.F32[xOff:], ld, rows, acc)
-	} else if err == nil {
-		colSums(y.F64[yOff:yOff+cols], x.F64[xOff:], ld, rows, acc)
-	}
-	return err
+	return typed(is32, err, func() { colSums(y.F32[yOff:yOff+cols], x.F32[xOff:], ld, rows, acc) },
+		func() { colSums(y.F64[yOff:yOff+cols], x.F64[xOff:], ld, rows, acc) })
 }
 
+// colSums sets y = Σ_r x[r·ld:][:len(y)]: y cleared (unless acc), then
+// each row added in order (kern.Axpy).
 func colSums[T kern.Float](y, x []T, ld, rows int, acc bool) {
 	if !acc {
 		clear(y)
@@ -214,25 +165,8 @@ func colSums[T kern.Float](y, x []T, ld, rows int, acc bool) {
 // per run for a weight, into ut at every call otherwise), else (float64,
 // or no AVX) on GemmSlices.
 func (c *CPU) GRUSeq(out, xw backend.Buf, u backend.Mat, b, bhn, h0, keep backend.Buf, B, S, H int, reverse bool, hh, ut backend.Buf) error {
-	is32, err := check("GRUSeq", B*S*5*H, out)
-	if err == nil {
-		_, err = check("GRUSeq", S*B*3*H, out, xw)
-	}
-	if err == nil {
-		_, err = check("GRUSeq", B*3*H, out, hh)
-	}
-	if err == nil {
-		_, err = check("GRUSeq", 3*H, out, u.Buf, b)
-	}
-	if err == nil {
-		_, err = check("GRUSeq", B*S, out, keep)
-	}
-	if err == nil {
-		_, err = check("GRUSeq", B*H, out, h0)
-	}
-	if err == nil {
-		_, err = check("GRUSeq", H, out, bhn)
-	}
+	is32, err := checkSized("GRUSeq", sized{out, B * S * 5 * H}, sized{xw, S * B * 3 * H}, sized{hh, B * 3 * H},
+		sized{u.Buf, 3 * H}, sized{b, 3 * H}, sized{keep, B * S}, sized{h0, B * H}, sized{bhn, H})
 	if err == nil && (u.T || u.Off != 0 || u.Ld != H || u.Buf.Len() < 3*H*H) {
 		err = fmt.Errorf("backend: cpu: GRUSeq: U is not a [3H,H] = [%d,%d] matrix at 0 (Off %d, Ld %d, T %v, %d values)", 3*H, H, u.Off, u.Ld, u.T, u.Buf.Len())
 	}
@@ -309,41 +243,17 @@ func gruSeqFwd[T kern.Float](pu *kern.PackedB, ut []float32, out, xw, U, b, bhn,
 			GemmSlices(false, true, B, 3*H, H, 1, prev, ld, U, H, 0, hh, 3*H)
 		}
 		p0, prev0, ld0 = p, prev, ld
-		byRows(B, W, rows)
+		kern.Parallel(B, W, rows) // each row as alone: the same bits split or not
 		prev, ld = out[p*W:], S*W
 	}
-}
-
-// byRows runs rows over [0, n) rows of `per` values each: split over
-// threads where the work is large (kern.Parallel), else on the caller's
-// goroutine. Each row is computed as alone: the same bits either way.
-func byRows(n, per int, rows func(r0, r1 int)) {
-	if kern.Splits(n, per) {
-		kern.Parallel(n, per, rows)
-		return
-	}
-	rows(0, n)
 }
 
 // GRUSeqBack: ∂h_prev += ∂hh·U on U packed once per run where U is a
 // weight and the processor has the AVX-512 kernel, else on GemmSlices.
 func (c *CPU) GRUSeqBack(dxi, dhh, hprev, carry backend.Buf, fwd, gr backend.Buf, u backend.Mat, h0, keep backend.Buf, B, S, H int, reverse bool, dhp backend.Buf) error {
-	is32, err := check("GRUSeqBack", B*S*5*H, fwd)
-	if err == nil {
-		_, err = check("GRUSeqBack", S*B*3*H, fwd, dxi, dhh)
-	}
-	if err == nil {
-		_, err = check("GRUSeqBack", S*B*H, fwd, gr, hprev)
-	}
-	if err == nil {
-		_, err = check("GRUSeqBack", B*H, fwd, h0, carry, dhp)
-	}
-	if err == nil {
-		_, err = check("GRUSeqBack", B*S, fwd, keep)
-	}
-	if err == nil {
-		_, err = check("GRUSeqBack", 0, fwd, u.Buf)
-	}
+	is32, err := checkSized("GRUSeqBack", sized{fwd, B * S * 5 * H}, sized{dxi, S * B * 3 * H}, sized{dhh, S * B * 3 * H},
+		sized{gr, S * B * H}, sized{hprev, S * B * H}, sized{h0, B * H}, sized{carry, B * H}, sized{dhp, B * H},
+		sized{keep, B * S}, sized{u.Buf, 0})
 	if err == nil && (u.T || u.Off != 0 || u.Ld != H || u.Buf.Len() < 3*H*H) {
 		err = fmt.Errorf("backend: cpu: GRUSeqBack: U is not a [3H,H] = [%d,%d] matrix at 0 (Off %d, Ld %d, T %v, %d values)", 3*H, H, u.Off, u.Ld, u.T, u.Buf.Len())
 	}
@@ -395,7 +305,7 @@ func gruSeqBack[T kern.Float](pu *kern.PackedB, dxi, dhh, hprev, carry, fwd, gr,
 	for t := S - 1; t >= 0; t-- {
 		p := position(t, S, reverse)
 		t0, p0 = t, p
-		byRows(B, W, rows)
+		kern.Parallel(B, W, rows) // each row as alone: the same bits split or not
 		// ∂h_prev += ∂hh · U
 		if pu != nil {
 			kern.GemmPacked(B, any(dhh[p*B*3*H:(p+1)*B*3*H]).([]float32), 3*H, pu, any(dhp).([]float32), H, false)

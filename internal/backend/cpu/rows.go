@@ -15,12 +15,8 @@ import (
 func (*CPU) MaskedSoftmax(y, x, mask backend.Buf, rows, cols int) error {
 	n := rows * cols
 	is32, err := check("MaskedSoftmax", n, y, x, mask)
-	if is32 {
-		maskedSoftmax(x.F32[:n], mask.F32[:n], y.F32[:n], cols)
-	} else if err == nil {
-		maskedSoftmax(x.F64[:n], mask.F64[:n], y.F64[:n], cols)
-	}
-	return err
+	return typed(is32, err, func() { maskedSoftmax(x.F32[:n], mask.F32[:n], y.F32[:n], cols) },
+		func() { maskedSoftmax(x.F64[:n], mask.F64[:n], y.F64[:n], cols) })
 }
 
 // maskedSoftmax normalises each row of s over its unmasked keys: the
@@ -65,12 +61,8 @@ func maskedSoftmax[T kern.Float](s, m, out []T, S int) {
 func (*CPU) SoftmaxGrad(dx, y, g backend.Buf, rows, cols int) error {
 	n := rows * cols
 	is32, err := check("SoftmaxGrad", n, dx, y, g)
-	if is32 {
-		softmaxGrad(y.F32[:n], g.F32[:n], dx.F32[:n], cols)
-	} else if err == nil {
-		softmaxGrad(y.F64[:n], g.F64[:n], dx.F64[:n], cols)
-	}
-	return err
+	return typed(is32, err, func() { softmaxGrad(y.F32[:n], g.F32[:n], dx.F32[:n], cols) },
+		func() { softmaxGrad(y.F64[:n], g.F64[:n], dx.F64[:n], cols) })
 }
 
 func softmaxGrad[T kern.Float](w, g, out []T, S int) {
@@ -88,12 +80,8 @@ func softmaxGrad[T kern.Float](w, g, out []T, S int) {
 
 func (*CPU) MaskFill(y, x, mask backend.Buf, v float64, n int) error {
 	is32, err := check("MaskFill", n, y, x, mask)
-	if is32 {
-		maskFill(x.F32[:n], mask.F32[:n], y.F32[:n], float32(v))
-	} else if err == nil {
-		maskFill(x.F64[:n], mask.F64[:n], y.F64[:n], v)
-	}
-	return err
+	return typed(is32, err, func() { maskFill(x.F32[:n], mask.F32[:n], y.F32[:n], float32(v)) },
+		func() { maskFill(x.F64[:n], mask.F64[:n], y.F64[:n], v) })
 }
 
 func maskFill[T kern.Float](s, m, out []T, fill T) {
@@ -131,12 +119,8 @@ func logSumExp[T kern.Float](z, tmp []T) (max T, lse, sum float64) {
 func (c *CPU) LogSoftmax(y, z backend.Buf, rows, cols int) error {
 	n := rows * cols
 	is32, err := check("LogSoftmax", n, y, z)
-	if is32 {
-		logSoftmax(z.F32[:n], y.F32[:n], cols, c.exps.Get32(cols))
-	} else if err == nil {
-		logSoftmax(z.F64[:n], y.F64[:n], cols, c.exps.Get64(cols))
-	}
-	return err
+	return typed(is32, err, func() { logSoftmax(z.F32[:n], y.F32[:n], cols, c.exps.Get32(cols)) },
+		func() { logSoftmax(z.F64[:n], y.F64[:n], cols, c.exps.Get64(cols)) })
 }
 
 func logSoftmax[T kern.Float](z, out []T, V int, tmp []T) {
@@ -151,13 +135,7 @@ func logSoftmax[T kern.Float](z, out []T, V int, tmp []T) {
 
 // SoftmaxXent sums the rows' losses in float64 and rounds c·Σ once.
 func (c *CPU) SoftmaxXent(out, loss, z, t, m, eps backend.Buf, scale float64, rows, cols int) error {
-	is32, err := check("SoftmaxXent", rows*cols, z)
-	if err == nil {
-		_, err = check("SoftmaxXent", rows, z, t, m, loss)
-	}
-	if err == nil {
-		_, err = check("SoftmaxXent", 1, z, out)
-	}
+	is32, err := checkSized("SoftmaxXent", sized{z, rows * cols}, sized{t, rows}, sized{m, rows}, sized{loss, rows}, sized{out, 1})
 	e, err := smoothing("SoftmaxXent", z, eps, err)
 	if err != nil {
 		return err
@@ -215,23 +193,13 @@ func xent[T kern.Float](z, y, m, loss, out []T, V int, scale, eps float64, tmp [
 
 func (c *CPU) SoftmaxXentGrad(dz, z, t, m, eps, g backend.Buf, scale float64, rows, cols int) error {
 	n := rows * cols
-	is32, err := check("SoftmaxXentGrad", n, dz, z)
-	if err == nil {
-		_, err = check("SoftmaxXentGrad", rows, z, t, m)
-	}
-	if err == nil {
-		_, err = check("SoftmaxXentGrad", 1, z, g)
-	}
+	is32, err := checkSized("SoftmaxXentGrad", sized{dz, n}, sized{z, n}, sized{t, rows}, sized{m, rows}, sized{g, 1})
 	e, err := smoothing("SoftmaxXentGrad", z, eps, err)
-	if err != nil {
-		return err
-	}
-	if is32 {
+	return typed(is32, err, func() {
 		xentGrad(z.F32[:n], t.F32[:rows], m.F32, dz.F32[:n], cols, float32(scale)*g.F32[0], float32(e), c.exps.Get32(cols))
-	} else {
+	}, func() {
 		xentGrad(z.F64[:n], t.F64[:rows], m.F64, dz.F64[:n], cols, scale*g.F64[0], e, c.exps.Get64(cols))
-	}
-	return nil
+	})
 }
 
 // xentGrad writes c·m_b·(softmax(z_b) − (1−ε)·onehot(y_b) − ε/V) per row;
@@ -272,16 +240,9 @@ func xentGrad[T kern.Float](z, y, m, out []T, V int, scale, eps T, tmp []T) {
 }
 
 func (*CPU) Argmax(out, x backend.Buf, rows, cols int) error {
-	is32, err := check("Argmax", rows*cols, x)
-	if err == nil {
-		_, err = check("Argmax", rows, x, out)
-	}
-	if is32 && err == nil {
-		argmaxRows(x.F32, out.F32[:rows], cols)
-	} else if err == nil {
-		argmaxRows(x.F64, out.F64[:rows], cols)
-	}
-	return err
+	is32, err := checkSized("Argmax", sized{x, rows * cols}, sized{out, rows})
+	return typed(is32, err, func() { argmaxRows(x.F32, out.F32[:rows], cols) },
+		func() { argmaxRows(x.F64, out.F64[:rows], cols) })
 }
 
 func argmaxRows[T kern.Float](x, out []T, V int) {
@@ -300,23 +261,15 @@ func argmaxRows[T kern.Float](x, out []T, V int) {
 func (*CPU) L2Norm(y, x backend.Buf, eps float64, rows, cols int) error {
 	n := rows * cols
 	is32, err := check("L2Norm", n, y, x)
-	if is32 {
-		l2norm(x.F32[:n], y.F32[:n], cols, float32(eps), sqrt32)
-	} else if err == nil {
-		l2norm(x.F64[:n], y.F64[:n], cols, eps, math.Sqrt)
-	}
-	return err
+	return typed(is32, err, func() { l2norm(x.F32[:n], y.F32[:n], cols, float32(eps), sqrt32) },
+		func() { l2norm(x.F64[:n], y.F64[:n], cols, eps, math.Sqrt) })
 }
 
 func (*CPU) L2Grad(dx, x, g backend.Buf, eps float64, rows, cols int) error {
 	n := rows * cols
 	is32, err := check("L2Grad", n, dx, x, g)
-	if is32 {
-		l2grad(x.F32[:n], g.F32[:n], dx.F32[:n], cols, float32(eps), sqrt32)
-	} else if err == nil {
-		l2grad(x.F64[:n], g.F64[:n], dx.F64[:n], cols, eps, math.Sqrt)
-	}
-	return err
+	return typed(is32, err, func() { l2grad(x.F32[:n], g.F32[:n], dx.F32[:n], cols, float32(eps), sqrt32) },
+		func() { l2grad(x.F64[:n], g.F64[:n], dx.F64[:n], cols, eps, math.Sqrt) })
 }
 
 func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(x))) }
@@ -361,16 +314,9 @@ func l2grad[T kern.Float](x, g, out []T, D int, eps T, sqrt func(T) T) {
 }
 
 func (*CPU) ScaleBy(y, x, gamma backend.Buf, n int) error {
-	is32, err := check("ScaleBy", n, y, x)
-	if err == nil {
-		_, err = check("ScaleBy", 1, y, gamma)
-	}
-	if is32 && err == nil {
-		scaleBy(x.F32[:n], y.F32[:n], gamma.F32[0])
-	} else if err == nil {
-		scaleBy(x.F64[:n], y.F64[:n], gamma.F64[0])
-	}
-	return err
+	is32, err := checkSized("ScaleBy", sized{y, n}, sized{x, n}, sized{gamma, 1})
+	return typed(is32, err, func() { scaleBy(x.F32[:n], y.F32[:n], gamma.F32[0]) },
+		func() { scaleBy(x.F64[:n], y.F64[:n], gamma.F64[0]) })
 }
 
 func scaleBy[T kern.Float](x, out []T, c T) {
@@ -380,16 +326,9 @@ func scaleBy[T kern.Float](x, out []T, c T) {
 }
 
 func (*CPU) Dot(out, a, b backend.Buf, n int) error {
-	is32, err := check("Dot", n, a, b)
-	if err == nil {
-		_, err = check("Dot", 1, a, out)
-	}
-	if is32 && err == nil {
-		out.F32[0] = dot(a.F32[:n], b.F32[:n])
-	} else if err == nil {
-		out.F64[0] = dot(a.F64[:n], b.F64[:n])
-	}
-	return err
+	is32, err := checkSized("Dot", sized{a, n}, sized{b, n}, sized{out, 1})
+	return typed(is32, err, func() { out.F32[0] = dot(a.F32[:n], b.F32[:n]) },
+		func() { out.F64[0] = dot(a.F64[:n], b.F64[:n]) })
 }
 
 func dot[T kern.Float](a, b []T) T {

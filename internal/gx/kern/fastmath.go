@@ -56,8 +56,6 @@ func Exps[T Float](x, out []T) { elementwise(x, out, exps32, math.Exp) }
 // sigmoid32 is σ(x) = (1 + tanh(x/2)) / 2.
 func sigmoid32(x float32) float32 { return 0.5 + 0.5*tanh32(0.5*x) }
 
-func tanh64(x float64) float64 { return math.Tanh(x) }
-
 // sigmoid64 is σ(x) = 1/(1+e^−x), written so that e^x never overflows.
 func sigmoid64(x float64) float64 {
 	if x >= 0 {
@@ -87,38 +85,43 @@ func elementwise[T Float](x, out []T, v32 func(x, out []float32), f64 func(float
 }
 
 // Vector kernels, generic over the Float type: float32 runs the AVX code
-// where there is one (bit for bit the float32 Go loop), float64 the loop.
+// on the whole blocks of eight where there is AVX (fastmath_amd64.go: bit
+// for bit the Go loop), the loop does the rest and every float64.
 
 // Axpy sets y[i] += a·x[i].
 func Axpy[T Float](a T, x, y []T) {
-	if x32, ok := any(x).([]float32); ok {
-		y32 := any(y).([]float32)[:len(x32)]
-		const block = 4096 // a large sum (the machine's Adds) split over threads
-		if !Splits((len(x32)+block-1)/block, block) {
-			axpy32(float32(a), x32, y32)
-			return
-		}
-		Parallel((len(x32)+block-1)/block, block, func(lo, hi int) {
-			lo, hi = lo*block, min(hi*block, len(x32))
-			axpy32(float32(a), x32[lo:hi], y32[lo:hi])
-		})
+	y = y[:len(x)]
+	const block = 4096 // a large float32 sum (the machine's Adds) split over threads
+	if _, ok := any(x).([]float32); !ok || !Splits((len(x)+block-1)/block, block) {
+		axpy(a, x, y)
 		return
 	}
-	y = y[:len(x)]
-	for i, v := range x {
-		y[i] += T(a * v) // the product rounded, then the sum (never fused): axpyAVX's bits
+	Parallel((len(x)+block-1)/block, block, func(lo, hi int) {
+		lo, hi = lo*block, min(hi*block, len(x))
+		axpy(a, x[lo:hi], y[lo:hi])
+	})
+}
+
+// axpy is Axpy on one range.
+func axpy[T Float](a T, x, y []T) {
+	i := 0
+	if x32, ok := any(x).([]float32); ok {
+		i = axpy8(float32(a), x32, any(y).([]float32))
+	}
+	for ; i < len(x); i++ {
+		y[i] += T(a * x[i]) // the product rounded, then the sum (never fused): axpyAVX's bits
 	}
 }
 
 // ScaleTo sets y[i] = a·x[i].
 func ScaleTo[T Float](a T, x, y []T) {
-	if x32, ok := any(x).([]float32); ok {
-		scale32(float32(a), x32, any(y).([]float32))
-		return
-	}
 	y = y[:len(x)]
-	for i, v := range x {
-		y[i] = a * v
+	i := 0
+	if x32, ok := any(x).([]float32); ok {
+		i = scale8(float32(a), x32, any(y).([]float32))
+	}
+	for ; i < len(x); i++ {
+		y[i] = a * x[i]
 	}
 }
 
@@ -136,13 +139,13 @@ func AddTanhs[T Float](p, u, c, out []T) {
 
 // TanhDelta sets out[i] = (g·v[i]) · (1 − t[i]²).
 func TanhDelta[T Float](g T, v, t, out []T) {
-	if v32, ok := any(v).([]float32); ok {
-		tanhDelta32(float32(g), v32, any(t).([]float32), any(out).([]float32))
-		return
-	}
 	t, out = t[:len(v)], out[:len(v)]
-	for i, x := range v {
-		out[i] = g * x * (1 - t[i]*t[i])
+	i := 0
+	if v32, ok := any(v).([]float32); ok {
+		i = tanhDelta8(float32(g), v32, any(t).([]float32), any(out).([]float32))
+	}
+	for ; i < len(v); i++ {
+		out[i] = g * v[i] * (1 - t[i]*t[i])
 	}
 }
 
@@ -157,7 +160,8 @@ type AdamConsts struct {
 //	g ← g·scale;  m ← β₁m + (1 − β₁)g;  v ← β₂v + (1 − β₂)g·g
 //	p ← p − step·m / (√v/√(1 − β₂ᵗ) + ε)
 //
-// Adam32 runs it four entries at a time on amd64 with AVX, bit for bit.
+// Adam32 runs it four entries at a time on amd64 with AVX (adam4), bit for
+// bit.
 func adam32(p, g []float32, m, v []float64, a AdamConsts) {
 	g, m, v = g[:len(p)], m[:len(p)], v[:len(p)]
 	for j, x := range g {
@@ -186,66 +190,72 @@ func Adam32(p, g []float32, m, v []float64, a AdamConsts) {
 	})
 }
 
+// adam32Range is Adam32 on one range.
+func adam32Range(p, g []float32, m, v []float64, a AdamConsts) {
+	n := adam4(p, g, m, v, a)
+	adam32(p[n:], g[n:], m[n:], v[n:], a)
+}
+
 // The GRU's elementwise pieces (see ops_gru.go, ops_gruseq.go).
 
 // Add2 sets out[i] = a[i] + b[i].
 func Add2[T Float](a, b, out []T) {
-	if a32, ok := any(a).([]float32); ok && HasAVX {
-		add2s32(a32, any(b).([]float32), any(out).([]float32))
-		return
-	}
 	b, out = b[:len(a)], out[:len(a)]
-	for i, v := range a {
-		out[i] = v + b[i]
+	i := 0
+	if a32, ok := any(a).([]float32); ok {
+		i = add2s8(a32, any(b).([]float32), any(out).([]float32))
+	}
+	for ; i < len(a); i++ {
+		out[i] = a[i] + b[i]
 	}
 }
 
 // Add3 sets out[i] = (a[i] + b[i]) + c[i].
 func Add3[T Float](a, b, c, out []T) {
-	if a32, ok := any(a).([]float32); ok && HasAVX {
-		add3s32(a32, any(b).([]float32), any(c).([]float32), any(out).([]float32))
-		return
-	}
 	b, c, out = b[:len(a)], c[:len(a)], out[:len(a)]
-	for i, v := range a {
-		out[i] = v + b[i] + c[i]
+	i := 0
+	if a32, ok := any(a).([]float32); ok {
+		i = add3s8(a32, any(b).([]float32), any(c).([]float32), any(out).([]float32))
+	}
+	for ; i < len(a); i++ {
+		out[i] = a[i] + b[i] + c[i]
 	}
 }
 
 // GRUN sets hn[i] = hhn[i] + bhn[i] and nn[i] += r[i]·hn[i].
 func GRUN[T Float](hhn, bhn, r, hn, nn []T) {
-	if h32, ok := any(hhn).([]float32); ok && HasAVX {
-		gruN32(h32, any(bhn).([]float32), any(r).([]float32), any(hn).([]float32), any(nn).([]float32))
-		return
-	}
 	bhn, r, hn, nn = bhn[:len(hhn)], r[:len(hhn)], hn[:len(hhn)], nn[:len(hhn)]
-	for i, v := range hhn {
-		hn[i] = v + bhn[i]
+	i := 0
+	if h32, ok := any(hhn).([]float32); ok {
+		i = gruN8(h32, any(bhn).([]float32), any(r).([]float32), any(hn).([]float32), any(nn).([]float32))
+	}
+	for ; i < len(hhn); i++ {
+		hn[i] = hhn[i] + bhn[i]
 		nn[i] += r[i] * hn[i]
 	}
 }
 
 // Blend sets out[i] = nn[i] + z[i]·(h[i] − nn[i]).
 func Blend[T Float](nn, z, h, out []T) {
-	if n32, ok := any(nn).([]float32); ok && HasAVX {
-		blend32(n32, any(z).([]float32), any(h).([]float32), any(out).([]float32))
-		return
-	}
 	z, h, out = z[:len(nn)], h[:len(nn)], out[:len(nn)]
-	for i, v := range nn {
-		out[i] = v + z[i]*(h[i]-v)
+	i := 0
+	if n32, ok := any(nn).([]float32); ok {
+		i = blend8(n32, any(z).([]float32), any(h).([]float32), any(out).([]float32))
+	}
+	for ; i < len(nn); i++ {
+		out[i] = nn[i] + z[i]*(h[i]-nn[i])
 	}
 }
 
 // BlendCarry sets out[i] = h[i] + m·((nn[i] + z[i]·(h[i] − nn[i])) − h[i]).
 func BlendCarry[T Float](m T, nn, z, h, out []T) {
-	if n32, ok := any(nn).([]float32); ok && HasAVX {
-		blendCarry32(float32(m), n32, any(z).([]float32), any(h).([]float32), any(out).([]float32))
-		return
-	}
 	z, h, out = z[:len(nn)], h[:len(nn)], out[:len(nn)]
-	for i, v := range nn {
-		hnew := v + z[i]*(h[i]-v)
+	i := 0
+	if n32, ok := any(nn).([]float32); ok {
+		i = blendCarry8(float32(m), n32, any(z).([]float32), any(h).([]float32), any(out).([]float32))
+	}
+	for ; i < len(nn); i++ {
+		hnew := nn[i] + z[i]*(h[i]-nn[i])
 		out[i] = h[i] + m*(hnew-h[i])
 	}
 }

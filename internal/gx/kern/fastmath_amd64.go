@@ -135,120 +135,98 @@ func addTanhs32(p, u, c, out []float32) {
 	}
 }
 
-// axpy32 sets y[i] += a·x[i].
-func axpy32(a float32, x, y []float32) {
-	y = y[:len(x)]
-	n := 0
-	if HasAVX && len(x) >= 8 {
-		n = len(x) &^ 7
+// The wrappers below run their AVX loop on the whole blocks of eight (four
+// for adam4) at the start of their slices and return how many values they
+// did; the generic kernels (fastmath.go) do the rest in Go.
+
+// blocks8 is how many of n values an AVX loop takes: none without AVX.
+func blocks8(n int) int {
+	if !HasAVX {
+		return 0
+	}
+	return n &^ 7
+}
+
+func axpy8(a float32, x, y []float32) int {
+	n := blocks8(len(x))
+	if n > 0 {
+		_ = y[n-1]
 		axpyAVX(a, &x[0], &y[0], n)
 	}
-	for i := n; i < len(x); i++ {
-		y[i] += a * x[i]
-	}
+	return n
 }
 
-// scale32 sets y[i] = a·x[i].
-func scale32(a float32, x, y []float32) {
-	y = y[:len(x)]
-	n := 0
-	if HasAVX && len(x) >= 8 {
-		n = len(x) &^ 7
+func scale8(a float32, x, y []float32) int {
+	n := blocks8(len(x))
+	if n > 0 {
+		_ = y[n-1]
 		scaleAVX(a, &x[0], &y[0], n)
 	}
-	for i := n; i < len(x); i++ {
-		y[i] = a * x[i]
-	}
+	return n
 }
 
-// tanhDelta32 sets out[i] = (g·v[i]) · (1 − t[i]²).
-func tanhDelta32(g float32, v, t, out []float32) {
-	t, out = t[:len(v)], out[:len(v)]
-	n := 0
-	if HasAVX && len(v) >= 8 {
-		n = len(v) &^ 7
+func tanhDelta8(g float32, v, t, out []float32) int {
+	n := blocks8(len(v))
+	if n > 0 {
+		_, _ = t[n-1], out[n-1]
 		tanhDeltaAVX(g, &v[0], &t[0], &out[0], n)
 	}
-	for i := n; i < len(v); i++ {
-		out[i] = g * v[i] * (1 - t[i]*t[i])
-	}
+	return n
 }
 
-// adam32Range is Adam32 on one range, four entries at a time with AVX.
-func adam32Range(p, g []float32, m, v []float64, a AdamConsts) {
-	n := 0
-	if HasAVX && len(p) >= 4 {
-		n = len(p) &^ 3
-		adamAVX(&p[0], &g[0], &m[0], &v[0], n, a.Scale, a.B1, a.OneMinusB1, a.B2, a.OneMinusB2, a.Step, a.SqrtC2, a.Eps)
+func adam4(p, g []float32, m, v []float64, a AdamConsts) int {
+	if !HasAVX || len(p) < 4 {
+		return 0
 	}
-	adam32(p[n:], g[n:], m[n:], v[n:], a)
+	n := len(p) &^ 3
+	_, _, _ = g[n-1], m[n-1], v[n-1]
+	adamAVX(&p[0], &g[0], &m[0], &v[0], n, a.Scale, a.B1, a.OneMinusB1, a.B2, a.OneMinusB2, a.Step, a.SqrtC2, a.Eps)
+	return n
 }
 
-// add2s32 sets out[i] = a[i] + b[i].
-func add2s32(a, b, out []float32) {
-	b, out = b[:len(a)], out[:len(a)]
-	n := 0
-	if HasAVX && len(a) >= 8 {
-		n = len(a) &^ 7
+func add2s8(a, b, out []float32) int {
+	n := blocks8(len(a))
+	if n > 0 {
+		_, _ = b[n-1], out[n-1]
 		add2AVX(&a[0], &b[0], &out[0], n)
 	}
-	for i := n; i < len(a); i++ {
-		out[i] = a[i] + b[i]
-	}
+	return n
 }
 
-// add3s32 sets out[i] = (a[i] + b[i]) + c[i].
-func add3s32(a, b, c, out []float32) {
-	b, c, out = b[:len(a)], c[:len(a)], out[:len(a)]
-	n := 0
-	if HasAVX && len(a) >= 8 {
-		n = len(a) &^ 7
+func add3s8(a, b, c, out []float32) int {
+	n := blocks8(len(a))
+	if n > 0 {
+		_, _, _ = b[n-1], c[n-1], out[n-1]
 		add3AVX(&a[0], &b[0], &c[0], &out[0], n)
 	}
-	for i := n; i < len(a); i++ {
-		out[i] = a[i] + b[i] + c[i]
-	}
+	return n
 }
 
-// gruN32 sets hn[i] = hhn[i] + bhn[i] and nn[i] += r[i]·hn[i].
-func gruN32(hhn, bhn, r, hn, nn []float32) {
-	bhn, r, hn, nn = bhn[:len(hhn)], r[:len(hhn)], hn[:len(hhn)], nn[:len(hhn)]
-	n := 0
-	if HasAVX && len(hhn) >= 8 {
-		n = len(hhn) &^ 7
+func gruN8(hhn, bhn, r, hn, nn []float32) int {
+	n := blocks8(len(hhn))
+	if n > 0 {
+		_, _, _, _ = bhn[n-1], r[n-1], hn[n-1], nn[n-1]
 		gruNAVX(&hhn[0], &bhn[0], &r[0], &hn[0], &nn[0], n)
 	}
-	for i := n; i < len(hhn); i++ {
-		hn[i] = hhn[i] + bhn[i]
-		nn[i] += r[i] * hn[i]
-	}
+	return n
 }
 
-// blend32 sets out[i] = nn[i] + z[i]·(h[i] − nn[i]).
-func blend32(nn, z, h, out []float32) {
-	z, h, out = z[:len(nn)], h[:len(nn)], out[:len(nn)]
-	n := 0
-	if HasAVX && len(nn) >= 8 {
-		n = len(nn) &^ 7
+func blend8(nn, z, h, out []float32) int {
+	n := blocks8(len(nn))
+	if n > 0 {
+		_, _, _ = z[n-1], h[n-1], out[n-1]
 		blendAVX(&nn[0], &z[0], &h[0], &out[0], n)
 	}
-	for i := n; i < len(nn); i++ {
-		out[i] = nn[i] + z[i]*(h[i]-nn[i])
-	}
+	return n
 }
 
-// blendCarry32 sets out[i] = h[i] + m·((nn[i] + z[i]·(h[i] − nn[i])) − h[i]).
-func blendCarry32(m float32, nn, z, h, out []float32) {
-	z, h, out = z[:len(nn)], h[:len(nn)], out[:len(nn)]
-	n := 0
-	if HasAVX && len(nn) >= 8 {
-		n = len(nn) &^ 7
+func blendCarry8(m float32, nn, z, h, out []float32) int {
+	n := blocks8(len(nn))
+	if n > 0 {
+		_, _, _ = z[n-1], h[n-1], out[n-1]
 		blendCarryAVX(m, &nn[0], &z[0], &h[0], &out[0], n)
 	}
-	for i := n; i < len(nn); i++ {
-		hnew := nn[i] + z[i]*(h[i]-nn[i])
-		out[i] = h[i] + m*(hnew-h[i])
-	}
+	return n
 }
 
 // GRUGatesBackRow32 is one row of gruGatesBack (see there).

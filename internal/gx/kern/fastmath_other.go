@@ -36,47 +36,19 @@ func addTanhs32(p, u, c, out []float32) {
 	}
 }
 
-// axpy32 sets y[i] += a·x[i].
-func axpy32(a float32, x, y []float32) {
-	y = y[:len(x)]
-	for i, v := range x {
-		y[i] += a * v
-	}
+// Without AVX the generic kernels (fastmath.go) do every value in Go.
+
+func axpy8(float32, []float32, []float32) int                          { return 0 }
+func scale8(float32, []float32, []float32) int                         { return 0 }
+func tanhDelta8(float32, []float32, []float32, []float32) int          { return 0 }
+func adam4([]float32, []float32, []float64, []float64, AdamConsts) int { return 0 }
+func add2s8([]float32, []float32, []float32) int                       { return 0 }
+func add3s8([]float32, []float32, []float32, []float32) int            { return 0 }
+func gruN8([]float32, []float32, []float32, []float32, []float32) int  { return 0 }
+func blend8([]float32, []float32, []float32, []float32) int            { return 0 }
+func blendCarry8(float32, []float32, []float32, []float32, []float32) int {
+	return 0
 }
-
-// scale32 sets y[i] = a·x[i].
-func scale32(a float32, x, y []float32) {
-	y = y[:len(x)]
-	for i, v := range x {
-		y[i] = a * v
-	}
-}
-
-// tanhDelta32 sets out[i] = (g·v[i]) · (1 − t[i]²).
-func tanhDelta32(g float32, v, t, out []float32) {
-	t, out = t[:len(v)], out[:len(v)]
-	for i, x := range v {
-		out[i] = g * x * (1 - t[i]*t[i])
-	}
-}
-
-// adam32Range is Adam32 on one range.
-func adam32Range(p, g []float32, m, v []float64, a AdamConsts) { adam32(p, g, m, v, a) }
-
-// add2s32 sets out[i] = a[i] + b[i].
-func add2s32(a, b, out []float32) { Add2(a, b, out) }
-
-// add3s32 sets out[i] = (a[i] + b[i]) + c[i].
-func add3s32(a, b, c, out []float32) { Add3(a, b, c, out) }
-
-// gruN32 sets hn[i] = hhn[i] + bhn[i] and nn[i] += r[i]·hn[i].
-func gruN32(hhn, bhn, r, hn, nn []float32) { GRUN(hhn, bhn, r, hn, nn) }
-
-// blend32 sets out[i] = nn[i] + z[i]·(h[i] − nn[i]).
-func blend32(nn, z, h, out []float32) { Blend(nn, z, h, out) }
-
-// blendCarry32 sets out[i] = h[i] + m·((nn[i] + z[i]·(h[i] − nn[i])) − h[i]).
-func blendCarry32(m float32, nn, z, h, out []float32) { BlendCarry(m, nn, z, h, out) }
 
 // GRUGatesBackRow32 is one row of gruGatesBack (see there).
 func GRUGatesBackRow32(x, d, o []float32, H int, dh bool) { GRUGatesBackRow(x, d, o, H, 0, dh) }

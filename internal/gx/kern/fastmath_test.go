@@ -100,14 +100,14 @@ func TestVectorKernels(t *testing.T) {
 		a := float32(-0.37)
 
 		got, want := append([]float32(nil), y...), append([]float32(nil), y...)
-		axpy32(a, x, got)
+		Axpy(a, x, got)
 		for i := range want {
 			want[i] += a * x[i]
 		}
 		same("axpy", n, got, want)
 
 		got, want = make([]float32, n), make([]float32, n)
-		scale32(a, x, got)
+		ScaleTo(a, x, got)
 		for i := range want {
 			want[i] = a * x[i]
 		}
@@ -119,7 +119,7 @@ func TestVectorKernels(t *testing.T) {
 		}
 		same("addTanh", n, got, want)
 
-		tanhDelta32(a, x, y, got)
+		TanhDelta(a, x, y, got)
 		for i := range want {
 			want[i] = a * x[i] * (1 - y[i]*y[i])
 		}
@@ -176,31 +176,31 @@ func TestGRUKernels(t *testing.T) {
 	for n := 0; n <= 40; n++ {
 		a, b, c, d := rnd(n, 1), rnd(n, 2), rnd(n, 3), rnd(n, 4)
 		got, want := make([]float32, n), make([]float32, n)
-		add2s32(a, b, got)
+		Add2(a, b, got)
 		for i := range want {
 			want[i] = a[i] + b[i]
 		}
 		eq("add2", n, got, want)
-		add3s32(a, b, c, got)
+		Add3(a, b, c, got)
 		for i := range want {
 			want[i] = a[i] + b[i] + c[i]
 		}
 		eq("add3", n, got, want)
 		hn1, hn2, n1, n2 := make([]float32, n), make([]float32, n), append([]float32(nil), d...), append([]float32(nil), d...)
-		gruN32(a, b, c, hn1, n1)
+		GRUN(a, b, c, hn1, n1)
 		for i := range hn2 {
 			hn2[i] = a[i] + b[i]
 			n2[i] += c[i] * hn2[i]
 		}
 		eq("GRUN hn", n, hn1, hn2)
 		eq("GRUN n", n, n1, n2)
-		blend32(a, b, c, got)
+		Blend(a, b, c, got)
 		for i := range want {
 			want[i] = a[i] + b[i]*(c[i]-a[i])
 		}
 		eq("blend", n, got, want)
 		m := float32(0.75)
-		blendCarry32(m, a, b, c, got)
+		BlendCarry(m, a, b, c, got)
 		for i := range want {
 			hnew := a[i] + b[i]*(c[i]-a[i])
 			want[i] = c[i] + m*(hnew-c[i])
