@@ -40,18 +40,6 @@ func (c *CPU) Gemm(m, n, k int, alpha float64, a, b backend.Mat, beta float64, c
 	return nil
 }
 
-func (c *CPU) GemmBatched(m, n, k int, alpha float64, a backend.Mat, aStride int, b backend.Mat, bStride int, beta float64, cm backend.Mat, cStride int, batch int) error {
-	for i := range batch {
-		a1, b1, c1 := a, b, cm
-		a1.Off += i * aStride
-		b1.Off += i * bStride
-		c1.Off += i * cStride
-		if err := c.Gemm(m, n, k, alpha, a1, b1, beta, c1); err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // checkGemm checks the operands' dtypes and extents.
 func checkGemm(m, n, k int, a, b, c backend.Mat) (is32 bool, err error) {
