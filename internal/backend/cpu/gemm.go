@@ -40,7 +40,6 @@ func (c *CPU) Gemm(m, n, k int, alpha float64, a, b backend.Mat, beta float64, c
 	return nil
 }
 
-
 // checkGemm checks the operands' dtypes and extents.
 func checkGemm(m, n, k int, a, b, c backend.Mat) (is32 bool, err error) {
 	if c.T {
