@@ -26,8 +26,10 @@ import (
 //     flat tensor, backend.AttendBackLayout) that unflatOps cut up; the
 //     bias's ∂c = Σ_b ∂u (SumRows) and ∂v = Tᵀ∂s (attendDVOp) are sums
 //     over the batch, ops of their own, and so is the values' ∂H, the
-//     Outer of the weights and ∂ctx, which adds into the sum of the
-//     values' gradients over the positions without a buffer of its own;
+//     Outer of the weights and ∂ctx (attendDHOp). Where these add into
+//     their sums over the positions (fold.go), the backward op adds ∂H
+//     and the key-side cut itself, and attendDVOp ∂c (absorbs), the sums
+//     the same bits;
 //   - the weights' and the scores' (a penalty on the weights, say) are the
 //     unfused ops' gradients: SoftmaxGrad, then the score's.
 //
