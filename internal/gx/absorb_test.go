@@ -44,11 +44,12 @@ func (c *sumCounter) SumRows(y, x backend.Buf, rows, n int, acc bool) error {
 // The dot score's keys are the values (one sum of 2T terms): its first
 // position's ∂H adds into that position's ∂X, computed after the
 // backward's step, so it is not absorbed; the other T − 1 positions' ∂X
-// and ∂H are, ∂X first, as their steps ran.
+// and ∂H are, ∂X first, as their steps ran. With 3 heads the keys are an
+// input of their own, and ∂H is the Outer of the heads' mean weights.
 func TestAbsorbSameBits(t *testing.T) {
 	const B, S, D, T = 3, 7, 5, 4
 	for _, dt := range []gx.Dtype{gx.Float32, gx.Float64} {
-		for _, score := range []string{"additive", "dot", "given"} {
+		for _, score := range []string{"additive", "dot", "heads", "given"} {
 			what := fmt.Sprintf("%v %s", dt, score)
 			run := func(on bool) ([][]float64, *sumCounter) {
 				defer gx.SetAbsorb(gx.SetAbsorb(on))

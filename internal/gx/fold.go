@@ -164,8 +164,8 @@ type absorber interface {
 	// (−1: none), shape a value to its shape.
 	absorbs(m *Machine, stepOf []int, shape func(int) tensor.Shape, p, k int) (slot int, ok bool)
 	// absorbing is the op's forward (with acc its accumulate into dst),
-	// adding the absorbed steps' terms into dsts[slot] where set, in the
-	// order of the slots in order (the order the steps ran).
+	// adding the absorbed steps' terms into dsts[slot] where set, the
+	// slots in the order order lists them (the order their steps ran).
 	absorbing(c *call, dst backend.Buf, acc bool, dsts []backend.Buf, order []int) error
 }
 
@@ -199,7 +199,7 @@ func absorbSteps(m *Machine, f *devFusion, onDevice []bool, shape func(int) tens
 				continue
 			}
 			root := f.alias[m.steps[k].out]
-			if slot, ok := op.absorbs(m, stepOf, shape, p, k); ok && f.acc[k] && stepOf[root] < p && !written[root] &&
+			if slot, ok := op.absorbs(m, stepOf, shape, p, k); ok && f.acc[k] && stepOf[root] >= 0 && stepOf[root] < p && !written[root] &&
 				!slices.ContainsFunc(got, func(a absorbed) bool { return a.slot == slot }) {
 				got = append(got, absorbed{slot, root})
 				f.none[k] = true

@@ -593,7 +593,7 @@ func (op *attendBackOp) absorbs(m *Machine, _ []int, shape func(int) tensor.Shap
 	sp, sk := m.steps[p], m.steps[k]
 	switch o := sk.op.(type) {
 	case *attendDHOp:
-		return 0, len(sk.args) == 2 && sk.args[0] == sp.args[0] && sk.args[1] == sp.args[1] && op.h == 1
+		return 0, len(sk.args) == 2 && sk.args[0] == sp.args[0] && sk.args[1] == sp.args[1]
 	case *unflatOp:
 		if op.kind == attendScored || len(sk.args) != 1 || sk.args[0] != sp.out {
 			return 0, false
