@@ -184,7 +184,8 @@ __kernel void attend_back(__global float *dw, __global float *out, const int oK,
 // work-item per a < A, the rows in order (matvec_cols):
 //
 //	dv[a] = Σ_n T[oT + n·A + a]·ds[n]   (added into dv, rounded, when acc)
-//	dc[a] += Σ_b du[oU + b·A + a]       when B > 0 (sum_rows adding)
+//	dc[a] += Σ_b du[oU + b·A + a]       when B > 0, each row added into
+//	                                    dc[a] in turn (the cpu's SumRows)
 __kernel void attend_sums(__global float *dv, __global const float *T, const int oT, __global const float *ds,
                           const int n, const int A, const int acc, __global float *dc, __global const float *du,
                           const int oU, const int B) {
