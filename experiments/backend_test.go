@@ -89,6 +89,11 @@ func (c minimalFused) AttendBack(a backend.AttendBack) error {
 	return c.Backend.(backend.FusedAttention).AttendBack(a)
 }
 
+func (c minimalFused) AttendSums(a backend.AttendSums) error {
+	c.attends.Add(1)
+	return c.Backend.(backend.FusedAttention).AttendSums(a)
+}
+
 // cpuUnfused is the cpu backend with every optional capability it has but
 // the fused ops: the graphs built for it are the minimal backend's.
 type cpuUnfused struct{ *cpu.CPU }

@@ -53,6 +53,7 @@ type Attention interface {
 type FusedAttention interface {
 	Attend(a Attend) error
 	AttendBack(a AttendBack) error
+	AttendSums(a AttendSums) error
 }
 
 // Attend is a chain forward for B batch rows of S keys: the scores s
@@ -146,14 +147,37 @@ func (a Attend) NHeads() int { return max(1, a.Heads) }
 //	∂X[b,i,k]    = (SC·∂s[b,i])·Q[b,k]                     [B,S,K]  (dot)
 //	∂Q[b,k]      = Σ_i (SC·∂s[b,i])·X[b,i,k], a zero skipped [B,K]
 //
-// (the values' ∂H = (CC·w)⊗G, and ∂C and ∂V, sums over the batch, are the
-// graph's ops of their own: ∂H an Outer that adds into the sum of the
-// values' gradients over the positions, which the backend's Outer does
-// without a [B,S,D] buffer of its own).
+// The values' ∂H = (CC·w)⊗G and the score's key-side gradient (∂P or ∂X)
+// are added into DH and Keys where they are set (a Len > 0): the sums of
+// those gradients over the decoder's positions (internal/gx's fold.go),
+// each value rounded, then added, ∂H first unless KeysFirst (the two may
+// be one sum: the dot score's annotations), and the key-side block of Out
+// then left unwritten; unset, ∂H is not computed (the graph's Outer) and
+// the key-side gradient goes into Out. ∂C and ∂V, sums over the batch,
+// are AttendSums'.
 type AttendBack struct {
-	F     Attend
-	G, DW Buf
-	Out   Buf // AttendBackLayout
+	F         Attend
+	G, DW     Buf
+	Out       Buf // AttendBackLayout
+	DH, Keys  Buf
+	KeysFirst bool
+}
+
+// AttendSums is the additive score's sums over the batch, from a chain's
+// gradient: ∂V[a] = Σ_n T[n,a]·∂s[n] over the N = B·S rows of T [N,A] (at
+// offset TOff of T) and ∂s [N] (at the start of DS), into DV (added into
+// it, rounded then added, with DVAcc); where DC is set, also ∂C[a] +=
+// Σ_b ∂U[b,a] over the B rows of ∂U [B,A] (at offset DUOff of DU), rows
+// added in order as SumRows' acc does. Work [A] is a working buffer.
+type AttendSums struct {
+	N, A, B      int
+	T            Buf
+	TOff         int
+	DS, DV, Work Buf
+	DVAcc        bool
+	DU           Buf
+	DUOff        int
+	DC           Buf
 }
 
 // AttendBackLayout is where AttendBack puts its values in Out: ∂s [B·h,S]

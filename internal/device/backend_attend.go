@@ -70,7 +70,7 @@ func (b clBackend) AttendBack(a backend.AttendBack) error {
 		return fmt.Errorf("device: opencl: AttendBack: B %d, S %d, D %d: values of %d, forward of %d, gradient of %d, ∂w of %d, output of %d (want %d)",
 			B, S, D, f.H.Len(), f.Out.Len(), a.G.Len(), a.DW.Len(), a.Out.Len(), l.N)
 	}
-	flags, v, X, q := 0, f.H, f.H, f.H // f.H in the place of an operand the kernel does not read
+	flags, v, X, q, dH, keys := 0, f.H, f.H, f.H, f.H, f.H // f.H in the place of an operand the kernel does not read
 	switch {
 	case f.A > 0:
 		if err := mems("AttendBack (additive)", f.V); err != nil {
@@ -89,8 +89,55 @@ func (b clBackend) AttendBack(a backend.AttendBack) error {
 		}
 		flags, X, q = 32|128, f.X, f.Q
 	}
+	if a.DH.Len() > 0 {
+		if err := mems("AttendBack (∂H)", a.DH); err != nil {
+			return err
+		}
+		if a.DH.Len() < B*S*D {
+			return fmt.Errorf("device: opencl: AttendBack: ∂H's sum of %d for %d×%d×%d", a.DH.Len(), B, S, D)
+		}
+		flags, dH = flags|1, a.DH
+		if a.KeysFirst {
+			flags |= 2
+		}
+	}
+	if a.Keys.Len() > 0 && f.A+f.K > 0 {
+		if err := mems("AttendBack (keys)", a.Keys); err != nil {
+			return err
+		}
+		if a.Keys.Len() < B*S*(f.A+f.K) {
+			return fmt.Errorf("device: opencl: AttendBack: the key-side gradient's sum of %d for %d×%d×%d", a.Keys.Len(), B, S, f.A+f.K)
+		}
+		flags, keys = flags|8, a.Keys
+	}
 	return b.o.KernelRows("attend_back", B, a.DW.Mem, a.Out.Mem, l.Keys, l.Query, f.H.Mem, a.G.Mem, f.Out.Mem,
-		fl.W, fl.T, float32(f.CC), v.Mem, X.Mem, q.Mem, float32(f.SC), S, D, max(1, f.A), max(1, f.K), flags)
+		fl.W, fl.T, float32(f.CC), v.Mem, X.Mem, q.Mem, float32(f.SC), S, D, max(1, f.A), max(1, f.K), flags, dH.Mem, keys.Mem)
+}
+
+// AttendSums is the additive score's sums over the batch in one launch:
+// attend_sums, one work-item per value of ∂v.
+func (b clBackend) AttendSums(a backend.AttendSums) error {
+	if err := mems("AttendSums", a.DV, a.T, a.DS); err != nil {
+		return err
+	}
+	if a.N < 1 || a.A < 1 || a.DV.Len() < a.A || a.TOff < 0 || a.T.Len() < a.TOff+a.N*a.A || a.DS.Len() < a.N {
+		return fmt.Errorf("device: opencl: AttendSums: N %d, A %d: ∂v of %d, T of %d from %d, ∂s of %d", a.N, a.A, a.DV.Len(), a.T.Len(), a.TOff, a.DS.Len())
+	}
+	dc, du, rows := a.DV, a.DV, 0 // ∂v in the place of the ∂c the kernel does not touch
+	if a.DC.Len() > 0 {
+		if err := mems("AttendSums (∂c)", a.DC, a.DU); err != nil {
+			return err
+		}
+		if a.B < 1 || a.DC.Len() < a.A || a.DUOff < 0 || a.DU.Len() < a.DUOff+a.B*a.A {
+			return fmt.Errorf("device: opencl: AttendSums: ∂c of %d, ∂u of %d from %d, for B %d, A %d", a.DC.Len(), a.DU.Len(), a.DUOff, a.B, a.A)
+		}
+		dc, du, rows = a.DC, a.DU, a.B
+	}
+	acc := 0
+	if a.DVAcc {
+		acc = 1
+	}
+	return b.o.Kernel("attend_sums", a.A, a.DV.Mem, a.T.Mem, a.TOff, a.DS.Mem, a.N, a.A, acc, dc.Mem, du.Mem, a.DUOff, rows)
 }
 
 // errHeads: the kernels run one head (the backend does not declare

@@ -66,3 +66,30 @@ func TestDeviceAttendViews(t *testing.T) {
 		}
 	}
 }
+
+// TestDeviceAttendAbsorbs: on OpenCL the fused backward adds the terms of
+// the sums over the positions itself (fold.go's absorbSteps; kernels
+// attend_back's ∂H and keys, attend_sums' ∂c), its values the cpu's
+// (agreeOnDevice's bound), and launches fewer: of each sum's T terms the
+// T − 1 added into it (the first is its buffer), each a launch — ∂H
+// (AttentionDH), the key-side gradient (an Unflat adding: additive and
+// dot) and ∂c (SumRows: additive); the dot score's first position's ∂H
+// adds into its own ∂X, computed after the backward (TestAbsorbSameBits),
+// so it too is T − 1.
+func TestDeviceAttendAbsorbs(t *testing.T) {
+	devicetest.OpenCL(t)
+	const B, T, S, D = 3, 3, 37, 5
+	for _, score := range []string{"additive", "dot", "given"} {
+		build := func(g *devGraph) []*gx.Node {
+			in := func(shape ...int) *gx.Node { return g.In(1, shape...) }
+			outs, wrt, c := attendChain(g.Graph, in, g.Const(attnMask(S), B, S), score, true, false, T, S, D)
+			return append(outs, g.Grad(c, wrt...)...)
+		}
+		agreeOnDevice(t, score+" absorbed", []string{"AttentionBack", "AttentionDV", "AttentionDH"}, build)
+		off, on := runLaunches(t, build, gx.SetAbsorb, false), runLaunches(t, build, gx.SetAbsorb, true)
+		want := map[string]int64{"additive": 3 * (T - 1), "dot": 2 * (T - 1), "given": T - 1}[score]
+		if off-on != want {
+			t.Errorf("%s: %d launches a run absorbed, %d not: want %d fewer", score, on, off, want)
+		}
+	}
+}

@@ -74,20 +74,7 @@ func agreeOnDevice(t *testing.T, what string, onDevice []string, build func(g *d
 		} else {
 			m, err = g.Machine()
 		}
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		defer m.Close()
-		if err := m.Run(); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		vals := make([][]float64, len(outs))
-		for i, n := range outs {
-			if vals[i], err = g.Value(n); err != nil {
-				t.Fatalf("%s: %v", what, err)
-			}
-		}
-		return vals, m.HostOps()
+		return machineValues(t, what, g.Graph, m, err, outs), m.HostOps()
 	}
 	want, _ := run(false)
 	got, host := run(true)

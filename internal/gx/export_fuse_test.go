@@ -51,3 +51,12 @@ func SetViews(on bool) bool {
 // Views is how many of m's values its plan placed as views of another
 // (views.go: Unstack, the attention's parts and its gradients' cuts).
 func Views(m *Machine) int { return len(m.dev.views) }
+
+// SetAbsorb turns the machine's absorbing of steps into an op's call
+// (fold.go's absorbSteps) on or off for the machines compiled after it,
+// and returns the previous setting.
+func SetAbsorb(on bool) bool {
+	was := absorb
+	absorb = on
+	return was
+}

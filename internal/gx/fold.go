@@ -5,6 +5,7 @@ import (
 
 	"github.com/attnzoo/attnzoo/internal/backend"
 	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 )
 
 // An Add is a pass over memory of its own (on a device, a kernel launch),
@@ -139,5 +140,110 @@ func sumDeltasFromOperands(m *Machine, be backend.Backend) {
 		s.op = &additiveDeltaSumOp{*op}
 		s.args = slices.Clone(m.steps[p].args) // T, v, g
 		s.argv = make([]G.Value, len(s.args))
+	}
+}
+
+// The fused attention's backward makes, at each decoder position, terms
+// of sums over the positions that the separate steps after it would add
+// in, a launch each: the values' ∂H (AttentionDH), the key-side gradient
+// (an Unflat of its flat tensor), and the additive bias's ∂c (a SumRows of
+// ∂u). An op that can do such a step's work in its own backend call
+// (absorber: AttentionBack adds ∂H and the key-side gradient, AttentionDV
+// adds ∂c beside ∂v) does it there, and the step runs nothing. The terms
+// are added as the steps would add them, so the sums are the same bits,
+// provided the step adds into a sum (fuseAdds folded it) whose first value
+// is computed before the op, and no other step writes that sum between
+// the op's step and the absorbed one (the terms then reach it in the same
+// order); every backend's machine does the same.
+
+// absorber is an op that can do, in its own call, the work of a later step
+// that adds into a sum.
+type absorber interface {
+	// absorbs reports whether the op of step p can do step k's work, and
+	// in which of its slots; stepOf maps a value to the step computing it
+	// (−1: none), shape a value to its shape.
+	absorbs(m *Machine, stepOf []int, shape func(int) tensor.Shape, p, k int) (slot int, ok bool)
+	// absorbing is the op's forward (with acc its accumulate into dst),
+	// adding the absorbed steps' terms into dsts[slot] where set, the
+	// slots in the order order lists them (the order their steps ran).
+	absorbing(c *call, dst backend.Buf, acc bool, dsts []backend.Buf, order []int) error
+}
+
+// absorb turns the absorbing on (tests compare the machine without it).
+var absorb = true
+
+// absorbed is a step whose work another does: its slot there and the
+// value whose buffer its term is added into.
+type absorbed struct{ slot, root int }
+
+// absorbSteps finds the steps that absorbers do the work of (f.none set
+// for them), per absorbing step, in the order they ran.
+func absorbSteps(m *Machine, f *devFusion, onDevice []bool, shape func(int) tensor.Shape) map[int][]absorbed {
+	stepOf := make([]int, len(m.vals))
+	for i := range stepOf {
+		stepOf[i] = -1
+	}
+	for k, s := range m.steps {
+		stepOf[s.out] = k
+	}
+	var out map[int][]absorbed
+	for p, s := range m.steps {
+		op, ok := s.op.(absorber)
+		if !ok || !onDevice[p] || f.none[p] || !foldAdds || !absorb {
+			continue
+		}
+		written := map[int]bool{} // the sums written by the steps since p
+		var got []absorbed
+		for k := p + 1; k < len(m.steps); k++ {
+			if f.none[k] {
+				continue
+			}
+			root := f.alias[m.steps[k].out]
+			if slot, ok := op.absorbs(m, stepOf, shape, p, k); ok && f.acc[k] && stepOf[root] >= 0 && stepOf[root] < p && !written[root] &&
+				!slices.ContainsFunc(got, func(a absorbed) bool { return a.slot == slot }) {
+				got = append(got, absorbed{slot, root})
+				f.none[k] = true
+				continue
+			}
+			written[root] = true
+		}
+		if got != nil {
+			if out == nil {
+				out = map[int][]absorbed{}
+			}
+			out[p] = got
+		}
+	}
+	return out
+}
+
+// absorbing is the function of step s, whose op does the work of the
+// steps ab too (fold.go's absorbSteps): the sums they add into are read
+// as operands after its own, their buffers its dsts.
+func (r *devRun) absorbing(be backend.Backend, s *step, ab []absorbed, acc bool) deviceFn {
+	n0 := len(s.args)
+	in := make([]tensor.Shape, n0)
+	for j, a := range s.args {
+		in[j] = r.shapes[a]
+	}
+	slots := 0
+	for _, a := range ab {
+		s.args = append(s.args, a.root)
+		slots = max(slots, a.slot+1)
+	}
+	dsts, order := make([]backend.Buf, slots), make([]int, len(ab))
+	for i, a := range ab {
+		order[i] = a.slot
+	}
+	op := s.op.(absorber)
+	f := r.onBuffers(be, in, r.shapes[s.out], func(c *call) error { return op.absorbing(c, c.out, acc, dsts, order) })
+	return func(out backend.Buf, args []backend.Buf) error {
+		for i := range dsts {
+			dsts[i] = backend.Buf{}
+		}
+		for i, a := range ab {
+			dsts[a.slot] = args[n0+i]
+		}
+		return f(out, args[:n0])
 	}
 }

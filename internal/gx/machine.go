@@ -171,11 +171,15 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 	}
 	r.fuse = fuseAdds(m, onDevice, m.watched)
 	r.views = r.keepViews(m, views, fixed, cover, r.fuse)
+	absorbs := absorbSteps(m, r.fuse, onDevice, func(v int) tensor.Shape { return r.shapes[v] })
 	for k := range m.steps {
 		s := &m.steps[k]
 		switch {
 		case r.fuse.none[k]:
 			r.fns[k] = func(backend.Buf, []backend.Buf) error { return nil }
+		case absorbs[k] != nil:
+			r.fns[k] = r.absorbing(be, s, absorbs[k], r.fuse.acc[k])
+			r.argb[k] = make([]backend.Buf, len(s.args))
 		case r.fuse.acc[k]:
 			op := s.op.(adder)
 			r.fns[k] = r.onBuffers(be, r.argShapes(s), r.shapes[s.out], func(c *call) error { return op.accumulate(c, c.out) })

@@ -26,8 +26,10 @@ import (
 //     flat tensor, backend.AttendBackLayout) that unflatOps cut up; the
 //     bias's ∂c = Σ_b ∂u (SumRows) and ∂v = Tᵀ∂s (attendDVOp) are sums
 //     over the batch, ops of their own, and so is the values' ∂H, the
-//     Outer of the weights and ∂ctx, which adds into the sum of the
-//     values' gradients over the positions without a buffer of its own;
+//     Outer of the weights and ∂ctx (attendDHOp). Where these add into
+//     their sums over the positions (fold.go), the backward op adds ∂H
+//     and the key-side cut itself, and attendDVOp ∂c (absorbs), the sums
+//     the same bits;
 //   - the weights' and the scores' (a penalty on the weights, say) are the
 //     unfused ops' gradients: SoftmaxGrad, then the score's.
 //
@@ -82,10 +84,12 @@ type attendBackOp struct {
 }
 
 // attendDVOp: (packed, flat gradients) → ∂v = Tᵀ∂s [A] (additive), for
-// n = B·S positions, T at t in the packed tensor.
+// n = B·S positions, T at t in the packed tensor; ∂u [b,A] lies at q in
+// the flat gradients (for ∂c, which the op may add into its sum: absorbs).
 type attendDVOp struct {
 	base
 	n, a, t int
+	b, q    int
 }
 
 // Scoring is an attention score given by its operands, for Attention and
@@ -507,12 +511,15 @@ func (op *attendPartOp) contextGrads(all G.Nodes, grad *Node, res G.Nodes) error
 		if res[4], err = cut(l.Query, B, a.A); err != nil {
 			return err
 		}
-		if res[5], err = op.applyOp(&sumRowsOp{base{name: "SumRows", in: []int{2}, out: 1}}, res[4]); err != nil {
+		// ∂v before ∂c, so that AttentionDV runs first and adds ∂c too
+		// (absorbs)
+		t := a.Layout().T
+		dv := &attendDVOp{base{name: "AttentionDV", args: fmt.Sprint(B*S, ",", a.A, ",", t, ",", B, ",", l.Query), in: []int{1, 1}, out: 1},
+			B * S, a.A, t, B, l.Query}
+		if res[6], err = op.applyOp(dv, packed, back); err != nil {
 			return err
 		}
-		t := a.Layout().T
-		dv := &attendDVOp{base{name: "AttentionDV", args: fmt.Sprint(B*S, ",", a.A, ",", t), in: []int{1, 1}, out: 1}, B * S, a.A, t}
-		if res[6], err = op.applyOp(dv, packed, back); err != nil {
+		if res[5], err = op.applyOp(&sumRowsOp{base{name: "SumRows", in: []int{2}, out: 1}}, res[4]); err != nil {
 			return err
 		}
 	case attendDot:
@@ -550,7 +557,11 @@ func (op *attendBackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
 
 // forward: the chain's gradient into the flat tensor (backend.AttendBack),
 // ∂w in a working buffer.
-func (op *attendBackOp) forward(c *call) error {
+func (op *attendBackOp) forward(c *call) error { return op.absorbing(c, c.out, false, nil, nil) }
+
+// absorbing is forward, adding ∂H into dsts[0] and the key-side gradient
+// into dsts[1] where they are set (absorbs), in order.
+func (op *attendBackOp) absorbing(c *call, _ backend.Buf, _ bool, dsts []backend.Buf, order []int) error {
 	fa, err := fused(c, op.name)
 	if err != nil {
 		return err
@@ -564,7 +575,37 @@ func (op *attendBackOp) forward(c *call) error {
 	if err != nil {
 		return err
 	}
-	return fa.AttendBack(backend.AttendBack{F: a, G: c.in[1], DW: dw, Out: c.out})
+	ab := backend.AttendBack{F: a, G: c.in[1], DW: dw, Out: c.out}
+	if len(dsts) > 0 {
+		ab.DH = dsts[0]
+	}
+	if len(dsts) > 1 {
+		ab.Keys, ab.KeysFirst = dsts[1], order[0] == 1
+	}
+	return fa.AttendBack(ab)
+}
+
+// absorbs: the values' ∂H (an attendDHOp of this op's packed tensor and
+// ∂ctx) in slot 0, and the key-side gradient (the Unflat of this op's
+// value at the Keys block) in slot 1, each where its step adds into a sum
+// (fold.go's absorbSteps): they then cost no launch of their own.
+func (op *attendBackOp) absorbs(m *Machine, _ []int, shape func(int) tensor.Shape, p, k int) (int, bool) {
+	sp, sk := m.steps[p], m.steps[k]
+	switch o := sk.op.(type) {
+	case *attendDHOp:
+		return 0, len(sk.args) == 2 && sk.args[0] == sp.args[0] && sk.args[1] == sp.args[1]
+	case *unflatOp:
+		if op.kind == attendScored || len(sk.args) != 1 || sk.args[0] != sp.out {
+			return 0, false
+		}
+		s := make([]tensor.Shape, len(sp.args)-2)
+		for i, x := range sp.args[2:] {
+			s[i] = shape(x)
+		}
+		a, err := op.sizes(s)
+		return 1, err == nil && o.off == (backend.AttendBack{F: a}).Layout().Keys && o.shape.TotalSize() == a.B*a.S*(a.A+a.K)
+	}
+	return 0, false
 }
 
 // workspace: ∂w [B,S].
@@ -600,10 +641,46 @@ func (op *attendDHOp) product(c *call, dst backend.Buf, acc bool) error {
 // weights) and ∂s [B,S] at the start of the flat gradients.
 func (op *attendDVOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return tensor.Shape{op.a}, nil }
 
-// forward: ∂v[a] = Σ_n T[n,a]·∂s[n], the product ProjLastV computes. It
-// does not add into the positions' sum of ∂v (no accumulate): the sum
-// would round otherwise, the cpu's numbers (the quickstart's concat) and
-// the unfused chain's no longer the same bits (TestMinimalBackend).
-func (op *attendDVOp) forward(c *call) error {
-	return c.be.MatVec(op.a, op.n, backend.Mat{Buf: c.in[0], Off: op.t, Ld: op.a, T: true}, c.in[1], c.out, false)
+// forward: ∂v[a] = Σ_n T[n,a]·∂s[n], the product ProjLastV computes
+// (backend.AttendSums).
+func (op *attendDVOp) forward(c *call) error { return op.absorbing(c, c.out, false, nil, nil) }
+
+// accumulate is dst += ∂v, the product rounded, then added: the bits of
+// forward, then the Add it folds (fold.go).
+func (op *attendDVOp) accumulate(c *call, dst backend.Buf) error {
+	return op.absorbing(c, dst, true, nil, nil)
+}
+
+// workspace: the product before it is added (the cpu's).
+func (op *attendDVOp) workspace([]tensor.Shape) []int { return []int{op.a} }
+
+// absorbing is forward (accumulate with acc), adding ∂c = Σ_b ∂u into
+// dsts[0] where it is set.
+func (op *attendDVOp) absorbing(c *call, dst backend.Buf, acc bool, dsts []backend.Buf, _ []int) error {
+	fa, err := fused(c, op.name)
+	if err != nil {
+		return err
+	}
+	work, err := c.temp(op.a)
+	if err != nil {
+		return err
+	}
+	as := backend.AttendSums{N: op.n, A: op.a, B: op.b, T: c.in[0], TOff: op.t, DS: c.in[1], DV: dst, Work: work, DVAcc: acc}
+	if len(dsts) == 1 {
+		as.DU, as.DUOff, as.DC = c.in[1], op.q, dsts[0]
+	}
+	return fa.AttendSums(as)
+}
+
+// absorbs: the bias's ∂c, a SumRows of ∂u (the Unflat of the flat
+// gradients this op reads, at ∂u's block) that adds into its sum, in slot
+// 0 (fold.go's absorbSteps).
+func (op *attendDVOp) absorbs(m *Machine, stepOf []int, shape func(int) tensor.Shape, p, k int) (int, bool) {
+	sk := m.steps[k]
+	if _, ok := sk.op.(*sumRowsOp); !ok || len(sk.args) != 1 || stepOf[sk.args[0]] < 0 {
+		return 0, false
+	}
+	u := m.steps[stepOf[sk.args[0]]] // ∂u's
+	o, ok := u.op.(*unflatOp)
+	return 0, ok && len(u.args) == 1 && u.args[0] == m.steps[p].args[1] && o.off == op.q && shape(u.out).Eq(tensor.Shape{op.b, op.a})
 }

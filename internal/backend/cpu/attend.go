@@ -19,7 +19,7 @@ var _ backend.FusedAttention = (*CPU)(nil)
 
 // Attend is the chain forward (backend.Attend).
 func (*CPU) Attend(a backend.Attend) error {
-	var bs [10]sized
+	var bs [12]sized
 	is32, err := checkSized("Attend", attendSized(&bs, a)...)
 	switch {
 	case err != nil:
@@ -33,8 +33,8 @@ func (*CPU) Attend(a backend.Attend) error {
 }
 
 // attendSized is the forward's buffers and the values it reads or writes
-// of each, in bs (no allocation; room for three more).
-func attendSized(bs *[10]sized, a backend.Attend) []sized {
+// of each, in bs (no allocation; room for five more).
+func attendSized(bs *[12]sized, a backend.Attend) []sized {
 	B, S := a.B, a.S
 	bs[0], bs[1], bs[2] = sized{a.Out, a.Layout().N}, sized{a.Mask, B * S}, sized{a.H, B * S * a.D}
 	switch {
@@ -80,8 +80,15 @@ func (*CPU) AttendBack(a backend.AttendBack) error {
 	if f.NHeads() > 1 {
 		nw += B * f.NHeads() * S
 	}
-	var bs [10]sized // the forward's, then three more
-	is32, err := checkSized("AttendBack", append(attendSized(&bs, f), sized{a.G, B * f.D}, sized{a.DW, nw}, sized{a.Out, a.Layout().N})...)
+	var bs [12]sized // the forward's, then five more
+	ss := append(attendSized(&bs, f), sized{a.G, B * f.D}, sized{a.DW, nw}, sized{a.Out, a.Layout().N})
+	if a.DH.Len() > 0 {
+		ss = append(ss, sized{a.DH, B * S * f.D})
+	}
+	if a.Keys.Len() > 0 {
+		ss = append(ss, sized{a.Keys, B * S * (f.A + f.K)})
+	}
+	is32, err := checkSized("AttendBack", ss...)
 	switch {
 	case err != nil:
 		return err
@@ -107,12 +114,64 @@ func attendBack[T kern.Float](a backend.AttendBack, get func(backend.Buf) []T) {
 	} else {
 		softmaxGrad(w, dw, ds, S)
 	}
+	dH := func() { // Outer's, adding (attendDHOp's)
+		if a.DH.Len() > 0 {
+			outerHeads(w, g, get(a.DH), B, S, D, 1, T(f.CC), true)
+		}
+	}
+	if !a.KeysFirst {
+		dH()
+	}
+	keys := out[l.Keys : l.Keys+n*(A+K)]
 	switch {
 	case A > 0:
-		additiveDeltaRows2(fo[fl.T:fl.T+n*A], get(f.V)[:A], ds, out[l.Keys:l.Keys+n*A], out[l.Query:l.Query+B*A], B, S, A)
+		additiveDeltaRows2(fo[fl.T:fl.T+n*A], get(f.V)[:A], ds, keys, out[l.Query:l.Query+B*A], B, S, A)
 	case K > 0:
-		outerHeads(ds, get(f.Q), out[l.Keys:l.Keys+n*K], B, S, K, h, T(f.SC), false)
+		outerHeads(ds, get(f.Q), keys, B, S, K, h, T(f.SC), false)
 		wsum(ds, get(f.X), out[l.Query:l.Query+B*K], B, S, K, h, T(f.SC))
+	}
+	if a.Keys.Len() > 0 { // the block copied out, then added (an Unflat's accumulate)
+		kern.Axpy(1, keys, get(a.Keys)[:len(keys)])
+	}
+	if a.KeysFirst {
+		dH()
+	}
+}
+
+// AttendSums is the additive score's sums over the batch
+// (backend.AttendSums): ∂v as MatVec's product, into Work then added as an
+// Add adds it, and ∂c as SumRows' acc.
+func (*CPU) AttendSums(a backend.AttendSums) error {
+	N, A := a.N, a.A
+	bs := [6]sized{{a.DV, A}, {a.T, a.TOff + N*A}, {a.DS, N}, {a.Work, A}}
+	ss := bs[:4]
+	if a.DC.Len() > 0 {
+		ss = append(ss, sized{a.DC, A}, sized{a.DU, a.DUOff + a.B*A})
+	}
+	is32, err := checkSized("AttendSums", ss...)
+	switch {
+	case err != nil:
+		return err
+	case is32:
+		attendSums(a, func(b backend.Buf) []float32 { return b.F32 })
+	default:
+		attendSums(a, func(b backend.Buf) []float64 { return b.F64 })
+	}
+	return nil
+}
+
+func attendSums[T kern.Float](a backend.AttendSums, get func(backend.Buf) []T) {
+	N, A := a.N, a.A
+	dv, t, ds := get(a.DV)[:A], get(a.T)[a.TOff:], get(a.DS)[:N]
+	if !a.DVAcc {
+		matVec(true, A, N, t, A, ds, dv, false)
+	} else {
+		work := get(a.Work)[:A]
+		matVec(true, A, N, t, A, ds, work, false)
+		add(dv, dv, work)
+	}
+	if a.DC.Len() > 0 {
+		sumRows(get(a.DU)[a.DUOff:], get(a.DC)[:A], a.B, true)
 	}
 }
 

@@ -100,18 +100,36 @@ __kernel void attend_scored(__global const float *s, __global float *out, const 
 //	du[b,a] = Σ_i (ds[b,i]·v[a])·(1 − T[b,i,a]²)  when fl & 16
 //	dX[b,i,k] = (sc·ds[b,i])·q[b,k]             when fl & 32
 //	dq[b,k] = Σ_i (sc·ds[b,i])·X[b,i,k]          when fl & 128, a zero skipped
+//	dH[b,i,d] += (cc·w[b,i])·g[b,d]              when fl & 1 (outer_heads adding),
+//	                                              after δ or dX when fl & 2
 //
 // the additive score's δ and ∂u (T [B,S,A], v [A]) and the dot score's
 // ∂X and ∂q (X [B,S,K], q [B,K]). ds, δ or dX, and ∂u or ∂q go into the
-// flat output at their offsets (backend.AttendBackLayout); w and T are
-// read from the forward's packed output (backend.AttendLayout).
+// flat output at their offsets (backend.AttendBackLayout), δ or dX added
+// into keys instead when fl & 8 (each value by the work-item that adds
+// its ∂H, in the order fl names: dH and keys may be one sum); w and T are read from
+// the forward's packed output (backend.AttendLayout).
+// dH[b,i,d] += (cc·w[b,i])·g[b,d], batch row b, d by the work-items
+// (outer_heads adding, one head)
+void attend_dh(__global float *dH, __global const float *gb, __global const float *wr, const float cc, const int b,
+               const int S, const int D) {
+	for (int d = get_local_id(0); d < D; d += WG) {
+		float gd = gb[d];
+		for (int i = 0; i < S; i++) {
+			size_t j = ((size_t)b * S + i) * D + d;
+			float p = cc * wr[i] * gd; // rounded, then added: no FMA across statements
+			dH[j] += p;
+		}
+	}
+}
+
 __kernel void attend_back(__global float *dw, __global float *out, const int oK, const int oQ,
                           __global const float *H, __global const float *g, __global const float *fwd,
                           const int oW, const int oT, const float cc, __global const float *v,
                           __global const float *X, __global const float *q, const float sc, const int S, const int D,
-                          const int A, const int K, const int fl) {
+                          const int A, const int K, const int fl, __global float *dH, __global float *keys) {
 	__local float red[WG];
-	__global float *ds = out, *delta = out + oK, *dX = out + oK, *du = out + oQ, *dq = out + oQ;
+	__global float *ds = out, *delta = (fl & 8) ? keys : out + oK, *dX = delta, *du = out + oQ, *dq = out + oQ;
 	__global const float *w = fwd + oW, *T = fwd + oT;
 	int b = get_group_id(0), l = get_local_id(0);
 	__global const float *gb = g + (size_t)b * D, *wr = w + (size_t)b * S;
@@ -129,6 +147,7 @@ __kernel void attend_back(__global float *dw, __global float *out, const int oK,
 	dot = red_sum(red, dot);
 	for (int i = l; i < S; i += WG) dsr[i] = wr[i] * (dwr[i] - dot);
 	barrier(CLK_GLOBAL_MEM_FENCE);
+	if ((fl & 3) == 1) attend_dh(dH, gb, wr, cc, b, S, D);
 	if (fl & (4 | 16)) {
 		for (int a = l; a < A; a += WG) {
 			float va = v[a], acc = 0.0f;
@@ -136,7 +155,7 @@ __kernel void attend_back(__global float *dw, __global float *out, const int oK,
 				size_t j = ((size_t)b * S + i) * A + a;
 				float t = T[j];
 				float d = dsr[i] * va * (1.0f - t * t);
-				if (fl & 4) delta[j] = d;
+				if (fl & 4) delta[j] = (fl & 8) ? delta[j] + d : d;
 				acc += d;
 			}
 			if (fl & 16) du[(size_t)b * A + a] = acc;
@@ -149,10 +168,35 @@ __kernel void attend_back(__global float *dw, __global float *out, const int oK,
 			for (int i = 0; i < S; i++) {
 				size_t j = ((size_t)b * S + i) * K + k;
 				float wi = sc * dsr[i];
-				if (fl & 32) dX[j] = wi * qk;
+				if (fl & 32) {
+					float p = wi * qk;
+					dX[j] = (fl & 8) ? dX[j] + p : p;
+				}
 				if ((fl & 128) && wi != 0.0f) acc += wi * X[j];
 			}
 			if (fl & 128) dq[(size_t)b * K + k] = acc;
 		}
+	}
+	if ((fl & 3) == 3) attend_dh(dH, gb, wr, cc, b, S, D);
+}
+
+// The additive score's sums over the batch (backend.AttendSums), one
+// work-item per a < A, the rows in order (matvec_cols):
+//
+//	dv[a] = Σ_n T[oT + n·A + a]·ds[n]   (added into dv, rounded, when acc)
+//	dc[a] += Σ_b du[oU + b·A + a]       when B > 0, each row added into
+//	                                    dc[a] in turn (the cpu's SumRows)
+__kernel void attend_sums(__global float *dv, __global const float *T, const int oT, __global const float *ds,
+                          const int n, const int A, const int acc, __global float *dc, __global const float *du,
+                          const int oU, const int B) {
+	int a = get_global_id(0);
+	if (a >= A) return;
+	float s = 0.0f;
+	for (int i = 0; i < n; i++) s += T[oT + (size_t)i * A + a] * ds[i];
+	dv[a] = acc ? dv[a] + s : s;
+	if (B > 0) {
+		float c = dc[a];
+		for (int b = 0; b < B; b++) c += du[oU + (size_t)b * A + a];
+		dc[a] = c;
 	}
 }
