@@ -686,24 +686,76 @@ func attendBackBound(ab backend.AttendBack) boundFn {
 			}
 		}
 	}
+	aliased := ab.DH.Len() > 0 && ab.DH.Mem == ab.Keys.Mem // the dot score's keys are its values
+	// summed is the bound of an entry of a sum the op adds into (13: the
+	// values' ∂H, 14: the key-side gradient): each side rounds its terms
+	// (∂H: cc·w·∂ctx, two roundings; the key-side term within eKeys of
+	// the other side's) and their adds onto the old value, γ₃ of the
+	// magnitudes on each side.
+	summed := func(in, out [][]float32, j, e int) float64 {
+		mag, extra, adds := abs32(in[j][e]), 0.0, 0
+		if j == 13 || aliased {
+			r, d := e/D, e%D
+			mag += math.Abs(f.CC * float64(in[3][fl.W+r]) * float64(in[2][(r/S)*D+d]))
+			adds++
+		}
+		if j == 14 || aliased {
+			mag += abs32(out[0][l.Keys+e]) + eKeys[e]
+			extra += eKeys[e]
+			adds++
+		}
+		return slack * (extra + 2*gamma(3)*float64(adds)*mag)
+	}
 	return func(in, out [][]float32, j, e int) float64 {
 		if eDW == nil {
 			prepare(in, out)
 		}
 		wk := A + K
 		switch {
+		case j >= 13:
+			return summed(in, out, j, e)
 		case j == 1 && e < n:
 			return slack * eDW[e]
 		case j == 1:
 			return 0
 		case e < n:
 			return slack * eDS[e]
+		case e >= l.Keys && e < l.Keys+n*wk && ab.Keys.Len() > 0:
+			return math.Inf(1) // added into Keys instead: the block is no output (OpenCL leaves it unwritten)
 		case e >= l.Keys && e < l.Keys+n*wk:
 			return slack * eKeys[e-l.Keys]
 		case e >= l.Query && e < l.Query+B*wk:
 			return slack * eQuery[e-l.Query]
 		}
 		return 0
+	}
+}
+
+// attendSumsBound: ∂v[a] = Σ_n T[n,a]·∂s[n], N products (added into the
+// old ∂v with DVAcc: one more rounding), and ∂c[a] += Σ_b ∂U[b,a], B adds
+// onto the old value: γ of the terms' count times their magnitudes, on
+// each side.
+func attendSumsBound(a backend.AttendSums) boundFn {
+	N, A, B := a.N, a.A, a.B
+	return func(in, _ [][]float32, j, e int) float64 {
+		if e >= A {
+			return 0
+		}
+		if j == 5 {
+			s := abs32(in[5][e])
+			for b := range B {
+				s += abs32(in[4][a.DUOff+b*A+e])
+			}
+			return slack * 2 * gamma(B+1) * s
+		}
+		s := 0.0
+		for n := range N {
+			s += math.Abs(float64(in[2][a.TOff+n*A+e]) * float64(in[3][n]))
+		}
+		if !a.DVAcc {
+			return slack * 2 * gamma(N) * s
+		}
+		return slack * 2 * gamma(N+2) * (s + abs32(in[0][e]))
 	}
 }
 

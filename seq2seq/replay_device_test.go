@@ -239,11 +239,29 @@ func (w *Replay) Attend(a backend.Attend) error {
 }
 func (w *Replay) AttendBack(a backend.AttendBack) error {
 	f := a.F
-	return w.op("AttendBack", []backend.Buf{a.Out, a.DW, a.G, f.Out, f.Mask, f.H, f.P, f.U, f.C, f.V, f.X, f.Q, f.Score}, []int{0, 1}, func(be backend.Backend, b []backend.Buf) error {
+	outs := []int{0, 1}
+	if a.DH.Len() > 0 { // ∂H added into the values' sum
+		outs = append(outs, 13)
+	}
+	if a.Keys.Len() > 0 { // the key-side gradient added into its sum
+		outs = append(outs, 14)
+	}
+	return w.op("AttendBack", []backend.Buf{a.Out, a.DW, a.G, f.Out, f.Mask, f.H, f.P, f.U, f.C, f.V, f.X, f.Q, f.Score, a.DH, a.Keys}, outs, func(be backend.Backend, b []backend.Buf) error {
 		a.Out, a.DW, a.G = b[0], b[1], b[2]
 		a.F.Out, a.F.Mask, a.F.H, a.F.P, a.F.U, a.F.C, a.F.V, a.F.X, a.F.Q, a.F.Score = b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12]
+		a.DH, a.Keys = b[13], b[14]
 		return be.(backend.FusedAttention).AttendBack(a)
 	}, attendBackBound(a))
+}
+func (w *Replay) AttendSums(a backend.AttendSums) error {
+	outs := []int{0}
+	if a.DC.Len() > 0 {
+		outs = append(outs, 5)
+	}
+	return w.op("AttendSums", []backend.Buf{a.DV, a.Work, a.T, a.DS, a.DU, a.DC}, outs, func(be backend.Backend, b []backend.Buf) error {
+		a.DV, a.Work, a.T, a.DS, a.DU, a.DC = b[0], b[1], b[2], b[3], b[4], b[5]
+		return be.(backend.FusedAttention).AttendSums(a)
+	}, attendSumsBound(a))
 }
 func (w *Replay) MaskedSoftmax(y, x, mask backend.Buf, rows, cols int) error {
 	return w.op("MaskedSoftmax", []backend.Buf{y, x, mask}, []int{0}, func(be backend.Backend, b []backend.Buf) error { return be.MaskedSoftmax(b[0], b[1], b[2], rows, cols) }, maskedSoftmaxBound(cols))

@@ -171,7 +171,7 @@ func attendSums[T kern.Float](a backend.AttendSums, get func(backend.Buf) []T) {
 		add(dv, dv, work)
 	}
 	if a.DC.Len() > 0 {
-		sumRows(get(a.DU)[a.DUOff:], get(a.DC)[:A], a.B, true)
+		colSums(get(a.DC)[:A], get(a.DU)[a.DUOff:], A, a.B, true)
 	}
 }
 
