@@ -2,8 +2,5 @@
 
 package kern
 
-const hasAVX512 = false
-
-func micro(kk int, strip, panel, c []float32, ldc int, load bool) {
-	microGo(kk, strip, panel, c, ldc, load)
-}
+// kernels lists the micro-kernels this processor runs: the Go one.
+func kernels() []*packKernel { return []*packKernel{kernGo} }
