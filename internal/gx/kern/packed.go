@@ -40,18 +40,17 @@ const (
 
 // packKernel is a micro-kernel, C[mr×nr] = (C if load, else 0) + strip ·
 // panel for a strip of op(A) packed kk×mr (k-major) and a panel of op(B)
-// packed kk×nr (row after row), and the layout it reads.
+// packed kk×nr (row after row), and the layout it reads. (It runs through
+// micro, which calls each kernel directly: through a function value, the
+// edge block gemmPanels passes from its stack would escape to the heap.)
 type packKernel struct {
 	name       string // for BLAS(): "AVX-512", "AVX2", "Go"
 	mr, nr, kc int
 	fast       bool // faster than the BLAS's products
-	run        func(kk int, strip, panel, c []float32, ldc int, load bool)
 }
 
-// kernGo is the micro-kernel in Go, in AVX-512's layout.
-var kernGo = &packKernel{name: "Go", mr: 8, nr: 32, kc: 512, run: func(kk int, strip, panel, c []float32, ldc int, load bool) {
-	microGo(8, 32, kk, strip, panel, c, ldc, load)
-}}
+// kernGo is the micro-kernel in Go (microGo), in AVX-512's layout.
+var kernGo = &packKernel{name: "Go", mr: 8, nr: 32, kc: 512}
 
 // packK is the kernel PackB packs for (and so the one GemmPacked runs):
 // the first of kernels(), the fastest this processor has.
@@ -244,7 +243,7 @@ func gemmPanels(m int, a []float32, lda int, tA bool, p *PackedB, c []float32, l
 					r0, c0 := i0+ib*mr, jp*nr
 					strip := ap[ib*mr*kk:]
 					if r0+mr <= m && c0+nr <= n {
-						kn.run(kk, strip, panel, c[r0*ldc+c0:], ldc, load)
+						micro(kn, kk, strip, panel, c[r0*ldc+c0:], ldc, load)
 						continue
 					}
 					// an edge block: through a full-size block on the stack
@@ -254,7 +253,7 @@ func gemmPanels(m int, a []float32, lda int, tA bool, p *PackedB, c []float32, l
 							copy(edge[i*nr:i*nr+cols], c[(r0+i)*ldc+c0:])
 						}
 					}
-					kn.run(kk, strip, panel, edge[:], nr, load)
+					micro(kn, kk, strip, panel, edge[:], nr, load)
 					for i := 0; i < rows; i++ {
 						copy(c[(r0+i)*ldc+c0:(r0+i)*ldc+c0+cols], edge[i*nr:])
 					}

@@ -29,24 +29,30 @@ var hasFMA = func() bool {
 	return HasAVX && c&(1<<12) != 0
 }()
 
-// kernAVX512: C's 8×32 block in 16 zmm registers (packed_amd64.s).
-var kernAVX512 = &packKernel{name: "AVX-512", mr: 8, nr: 32, kc: 512, fast: true,
-	run: func(kk int, strip, panel, c []float32, ldc int, load bool) {
+// kernAVX512: C's 8×32 block in 16 zmm registers (micro512).
+var kernAVX512 = &packKernel{name: "AVX-512", mr: 8, nr: 32, kc: 512, fast: true}
+
+// kernAVX2: C's 6×16 block in 12 ymm registers (micro6x16); kc = 256 keeps
+// a panel (16 KiB) in L1 with room for the strip (6 KiB).
+var kernAVX2 = &packKernel{name: "AVX2", mr: 6, nr: 16, kc: 256, fast: true}
+
+// micro runs kn: C[mr×nr] = (C if load, else 0) + strip · panel.
+func micro(kn *packKernel, kk int, strip, panel, c []float32, ldc int, load bool) {
+	switch kn {
+	case kernAVX512:
 		_ = c[7*ldc+31]
 		_ = strip[kk*8-1]
 		_ = panel[kk*32-1]
 		micro512(kk, &strip[0], &panel[0], &c[0], ldc, load)
-	}}
-
-// kernAVX2: C's 6×16 block in 12 ymm registers (packed_amd64.s); kc = 256
-// keeps a panel (16 KiB) in L1 with room for the strip (6 KiB).
-var kernAVX2 = &packKernel{name: "AVX2", mr: 6, nr: 16, kc: 256, fast: true,
-	run: func(kk int, strip, panel, c []float32, ldc int, load bool) {
+	case kernAVX2:
 		_ = c[5*ldc+15]
 		_ = strip[kk*6-1]
 		_ = panel[kk*16-1]
 		micro6x16(kk, &strip[0], &panel[0], &c[0], ldc, load)
-	}}
+	default:
+		microGo(kn.mr, kn.nr, kk, strip, panel, c, ldc, load)
+	}
+}
 
 // kernels lists the micro-kernels this processor runs, fastest first.
 func kernels() []*packKernel {

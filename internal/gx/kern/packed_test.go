@@ -92,7 +92,7 @@ func testGemmPackedThreads(t *testing.T, kn *packKernel) {
 	for _, load := range []bool{false, true} {
 		c1, c2 := randSlice(rng, mr*nr), make([]float32, mr*nr)
 		copy(c2, c1)
-		kn.run(kk, strip, panel, c1, nr, load)
+		micro(kn, kk, strip, panel, c1, nr, load)
 		microGo(mr, nr, kk, strip, panel, c2, nr, load)
 		for i := range c1 {
 			if d := math.Abs(float64(c1[i] - c2[i])); d > 0x1p-23*math.Abs(float64(c2[i])) {
@@ -156,6 +156,24 @@ func TestGemmPackedBits(t *testing.T) {
 					}
 				}
 			}
+		}
+	})
+}
+
+// TestGemmPackedAllocs: a product on one thread allocates nothing once
+// its buffers are kept, edge blocks included (13×45: edges both ways on
+// either kernel's block; the edge block stays on gemmPanels's stack).
+func TestGemmPackedAllocs(t *testing.T) {
+	forKernels(t, func(t *testing.T, _ *packKernel) {
+		defer SetThreads(Threads())
+		SetThreads(1)
+		m, n, k := 13, 45, 300
+		rng := rand.New(rand.NewPCG(11, 12))
+		a, b, c := randSlice(rng, m*k), randSlice(rng, k*n), make([]float32, m*n)
+		var p PackedB
+		PackB(&p, false, k, n, b, n)
+		if allocs := testing.AllocsPerRun(10, func() { GemmPacked(m, a, k, &p, c, n, false) }); allocs != 0 {
+			t.Fatalf("GemmPacked: %v allocations a call, want 0", allocs)
 		}
 	})
 }
