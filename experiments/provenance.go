@@ -33,7 +33,7 @@ type Provenance struct {
 	Go         string `json:"go"`   // the toolchain, e.g. "go1.26.8"
 	Arch       string `json:"arch"` // GOOS/GOARCH
 	// BLAS names the BLAS the products run on (gx.BLAS); Products the
-	// float32 products' kernel: "kern AVX-512" or "BLAS".
+	// float32 products' kernel: "kern AVX-512", "kern AVX2" or "BLAS".
 	BLAS     string `json:"blas"`
 	Products string `json:"products"`
 	Device   string `json:"device"` // the experiment's device ("cpu", "opencl:0", …)
@@ -65,7 +65,7 @@ func provenanceFrom(info *debug.BuildInfo, commit, dirty string, git func(args .
 	p := Provenance{Commit: unknown, Dirty: unknown, CommitFrom: unknown, Go: runtime.Version(),
 		Arch: runtime.GOOS + "/" + runtime.GOARCH, BLAS: gx.BLAS(), Products: "BLAS"}
 	if gx.OwnProducts() {
-		p.Products = "kern AVX-512"
+		p.Products = "kern " + gx.ProductsKernel()
 	}
 	if info != nil {
 		if info.GoVersion != "" {

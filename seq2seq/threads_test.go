@@ -23,9 +23,10 @@ func TestThreadsSameBits(t *testing.T) {
 	if !gx.OwnProducts() && strings.HasPrefix(gx.BLAS(), "openblas") {
 		// OpenBLAS's sgemm sums a block in an order that depends on the
 		// block's shape, so splitting a product over threads moves bits:
-		// the promise holds for kern's AVX-512 kernel and for gonum's
-		// BLAS, and this processor (no AVX-512) with -tags openblas has
-		// neither (found on an AVX2 EPYC; it failed at 0669cbe too)
+		// the promise holds for kern's AVX-512 and AVX2 kernels and for
+		// gonum's BLAS, and this processor (neither AVX-512 nor AVX2 with
+		// FMA) with -tags openblas has neither (found on an AVX2 EPYC
+		// before kern had its AVX2 kernel; it failed at 0669cbe too)
 		t.Skipf("float32 products on %s: bit-identity across threads is kern's and gonum's", gx.BLAS())
 	}
 	defer gx.SetThreads(gx.Threads())

@@ -32,7 +32,7 @@ func spareProc(workers int) int {
 // of the runs trained at once, ⌊CPUs / atOnce⌋ (at least 1), so that
 // workers × threads ≤ cores: a run alone uses every core, a sweep of many
 // runs keeps one thread per run. Where the products run on OpenBLAS (no
-// AVX-512: gx.OwnProducts is false), an OPENBLAS_NUM_THREADS the user set
+// AVX-512 nor AVX2: gx.OwnProducts is false), an OPENBLAS_NUM_THREADS the user set
 // stands unless --threads is given. It returns the setting in force.
 func chooseThreads(n, atOnce int) int {
 	if n < 1 {

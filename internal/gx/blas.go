@@ -12,18 +12,24 @@ var blasThreads = func() int { return Threads() }
 
 // BLAS names the BLAS implementation in use: "gonum (pure Go)", or
 // "openblas (cgo)" in a build with -tags openblas; followed, where the
-// processor has AVX-512, by "; float32 products on kern's AVX-512 kernel"
-// (the BLAS then runs float64 and the matrix–vector products).
+// processor has AVX-512 or AVX2 with FMA, by "; float32 products on kern's
+// AVX-512 kernel" (or AVX2) (the BLAS then runs float64 and the
+// matrix–vector products).
 func BLAS() string {
 	if kern.PackedFast {
-		return blasName + "; float32 products on kern's AVX-512 kernel"
+		return blasName + "; float32 products on kern's " + kern.PackedKernel() + " kernel"
 	}
 	return blasName
 }
 
 // OwnProducts reports whether float32 matrix products run on kern's
-// AVX-512 kernel rather than on the BLAS.
+// AVX-512 or AVX2 kernel (ProductsKernel) rather than on the BLAS.
 func OwnProducts() bool { return kern.PackedFast }
+
+// ProductsKernel names kern's micro-kernel, which the float32 products run
+// on where OwnProducts: "AVX-512" or "AVX2" (each entry the same chain of
+// fused multiply-adds on either: the same bits).
+func ProductsKernel() string { return kern.PackedKernel() }
 
 // BLASThreads is the number of threads the BLAS runs (OpenBLAS's setting;
 // SetThreads's in the pure-Go build).

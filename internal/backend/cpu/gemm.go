@@ -13,7 +13,7 @@ import (
 
 // Gemm: a float32 product whose B is a weight (Const, α = 1, β 0 or 1)
 // runs on B packed once per run for kern.GemmPacked where the processor
-// has its AVX-512 kernel, or on Bᵀ transposed once per run for kern.Sgemm
+// has its AVX-512 or AVX2 kernel (kern.PackedFast), or on Bᵀ transposed once per run for kern.Sgemm
 // where our pure-Go product serves (op(B) = Bᵀ only); every other product
 // on GemmSlices.
 func (c *CPU) Gemm(m, n, k int, alpha float64, a, b backend.Mat, beta float64, cm backend.Mat) error {
@@ -70,7 +70,7 @@ func checkGemm(m, n, k int, a, b, c backend.Mat) (is32 bool, err error) {
 
 // GemmSlices is C = α op(A) op(B) + β C on row-major matrices with leading
 // dimensions. A float32 product (α = 1, β 0 or 1) runs on kern.Gemm where
-// the processor has its AVX-512 kernel, in either build (faster there than
+// the processor has its AVX-512 or AVX2 kernel, in either build (faster there than
 // OpenBLAS: bench/README.md, "Design measurements"). Otherwise on whatever
 // BLAS blas32/blas64 have installed (float32 on gonum's: kern.Sgemm, our
 // kernel, where there is AVX). With kern.Threads() > 1 in the OpenBLAS

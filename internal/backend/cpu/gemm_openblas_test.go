@@ -10,7 +10,7 @@ import (
 )
 
 // TestGemmBands: with two threads, gemmBands (GemmSlices where kern.Gemm has no
-// AVX-512 kernel) splits a large product into bands
+// AVX-512 or AVX2 kernel; called directly here) splits a large product into bands
 // of rows (more rows than columns) or of columns, each an OpenBLAS call on
 // its goroutine; every layout of A and B gives the one-call product.
 func TestGemmBands(t *testing.T) {

@@ -161,7 +161,7 @@ func colSums[T kern.Float](y, x []T, ld, rows int, acc bool) {
 
 // GRUSeq: U h_prev at every position on U packed once per run
 // (kern.GemmPacked) where U is a weight and the processor has the AVX-512
-// kernel, else on the pure-Go product (kern.Sgemm) from Uᵀ (transposed once
+// or AVX2 kernel, else on the pure-Go product (kern.Sgemm) from Uᵀ (transposed once
 // per run for a weight, into ut at every call otherwise), else (float64,
 // or no AVX) on GemmSlices.
 func (c *CPU) GRUSeq(out, xw backend.Buf, u backend.Mat, b, bhn, h0, keep backend.Buf, B, S, H int, reverse bool, hh, ut backend.Buf) error {
@@ -249,7 +249,7 @@ func gruSeqFwd[T kern.Float](pu *kern.PackedB, ut []float32, out, xw, U, b, bhn,
 }
 
 // GRUSeqBack: ∂h_prev += ∂hh·U on U packed once per run where U is a
-// weight and the processor has the AVX-512 kernel, else on GemmSlices.
+// weight and the processor has the AVX-512 or AVX2 kernel, else on GemmSlices.
 func (c *CPU) GRUSeqBack(dxi, dhh, hprev, carry backend.Buf, fwd, gr backend.Buf, u backend.Mat, h0, keep backend.Buf, B, S, H int, reverse bool, dhp backend.Buf) error {
 	is32, err := checkSized("GRUSeqBack", sized{fwd, B * S * 5 * H}, sized{dxi, S * B * 3 * H}, sized{dhh, S * B * 3 * H},
 		sized{gr, S * B * H}, sized{hprev, S * B * H}, sized{h0, B * H}, sized{carry, B * H}, sized{dhp, B * H},

@@ -17,30 +17,57 @@ import (
 //	    for each nr panel of op(B):      (kc×nr floats: stays in L1)
 //	      for each mr strip of the block:  C[mr×nr] += strip · panel  (micro-kernel)
 //
-// On AVX-512 the micro-kernel keeps the 8×32 block of C in 16 registers
-// and runs 16 fused multiply-adds per k; where a product has the shape of a
-// decoder step (64 or 128 rows, thousands of columns), this skips the
-// packing of B that OpenBLAS repeats on every call (BenchmarkGemmPacked;
-// the figures, and why kc is 512, in bench/README.md, "Design
-// measurements").
+// The micro-kernel, and with it the layout of the packed operands (strips
+// of mr rows of A, panels of nr columns of op(B), blocks of kc rows), is
+// the fastest this processor runs (packKernel). On AVX-512 it keeps the
+// 8×32 block of C in 16 registers and runs 16 fused multiply-adds per k;
+// on AVX2 with FMA, a 6×16 block in 12 (ymm) registers, 12 per k. Where a
+// product has the shape of a decoder step (64 or 128 rows, thousands of
+// columns), this skips the packing of B that OpenBLAS repeats on every
+// call (BenchmarkGemmPacked; the figures, and why kc is 512 on AVX-512, in
+// bench/README.md, "Design measurements").
 // Every entry of C is one chain of fused multiply-adds over k in order (the
-// next kc block starts from the sum so far): the same bits however a
-// product's columns are split over threads. (Not the bits of a Go loop
-// s += a·b, which rounds after the product too.)
+// next kc block starts from the sum so far, a float32 in C as in the
+// registers): the same bits however a product's columns are split over
+// threads, and on either kernel, whatever its block. (Not the bits of a Go
+// loop s += a·b, which rounds after the product too.)
 const (
-	packMR = 8   // rows of C per micro-kernel call
-	packNR = 32  // columns of C per micro-kernel call (a panel of op(B))
-	packKC = 512 // rows of op(B) per block
-	packMC = 192 // rows of A packed at a time
+	packMC = 192 // rows of A packed at a time: whole strips of every kernel
+	maxMR  = 8   // the largest mr, nr and kc of the kernels
+	maxNR  = 32
+	maxKC  = 512
 )
 
-// PackedFast reports whether GemmPacked runs the AVX-512 micro-kernel; without
-// it, GemmPacked runs a plain Go one, correct but slower than any BLAS.
-var PackedFast = hasAVX512
+// packKernel is a micro-kernel, C[mr×nr] = (C if load, else 0) + strip ·
+// panel for a strip of op(A) packed kk×mr (k-major) and a panel of op(B)
+// packed kk×nr (row after row), and the layout it reads. (It runs through
+// micro, which calls each kernel directly: through a function value, the
+// edge block gemmPanels passes from its stack would escape to the heap.)
+type packKernel struct {
+	name       string // for BLAS(): "AVX-512", "AVX2", "Go"
+	mr, nr, kc int
+	fast       bool // faster than the BLAS's products
+}
+
+// kernGo is the micro-kernel in Go (microGo), in AVX-512's layout.
+var kernGo = &packKernel{name: "Go", mr: 8, nr: 32, kc: 512}
+
+// packK is the kernel PackB packs for (and so the one GemmPacked runs):
+// the first of kernels(), the fastest this processor has.
+var packK = kernels()[0]
+
+// PackedFast reports whether GemmPacked runs an assembly micro-kernel
+// (AVX-512, or AVX2 with FMA); without one, GemmPacked runs a plain Go
+// one, correct but slower than any BLAS.
+var PackedFast = packK.fast
+
+// PackedKernel names GemmPacked's micro-kernel: "AVX-512", "AVX2" or "Go".
+func PackedKernel() string { return packK.name }
 
 // PackedB is op(B) [K, N] packed for GemmPacked.
 type PackedB struct {
 	K, N int
+	k    *packKernel // the kernel whose layout data has
 	data []float32
 }
 
@@ -49,38 +76,39 @@ func (p *PackedB) Bytes() int64 { return int64(cap(p.data)) * 4 }
 
 // PackedBytes is what PackB holds for op(B) [k, n]: n in panels of the
 // kernel's width, each k rows deep.
-func PackedBytes(k, n int) int64 { return int64((n+packNR-1)/packNR*packNR) * int64(k) * 4 }
+func PackedBytes(k, n int) int64 { return int64((n+packK.nr-1)/packK.nr*packK.nr) * int64(k) * 4 }
 
 // PackB packs op(B) [k, n] into p (reusing its memory): B is b with leading
 // dimension ldb, [k, n] or, with tB, [n, k]. With Threads() > 1 the panels
 // are packed side by side.
 func PackB(p *PackedB, tB bool, k, n int, b []float32, ldb int) {
-	np := (n + packNR - 1) / packNR
-	p.K, p.N = k, n
-	if cap(p.data) < np*packNR*k {
-		p.data = make([]float32, np*packNR*k)
+	nr, kc := packK.nr, packK.kc
+	np := (n + nr - 1) / nr
+	p.K, p.N, p.k = k, n, packK
+	if cap(p.data) < np*nr*k {
+		p.data = make([]float32, np*nr*k)
 	}
-	p.data = p.data[:np*packNR*k]
+	p.data = p.data[:np*nr*k]
 	pack := func(jp0, jp1 int) {
-		for k0 := 0; k0 < k; k0 += packKC {
-			kk := min(packKC, k-k0)
+		for k0 := 0; k0 < k; k0 += kc {
+			kk := min(kc, k-k0)
 			for jp := jp0; jp < jp1; jp++ {
-				panel := p.panel(k0, kk, jp)[:kk*packNR]
-				cols := min(packNR, n-jp*packNR)
-				if cols < packNR {
+				panel := p.panel(k0, kk, jp)[:kk*nr]
+				cols := min(nr, n-jp*nr)
+				if cols < nr {
 					clear(panel)
 				}
 				if tB { // row j of B is column j of op(B): read along it
 					for jj := 0; jj < cols; jj++ {
-						src := b[(jp*packNR+jj)*ldb+k0:][:kk]
+						src := b[(jp*nr+jj)*ldb+k0:][:kk]
 						for l, v := range src {
-							panel[l*packNR+jj] = v
+							panel[l*nr+jj] = v
 						}
 					}
 					continue
 				}
 				for l := 0; l < kk; l++ {
-					copy(panel[l*packNR:l*packNR+cols], b[(k0+l)*ldb+jp*packNR:])
+					copy(panel[l*nr:l*nr+cols], b[(k0+l)*ldb+jp*nr:])
 				}
 			}
 		}
@@ -96,8 +124,9 @@ func PackB(p *PackedB, tB bool, k, n int, b []float32, ldb int) {
 
 // panel returns the kk×nr panel jp of the block that starts at row k0.
 func (p *PackedB) panel(k0, kk, jp int) []float32 {
-	np := (p.N + packNR - 1) / packNR
-	return p.data[(k0*np+jp*kk)*packNR:]
+	nr := p.k.nr
+	np := (p.N + nr - 1) / nr
+	return p.data[(k0*np+jp*kk)*nr:]
 }
 
 var aPacks keep[Scratch]
@@ -122,12 +151,12 @@ func Gemm(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, 
 	p := bPacks.Get()
 	defer bPacks.Put(p)
 	if k == 0 {
-		p.K, p.N = 0, n
+		p.K, p.N, p.k = 0, n, packK
 		gemmPacked(m, a, lda, tA, p, c, ldc, acc)
 		return
 	}
-	for k0 := 0; k0 < k; k0 += packKC {
-		kk := min(packKC, k-k0)
+	for k0 := 0; k0 < k; k0 += packK.kc {
+		kk := min(packK.kc, k-k0)
 		bo, ao := k0*ldb, k0 // where op(B)'s and op(A)'s block start
 		if tB {
 			bo = k0
@@ -156,7 +185,8 @@ func gemmPacked(m int, a []float32, lda int, tA bool, p *PackedB, c []float32, l
 	if m == 0 || p.N == 0 {
 		return
 	}
-	np := (p.N + packNR - 1) / packNR
+	mr, nr := p.k.mr, p.k.nr
+	np := (p.N + nr - 1) / nr
 	t := int(threads.Load())
 	if t <= 1 || int64(m)*int64(p.N)*int64(p.K) < parallelFlops {
 		gemmPanels(m, a, lda, tA, p, c, ldc, acc, 0, np)
@@ -166,7 +196,7 @@ func gemmPacked(m int, a []float32, lda int, tA bool, p *PackedB, c []float32, l
 		// many rows: bands of rows (whole strips), each packing only its
 		// own rows of A against the one packed B (split by panels, every
 		// band would pack all of A: 2688×2048 values twice per product)
-		band := (m/t + packMR - 1) &^ (packMR - 1)
+		band := (m/t + mr - 1) / mr * mr
 		spread((m+band-1)/band, func(i int) {
 			i0 := i * band
 			ao := i0 * lda
@@ -187,43 +217,45 @@ func gemmPacked(m int, a []float32, lda int, tA bool, p *PackedB, c []float32, l
 // gemmPanels is GemmPacked on op(B)'s panels [jp0, jp1).
 func gemmPanels(m int, a []float32, lda int, tA bool, p *PackedB, c []float32, ldc int, acc bool, jp0, jp1 int) {
 	k, n := p.K, p.N
+	kn := p.k
+	mr, nr := kn.mr, kn.nr
 	if k == 0 {
 		if !acc {
 			for i := 0; i < m; i++ {
-				clear(c[i*ldc+jp0*packNR : i*ldc+min(n, jp1*packNR)])
+				clear(c[i*ldc+jp0*nr : i*ldc+min(n, jp1*nr)])
 			}
 		}
 		return
 	}
 	s := aPacks.Get()
 	defer aPacks.Put(s)
-	ap := s.Get32(packMC * packKC)
-	var edge [packMR * packNR]float32
-	for k0 := 0; k0 < k; k0 += packKC {
-		kk := min(packKC, k-k0)
+	ap := s.Get32(packMC * maxKC)
+	var edge [maxMR * maxNR]float32
+	for k0 := 0; k0 < k; k0 += kn.kc {
+		kk := min(kn.kc, k-k0)
 		load := acc || k0 > 0 // continue the sums in C
 		for i0 := 0; i0 < m; i0 += packMC {
-			mb := (min(packMC, m-i0) + packMR - 1) / packMR
-			packA(ap, a, lda, tA, i0, m, k0, kk, mb)
+			mb := (min(packMC, m-i0) + mr - 1) / mr
+			packA(ap, a, lda, tA, mr, i0, m, k0, kk, mb)
 			for jp := jp0; jp < jp1; jp++ {
 				panel := p.panel(k0, kk, jp)
 				for ib := 0; ib < mb; ib++ {
-					r0, c0 := i0+ib*packMR, jp*packNR
-					strip := ap[ib*packMR*kk:]
-					if r0+packMR <= m && c0+packNR <= n {
-						micro(kk, strip, panel, c[r0*ldc+c0:], ldc, load)
+					r0, c0 := i0+ib*mr, jp*nr
+					strip := ap[ib*mr*kk:]
+					if r0+mr <= m && c0+nr <= n {
+						micro(kn, kk, strip, panel, c[r0*ldc+c0:], ldc, load)
 						continue
 					}
 					// an edge block: through a full-size block on the stack
-					rows, cols := min(packMR, m-r0), min(packNR, n-c0)
+					rows, cols := min(mr, m-r0), min(nr, n-c0)
 					if load {
 						for i := 0; i < rows; i++ {
-							copy(edge[i*packNR:i*packNR+cols], c[(r0+i)*ldc+c0:])
+							copy(edge[i*nr:i*nr+cols], c[(r0+i)*ldc+c0:])
 						}
 					}
-					micro(kk, strip, panel, edge[:], packNR, load)
+					micro(kn, kk, strip, panel, edge[:], nr, load)
 					for i := 0; i < rows; i++ {
-						copy(c[(r0+i)*ldc+c0:(r0+i)*ldc+c0+cols], edge[i*packNR:])
+						copy(c[(r0+i)*ldc+c0:(r0+i)*ldc+c0+cols], edge[i*nr:])
 					}
 				}
 			}
@@ -231,86 +263,103 @@ func gemmPanels(m int, a []float32, lda int, tA bool, p *PackedB, c []float32, l
 	}
 }
 
-// packA packs rows [i0, i0+8·mb) of op(A)'s columns [k0, k0+kk) as mb
+// packA packs rows [i0, i0+mr·mb) of op(A)'s columns [k0, k0+kk) as mb
 // strips of kk×mr (k-major), rows past m as zeros. op(A) is A [m, K], or
-// with tA Aᵀ for A [K, m], whose strips are 8 consecutive values of a row
-// at each step (copied as 8 values: a call to memmove for each cost 5% of
-// a step at hidden 512. Read in place, without packing, they ran 2–3%
-// faster at hidden 512 and 2% slower at 1024: not kept).
-func packA(ap, a []float32, lda int, tA bool, i0, m, k0, kk, mb int) {
+// with tA Aᵀ for A [K, m], whose strips are mr consecutive values of a row
+// at each step (AVX-512's 8 copied as 8 values: a call to memmove for each
+// cost 5% of a step at hidden 512. Read in place, without packing, they
+// ran 2–3% faster at hidden 512 and 2% slower at 1024: not kept).
+func packA(ap, a []float32, lda int, tA bool, mr, i0, m, k0, kk, mb int) {
 	if tA {
 		for ib := 0; ib < mb; ib++ {
-			r0 := i0 + ib*packMR
-			rows := min(packMR, m-r0)
-			strip := ap[ib*packMR*kk : (ib+1)*packMR*kk]
-			if rows == packMR { // 8 values a step, no call to memmove for each
+			r0 := i0 + ib*mr
+			rows := min(mr, m-r0)
+			strip := ap[ib*mr*kk : (ib+1)*mr*kk]
+			if rows == 8 && mr == 8 { // 8 values a step, no call to memmove for each
 				for l := 0; l < kk; l++ {
-					s := strip[l*packMR : l*packMR+packMR : l*packMR+packMR]
-					src := a[(k0+l)*lda+r0 : (k0+l)*lda+r0+packMR : (k0+l)*lda+r0+packMR]
+					s := strip[l*8 : l*8+8 : l*8+8]
+					src := a[(k0+l)*lda+r0 : (k0+l)*lda+r0+8 : (k0+l)*lda+r0+8]
 					s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7] = src[0], src[1], src[2], src[3], src[4], src[5], src[6], src[7]
 				}
 				continue
 			}
+			if rows == 6 && mr == 6 {
+				for l := 0; l < kk; l++ {
+					s := strip[l*6 : l*6+6 : l*6+6]
+					src := a[(k0+l)*lda+r0 : (k0+l)*lda+r0+6 : (k0+l)*lda+r0+6]
+					s[0], s[1], s[2], s[3], s[4], s[5] = src[0], src[1], src[2], src[3], src[4], src[5]
+				}
+				continue
+			}
 			for l := 0; l < kk; l++ {
-				s := strip[l*packMR : l*packMR+packMR : l*packMR+packMR]
+				s := strip[l*mr : l*mr+mr : l*mr+mr]
 				n := copy(s[:rows], a[(k0+l)*lda+r0:])
 				clear(s[n:])
 			}
 		}
 		return
 	}
-	var rows [packMR][]float32
+	var rows [maxMR][]float32
 	for ib := 0; ib < mb; ib++ {
-		for ii := range rows {
-			if i := i0 + ib*packMR + ii; i < m {
+		for ii := range mr {
+			if i := i0 + ib*mr + ii; i < m {
 				rows[ii] = a[i*lda+k0:][:kk]
 			} else {
 				rows[ii] = nil
 			}
 		}
-		strip := ap[ib*packMR*kk : (ib+1)*packMR*kk]
-		if rows[packMR-1] != nil { // a full strip: 8 values per k, read along 8 rows
+		strip := ap[ib*mr*kk : (ib+1)*mr*kk]
+		if rows[mr-1] != nil && mr == 8 { // a full strip: 8 values per k, read along 8 rows
 			r0, r1, r2, r3, r4, r5, r6, r7 := rows[0], rows[1], rows[2], rows[3], rows[4], rows[5], rows[6], rows[7]
 			for l := 0; l < kk; l++ {
-				s := strip[l*packMR : l*packMR+packMR : l*packMR+packMR]
+				s := strip[l*8 : l*8+8 : l*8+8]
 				s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7] = r0[l], r1[l], r2[l], r3[l], r4[l], r5[l], r6[l], r7[l]
 			}
 			continue
 		}
-		for ii, row := range rows {
+		if rows[mr-1] != nil && mr == 6 {
+			r0, r1, r2, r3, r4, r5 := rows[0], rows[1], rows[2], rows[3], rows[4], rows[5]
+			for l := 0; l < kk; l++ {
+				s := strip[l*6 : l*6+6 : l*6+6]
+				s[0], s[1], s[2], s[3], s[4], s[5] = r0[l], r1[l], r2[l], r3[l], r4[l], r5[l]
+			}
+			continue
+		}
+		for ii, row := range rows[:mr] {
 			for l := 0; l < kk; l++ {
 				var v float32
 				if row != nil {
 					v = row[l]
 				}
-				strip[l*packMR+ii] = v
+				strip[l*mr+ii] = v
 			}
 		}
 	}
 }
 
-// microGo is the micro-kernel in Go: C[8×32] = (C if load, else 0) +
+// microGo is the micro-kernel in Go: C[mr×nr] = (C if load, else 0) +
 // strip · panel, each entry's chain of multiply-adds over l in order
-// (fused here through float64: a last bit may differ from the AVX-512
-// kernel's where float64's rounding then float32's is not float32's alone).
-func microGo(kk int, strip, panel, c []float32, ldc int, load bool) {
-	var acc [packMR * packNR]float32
+// (fused here through float64: a last bit may differ from the assembly
+// kernels' where float64's rounding then float32's is not float32's alone:
+// fma32 in packed_test.go).
+func microGo(mr, nr, kk int, strip, panel, c []float32, ldc int, load bool) {
+	var acc [maxMR * maxNR]float32
 	if load {
-		for i := 0; i < packMR; i++ {
-			copy(acc[i*packNR:(i+1)*packNR], c[i*ldc:])
+		for i := 0; i < mr; i++ {
+			copy(acc[i*nr:(i+1)*nr], c[i*ldc:])
 		}
 	}
 	for l := 0; l < kk; l++ {
-		b := panel[l*packNR : (l+1)*packNR]
-		for i := 0; i < packMR; i++ {
-			ai := strip[l*packMR+i]
-			row := acc[i*packNR : (i+1)*packNR]
+		b := panel[l*nr : (l+1)*nr]
+		for i := 0; i < mr; i++ {
+			ai := strip[l*mr+i]
+			row := acc[i*nr : (i+1)*nr]
 			for j, bv := range b {
 				row[j] = float32(math.FMA(float64(ai), float64(bv), float64(row[j])))
 			}
 		}
 	}
-	for i := 0; i < packMR; i++ {
-		copy(c[i*ldc:i*ldc+packNR], acc[i*packNR:])
+	for i := 0; i < mr; i++ {
+		copy(c[i*ldc:i*ldc+nr], acc[i*nr:])
 	}
 }

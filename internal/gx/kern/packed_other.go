@@ -2,8 +2,10 @@
 
 package kern
 
-const hasAVX512 = false
+// kernels lists the micro-kernels this processor runs: the Go one.
+func kernels() []*packKernel { return []*packKernel{kernGo} }
 
-func micro(kk int, strip, panel, c []float32, ldc int, load bool) {
-	microGo(kk, strip, panel, c, ldc, load)
+// micro runs kn: C[mr×nr] = (C if load, else 0) + strip · panel.
+func micro(kn *packKernel, kk int, strip, panel, c []float32, ldc int, load bool) {
+	microGo(kn.mr, kn.nr, kk, strip, panel, c, ldc, load)
 }

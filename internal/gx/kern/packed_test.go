@@ -3,15 +3,29 @@ package kern
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"slices"
 	"testing"
 )
 
+// forKernels runs f once for each micro-kernel this processor has (the
+// AVX-512 one, the AVX2 one, the Go one), PackB packing for it.
+func forKernels(t *testing.T, f func(t *testing.T, kn *packKernel)) {
+	defer func(k *packKernel) { packK = k }(packK)
+	for _, kn := range kernels() {
+		packK = kn
+		t.Run(kn.name, func(t *testing.T) { f(t, kn) })
+	}
+}
+
 // TestGemmPacked checks C = A·op(B) (+ C) against sums in float64 with
-// Higham's bound (checkProduct). The shapes cover full 8×32 blocks, edges in both directions, k across
-// several kc = 512 blocks, and leading dimensions wider than the matrices.
-func TestGemmPacked(t *testing.T) {
+// Higham's bound (checkProduct), on each kernel. The shapes cover full 8×32
+// and 6×16 blocks, edges in both directions, k across several kc = 512 (or
+// 256) blocks, and leading dimensions wider than the matrices.
+func TestGemmPacked(t *testing.T) { forKernels(t, testGemmPacked) }
+
+func testGemmPacked(t *testing.T, _ *packKernel) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, s := range [][3]int{{8, 32, 1}, {8, 32, 256}, {13, 45, 300}, {64, 384, 128}, {3, 1001, 17}, {200, 64, 513}, {17, 40, 1100}, {1, 1, 1}, {9, 33, 0}} {
 		m, n, k := s[0], s[1], s[2]
@@ -42,8 +56,10 @@ func TestGemmPacked(t *testing.T) {
 // TestGemmPackedThreads: split over goroutines, the product is the same bit
 // for bit; and each entry is one chain of fused multiply-adds over k in
 // order across the kc blocks (math.FMA's chain, to the last bit or so: Go's
-// rounds through float64), on the AVX-512 micro-kernel and the Go one.
-func TestGemmPackedThreads(t *testing.T) {
+// rounds through float64; bit for bit: TestGemmPackedBits), on each kernel.
+func TestGemmPackedThreads(t *testing.T) { forKernels(t, testGemmPackedThreads) }
+
+func testGemmPackedThreads(t *testing.T, kn *packKernel) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	m, n, k := 70, 1001, 700
 	a, b := randSlice(rng, m*k), randSlice(rng, k*n)
@@ -68,19 +84,166 @@ func TestGemmPackedThreads(t *testing.T) {
 			}
 		}
 	}
-	strip, panel := make([]float32, k*packMR), make([]float32, k*packNR)
-	kk := min(k, packKC)
-	packA(strip, a, k, false, 0, m, 0, kk, 1)
-	copy(panel, p.panel(0, kk, 0)[:kk*packNR])
+	mr, nr := kn.mr, kn.nr
+	strip, panel := make([]float32, k*mr), make([]float32, k*nr)
+	kk := min(k, kn.kc)
+	packA(strip, a, k, false, mr, 0, m, 0, kk, 1)
+	copy(panel, p.panel(0, kk, 0)[:kk*nr])
 	for _, load := range []bool{false, true} {
-		c1, c2 := randSlice(rng, packMR*packNR), make([]float32, packMR*packNR)
+		c1, c2 := randSlice(rng, mr*nr), make([]float32, mr*nr)
 		copy(c2, c1)
-		micro(kk, strip, panel, c1, packNR, load)
-		microGo(kk, strip, panel, c2, packNR, load)
+		micro(kn, kk, strip, panel, c1, nr, load)
+		microGo(mr, nr, kk, strip, panel, c2, nr, load)
 		for i := range c1 {
 			if d := math.Abs(float64(c1[i] - c2[i])); d > 0x1p-23*math.Abs(float64(c2[i])) {
 				t.Fatalf("load=%v: the micro-kernels differ at %d: %v, %v", load, i, c1[i], c2[i])
 			}
+		}
+	}
+}
+
+// TestGemmPackedBits: on each assembly kernel, every entry of C is the
+// chain c ← fma32(a[i,l], b[l,j], c) over l in order from C (acc) or +0,
+// bit for bit: so the AVX-512 and AVX2 kernels, whatever their blocks and
+// kc, give the same bits. The shapes have edges of both kernels' blocks
+// (rows not a multiple of 6 or 8, columns not of 16 or 32), k across kc
+// blocks of both (256 and 512) and none, and, on two threads, bands of rows
+// (400 rows) and of panels.
+func TestGemmPackedBits(t *testing.T) {
+	forKernels(t, func(t *testing.T, kn *packKernel) {
+		if !kn.fast {
+			t.Skip("the Go kernel rounds through float64 (microGo)")
+		}
+		rng := rand.New(rand.NewPCG(7, 8))
+		defer SetThreads(Threads())
+		for _, s := range [][3]int{{6, 16, 1}, {8, 32, 256}, {13, 45, 300}, {3, 1001, 17}, {200, 64, 1100}, {17, 40, 513}, {64, 384, 128}, {400, 40, 70}, {9, 33, 0}} {
+			m, n, k := s[0], s[1], s[2]
+			for _, tB := range []bool{false, true} {
+				for _, acc := range []bool{false, true} {
+					lda, ldb, ldc := k+3, n+5, n+7
+					if tB {
+						ldb = k + 5
+					}
+					a, b, c0 := randSlice(rng, m*lda), randSlice(rng, max(k, n)*ldb), randSlice(rng, m*ldc)
+					want := slices.Clone(c0)
+					for i := 0; i < m; i++ {
+						for j := 0; j < n; j++ {
+							var x float32
+							if acc {
+								x = c0[i*ldc+j]
+							}
+							for l := 0; l < k; l++ {
+								bv := b[l*ldb+j]
+								if tB {
+									bv = b[j*ldb+l]
+								}
+								x = fma32(a[i*lda+l], bv, x)
+							}
+							want[i*ldc+j] = x
+						}
+					}
+					var p PackedB
+					PackB(&p, tB, k, n, b, ldb)
+					for _, th := range []int{1, 2} {
+						SetThreads(th)
+						c := slices.Clone(c0)
+						GemmPacked(m, a, lda, &p, c, ldc, acc)
+						for i, v := range c {
+							if math.Float32bits(v) != math.Float32bits(want[i]) {
+								t.Fatalf("%v tB=%v acc=%v threads=%d: c[%d,%d] = %v, the fma chain's %v", s, tB, acc, th, i/ldc, i%ldc, v, want[i])
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestGemmPackedAllocs: a product on one thread allocates nothing once
+// its buffers are kept, edge blocks included (13×45: edges both ways on
+// either kernel's block; the edge block stays on gemmPanels's stack).
+func TestGemmPackedAllocs(t *testing.T) {
+	forKernels(t, func(t *testing.T, _ *packKernel) {
+		defer SetThreads(Threads())
+		SetThreads(1)
+		m, n, k := 13, 45, 300
+		rng := rand.New(rand.NewPCG(11, 12))
+		a, b, c := randSlice(rng, m*k), randSlice(rng, k*n), make([]float32, m*n)
+		var p PackedB
+		PackB(&p, false, k, n, b, n)
+		if allocs := testing.AllocsPerRun(10, func() { GemmPacked(m, a, k, &p, c, n, false) }); allocs != 0 {
+			t.Fatalf("GemmPacked: %v allocations a call, want 0", allocs)
+		}
+	})
+}
+
+// fma32 is float32's fused multiply-add, a·b + c rounded once to float32
+// (to nearest, ties to even), as VFMADD231PS computes each lane:
+//   - p = a·b is exact in float64: two 24-bit significands make at most 48
+//     bits, and the exponents of float32 products (2⁻²⁹⁸ to 2²⁵⁶) are in
+//     float64's range.
+//   - s = p + c rounded to float64, and e = (p + c) − s exactly (Knuth's
+//     TwoSum: exact barring overflow, subnormal sums being exact).
+//   - x = p + c = s + e is rounded to float32 through rounding to odd: where
+//     e ≠ 0, x lies strictly between s and its float64 neighbour on e's
+//     side, and of the two the one whose last significand bit is odd is x
+//     rounded to odd. Rounding to odd at 53 bits, then to nearest at 24, is
+//     rounding to nearest at 24 once, as 53 ≥ 24 + 2 (Boldo and Melquiond,
+//     "Emulation of FMA and correctly rounded sums: proved algorithms using
+//     rounding to odd", IEEE Trans. Computers 57(4), 2008, Theorem 1).
+//
+// float32(math.FMA(a, b, c)) alone rounds to nearest twice and can miss
+// (the case in TestFMA32).
+func fma32(a, b, c float32) float32 {
+	p, cc := float64(a)*float64(b), float64(c)
+	s := p + cc
+	bb := s - p
+	e := (p - (s - bb)) + (cc - bb)
+	if bits := math.Float64bits(s); e != 0 && bits&1 == 0 {
+		if (e > 0) == (s > 0) { // away from zero: the next magnitude up
+			bits++
+		} else {
+			bits--
+		}
+		s = math.Float64frombits(bits)
+	}
+	return float32(s)
+}
+
+// TestFMA32 checks fma32 against a·b + c computed exactly in math/big and
+// rounded once to float32 (big.Float's Float32: to nearest, ties to
+// even), on random operands of wide range and on one where rounding twice
+// fails: a = 1 + 2⁻²³, b = −(1 − 2⁻²³)·2⁻²⁴, c = 1 + 2⁻²³, so a·b + c =
+// 1 + 2⁻²⁴ + 2⁻⁷⁰ (a·b = −2⁻²⁴ + 2⁻⁷⁰), just above the midpoint of 1 and
+// 1 + 2⁻²³: rounded once, 1 + 2⁻²³; to float64 first, 1 + 2⁻²⁴ (2⁻⁷⁰ is
+// under half of float64's ulp there, 2⁻⁵³), a tie then rounded to even, 1.
+func TestFMA32(t *testing.T) {
+	exact := func(a, b, c float32) float32 {
+		x := new(big.Float).SetPrec(2000).SetFloat64(float64(a))
+		x.Mul(x, new(big.Float).SetFloat64(float64(b)))
+		x.Add(x, new(big.Float).SetFloat64(float64(c)))
+		f, _ := x.Float32()
+		return f
+	}
+	a, b, c := float32(1+0x1p-23), float32(-(1-0x1p-23)*0x1p-24), float32(1+0x1p-23)
+	if got := fma32(a, b, c); got != 1+0x1p-23 {
+		t.Fatalf("fma32 of the double-rounding case = %v, want 1 + 2⁻²³", got)
+	}
+	if twice := float32(math.FMA(float64(a), float64(b), float64(c))); twice != 1 {
+		t.Fatalf("math.FMA then float32 = %v: not the double rounding this case is for", twice)
+	}
+	rng := rand.New(rand.NewPCG(9, 10))
+	r := func() float32 {
+		return float32((rng.Float64()*2 - 1) * math.Ldexp(1, rng.IntN(40)-20))
+	}
+	for range 200000 {
+		a, b, c := r(), r(), r()
+		if rng.IntN(4) == 0 { // c near −a·b: cancellation
+			c = -float32(float64(a)*float64(b)) * float32(1+(rng.Float64()-0.5)*0x1p-20)
+		}
+		if got, want := fma32(a, b, c), exact(a, b, c); math.Float32bits(got) != math.Float32bits(want) {
+			t.Fatalf("fma32(%v, %v, %v) = %v, exactly rounded %v", a, b, c, got, want)
 		}
 	}
 }
@@ -90,9 +253,12 @@ func TestGemmPackedThreads(t *testing.T) {
 // without accumulating, k across several kc blocks and leading dimensions
 // wider than the matrices; and that it is GemmPacked's product on the
 // whole of op(B) packed, bit for bit (A transposed by hand where tA), on
-// one thread and on two (777 rows: split into bands of rows, 392 and 385;
-// the others into bands of panels).
-func TestGemm(t *testing.T) {
+// one thread and on two (777 rows: split into bands of rows, 392 and 385
+// on AVX-512's 8-row strips, 390 and 387 on AVX2's 6; the others into
+// bands of panels); on each kernel.
+func TestGemm(t *testing.T) { forKernels(t, testGemm) }
+
+func testGemm(t *testing.T, _ *packKernel) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	defer SetThreads(Threads())
 	for _, s := range [][3]int{{8, 32, 1}, {13, 45, 300}, {3, 1001, 17}, {200, 64, 1100}, {130, 70, 513}, {777, 45, 130}, {1, 1, 1}, {9, 33, 0}} {
