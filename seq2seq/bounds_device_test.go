@@ -563,27 +563,26 @@ func xentGradBound(eps backend.Buf, c float64, rows, V int) boundFn {
 	})
 }
 
-// attendBound: the chain forward (backend.Attend, one head) at its layout's
+// attendBound: the chain forward (backend.Attend) at its layout's
 // offsets, in(0) = Out, then Mask, H, P, U, C, V, X, Q, Score. With the
-// cpu's T, s, w (out) for the magnitudes:
+// cpu's T, s, hw, w (out) for the magnitudes:
 //
 //	T_ra:  tanh of the same argument (addTanhBound)
 //	s_r:   additive Σ_a |ΔT_ra·V_a| + 2γ_{A+1}·Σ_a |T_ra·V_a|;
-//	       dot 2γ_{K+2}·|SC|·Σ_k |X_rk·Q_bk|
-//	w_r:   softmaxRow from those
+//	       dot 2γ_{K/h+2}·|SC|·Σ_{k in r's head} |X_rk·Q_bk|
+//	w_r:   softmaxRow from those; with h > 1 heads hw per head row so,
+//	       then w_r = Σ_k (1/h)·hw_k: Σ_k Δhw_k/h + 2γ_{h+1}·Σ_k hw_k/h
+//	       (the mask's copy M is exact)
 //	ctx_d: Σ_i |CC|·Δw_i·|H_id| + 2γ_{S+2}·Σ_i |CC·w_i·H_id|
 func attendBound(a backend.Attend) boundFn {
-	if a.NHeads() > 1 {
-		return nil
-	}
-	B, S, D, A, K, n := a.B, a.S, a.D, a.A, a.K, a.B*a.S
+	B, S, D, A, K, n, h := a.B, a.S, a.D, a.A, a.K, a.B*a.S, a.NHeads()
 	l := a.Layout()
-	var eT, eS, eW, eC []float64
+	var eT, eS, eHW, eW, eC []float64
 	prepare := func(in, out [][]float32) {
 		o := out[0]
-		eT, eS, eW, eC = make([]float64, n*A), make([]float64, n), make([]float64, n), make([]float64, B*D)
+		eT, eS, eW, eC = make([]float64, n*A), make([]float64, n*h), make([]float64, n), make([]float64, B*D)
 		for r := range n {
-			b := r / S
+			b, i := r/S, r%S
 			switch {
 			case A > 0:
 				for j := range A {
@@ -593,20 +592,34 @@ func attendBound(a backend.Attend) boundFn {
 				}
 			case K > 0:
 				for k := range K {
-					eS[r] += 2 * gamma(K+2) * math.Abs(a.SC) * abs32(in[7][r*K+k]) * abs32(in[8][b*K+k])
+					eS[(b*h+k/(K/h))*S+i] += 2 * gamma(K/h+2) * math.Abs(a.SC) * abs32(in[7][r*K+k]) * abs32(in[8][b*K+k])
 				}
 			}
 		}
 		s := in[9] // given scores
 		if A > 0 || K > 0 {
-			s = o[l.S : l.S+n]
+			s = o[l.S : l.S+n*h]
+		}
+		if h > 1 {
+			eHW = make([]float64, n*h)
+			for b := range B {
+				for k := range h {
+					r0 := (b*h + k) * S
+					copy(eHW[r0:], softmaxRow(f64s(s, r0, S), f64s(o, l.HW+r0, S), eS[r0:r0+S], keptRow(in[1], b*S, S)))
+					for i := range S {
+						eW[b*S+i] += (eHW[r0+i] + 2*gamma(h+1)*float64(o[l.HW+r0+i])) / float64(h)
+					}
+				}
+			}
 		}
 		for b := range B {
-			copy(eW[b*S:], softmaxRow(f64s(s, b*S, S), f64s(o, l.W+b*S, S), eS[b*S:(b+1)*S], keptRow(in[1], b*S, S)))
+			if h == 1 {
+				copy(eW[b*S:], softmaxRow(f64s(s, b*S, S), f64s(o, l.W+b*S, S), eS[b*S:(b+1)*S], keptRow(in[1], b*S, S)))
+			}
 			for d := range D {
 				for i := range S {
-					h, w := abs32(in[2][(b*S+i)*D+d]), float64(o[l.W+b*S+i])
-					eC[b*D+d] += math.Abs(a.CC) * h * (eW[b*S+i] + 2*gamma(S+2)*w)
+					hv, w := abs32(in[2][(b*S+i)*D+d]), float64(o[l.W+b*S+i])
+					eC[b*D+d] += math.Abs(a.CC) * hv * (eW[b*S+i] + 2*gamma(S+2)*w)
 				}
 			}
 		}
@@ -620,55 +633,66 @@ func attendBound(a backend.Attend) boundFn {
 			return slack * eW[e-l.W]
 		case A > 0 && e >= l.T && e < l.T+n*A:
 			return slack * eT[e-l.T]
-		case (A > 0 || K > 0) && e >= l.S && e < l.S+n:
+		case (A > 0 || K > 0) && e >= l.S && e < l.S+n*h:
 			return slack * eS[e-l.S]
+		case h > 1 && e >= l.HW && e < l.HW+n*h:
+			return slack * eHW[e-l.HW]
 		case e >= l.Ctx && e < l.Ctx+B*D:
 			return slack * eC[e-l.Ctx]
 		}
-		return 0
+		return 0 // the mask's copy M (exact), and the gaps
 	}
 }
 
-// attendBackBound: the chain's gradient (backend.AttendBack, one head),
+// attendBackBound: the chain's gradient (backend.AttendBack),
 // in(0) = Out, DW, G, then the forward's Out, Mask, H, P, U, C, V, X, Q,
-// Score; w and T are the forward's values, the same on both sides. With
-// the cpu's dw, ds, δ for the magnitudes:
+// Score; w, hw and T are the forward's values, the same on both sides.
+// With the cpu's dw, dhw, ds for the magnitudes:
 //
-//	dw_r:  f_r = 2γ_{D+2}·|CC|·Σ_d |H_rd·G_bd|
-//	ds_r:  h_r = w_r·(f_r + Σ_j w_j·f_j) + 2γ_{S+3}·w_r·(|dw_r| + Σ_j w_j·|dw_j|)
-//	δ_ra:  h_r·|V_a|·|1 − T²| + 2γ_5·|ds_r·V_a|·(T² + |1 − T²|);  ∂U: Σ_i that + 2γ_{S+1}·Σ_i |δ|
-//	∂X_rk: |SC|·h_r·|Q_bk| + 2γ_3·|SC·ds_r·Q_bk|;  ∂Q_bk: Σ_i |SC|·h_r·|X_rk| + 2γ_{S+3}·Σ_i |SC·ds_r·X_rk|
+//	dw_r:   f_r = 2γ_{D+2}·|CC|·Σ_d |H_rd·G_bd|
+//	dhw_r': with h > 1 heads (1/h)·dw of its batch row and key: f_r/h + 2γ_1·|dhw_r'|
+//	ds_r':  from the softmax's weights p (w, or hw per head row) and its
+//	        gradient's g (dw, or dhw) with their bounds f:
+//	        p_r·(f_r + Σ_j p_j·f_j) + 2γ_{S+3}·p_r·(|g_r| + Σ_j p_j·|g_j|)
+//	δ_ra:   h_r·|V_a|·|1 − T²| + 2γ_5·|ds_r·V_a|·(T² + |1 − T²|);  ∂U: Σ_i that + 2γ_{S+1}·Σ_i |δ|
+//	∂X_rk:  |SC|·h_r'·|Q_bk| + 2γ_3·|SC·ds_r'·Q_bk|;  ∂Q_bk: Σ_i |SC|·h_r'·|X_rk| + 2γ_{S+3}·Σ_i |SC·ds_r'·X_rk|
+//	        (r' the row of k's head)
 func attendBackBound(ab backend.AttendBack) boundFn {
 	f := ab.F
-	if f.NHeads() > 1 {
-		return nil
-	}
-	B, S, D, A, K, n := f.B, f.S, f.D, f.A, f.K, f.B*f.S
+	B, S, D, A, K, n, h := f.B, f.S, f.D, f.A, f.K, f.B*f.S, f.NHeads()
 	fl, l := f.Layout(), ab.Layout()
-	var eDW, eDS, eKeys, eQuery []float64
+	var eDW, eDHW, eDS, eKeys, eQuery []float64
 	prepare := func(in, out [][]float32) {
 		fo, dw, ds, o := in[3], out[1], out[0], out[0]
-		w := func(r int) float64 { return float64(fo[fl.W+r]) }
-		eDW, eDS = make([]float64, n), make([]float64, n)
+		eDW, eDS = make([]float64, n), make([]float64, n*h)
 		for r := range n {
 			for d := range D {
 				eDW[r] += 2 * gamma(D+2) * math.Abs(f.CC) * abs32(in[5][r*D+d]) * abs32(in[2][(r/S)*D+d])
 			}
 		}
-		for b := range B {
-			wf, wd := 0.0, 0.0
-			for j := b * S; j < (b+1)*S; j++ {
-				wf += w(j) * eDW[j]
-				wd += w(j) * abs32(dw[j])
+		p, g, eg := fo[fl.W:fl.W+n], dw[:n], eDW // the softmax's weights, gradient and its bound
+		if h > 1 {
+			p, g, eDHW = fo[fl.HW:fl.HW+n*h], dw[n:n+n*h], make([]float64, n*h)
+			for r := range n * h {
+				b, i := r/(h*S), r%S
+				eDHW[r] = eDW[b*S+i]/float64(h) + 2*gamma(1)*abs32(g[r])
 			}
-			for r := b * S; r < (b+1)*S; r++ {
-				eDS[r] = w(r)*(eDW[r]+wf) + 2*gamma(S+3)*w(r)*(abs32(dw[r])+wd)
+			eg = eDHW
+		}
+		for row := range B * h {
+			pf, pd := 0.0, 0.0
+			for j := row * S; j < (row+1)*S; j++ {
+				pf += float64(p[j]) * eg[j]
+				pd += float64(p[j]) * abs32(g[j])
+			}
+			for r := row * S; r < (row+1)*S; r++ {
+				eDS[r] = float64(p[r])*(eg[r]+pf) + 2*gamma(S+3)*float64(p[r])*(abs32(g[r])+pd)
 			}
 		}
 		wk := A + K
 		eKeys, eQuery = make([]float64, n*wk), make([]float64, B*wk)
 		for r := range n {
-			b := r / S
+			b, i := r/S, r%S
 			for j := range wk {
 				var e, q float64
 				if A > 0 {
@@ -676,10 +700,10 @@ func attendBackBound(ab backend.AttendBack) boundFn {
 					e = eDS[r]*v*math.Abs(1-t*t) + 2*gamma(5)*abs32(ds[r])*v*(t*t+math.Abs(1-t*t))
 					q = e + 2*gamma(S+1)*abs32(o[l.Keys+r*A+j])
 				} else {
-					sc := math.Abs(f.SC)
-					e = sc*eDS[r]*abs32(in[11][b*K+j]) + 2*gamma(3)*sc*abs32(ds[r])*abs32(in[11][b*K+j])
+					sc, rh := math.Abs(f.SC), (b*h+j/(K/h))*S+i
+					e = sc*eDS[rh]*abs32(in[11][b*K+j]) + 2*gamma(3)*sc*abs32(ds[rh])*abs32(in[11][b*K+j])
 					x := abs32(in[10][r*K+j])
-					q = sc*eDS[r]*x + 2*gamma(S+3)*sc*abs32(ds[r])*x
+					q = sc*eDS[rh]*x + 2*gamma(S+3)*sc*abs32(ds[rh])*x
 				}
 				eKeys[r*wk+j] = e
 				eQuery[b*wk+j] += q
@@ -716,9 +740,11 @@ func attendBackBound(ab backend.AttendBack) boundFn {
 			return summed(in, out, j, e)
 		case j == 1 && e < n:
 			return slack * eDW[e]
+		case j == 1 && h > 1 && e < n+n*h:
+			return slack * eDHW[e-n]
 		case j == 1:
 			return 0
-		case e < n:
+		case e < n*h:
 			return slack * eDS[e]
 		case e >= l.Keys && e < l.Keys+n*wk && ab.Keys.Len() > 0:
 			return math.Inf(1) // added into Keys instead: the block is no output (OpenCL leaves it unwritten)

@@ -8,16 +8,21 @@ import (
 	"testing"
 
 	"github.com/attnzoo/attnzoo/internal/device/devicetest"
+	"github.com/attnzoo/attnzoo/scorers"
 )
 
 // opBoundCases: the additive (concat) and the dot score with each
 // decoder, over the three cells (the gru's fused sequence, the lstm's and
-// the rnn's steps), and label smoothing.
+// the rnn's steps), the dot score of three heads (the fused attention's
+// heads: RepeatRows' mask, each head's softmax, their mean), and label
+// smoothing.
 func opBoundCases() []Config {
 	smoothed := tiny("gru", "birnn", "bahdanau", "general")
 	smoothed.LabelSmoothing = 0.1
+	heads := tiny("gru", "birnn", "luong", "projected-dot")
+	heads.ScorerSettings = scorers.Values{"attention": 6, "heads": 3}
 	cases := []Config{tiny("gru", "birnn", "bahdanau", "concat"), tiny("gru", "birnn", "luong", "dot"),
-		tiny("rnn", "birnn", "bahdanau", "concat"), tiny("lstm", "birnn", "luong", "dot"), smoothed}
+		tiny("rnn", "birnn", "bahdanau", "concat"), tiny("lstm", "birnn", "luong", "dot"), heads, smoothed}
 	for i := range cases {
 		cases[i].Dtype = "float32"
 	}
@@ -62,7 +67,7 @@ func opBoundLoss(t *testing.T, cfg Config, rp *Replay) {
 func TestDeviceOpBounds(t *testing.T) {
 	d := devicetest.OpenCL(t)
 	for _, cfg := range opBoundCases() {
-		t.Run(fmt.Sprintf("%s/%s/%s/ls%g", cfg.Cell, cfg.Decoder, cfg.Scorer, cfg.LabelSmoothing), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/%s/%s/h%v/ls%g", cfg.Cell, cfg.Decoder, cfg.Scorer, cfg.ScorerSettings["heads"], cfg.LabelSmoothing), func(t *testing.T) {
 			rp := NewReplay(t, d.Backend())
 			opBoundLoss(t, cfg, rp)
 			rp.Report(t)

@@ -15,8 +15,9 @@ func (b clBackend) Attend(a backend.Attend) error {
 	if err := mems("Attend", a.Mask, a.H, a.Out); err != nil {
 		return err
 	}
-	if a.NHeads() > 1 {
-		return errHeads(a)
+	h := a.NHeads()
+	if h > 1 && (a.K < 1 || a.K%h != 0) {
+		return fmt.Errorf("device: opencl: Attend: %d heads of the dot score's K %d", h, a.K)
 	}
 	l := a.Layout()
 	if a.B < 1 || a.S < 1 || a.D < 1 || a.Mask.Len() < a.B*a.S || a.H.Len() < a.B*a.S*a.D || a.Out.Len() < l.N {
@@ -42,8 +43,8 @@ func (b clBackend) Attend(a backend.Attend) error {
 		if a.X.Len() < a.B*a.S*a.K || a.Q.Len() < a.B*a.K {
 			return fmt.Errorf("device: opencl: Attend: dot score of K %d: X of %d, q of %d", a.K, a.X.Len(), a.Q.Len())
 		}
-		return b.o.KernelRows("attend_dot", a.B, a.Out.Mem, l.S, l.W, l.Ctx, a.X.Mem, a.Q.Mem, float32(a.SC),
-			a.Mask.Mem, a.H.Mem, cc, a.S, a.K, a.D)
+		return b.o.KernelRows("attend_dot", a.B, a.Out.Mem, l.S, l.W, l.Ctx, l.M, l.HW, a.X.Mem, a.Q.Mem, float32(a.SC),
+			a.Mask.Mem, a.H.Mem, cc, a.S, a.K, a.D, h, float32(1/float64(h)))
 	}
 	if err := mems("Attend (scored)", a.Score); err != nil {
 		return err
@@ -61,12 +62,16 @@ func (b clBackend) AttendBack(a backend.AttendBack) error {
 	if err := mems("AttendBack", f.H, f.Out, a.G, a.DW, a.Out); err != nil {
 		return err
 	}
-	if f.NHeads() > 1 {
-		return errHeads(f)
+	B, S, D, h := f.B, f.S, f.D, f.NHeads()
+	if h > 1 && (f.K < 1 || f.K%h != 0) {
+		return fmt.Errorf("device: opencl: AttendBack: %d heads of the dot score's K %d", h, f.K)
 	}
-	B, S, D := f.B, f.S, f.D
+	nw := B * S // ∂w, and with heads ∂hw after it
+	if h > 1 {
+		nw += B * h * S
+	}
 	fl, l := f.Layout(), a.Layout()
-	if B < 1 || S < 1 || D < 1 || f.H.Len() < B*S*D || f.Out.Len() < fl.N || a.G.Len() < B*D || a.DW.Len() < B*S || a.Out.Len() < l.N {
+	if B < 1 || S < 1 || D < 1 || f.H.Len() < B*S*D || f.Out.Len() < fl.N || a.G.Len() < B*D || a.DW.Len() < nw || a.Out.Len() < l.N {
 		return fmt.Errorf("device: opencl: AttendBack: B %d, S %d, D %d: values of %d, forward of %d, gradient of %d, ∂w of %d, output of %d (want %d)",
 			B, S, D, f.H.Len(), f.Out.Len(), a.G.Len(), a.DW.Len(), a.Out.Len(), l.N)
 	}
@@ -111,7 +116,8 @@ func (b clBackend) AttendBack(a backend.AttendBack) error {
 		flags, keys = flags|8, a.Keys
 	}
 	return b.o.KernelRows("attend_back", B, a.DW.Mem, a.Out.Mem, l.Keys, l.Query, f.H.Mem, a.G.Mem, f.Out.Mem,
-		fl.W, fl.T, float32(f.CC), v.Mem, X.Mem, q.Mem, float32(f.SC), S, D, max(1, f.A), max(1, f.K), flags, dH.Mem, keys.Mem)
+		fl.W, fl.T, float32(f.CC), v.Mem, X.Mem, q.Mem, float32(f.SC), S, D, max(1, f.A), max(1, f.K), flags, dH.Mem, keys.Mem,
+		h, fl.HW, float32(1/float64(h)))
 }
 
 // AttendSums is the additive score's sums over the batch in one launch:
@@ -138,13 +144,6 @@ func (b clBackend) AttendSums(a backend.AttendSums) error {
 		acc = 1
 	}
 	return b.o.Kernel("attend_sums", a.A, a.DV.Mem, a.T.Mem, a.TOff, a.DS.Mem, a.N, a.A, acc, dc.Mem, du.Mem, a.DUOff, rows)
-}
-
-// errHeads: the kernels run one head (the backend does not declare
-// backend.FuseAttentionHeads: a graph built for it has the unfused chain
-// for several heads).
-func errHeads(a backend.Attend) error {
-	return fmt.Errorf("device: opencl: the fused attention runs one head, not %d", a.Heads)
 }
 
 var _ backend.FusedAttention = clBackend{}

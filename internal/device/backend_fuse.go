@@ -5,11 +5,11 @@ import "github.com/attnzoo/attnzoo/internal/backend"
 // Fuses declares the fused ops the OpenCL backend runs (backend.Fuser):
 // the stacked weight gradients, whose stacks it copies eight blocks a
 // launch (Stack), so one product on them takes fewer launches than a
-// product a position; one head's attention of a decoder position
-// (kernels/attend.cl; several heads get the unfused chain); and StackRows'
+// product a position; the attention of a decoder position, one head or
+// the dot score's several (kernels/attend.cl); and StackRows'
 // gradient as views, sub-buffers of the stacked gradient (View).
 func (clBackend) Fuses(op string) bool {
-	return op == backend.FuseStackedGrads || op == backend.FuseAttention || op == backend.FuseUnstack
+	return op == backend.FuseStackedGrads || op == backend.FuseAttention || op == backend.FuseAttentionHeads || op == backend.FuseUnstack
 }
 
 // ViewAt reports whether a sub-buffer may start at value off: at a

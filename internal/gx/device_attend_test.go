@@ -19,7 +19,8 @@ func attendPositions(g *devGraph, score string, fused bool, T, B, S, D int) []*g
 // TestDeviceAttendFused: the fused attention op (gx.Attention) and its
 // backward on OpenCL (kernels/attend.cl) against the cpu's (the same ops:
 // agreeOnDevice's bound), three positions' contexts, weights and
-// gradients, the weights' own gradient too, at key counts and widths of
+// gradients, the weights' own gradient too, for the additive, the dot,
+// the dot of three heads and given scores, at key counts and widths of
 // no work-group multiple (64 on pocl), with masked keys and a row all
 // masked; and the unfused chain on the device against the fused one
 // there. It logs the launches a run takes each way.
@@ -28,7 +29,7 @@ func TestDeviceAttendFused(t *testing.T) {
 	const B, T = 3, 3
 	for _, S := range []int{1, 37, 129} {
 		for _, D := range []int{5, 37} {
-			for _, score := range []string{"additive", "dot", "given"} { // OpenCL runs one head (no backend.FuseAttentionHeads)
+			for _, score := range attendScores { // three heads too: attend_dot's heads, attend_back's
 				what := fmt.Sprintf("%s S=%d D=%d", score, S, D)
 				fused := func(g *devGraph) []*gx.Node { return attendPositions(g, score, true, T, B, S, D) }
 				agreeOnDevice(t, what, []string{"Attention", "AttentionBack", "AttentionWeights", "AttentionContext"}, fused)
@@ -47,20 +48,22 @@ func TestDeviceAttendFused(t *testing.T) {
 // scores are an input) and the query-side gradient (∂u, ∂q or ∂s), 4 a
 // position (3 given), with the additive score its tanh(P + u + c) too
 // (the weights' own gradient reads it through the score's gradient ops),
-// and with the dot score the first of the key-side
+// with three heads their weights too (the weights' gradient reads them
+// through SoftmaxGrad), 5 a position, and with the dot score (one head or
+// three) the first of the key-side
 // cuts summed over the positions, the sum's buffer, one more (a copy with
 // the additive score, whose flat tensor AttentionDV reads too:
 // TestAttentionViews).
 func TestDeviceAttendViews(t *testing.T) {
 	d := devicetest.OpenCL(t)
 	const B, T, S, D = 3, 3, 37, 5
-	for _, score := range []string{"additive", "dot", "given"} {
+	for _, score := range attendScores {
 		build := func(g *devGraph) []*gx.Node {
 			g.SetTarget(d.Backend())
 			return attendPositions(g, score, true, T, B, S, D)
 		}
 		off, on := runLaunches(t, build, gx.SetViews, false), runLaunches(t, build, gx.SetViews, true)
-		want := map[string]int64{"additive": 5 * T, "dot": 4*T + 1, "given": 3 * T}[score]
+		want := map[string]int64{"additive": 5 * T, "dot": 4*T + 1, "heads": 5*T + 1, "given": 3 * T}[score]
 		if off-on != want {
 			t.Errorf("%s: %d launches a run with views, %d without: want %d fewer", score, on, off, want)
 		}
@@ -73,13 +76,13 @@ func TestDeviceAttendViews(t *testing.T) {
 // (agreeOnDevice's bound), and launches fewer: of each sum's T terms the
 // T − 1 added into it (the first is its buffer), each a launch — ∂H
 // (AttentionDH), the key-side gradient (an Unflat adding: additive and
-// dot) and ∂c (SumRows: additive); the dot score's first position's ∂H
+// dot, one head or three) and ∂c (SumRows: additive); the dot score's first position's ∂H
 // adds into its own ∂X, computed after the backward (TestAbsorbSameBits),
 // so it too is T − 1.
 func TestDeviceAttendAbsorbs(t *testing.T) {
 	devicetest.OpenCL(t)
 	const B, T, S, D = 3, 3, 37, 5
-	for _, score := range []string{"additive", "dot", "given"} {
+	for _, score := range attendScores {
 		build := func(g *devGraph) []*gx.Node {
 			in := func(shape ...int) *gx.Node { return g.In(1, shape...) }
 			outs, wrt, c := attendChain(g.Graph, in, g.Const(attnMask(S), B, S), score, true, false, T, S, D)
@@ -87,7 +90,7 @@ func TestDeviceAttendAbsorbs(t *testing.T) {
 		}
 		agreeOnDevice(t, score+" absorbed", []string{"AttentionBack", "AttentionDV", "AttentionDH"}, build)
 		off, on := runLaunches(t, build, gx.SetAbsorb, false), runLaunches(t, build, gx.SetAbsorb, true)
-		want := map[string]int64{"additive": 3 * (T - 1), "dot": 2 * (T - 1), "given": T - 1}[score]
+		want := map[string]int64{"additive": 3 * (T - 1), "dot": 2 * (T - 1), "heads": 2 * (T - 1), "given": T - 1}[score]
 		if off-on != want {
 			t.Errorf("%s: %d launches a run absorbed, %d not: want %d fewer", score, on, off, want)
 		}

@@ -4,23 +4,19 @@
 // (KernelRows, no early return: _reduce.cl). Each part computes what its
 // unfused kernel computes, in the same order where that kernel is one
 // work-item per value (add_tanh, masked_softmax, softmax_grad, wsum_heads,
+// repeat_rows, group_sum,
 // outer_heads, additive_delta, additive_delta_sum) and as a work-group
 // tree (red_sum) where it is a sum along a row (matvec_rows' score; the
 // dot score and dw, which bmv_heads sums in sequence). The values a part
 // writes for another work-item of the group to read go through global
 // memory behind a barrier(CLK_GLOBAL_MEM_FENCE).
 
-// the masked softmax of row sr (the group's scores, written before) into
-// wr, then the context cb[d] = Σ_i (cc·w_i)·Hb[i,d], a zero weight skipped
-// (masked_softmax, then wsum_heads with one head)
-void attend_softmax_context(__local float *red, __global const float *sr, __global const float *mr,
-                            __global float *wr, __global const float *Hb, __global float *cb, const float cc,
-                            const int S, const int D) {
-	int l = get_local_id(0);
+// the context cb[d] = Σ_i (cc·w_i)·Hb[i,d] of the weights wr (written
+// before), a zero weight skipped (wsum_heads with one head)
+void attend_context(__global const float *wr, __global const float *Hb, __global float *cb, const float cc,
+                    const int S, const int D) {
 	barrier(CLK_GLOBAL_MEM_FENCE);
-	masked_softmax_row(red, sr, mr, wr, S);
-	barrier(CLK_GLOBAL_MEM_FENCE);
-	for (int d = l; d < D; d += WG) {
+	for (int d = get_local_id(0); d < D; d += WG) {
 		float acc = 0.0f;
 		for (int i = 0; i < S; i++) {
 			float wi = cc * wr[i];
@@ -28,6 +24,16 @@ void attend_softmax_context(__local float *red, __global const float *sr, __glob
 		}
 		cb[d] = acc;
 	}
+}
+
+// the masked softmax of row sr (the group's scores, written before) into
+// wr, then the context (masked_softmax, then attend_context)
+void attend_softmax_context(__local float *red, __global const float *sr, __global const float *mr,
+                            __global float *wr, __global const float *Hb, __global float *cb, const float cc,
+                            const int S, const int D) {
+	barrier(CLK_GLOBAL_MEM_FENCE);
+	masked_softmax_row(red, sr, mr, wr, S);
+	attend_context(wr, Hb, cb, cc, S, D);
 }
 
 // The additive score, its masked softmax and the context, for P [B,S,A],
@@ -60,24 +66,44 @@ __kernel void attend_additive(__global float *out, const int oT, const int oS, c
 	                       ctx + (size_t)b * D, cc, S, D);
 }
 
-// The dot score s[b,i] = sc · Σ_k X[b,i,k]·q[b,k] (X [B,S,K], q [B,K]),
-// then as attend_additive.
-__kernel void attend_dot(__global float *out, const int oS, const int oW, const int oC, __global const float *X,
-                         __global const float *q, const float sc, __global const float *mask, __global const float *H,
-                         const float cc, const int S, const int K, const int D) {
+// The dot score of h heads, s[b·h+k,i] = sc · Σ_{j in head k} X[b,i,j]·q[b,j]
+// (X [B,S,K], q [B,K], head k the columns [k·K/h, (k+1)·K/h)), then with
+// one head as attend_additive; with h > 1 the mask repeated per head into
+// M (repeat_rows), each head's masked softmax into hw, their mean w[b,i] =
+// Σ_k c·hw[b·h+k,i] (c = 1/h, k ascending: group_sum) and the context.
+__kernel void attend_dot(__global float *out, const int oS, const int oW, const int oC, const int oM, const int oHW,
+                         __global const float *X, __global const float *q, const float sc, __global const float *mask,
+                         __global const float *H, const float cc, const int S, const int K, const int D, const int h,
+                         const float c) {
 	__local float red[WG];
 	__global float *s = out + oS, *w = out + oW, *ctx = out + oC;
-	int b = get_group_id(0), l = get_local_id(0);
-	__global const float *qb = q + (size_t)b * K;
-	for (int i = 0; i < S; i++) {
-		__global const float *x = X + ((size_t)b * S + i) * K;
-		float acc = 0.0f;
-		for (int k = l; k < K; k += WG) acc += x[k] * qb[k];
-		acc = red_sum(red, acc);
-		if (l == 0) s[(size_t)b * S + i] = sc * acc;
+	int b = get_group_id(0), l = get_local_id(0), kh = K / h;
+	__global const float *qb = q + (size_t)b * K, *mb = mask + (size_t)b * S, *Hb = H + (size_t)b * S * D;
+	for (int k = 0; k < h; k++) {
+		for (int i = 0; i < S; i++) {
+			__global const float *x = X + ((size_t)b * S + i) * K + k * kh;
+			float acc = 0.0f;
+			for (int j = l; j < kh; j += WG) acc += x[j] * qb[k * kh + j];
+			acc = red_sum(red, acc);
+			if (l == 0) s[((size_t)b * h + k) * S + i] = sc * acc;
+		}
 	}
-	attend_softmax_context(red, s + (size_t)b * S, mask + (size_t)b * S, w + (size_t)b * S, H + (size_t)b * S * D,
-	                       ctx + (size_t)b * D, cc, S, D);
+	// one head: the softmax straight into w over the mask; several: each
+	// head over M into hw, then the mean (no barrier in a branch: pocl)
+	__global float *M = out + oM + (size_t)b * h * S, *hw = out + oHW + (size_t)b * h * S;
+	__global const float *mr = h > 1 ? M : mb;
+	__global float *pr = h > 1 ? hw : w + (size_t)b * S;
+	for (int k = 0; k < h && h > 1; k++)
+		for (int i = l; i < S; i += WG) M[k * S + i] = mb[i];
+	barrier(CLK_GLOBAL_MEM_FENCE);
+	for (int k = 0; k < h; k++) masked_softmax_row(red, s + ((size_t)b * h + k) * S, mr + k * S, pr + k * S, S);
+	barrier(CLK_GLOBAL_MEM_FENCE);
+	for (int i = l; i < S && h > 1; i += WG) {
+		float acc = 0.0f;
+		for (int k = 0; k < h; k++) acc += c * hw[k * S + i];
+		w[(size_t)b * S + i] = acc;
+	}
+	attend_context(w + (size_t)b * S, Hb, ctx + (size_t)b * D, cc, S, D);
 }
 
 // Scores computed before: the masked softmax and the context alone.
@@ -96,6 +122,11 @@ __kernel void attend_scored(__global const float *s, __global float *out, const 
 //
 //	dw[b,i] = cc · Σ_d H[b,i,d]·g[b,d]           (the context's ∂w)
 //	ds[b,i] = w[b,i]·(dw[b,i] − Σ_j w[b,j]·dw[b,j])  (the softmax's ∂s)
+//
+// and with h > 1 heads (the dot score) the heads' ∂hw[b·h+k,i] = c·dw[b,i]
+// (c = 1/h: repeat_rows) after dw in dw, and ds[b·h+k,i] from the heads'
+// weights hw and ∂hw (softmax_grad per head row), head k's ds reaching
+// the columns of head k below:
 //	δ[b,i,a] = (ds[b,i]·v[a])·(1 − T[b,i,a]²)    when fl & 4
 //	du[b,a] = Σ_i (ds[b,i]·v[a])·(1 − T[b,i,a]²)  when fl & 16
 //	dX[b,i,k] = (sc·ds[b,i])·q[b,k]             when fl & 32
@@ -127,13 +158,14 @@ __kernel void attend_back(__global float *dw, __global float *out, const int oK,
                           __global const float *H, __global const float *g, __global const float *fwd,
                           const int oW, const int oT, const float cc, __global const float *v,
                           __global const float *X, __global const float *q, const float sc, const int S, const int D,
-                          const int A, const int K, const int fl, __global float *dH, __global float *keys) {
+                          const int A, const int K, const int fl, __global float *dH, __global float *keys,
+                          const int h, const int oHW, const float c) {
 	__local float red[WG];
 	__global float *ds = out, *delta = (fl & 8) ? keys : out + oK, *dX = delta, *du = out + oQ, *dq = out + oQ;
 	__global const float *w = fwd + oW, *T = fwd + oT;
 	int b = get_group_id(0), l = get_local_id(0);
 	__global const float *gb = g + (size_t)b * D, *wr = w + (size_t)b * S;
-	__global float *dwr = dw + (size_t)b * S, *dsr = ds + (size_t)b * S;
+	__global float *dwr = dw + (size_t)b * S, *dsr = ds + (size_t)b * h * S;
 	for (int i = 0; i < S; i++) {
 		__global const float *x = H + ((size_t)b * S + i) * D;
 		float acc = 0.0f;
@@ -142,10 +174,22 @@ __kernel void attend_back(__global float *dw, __global float *out, const int oK,
 		if (l == 0) dwr[i] = cc * acc;
 	}
 	barrier(CLK_GLOBAL_MEM_FENCE);
-	float dot = 0.0f;
-	for (int i = l; i < S; i += WG) dot += wr[i] * dwr[i];
-	dot = red_sum(red, dot);
-	for (int i = l; i < S; i += WG) dsr[i] = wr[i] * (dwr[i] - dot);
+	// the softmax's weights and gradient: w and dw, or per head hw and ∂hw
+	__global const float *pr = wr;
+	__global float *gr = dwr;
+	if (h > 1) {
+		pr = fwd + oHW + (size_t)b * h * S;
+		gr = dw + (size_t)(get_num_groups(0) + b * h) * S;
+		for (int k = 0; k < h; k++)
+			for (int i = l; i < S; i += WG) gr[k * S + i] = c * dwr[i];
+	}
+	barrier(CLK_GLOBAL_MEM_FENCE);
+	for (int k = 0; k < h; k++) {
+		float dot = 0.0f;
+		for (int i = l; i < S; i += WG) dot += pr[k * S + i] * gr[k * S + i];
+		dot = red_sum(red, dot);
+		for (int i = l; i < S; i += WG) dsr[k * S + i] = pr[k * S + i] * (gr[k * S + i] - dot);
+	}
 	barrier(CLK_GLOBAL_MEM_FENCE);
 	if ((fl & 3) == 1) attend_dh(dH, gb, wr, cc, b, S, D);
 	if (fl & (4 | 16)) {
@@ -165,9 +209,10 @@ __kernel void attend_back(__global float *dw, __global float *out, const int oK,
 		__global const float *qb = q + (size_t)b * K;
 		for (int k = l; k < K; k += WG) {
 			float qk = (fl & 32) ? qb[k] : 0.0f, acc = 0.0f;
+			__global const float *dsk = dsr + (size_t)(k / (K / h)) * S; // the ds of column k's head
 			for (int i = 0; i < S; i++) {
 				size_t j = ((size_t)b * S + i) * K + k;
-				float wi = sc * dsr[i];
+				float wi = sc * dsk[i];
 				if (fl & 32) {
 					float p = wi * qk;
 					dX[j] = (fl & 8) ? dX[j] + p : p;
