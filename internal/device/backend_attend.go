@@ -11,7 +11,7 @@ import (
 
 // Attend is the chain forward in one launch: attend_additive,
 // attend_dot or attend_scored, into a.Out at a.Layout()'s offsets.
-func (b clBackend) Attend(a backend.Attend) error {
+func (o *OpenCL) Attend(a backend.Attend) error {
 	if err := mems("Attend", a.Mask, a.H, a.Out); err != nil {
 		return err
 	}
@@ -33,7 +33,7 @@ func (b clBackend) Attend(a backend.Attend) error {
 			return fmt.Errorf("device: opencl: Attend: additive score of A %d: P of %d, u of %d, c of %d, v of %d",
 				a.A, a.P.Len(), a.U.Len(), a.C.Len(), a.V.Len())
 		}
-		return b.o.KernelRows("attend_additive", a.B, a.Out.Mem, l.T, l.S, l.W, l.Ctx, a.P.Mem, a.U.Mem, a.C.Mem,
+		return o.KernelRows("attend_additive", a.B, a.Out.Mem, l.T, l.S, l.W, l.Ctx, a.P.Mem, a.U.Mem, a.C.Mem,
 			a.V.Mem, a.Mask.Mem, a.H.Mem, cc, a.S, a.A, a.D)
 	case a.K > 0:
 		if err := mems("Attend (dot)", a.X, a.Q); err != nil {
@@ -42,7 +42,7 @@ func (b clBackend) Attend(a backend.Attend) error {
 		if a.X.Len() < a.B*a.S*a.K || a.Q.Len() < a.B*a.K {
 			return fmt.Errorf("device: opencl: Attend: dot score of K %d: X of %d, q of %d", a.K, a.X.Len(), a.Q.Len())
 		}
-		return b.o.KernelRows("attend_dot", a.B, a.Out.Mem, l.S, l.W, l.Ctx, a.X.Mem, a.Q.Mem, float32(a.SC),
+		return o.KernelRows("attend_dot", a.B, a.Out.Mem, l.S, l.W, l.Ctx, a.X.Mem, a.Q.Mem, float32(a.SC),
 			a.Mask.Mem, a.H.Mem, cc, a.S, a.K, a.D)
 	}
 	if err := mems("Attend (scored)", a.Score); err != nil {
@@ -51,12 +51,12 @@ func (b clBackend) Attend(a backend.Attend) error {
 	if a.Score.Len() < a.B*a.S {
 		return fmt.Errorf("device: opencl: Attend: scores of %d for %d×%d", a.Score.Len(), a.B, a.S)
 	}
-	return b.o.KernelRows("attend_scored", a.B, a.Score.Mem, a.Out.Mem, l.W, l.Ctx, a.Mask.Mem, a.H.Mem, cc, a.S, a.D)
+	return o.KernelRows("attend_scored", a.B, a.Score.Mem, a.Out.Mem, l.W, l.Ctx, a.Mask.Mem, a.H.Mem, cc, a.S, a.D)
 }
 
 // AttendBack is the chain's gradient in one launch: attend_back, its
 // flags naming the score's parts, into a.Out at a.Layout()'s offsets.
-func (b clBackend) AttendBack(a backend.AttendBack) error {
+func (o *OpenCL) AttendBack(a backend.AttendBack) error {
 	f := a.F
 	if err := mems("AttendBack", f.H, f.Out, a.G, a.DW, a.Out); err != nil {
 		return err
@@ -110,13 +110,13 @@ func (b clBackend) AttendBack(a backend.AttendBack) error {
 		}
 		flags, keys = flags|8, a.Keys
 	}
-	return b.o.KernelRows("attend_back", B, a.DW.Mem, a.Out.Mem, l.Keys, l.Query, f.H.Mem, a.G.Mem, f.Out.Mem,
+	return o.KernelRows("attend_back", B, a.DW.Mem, a.Out.Mem, l.Keys, l.Query, f.H.Mem, a.G.Mem, f.Out.Mem,
 		fl.W, fl.T, float32(f.CC), v.Mem, X.Mem, q.Mem, float32(f.SC), S, D, max(1, f.A), max(1, f.K), flags, dH.Mem, keys.Mem)
 }
 
 // AttendSums is the additive score's sums over the batch in one launch:
 // attend_sums, one work-item per value of ∂v.
-func (b clBackend) AttendSums(a backend.AttendSums) error {
+func (o *OpenCL) AttendSums(a backend.AttendSums) error {
 	if err := mems("AttendSums", a.DV, a.T, a.DS); err != nil {
 		return err
 	}
@@ -137,7 +137,7 @@ func (b clBackend) AttendSums(a backend.AttendSums) error {
 	if a.DVAcc {
 		acc = 1
 	}
-	return b.o.Kernel("attend_sums", a.A, a.DV.Mem, a.T.Mem, a.TOff, a.DS.Mem, a.N, a.A, acc, dc.Mem, du.Mem, a.DUOff, rows)
+	return o.Kernel("attend_sums", a.A, a.DV.Mem, a.T.Mem, a.TOff, a.DS.Mem, a.N, a.A, acc, dc.Mem, du.Mem, a.DUOff, rows)
 }
 
 // errHeads: the kernels run one head (the backend does not declare
@@ -147,4 +147,4 @@ func errHeads(a backend.Attend) error {
 	return fmt.Errorf("device: opencl: the fused attention runs one head, not %d", a.Heads)
 }
 
-var _ backend.FusedAttention = clBackend{}
+var _ backend.FusedAttention = (*OpenCL)(nil)

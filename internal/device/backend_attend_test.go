@@ -221,7 +221,7 @@ func TestBackendAttend(t *testing.T) {
 					if err := be.AdditiveDelta(dU, bT, bV, dsU, B*S, A, false); err != nil {
 						t.Fatal(err)
 					}
-					if err := be.(clBackend).AdditiveDeltaSum(duU, bT, bV, dsU, B, S, A); err != nil {
+					if err := be.(*OpenCL).AdditiveDeltaSum(duU, bT, bV, dsU, B, S, A); err != nil {
 						t.Fatal(err)
 					}
 					if err := be.Outer(dXU, dsU, bq, B, S, K, 1, sc, false); err != nil {

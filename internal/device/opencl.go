@@ -42,9 +42,9 @@ func kernelNames() []string {
 	return names
 }
 
-// OpenCL is an OpenCL device: a context and command queue on one device,
-// the kernels of kernels/*.cl built for it, and CLBlast's SGEMM. It is not
-// safe for concurrent use.
+// OpenCL is an OpenCL device and the OpenCL backend (backend.go): a
+// context and command queue on one device, the kernels of kernels/*.cl
+// built for it, and CLBlast's SGEMM. It is not safe for concurrent use.
 type OpenCL struct {
 	c    *opencl.Context
 	prog *opencl.Program

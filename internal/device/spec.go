@@ -45,7 +45,7 @@ func init() {
 				if err != nil {
 					return nil, err
 				}
-				return o.Backend(), nil
+				return o, nil
 			},
 			Parse: func(rest string) error { _, err := parseRest(kind, rest); return err },
 			Find: func(rest string) error {

@@ -78,10 +78,10 @@ var ruleArgs = map[string]struct {
 // NewUpdate builds the clip and update kernels for parameters of sizes ns
 // (each ≥ 1) and allocates their buffers (backend.Stepper): the OpenCL
 // backend clips and updates a model's parameters in three launches a step.
-func (b clBackend) NewUpdate(ns []int) (backend.Update, error) {
+func (o *OpenCL) NewUpdate(ns []int) (backend.Update, error) {
 	// adam's kernel takes the most: the state buffer and 6 floats, then 4
 	// buffers a parameter (8 bytes each, a 64-bit device's pointer)
-	u, err := b.o.newUpdate(ns, max(1, (b.o.c.Device.MaxParameterSize-8-6*4)/(4*8)))
+	u, err := o.newUpdate(ns, max(1, (o.c.Device.MaxParameterSize-8-6*4)/(4*8)))
 	if err != nil {
 		return nil, err // not a nil *Update in an interface
 	}
@@ -89,7 +89,7 @@ func (b clBackend) NewUpdate(ns []int) (backend.Update, error) {
 }
 
 var (
-	_ backend.Stepper    = clBackend{}
+	_ backend.Stepper    = (*OpenCL)(nil)
 	_ backend.StepResult = Pending{}
 )
 
@@ -133,11 +133,11 @@ func (o *OpenCL) newUpdate(ns []int, per int) (*Update, error) {
 			}
 		}
 	}
-	if u.parts, err = o.Backend().Alloc(u.nparts); err != nil {
+	if u.parts, err = o.Alloc(u.nparts); err != nil {
 		u.Close()
 		return nil, err
 	}
-	if u.st, err = o.Backend().Alloc(4); err != nil {
+	if u.st, err = o.Alloc(4); err != nil {
 		u.Close()
 		return nil, err
 	}
@@ -270,11 +270,11 @@ type call struct {
 // rest is the device's backend.
 func (u *Update) Rules() backend.Backend {
 	u.calls = u.calls[:0]
-	return recorder{clBackend{u.o}, u}
+	return recorder{u.o, u}
 }
 
 type recorder struct {
-	clBackend
+	*OpenCL
 	u *Update
 }
 
@@ -355,7 +355,7 @@ func (u *Update) Fetch() (backend.StepResult, error) {
 	}
 	u.n++
 	u.gen[k] = u.n
-	p, err := u.o.Backend().ReadAsync(u.out[k][:], u.st)
+	p, err := u.o.ReadAsync(u.out[k][:], u.st)
 	if err != nil {
 		return nil, err
 	}
@@ -389,7 +389,7 @@ func (p Pending) Result() (loss, norm float64, err error) {
 // Reset makes the updates apply again after a non-finite loss stopped
 // them (see clip_finish). It waits for the queue.
 func (u *Update) Reset() error {
-	return u.o.Backend().Write(u.st, []float32{0, 0, 1, 1})
+	return u.o.Write(u.st, []float32{0, 0, 1, 1})
 }
 
 // Close frees the update's buffers and kernels.
@@ -410,7 +410,7 @@ func (u *Update) Close() error {
 	}
 	for _, b := range []backend.Buf{u.parts, u.st} {
 		if b.Mem != nil {
-			u.o.Backend().Free(b)
+			u.o.Free(b)
 		}
 	}
 	return nil
