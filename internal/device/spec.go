@@ -29,11 +29,7 @@ type Spec struct {
 }
 
 func init() {
-	for _, kind := range []string{"gpu", "opencl"} {
-		forms := []string{"opencl:P:D"}
-		if kind == "gpu" {
-			forms = []string{"gpu", "gpu:N"}
-		}
+	for kind, forms := range map[string][]string{"gpu": {"gpu", "gpu:N"}, "opencl": {"opencl:P:D"}} {
 		d := backend.Driver{
 			Open: func(rest string, worker int) (backend.Backend, error) {
 				s, err := parseRest(kind, rest)
@@ -43,7 +39,7 @@ func init() {
 				s.Worker = worker
 				o, err := Open(s)
 				if err != nil {
-					return nil, err
+					return nil, err // not a nil *OpenCL in an interface
 				}
 				return o, nil
 			},
