@@ -23,12 +23,23 @@ func (*OpenCL) Host() bool { return false }
 // NewRun does nothing: the OpenCL backend prepares no weights.
 func (*OpenCL) NewRun() {}
 
-// mems checks that bufs are device buffers (Kernel checks its arguments
-// itself: devArgs).
-func mems(name string, bs ...backend.Buf) error {
-	for i, x := range bs {
-		if x.Mem == nil {
-			return fmt.Errorf("device: opencl: %s: buffer %d is a host buffer", name, i)
+// need is a buffer a kernel takes, named, and the values it reads or
+// writes of it.
+type need struct {
+	name string
+	b    backend.Buf
+	n    int
+}
+
+// sizes checks that each buffer is a device buffer of the values it
+// needs (Kernel checks its arguments' kinds itself: devArgs).
+func sizes(kernel string, bs ...need) error {
+	for _, x := range bs {
+		switch {
+		case x.b.Mem == nil:
+			return fmt.Errorf("device: opencl: %s: %s is a host buffer", kernel, x.name)
+		case x.b.Len() < x.n:
+			return fmt.Errorf("device: opencl: %s: %s holds %d values, want %d", kernel, x.name, x.b.Len(), x.n)
 		}
 	}
 	return nil
