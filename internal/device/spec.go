@@ -37,7 +37,11 @@ func init() {
 					return nil, err
 				}
 				s.Worker = worker
-				o, err := Open(s)
+				d, err := Resolve(s)
+				if err != nil {
+					return nil, err
+				}
+				o, err := NewOpenCL(d) // a context, a command queue and the kernels, for one run
 				if err != nil {
 					return nil, err // not a nil *OpenCL in an interface
 				}
@@ -183,14 +187,4 @@ func Found(ps []opencl.Platform) string {
 		return "no platforms"
 	}
 	return strings.Join(parts, "; ")
-}
-
-// Open opens the OpenCL device choice s for one run: a context, a command
-// queue and the kernels built for it. Close it when the run ends.
-func Open(s Spec) (*OpenCL, error) {
-	d, err := Resolve(s)
-	if err != nil {
-		return nil, err
-	}
-	return NewOpenCL(d)
 }
