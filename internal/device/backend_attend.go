@@ -11,139 +11,104 @@ import (
 
 // Attend is the chain forward in one launch: attend_additive,
 // attend_dot or attend_scored, into a.Out at a.Layout()'s offsets.
-func (b clBackend) Attend(a backend.Attend) error {
-	if err := mems("Attend", a.Mask, a.H, a.Out); err != nil {
+func (o *OpenCL) Attend(a backend.Attend) error {
+	B, S, D, l := a.B, a.S, a.D, a.Layout()
+	if B < 1 || S < 1 || D < 1 {
+		return fmt.Errorf("device: opencl: Attend: B %d, S %d, D %d (want ≥ 1 each)", B, S, D)
+	}
+	if err := sizes("Attend", need{"the mask", a.Mask, B * S}, need{"the values", a.H, B * S * D},
+		need{"the output", a.Out, l.N}); err != nil {
 		return err
 	}
 	h := a.NHeads()
 	if h > 1 && (a.K < 1 || a.K%h != 0) {
 		return fmt.Errorf("device: opencl: Attend: %d heads of the dot score's K %d", h, a.K)
 	}
-	l := a.Layout()
-	if a.B < 1 || a.S < 1 || a.D < 1 || a.Mask.Len() < a.B*a.S || a.H.Len() < a.B*a.S*a.D || a.Out.Len() < l.N {
-		return fmt.Errorf("device: opencl: Attend: B %d, S %d, D %d: mask of %d, values of %d, output of %d (want %d)",
-			a.B, a.S, a.D, a.Mask.Len(), a.H.Len(), a.Out.Len(), l.N)
-	}
 	cc := float32(a.CC)
 	switch {
 	case a.A > 0:
-		if err := mems("Attend (additive)", a.P, a.U, a.C, a.V); err != nil {
+		if err := sizes("Attend (additive)", need{"P", a.P, B * S * a.A}, need{"u", a.U, B * a.A}, need{"c", a.C, a.A},
+			need{"v", a.V, a.A}); err != nil {
 			return err
 		}
-		if a.P.Len() < a.B*a.S*a.A || a.U.Len() < a.B*a.A || a.C.Len() < a.A || a.V.Len() < a.A {
-			return fmt.Errorf("device: opencl: Attend: additive score of A %d: P of %d, u of %d, c of %d, v of %d",
-				a.A, a.P.Len(), a.U.Len(), a.C.Len(), a.V.Len())
-		}
-		return b.o.KernelRows("attend_additive", a.B, a.Out.Mem, l.T, l.S, l.W, l.Ctx, a.P.Mem, a.U.Mem, a.C.Mem,
-			a.V.Mem, a.Mask.Mem, a.H.Mem, cc, a.S, a.A, a.D)
+		return o.KernelRows("attend_additive", B, a.Out.Mem, l.T, l.S, l.W, l.Ctx, a.P.Mem, a.U.Mem, a.C.Mem,
+			a.V.Mem, a.Mask.Mem, a.H.Mem, cc, S, a.A, D)
 	case a.K > 0:
-		if err := mems("Attend (dot)", a.X, a.Q); err != nil {
+		if err := sizes("Attend (dot)", need{"X", a.X, B * S * a.K}, need{"q", a.Q, B * a.K}); err != nil {
 			return err
 		}
-		if a.X.Len() < a.B*a.S*a.K || a.Q.Len() < a.B*a.K {
-			return fmt.Errorf("device: opencl: Attend: dot score of K %d: X of %d, q of %d", a.K, a.X.Len(), a.Q.Len())
-		}
-		return b.o.KernelRows("attend_dot", a.B, a.Out.Mem, l.S, l.W, l.Ctx, l.M, l.HW, a.X.Mem, a.Q.Mem, float32(a.SC),
-			a.Mask.Mem, a.H.Mem, cc, a.S, a.K, a.D, h, float32(1/float64(h)))
+		return o.KernelRows("attend_dot", B, a.Out.Mem, l.S, l.W, l.Ctx, l.M, l.HW, a.X.Mem, a.Q.Mem, float32(a.SC),
+			a.Mask.Mem, a.H.Mem, cc, S, a.K, D, h, float32(1/float64(h)))
 	}
-	if err := mems("Attend (scored)", a.Score); err != nil {
+	if err := sizes("Attend (scored)", need{"the score buffer", a.Score, B * S}); err != nil {
 		return err
 	}
-	if a.Score.Len() < a.B*a.S {
-		return fmt.Errorf("device: opencl: Attend: scores of %d for %d×%d", a.Score.Len(), a.B, a.S)
-	}
-	return b.o.KernelRows("attend_scored", a.B, a.Score.Mem, a.Out.Mem, l.W, l.Ctx, a.Mask.Mem, a.H.Mem, cc, a.S, a.D)
+	return o.KernelRows("attend_scored", B, a.Score.Mem, a.Out.Mem, l.W, l.Ctx, a.Mask.Mem, a.H.Mem, cc, S, D)
 }
 
 // AttendBack is the chain's gradient in one launch: attend_back, its
 // flags naming the score's parts, into a.Out at a.Layout()'s offsets.
-func (b clBackend) AttendBack(a backend.AttendBack) error {
+func (o *OpenCL) AttendBack(a backend.AttendBack) error {
 	f := a.F
-	if err := mems("AttendBack", f.H, f.Out, a.G, a.DW, a.Out); err != nil {
-		return err
-	}
 	B, S, D, h := f.B, f.S, f.D, f.NHeads()
-	if h > 1 && (f.K < 1 || f.K%h != 0) {
-		return fmt.Errorf("device: opencl: AttendBack: %d heads of the dot score's K %d", h, f.K)
+	fl, l := f.Layout(), a.Layout()
+	if B < 1 || S < 1 || D < 1 || h > 1 && (f.K < 1 || f.K%h != 0) {
+		return fmt.Errorf("device: opencl: AttendBack: B %d, S %d, D %d (want ≥ 1 each), %d heads of the dot score's K %d", B, S, D, h, f.K)
 	}
 	nw := B * S // ∂w, and with heads ∂hw after it
 	if h > 1 {
 		nw += B * h * S
 	}
-	fl, l := f.Layout(), a.Layout()
-	if B < 1 || S < 1 || D < 1 || f.H.Len() < B*S*D || f.Out.Len() < fl.N || a.G.Len() < B*D || a.DW.Len() < nw || a.Out.Len() < l.N {
-		return fmt.Errorf("device: opencl: AttendBack: B %d, S %d, D %d: values of %d, forward of %d, gradient of %d, ∂w of %d, output of %d (want %d)",
-			B, S, D, f.H.Len(), f.Out.Len(), a.G.Len(), a.DW.Len(), a.Out.Len(), l.N)
+	if err := sizes("AttendBack", need{"the values", f.H, B * S * D}, need{"the forward", f.Out, fl.N},
+		need{"the gradient", a.G, B * D}, need{"∂w", a.DW, nw}, need{"the output", a.Out, l.N}); err != nil {
+		return err
 	}
 	flags, v, X, q, dH, keys := 0, f.H, f.H, f.H, f.H, f.H // f.H in the place of an operand the kernel does not read
+	var err error
 	switch {
 	case f.A > 0:
-		if err := mems("AttendBack (additive)", f.V); err != nil {
-			return err
-		}
-		if f.V.Len() < f.A {
-			return fmt.Errorf("device: opencl: AttendBack: additive score of A %d: v of %d", f.A, f.V.Len())
-		}
-		flags, v = 4|16, f.V
+		flags, v, err = 4|16, f.V, sizes("AttendBack (additive)", need{"v", f.V, f.A})
 	case f.K > 0:
-		if err := mems("AttendBack (dot)", f.X, f.Q); err != nil {
-			return err
-		}
-		if f.X.Len() < B*S*f.K || f.Q.Len() < B*f.K {
-			return fmt.Errorf("device: opencl: AttendBack: dot score of K %d: X of %d, q of %d", f.K, f.X.Len(), f.Q.Len())
-		}
-		flags, X, q = 32|128, f.X, f.Q
+		flags, X, q, err = 32|128, f.X, f.Q, sizes("AttendBack (dot)", need{"X", f.X, B * S * f.K}, need{"q", f.Q, B * f.K})
 	}
-	if a.DH.Len() > 0 {
-		if err := mems("AttendBack (∂H)", a.DH); err != nil {
-			return err
-		}
-		if a.DH.Len() < B*S*D {
-			return fmt.Errorf("device: opencl: AttendBack: ∂H's sum of %d for %d×%d×%d", a.DH.Len(), B, S, D)
-		}
-		flags, dH = flags|1, a.DH
+	if a.DH.Len() > 0 && err == nil {
+		flags, dH, err = flags|1, a.DH, sizes("AttendBack", need{"∂H's sum", a.DH, B * S * D})
 		if a.KeysFirst {
 			flags |= 2
 		}
 	}
-	if a.Keys.Len() > 0 && f.A+f.K > 0 {
-		if err := mems("AttendBack (keys)", a.Keys); err != nil {
-			return err
-		}
-		if a.Keys.Len() < B*S*(f.A+f.K) {
-			return fmt.Errorf("device: opencl: AttendBack: the key-side gradient's sum of %d for %d×%d×%d", a.Keys.Len(), B, S, f.A+f.K)
-		}
-		flags, keys = flags|8, a.Keys
+	if a.Keys.Len() > 0 && f.A+f.K > 0 && err == nil {
+		flags, keys, err = flags|8, a.Keys, sizes("AttendBack", need{"the key-side gradient's sum", a.Keys, B * S * (f.A + f.K)})
 	}
-	return b.o.KernelRows("attend_back", B, a.DW.Mem, a.Out.Mem, l.Keys, l.Query, f.H.Mem, a.G.Mem, f.Out.Mem,
+	if err != nil {
+		return err
+	}
+	return o.KernelRows("attend_back", B, a.DW.Mem, a.Out.Mem, l.Keys, l.Query, f.H.Mem, a.G.Mem, f.Out.Mem,
 		fl.W, fl.T, float32(f.CC), v.Mem, X.Mem, q.Mem, float32(f.SC), S, D, max(1, f.A), max(1, f.K), flags, dH.Mem, keys.Mem,
 		h, fl.HW, float32(1/float64(h)))
 }
 
 // AttendSums is the additive score's sums over the batch in one launch:
 // attend_sums, one work-item per value of ∂v.
-func (b clBackend) AttendSums(a backend.AttendSums) error {
-	if err := mems("AttendSums", a.DV, a.T, a.DS); err != nil {
-		return err
+func (o *OpenCL) AttendSums(a backend.AttendSums) error {
+	if a.N < 1 || a.A < 1 || a.TOff < 0 || a.DUOff < 0 {
+		return fmt.Errorf("device: opencl: AttendSums: N %d, A %d (want ≥ 1 each), offsets %d of T and %d of ∂u", a.N, a.A, a.TOff, a.DUOff)
 	}
-	if a.N < 1 || a.A < 1 || a.DV.Len() < a.A || a.TOff < 0 || a.T.Len() < a.TOff+a.N*a.A || a.DS.Len() < a.N {
-		return fmt.Errorf("device: opencl: AttendSums: N %d, A %d: ∂v of %d, T of %d from %d, ∂s of %d", a.N, a.A, a.DV.Len(), a.T.Len(), a.TOff, a.DS.Len())
+	if err := sizes("AttendSums", need{"∂v", a.DV, a.A}, need{"T", a.T, a.TOff + a.N*a.A},
+		need{"∂s", a.DS, a.N}); err != nil {
+		return err
 	}
 	dc, du, rows := a.DV, a.DV, 0 // ∂v in the place of the ∂c the kernel does not touch
 	if a.DC.Len() > 0 {
-		if err := mems("AttendSums (∂c)", a.DC, a.DU); err != nil {
-			return err
+		if a.B < 1 {
+			return fmt.Errorf("device: opencl: AttendSums: ∂c for B %d", a.B)
 		}
-		if a.B < 1 || a.DC.Len() < a.A || a.DUOff < 0 || a.DU.Len() < a.DUOff+a.B*a.A {
-			return fmt.Errorf("device: opencl: AttendSums: ∂c of %d, ∂u of %d from %d, for B %d, A %d", a.DC.Len(), a.DU.Len(), a.DUOff, a.B, a.A)
+		if err := sizes("AttendSums (∂c)", need{"∂c", a.DC, a.A}, need{"∂u", a.DU, a.DUOff + a.B*a.A}); err != nil {
+			return err
 		}
 		dc, du, rows = a.DC, a.DU, a.B
 	}
-	acc := 0
-	if a.DVAcc {
-		acc = 1
-	}
-	return b.o.Kernel("attend_sums", a.A, a.DV.Mem, a.T.Mem, a.TOff, a.DS.Mem, a.N, a.A, acc, dc.Mem, du.Mem, a.DUOff, rows)
+	return o.Kernel("attend_sums", a.A, a.DV.Mem, a.T.Mem, a.TOff, a.DS.Mem, a.N, a.A, flag(a.DVAcc), dc.Mem, du.Mem, a.DUOff, rows)
 }
 
-var _ backend.FusedAttention = clBackend{}
+var _ backend.FusedAttention = (*OpenCL)(nil)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/attnzoo/attnzoo/internal/backend"
@@ -221,7 +222,7 @@ func TestBackendAttend(t *testing.T) {
 					if err := be.AdditiveDelta(dU, bT, bV, dsU, B*S, A, false); err != nil {
 						t.Fatal(err)
 					}
-					if err := be.(clBackend).AdditiveDeltaSum(duU, bT, bV, dsU, B, S, A); err != nil {
+					if err := be.(*OpenCL).AdditiveDeltaSum(duU, bT, bV, dsU, B, S, A); err != nil {
 						t.Fatal(err)
 					}
 					if err := be.Outer(dXU, dsU, bq, B, S, K, 1, sc, false); err != nil {
@@ -315,6 +316,31 @@ func TestBackendAttend(t *testing.T) {
 					})
 				}
 			})
+		}
+	}
+}
+
+// TestAttendSizes: a buffer too short, or a host one, is an error that
+// names it and its sizes. B=2, S=3, D=1 (scored): the mask needs B·S = 6
+// values; the output W [2,3] then the context [2,1], 8.
+func TestAttendSizes(t *testing.T) {
+	be := testOpenCL(t).Backend().(backend.FusedAttention)
+	buf := func(n int) backend.Buf { return put(t, testOpenCL(t).Backend(), make([]float32, n)) }
+	a := backend.Attend{B: 2, S: 3, D: 1, Mask: buf(2), H: buf(6), Score: buf(6), Out: buf(8)}
+	for _, c := range []struct {
+		a    backend.Attend
+		want string
+	}{
+		{a, "Attend: the mask holds 2 values, want 6"},
+		{func() backend.Attend {
+			a := a
+			a.Mask, a.Score = buf(6), backend.Buf{F32: make([]float32, 6)}
+			return a
+		}(), "Attend (scored): the score buffer is a host buffer"},
+		{func() backend.Attend { a := a; a.B = 0; return a }(), "Attend: B 0, S 3, D 1 (want ≥ 1 each)"},
+	} {
+		if err := be.Attend(c.a); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Attend = %v, want an error containing %q", err, c.want)
 		}
 	}
 }

@@ -11,12 +11,12 @@ import (
 // host's (the column sums, gru.cl's sum_rows_at, in a work-group a tile); the matrix–vector products on CLBlast's SGEMM with one
 // column.
 
-func (b clBackend) BiasAdd(y, x, bias backend.Buf, rows, n int) error {
-	return b.o.Kernel("add_bias", rows*n, y, x, bias, n, rows*n)
+func (o *OpenCL) BiasAdd(y, x, bias backend.Buf, rows, n int) error {
+	return o.Kernel("add_bias", rows*n, y, x, bias, n, rows*n)
 }
 
-func (b clBackend) SumRows(y, x backend.Buf, rows, n int, acc bool) error {
-	return b.ColSums(y, 0, x, 0, n, rows, n, acc)
+func (o *OpenCL) SumRows(y, x backend.Buf, rows, n int, acc bool) error {
+	return o.ColSums(y, 0, x, 0, n, rows, n, acc)
 }
 
 // flag is a kernel's int argument for a bool.
@@ -27,15 +27,15 @@ func flag(b bool) int {
 	return 0
 }
 
-func (b clBackend) SumMid(y, x backend.Buf, B, S, n int) error {
-	return b.o.Kernel("sum_mid", B*n, y, x, B, S, n)
+func (o *OpenCL) SumMid(y, x backend.Buf, B, S, n int) error {
+	return o.Kernel("sum_mid", B*n, y, x, B, S, n)
 }
 
 // MatVec is a kernel of ours, not CLBlast's SGEMM with one column (which
 // pads it to a product of 32 columns, in several kernels once large):
 // A·x as one work-group per row (a row kernel), Aᵀ·x as one work-item per
 // output summing down A's rows in index order.
-func (b clBackend) MatVec(m, n int, a backend.Mat, x, y backend.Buf, acc bool) error {
+func (o *OpenCL) MatVec(m, n int, a backend.Mat, x, y backend.Buf, acc bool) error {
 	rows, cols := m, n
 	if a.T {
 		rows, cols = n, m
@@ -49,47 +49,47 @@ func (b clBackend) MatVec(m, n int, a backend.Mat, x, y backend.Buf, acc bool) e
 		beta = 1
 	}
 	if a.T {
-		return b.o.Kernel("matvec_cols", m, y, a.Buf, x, a.Off, a.Ld, n, beta, m)
+		return o.Kernel("matvec_cols", m, y, a.Buf, x, a.Off, a.Ld, n, beta, m)
 	}
-	return b.o.KernelRows("matvec_rows", m, y, a.Buf, x, a.Off, a.Ld, n, beta)
+	return o.KernelRows("matvec_rows", m, y, a.Buf, x, a.Off, a.Ld, n, beta)
 }
 
-func (b clBackend) Bmv(y, X, v backend.Buf, B, S, D, h int, c float64) error {
-	return b.o.Kernel("bmv_heads", B*h*S, y, X, v, float32(c), B, S, D, h)
+func (o *OpenCL) Bmv(y, X, v backend.Buf, B, S, D, h int, c float64) error {
+	return o.Kernel("bmv_heads", B*h*S, y, X, v, float32(c), B, S, D, h)
 }
 
-func (b clBackend) WSum(y, w, X backend.Buf, B, S, D, h int, c float64) error {
-	return b.o.Kernel("wsum_heads", B*D, y, w, X, float32(c), B, S, D, h)
+func (o *OpenCL) WSum(y, w, X backend.Buf, B, S, D, h int, c float64) error {
+	return o.Kernel("wsum_heads", B*D, y, w, X, float32(c), B, S, D, h)
 }
 
-func (b clBackend) Outer(y, w, v backend.Buf, B, S, D, h int, c float64, acc bool) error {
+func (o *OpenCL) Outer(y, w, v backend.Buf, B, S, D, h int, c float64, acc bool) error {
 	name := "outer_heads"
 	if acc {
 		name = "outer_heads_acc"
 	}
-	return b.o.Kernel(name, B*S*D, y, w, v, float32(c), B, S, D, h)
+	return o.Kernel(name, B*S*D, y, w, v, float32(c), B, S, D, h)
 }
 
-func (b clBackend) GroupSum(y, x backend.Buf, B, S, h int, c float64) error {
-	return b.o.Kernel("group_sum", B*S, y, x, float32(c), B, S, h)
+func (o *OpenCL) GroupSum(y, x backend.Buf, B, S, h int, c float64) error {
+	return o.Kernel("group_sum", B*S, y, x, float32(c), B, S, h)
 }
 
-func (b clBackend) RepeatRows(y, x backend.Buf, B, S, h int, c float64) error {
-	return b.o.Kernel("repeat_rows", B*h*S, y, x, float32(c), B, S, h)
+func (o *OpenCL) RepeatRows(y, x backend.Buf, B, S, h int, c float64) error {
+	return o.Kernel("repeat_rows", B*h*S, y, x, float32(c), B, S, h)
 }
 
-func (b clBackend) AddTanh(y, P, u, c backend.Buf, B, S, A int) error {
-	return b.o.Kernel("add_tanh", B*S*A, y, P, u, c, S, A, B*S*A)
+func (o *OpenCL) AddTanh(y, P, u, c backend.Buf, B, S, A int) error {
+	return o.Kernel("add_tanh", B*S*A, y, P, u, c, S, A, B*S*A)
 }
 
 // AdditiveDeltaSum is SumMid of AdditiveDelta's δ [B,S,A] computed from
 // δ's operands, T [B,S,A], v [A], g [B,S], into y [B,A] in one kernel:
 // the device machine's ∂u, which leaves δ's buffer free to hold the sum of
 // the positions' δ (gx's fuseAdds).
-func (b clBackend) AdditiveDeltaSum(y, T, v, g backend.Buf, B, S, A int) error {
-	return b.o.Kernel("additive_delta_sum", B*A, y, T, v, g, B, S, A)
+func (o *OpenCL) AdditiveDeltaSum(y, T, v, g backend.Buf, B, S, A int) error {
+	return o.Kernel("additive_delta_sum", B*A, y, T, v, g, B, S, A)
 }
 
-func (b clBackend) AdditiveDelta(y, T, v, g backend.Buf, N, A int, acc bool) error {
-	return b.o.Kernel("additive_delta", N*A, y, T, v, g, A, N*A, flag(acc))
+func (o *OpenCL) AdditiveDelta(y, T, v, g backend.Buf, N, A int, acc bool) error {
+	return o.Kernel("additive_delta", N*A, y, T, v, g, A, N*A, flag(acc))
 }

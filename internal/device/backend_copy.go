@@ -6,11 +6,11 @@ import (
 	"github.com/attnzoo/attnzoo/internal/backend"
 )
 
-func (b clBackend) Copy2D(dst backend.Buf, dOff, dLd int, src backend.Buf, sOff, sLd, rows, cols int) error {
+func (o *OpenCL) Copy2D(dst backend.Buf, dOff, dLd int, src backend.Buf, sOff, sLd, rows, cols int) error {
 	if rows*cols == 0 {
 		return nil
 	}
-	return b.o.Kernel("copy2d", rows*cols, dst, dOff, dLd, src, sOff, sLd, rows, cols)
+	return o.Kernel("copy2d", rows*cols, dst, dOff, dLd, src, sOff, sLd, rows, cols)
 }
 
 // stackWidth is how many blocks one launch of stack8 copies.
@@ -19,7 +19,7 @@ const stackWidth = 8
 // Stack copies up to stackWidth blocks a launch (stack8, its unused block
 // arguments the first block again): the decoder stacks a state per
 // position, 13 at the anchor, in 2 launches instead of 13.
-func (b clBackend) Stack(dst backend.Buf, xs []backend.Buf, n int) error {
+func (o *OpenCL) Stack(dst backend.Buf, xs []backend.Buf, n int) error {
 	if n == 0 || len(xs) == 0 {
 		return nil
 	}
@@ -41,7 +41,7 @@ func (b clBackend) Stack(dst backend.Buf, xs []backend.Buf, n int) error {
 			args[2+j] = x.Mem
 		}
 		args[2+stackWidth], args[3+stackWidth] = len(group), n
-		if err := b.o.Kernel("stack8", len(group)*n, args[:]...); err != nil {
+		if err := o.Kernel("stack8", len(group)*n, args[:]...); err != nil {
 			return err
 		}
 	}

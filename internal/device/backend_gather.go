@@ -25,28 +25,28 @@ import "github.com/attnzoo/attnzoo/internal/backend"
 // Col2Im visits the rows that read a position in ascending order, the
 // host's order of addition.
 
-func (b clBackend) Embed(out, E, ids backend.Buf, V, D, N int) error {
-	return b.o.Kernel("embed", N*D, out, E, ids, V, D, N)
+func (o *OpenCL) Embed(out, E, ids backend.Buf, V, D, N int) error {
+	return o.Kernel("embed", N*D, out, E, ids, V, D, N)
 }
 
-func (b clBackend) EmbedGrad(dE, g, ids backend.Buf, V, D, N int, acc bool) error {
+func (o *OpenCL) EmbedGrad(dE, g, ids backend.Buf, V, D, N int, acc bool) error {
 	if !acc {
-		if err := b.Fill(dE, 0, V*D); err != nil {
+		if err := o.Fill(dE, 0, V*D); err != nil {
 			return err
 		}
 	}
-	return b.o.Kernel("embed_grad", N*D, dE, g, ids, V, D, N, flag(acc))
+	return o.Kernel("embed_grad", N*D, dE, g, ids, V, D, N, flag(acc))
 }
 
-func (b clBackend) Im2Col(out, x backend.Buf, geo backend.ConvGeom, B, C int) error {
+func (o *OpenCL) Im2Col(out, x backend.Buf, geo backend.ConvGeom, B, C int) error {
 	ho, wo := geo.Out()
 	R := ho * wo * geo.K * geo.K
 	n := B * R * C
-	return b.o.Kernel("im2col", n, out, x, geo.H, geo.W, geo.K, geo.Stride, geo.Pad, wo, R, C, n)
+	return o.Kernel("im2col", n, out, x, geo.H, geo.W, geo.K, geo.Stride, geo.Pad, wo, R, C, n)
 }
 
-func (b clBackend) Col2Im(out, g backend.Buf, geo backend.ConvGeom, B, C int) error {
+func (o *OpenCL) Col2Im(out, g backend.Buf, geo backend.ConvGeom, B, C int) error {
 	ho, wo := geo.Out()
 	n := B * geo.H * geo.W * C
-	return b.o.Kernel("col2im", n, out, g, geo.H, geo.W, geo.K, geo.Stride, geo.Pad, ho, wo, C, n)
+	return o.Kernel("col2im", n, out, g, geo.H, geo.W, geo.K, geo.Stride, geo.Pad, ho, wo, C, n)
 }

@@ -11,8 +11,7 @@ import (
 // The OpenCL backend's memory (backend.Memory): buffers of the device's
 // context, counted in Traffic.
 
-func (b clBackend) Alloc(n int) (backend.Buf, error) {
-	o := b.o
+func (o *OpenCL) Alloc(n int) (backend.Buf, error) {
 	m, err := o.c.Alloc(n)
 	if err != nil {
 		return backend.Buf{}, err
@@ -23,37 +22,37 @@ func (b clBackend) Alloc(n int) (backend.Buf, error) {
 	return backend.Buf{Mem: m}, nil
 }
 
-func (b clBackend) Free(x backend.Buf) error {
+func (o *OpenCL) Free(x backend.Buf) error {
 	m, err := clBuf("Free", 0, x.Mem)
 	if err != nil {
 		return err
 	}
 	if !m.IsView() { // a view's memory is its buffer's
-		b.o.t.LiveBytes -= 4 * int64(m.Len())
+		o.t.LiveBytes -= 4 * int64(m.Len())
 	}
-	if err := b.o.unstage(m); err != nil {
+	if err := o.unstage(m); err != nil {
 		return err
 	}
 	return m.Release()
 }
 
-func (b clBackend) Write(x backend.Buf, src []float32) error {
+func (o *OpenCL) Write(x backend.Buf, src []float32) error {
 	m, err := clBuf("Write", 0, x.Mem)
 	if err != nil {
 		return err
 	}
-	b.o.t.BytesIn += 4 * int64(len(src))
-	b.o.t.BlockingWrites++
+	o.t.BytesIn += 4 * int64(len(src))
+	o.t.BlockingWrites++
 	return m.Write(src)
 }
 
-func (b clBackend) Read(dst []float32, x backend.Buf) error {
+func (o *OpenCL) Read(dst []float32, x backend.Buf) error {
 	m, err := clBuf("Read", 0, x.Mem)
 	if err != nil {
 		return err
 	}
-	b.o.t.BytesOut += 4 * int64(len(dst))
-	b.o.t.BlockingReads++
+	o.t.BytesOut += 4 * int64(len(dst))
+	o.t.BlockingReads++
 	return m.Read(dst)
 }
 
@@ -68,8 +67,7 @@ type staging struct {
 // WriteAsync first copies src into host memory the device keeps until the
 // write has run (two copies per buffer, used in turn), then enqueues the
 // write from there.
-func (b clBackend) WriteAsync(x backend.Buf, src []float32) error {
-	o := b.o
+func (o *OpenCL) WriteAsync(x backend.Buf, src []float32) error {
 	m, err := clBuf("WriteAsync", 0, x.Mem)
 	if err != nil {
 		return err
@@ -108,7 +106,7 @@ type pending struct {
 // Traffic.Waits).
 func (p *pending) Wait() error { return p.o.settle(&p.ev) }
 
-func (b clBackend) ReadAsync(dst []float32, x backend.Buf) (backend.Pending, error) {
+func (o *OpenCL) ReadAsync(dst []float32, x backend.Buf) (backend.Pending, error) {
 	m, err := clBuf("ReadAsync", 0, x.Mem)
 	if err != nil {
 		return nil, err
@@ -116,8 +114,8 @@ func (b clBackend) ReadAsync(dst []float32, x backend.Buf) (backend.Pending, err
 	if len(dst) > m.Len() {
 		return nil, fmt.Errorf("device: opencl: ReadAsync: %d values of a buffer of %d", len(dst), m.Len())
 	}
-	p := &pending{o: b.o}
-	b.o.t.BytesOut += 4 * int64(len(dst))
+	p := &pending{o: o}
+	o.t.BytesOut += 4 * int64(len(dst))
 	if err := m.ReadAsync(dst, 0, &p.ev); err != nil {
 		return nil, err
 	}

@@ -11,36 +11,36 @@ import "github.com/attnzoo/attnzoo/internal/backend"
 // loss NaN, which the trainer refuses (the host backend returns an error;
 // backend_gather.go says why none arrives from seq2seq).
 
-func (b clBackend) MaskedSoftmax(y, x, mask backend.Buf, rows, cols int) error {
-	return b.o.launchRows("masked_softmax", rows, cols, y, x, mask)
+func (o *OpenCL) MaskedSoftmax(y, x, mask backend.Buf, rows, cols int) error {
+	return o.launchRows("masked_softmax", rows, cols, y, x, mask)
 }
 
-func (b clBackend) SoftmaxGrad(dx, y, g backend.Buf, rows, cols int) error {
-	return b.o.launchRows("softmax_grad", rows, cols, dx, y, g)
+func (o *OpenCL) SoftmaxGrad(dx, y, g backend.Buf, rows, cols int) error {
+	return o.launchRows("softmax_grad", rows, cols, dx, y, g)
 }
 
-func (b clBackend) MaskFill(y, x, mask backend.Buf, v float64, n int) error {
-	return b.o.Kernel("mask_fill", n, y, x, mask, float32(v), n)
+func (o *OpenCL) MaskFill(y, x, mask backend.Buf, v float64, n int) error {
+	return o.Kernel("mask_fill", n, y, x, mask, float32(v), n)
 }
 
-func (b clBackend) LogSoftmax(y, z backend.Buf, rows, cols int) error {
-	return b.o.KernelRows("log_softmax_rows", rows, y, z, rows, cols)
+func (o *OpenCL) LogSoftmax(y, z backend.Buf, rows, cols int) error {
+	return o.KernelRows("log_softmax_rows", rows, y, z, rows, cols)
 }
 
 // SoftmaxXent: each row's loss, then their sum scaled, by one work-group.
 // Without ε (eps holds no values) the kernels get m in its place and
 // smooth = 0, and never read it.
-func (b clBackend) SoftmaxXent(out, loss, z, t, m, eps backend.Buf, c float64, rows, cols int) error {
+func (o *OpenCL) SoftmaxXent(out, loss, z, t, m, eps backend.Buf, c float64, rows, cols int) error {
 	e, smooth := smoothing(m, eps)
-	if err := b.o.KernelRows("xent_rows", rows, loss, z, t, m, e, smooth, rows, cols); err != nil {
+	if err := o.KernelRows("xent_rows", rows, loss, z, t, m, e, smooth, rows, cols); err != nil {
 		return err
 	}
-	return b.o.KernelRows("sum_scaled", 1, out, loss, float32(c), rows)
+	return o.KernelRows("sum_scaled", 1, out, loss, float32(c), rows)
 }
 
-func (b clBackend) SoftmaxXentGrad(dz, z, t, m, eps, g backend.Buf, c float64, rows, cols int) error {
+func (o *OpenCL) SoftmaxXentGrad(dz, z, t, m, eps, g backend.Buf, c float64, rows, cols int) error {
 	e, smooth := smoothing(m, eps)
-	return b.o.KernelRows("xent_grad", rows, dz, z, t, m, e, smooth, g, float32(c), rows, cols)
+	return o.KernelRows("xent_grad", rows, dz, z, t, m, e, smooth, g, float32(c), rows, cols)
 }
 
 // smoothing is the ε buffer the xent kernels read and whether they read
@@ -52,23 +52,23 @@ func smoothing(m, eps backend.Buf) (backend.Buf, int32) {
 	return eps, 1
 }
 
-func (b clBackend) Argmax(out, x backend.Buf, rows, cols int) error {
-	return b.o.KernelRows("argmax_rows", rows, out, x, rows, cols)
+func (o *OpenCL) Argmax(out, x backend.Buf, rows, cols int) error {
+	return o.KernelRows("argmax_rows", rows, out, x, rows, cols)
 }
 
-func (b clBackend) L2Norm(y, x backend.Buf, eps float64, rows, cols int) error {
-	return b.o.KernelRows("l2_norm", rows, y, x, float32(eps), rows, cols)
+func (o *OpenCL) L2Norm(y, x backend.Buf, eps float64, rows, cols int) error {
+	return o.KernelRows("l2_norm", rows, y, x, float32(eps), rows, cols)
 }
 
-func (b clBackend) L2Grad(dx, x, g backend.Buf, eps float64, rows, cols int) error {
-	return b.o.KernelRows("l2_grad", rows, dx, x, g, float32(eps), rows, cols)
+func (o *OpenCL) L2Grad(dx, x, g backend.Buf, eps float64, rows, cols int) error {
+	return o.KernelRows("l2_grad", rows, dx, x, g, float32(eps), rows, cols)
 }
 
-func (b clBackend) ScaleBy(y, x, gamma backend.Buf, n int) error {
-	return b.o.Kernel("scale_by", n, y, x, gamma, n)
+func (o *OpenCL) ScaleBy(y, x, gamma backend.Buf, n int) error {
+	return o.Kernel("scale_by", n, y, x, gamma, n)
 }
 
 // Dot: one work-group's sum.
-func (b clBackend) Dot(out, x, y backend.Buf, n int) error {
-	return b.o.KernelRows("dot_all", 1, out, x, y, n)
+func (o *OpenCL) Dot(out, x, y backend.Buf, n int) error {
+	return o.KernelRows("dot_all", 1, out, x, y, n)
 }

@@ -42,9 +42,9 @@ func kernelNames() []string {
 	return names
 }
 
-// OpenCL is an OpenCL device: a context and command queue on one device,
-// the kernels of kernels/*.cl built for it, and CLBlast's SGEMM. It is not
-// safe for concurrent use.
+// OpenCL is an OpenCL device and the OpenCL backend (backend.go): a
+// context and command queue on one device, the kernels of kernels/*.cl
+// built for it, and CLBlast's SGEMM. It is not safe for concurrent use.
 type OpenCL struct {
 	c    *opencl.Context
 	prog *opencl.Program
@@ -158,16 +158,6 @@ func clBuf(kernel string, i int, b backend.Mem) (*opencl.Buffer, error) {
 	return cb, nil
 }
 
-// clBuffers is clBuf of three buffers (a product's).
-func clBuffers(kernel string, a, b, c backend.Mem) (x, y, z *opencl.Buffer, err error) {
-	if x, err = clBuf(kernel, 0, a); err == nil {
-		if y, err = clBuf(kernel, 1, b); err == nil {
-			z, err = clBuf(kernel, 2, c)
-		}
-	}
-	return x, y, z, err
-}
-
 // Kernel runs kernel over global work-items (rounded up to whole
 // work-groups: the kernel returns early past its size) with the arguments
 // in order: buffers of this device (backend.Buf or backend.Mem), int,
@@ -177,10 +167,7 @@ func clBuffers(kernel string, a, b, c backend.Mem) (x, y, z *opencl.Buffer, err 
 // only the arguments that changed. A backend.Buf among args is replaced
 // there by its device buffer (devArgs).
 func (o *OpenCL) Kernel(kernel string, global int, args ...any) error {
-	if err := devArgs(kernel, args); err != nil {
-		return err
-	}
-	k, err := o.kernel(kernel)
+	k, err := o.kernel(kernel, args)
 	if err != nil {
 		return err
 	}
@@ -193,10 +180,7 @@ func (o *OpenCL) KernelRows(kernel string, rows int, args ...any) error {
 	if rows < 1 {
 		return fmt.Errorf("device: opencl: %s: %d rows", kernel, rows)
 	}
-	if err := devArgs(kernel, args); err != nil {
-		return err
-	}
-	k, err := o.kernel(kernel)
+	k, err := o.kernel(kernel, args)
 	if err != nil {
 		return err
 	}
@@ -220,10 +204,14 @@ func devArgs(kernel string, args []any) error {
 	return nil
 }
 
-// kernel is the kernel object a launch of kernel uses (the site's own, at
-// a site: sites.go) and counts the launch. A buffer of another device
-// among the arguments fails in the launch: opencl.Kernel takes only its own.
-func (o *OpenCL) kernel(kernel string) (*opencl.Kernel, error) {
+// kernel is the kernel object a launch of kernel with args uses (the
+// site's own, at a site: sites.go), once devArgs has passed, and counts
+// the launch. A buffer of another device among the arguments fails in the
+// launch: opencl.Kernel takes only its own.
+func (o *OpenCL) kernel(kernel string, args []any) (*opencl.Kernel, error) {
+	if err := devArgs(kernel, args); err != nil {
+		return nil, err
+	}
 	k, ok := o.k[kernel]
 	if !ok {
 		return nil, fmt.Errorf("device: opencl: no kernel %q in kernels/*.cl", kernel)
@@ -243,14 +231,17 @@ func (o *OpenCL) GroupSize() int { return o.c.GroupSize() }
 // their buffers.
 func (o *OpenCL) SgemmAt(transA, transB bool, m, n, k int, alpha float32, a backend.Mem, aOff, lda int, b backend.Mem, bOff, ldb int,
 	beta float32, c backend.Mem, cOff, ldc int) error {
-	x, y, z, err := clBuffers("SgemmAt", a, b, c)
-	if err != nil {
-		return err
+	var bs [3]*opencl.Buffer
+	for i, m := range [3]backend.Mem{a, b, c} {
+		var err error
+		if bs[i], err = clBuf("SgemmAt", i, m); err != nil {
+			return err
+		}
 	}
 	o.t.Launches++
 	o.t.GemmCalls++
 	o.t.GemmFlops += 2 * int64(m) * int64(n) * int64(k)
-	return o.c.Sgemm(transA, transB, m, n, k, alpha, x, aOff, lda, y, bOff, ldb, beta, z, cOff, ldc)
+	return o.c.Sgemm(transA, transB, m, n, k, alpha, bs[0], aOff, lda, bs[1], bOff, ldb, beta, bs[2], cOff, ldc)
 }
 
 // launch runs an elementwise kernel over n values: (bs…, n).

@@ -27,16 +27,20 @@ type Site struct {
 	next int
 }
 
-// NewSite returns a site of this device; Release it with the graph.
-func (o *OpenCL) NewSite() *Site { return &Site{} }
+// NewSite returns a site of this device (backend.Sited); Release it with
+// the graph.
+func (*OpenCL) NewSite() backend.Site { return &Site{} }
 
-// At makes the launches that follow go to site s, from its first place
-// (nil: to the shared kernels).
-func (o *OpenCL) At(s *Site) {
+// At makes the launches that follow go to site s, a *Site of this device,
+// from its first place (nil: to the shared kernels).
+func (o *OpenCL) At(s backend.Site) {
+	o.site = nil
 	if s != nil {
-		s.next = 0
+		o.site = s.(*Site)
 	}
-	o.site = s
+	if o.site != nil {
+		o.site.next = 0
+	}
 }
 
 // kernel is the site's kernel object for its next launch, of shared's
@@ -70,16 +74,4 @@ func (s *Site) Release() error {
 	return first
 }
 
-// The backend's sites (backend.Sited) are the device's.
-
-func (b clBackend) NewSite() backend.Site { return b.o.NewSite() }
-
-func (b clBackend) At(s backend.Site) {
-	if s == nil {
-		b.o.At(nil)
-		return
-	}
-	b.o.At(s.(*Site))
-}
-
-var _ backend.Sited = clBackend{}
+var _ backend.Sited = (*OpenCL)(nil)

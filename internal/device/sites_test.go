@@ -21,7 +21,7 @@ func TestSites(t *testing.T) {
 	o := testOpenCL(t)
 	be := o.Backend()
 	a, b, y := put(t, be, make([]float32, 3)).Mem, put(t, be, []float32{7, 7, 7}).Mem, put(t, be, make([]float32, 3))
-	s := o.NewSite()
+	s := o.NewSite().(*Site)
 	defer s.Release()
 	run := func(v float32, x backend.Mem) {
 		o.At(s)

@@ -29,11 +29,7 @@ type Spec struct {
 }
 
 func init() {
-	for _, kind := range []string{"gpu", "opencl"} {
-		forms := []string{"opencl:P:D"}
-		if kind == "gpu" {
-			forms = []string{"gpu", "gpu:N"}
-		}
+	for kind, forms := range map[string][]string{"gpu": {"gpu", "gpu:N"}, "opencl": {"opencl:P:D"}} {
 		d := backend.Driver{
 			Open: func(rest string, worker int) (backend.Backend, error) {
 				s, err := parseRest(kind, rest)
@@ -41,11 +37,15 @@ func init() {
 					return nil, err
 				}
 				s.Worker = worker
-				o, err := Open(s)
+				d, err := Resolve(s)
 				if err != nil {
 					return nil, err
 				}
-				return o.Backend(), nil
+				o, err := NewOpenCL(d) // a context, a command queue and the kernels, for one run
+				if err != nil {
+					return nil, err // not a nil *OpenCL in an interface
+				}
+				return o, nil
 			},
 			Parse: func(rest string) error { _, err := parseRest(kind, rest); return err },
 			Find: func(rest string) error {
@@ -187,14 +187,4 @@ func Found(ps []opencl.Platform) string {
 		return "no platforms"
 	}
 	return strings.Join(parts, "; ")
-}
-
-// Open opens the OpenCL device choice s for one run: a context, a command
-// queue and the kernels built for it. Close it when the run ends.
-func Open(s Spec) (*OpenCL, error) {
-	d, err := Resolve(s)
-	if err != nil {
-		return nil, err
-	}
-	return NewOpenCL(d)
 }

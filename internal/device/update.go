@@ -78,10 +78,10 @@ var ruleArgs = map[string]struct {
 // NewUpdate builds the clip and update kernels for parameters of sizes ns
 // (each ≥ 1) and allocates their buffers (backend.Stepper): the OpenCL
 // backend clips and updates a model's parameters in three launches a step.
-func (b clBackend) NewUpdate(ns []int) (backend.Update, error) {
+func (o *OpenCL) NewUpdate(ns []int) (backend.Update, error) {
 	// adam's kernel takes the most: the state buffer and 6 floats, then 4
 	// buffers a parameter (8 bytes each, a 64-bit device's pointer)
-	u, err := b.o.newUpdate(ns, max(1, (b.o.c.Device.MaxParameterSize-8-6*4)/(4*8)))
+	u, err := o.newUpdate(ns, max(1, (o.c.Device.MaxParameterSize-8-6*4)/(4*8)))
 	if err != nil {
 		return nil, err // not a nil *Update in an interface
 	}
@@ -89,12 +89,12 @@ func (b clBackend) NewUpdate(ns []int) (backend.Update, error) {
 }
 
 var (
-	_ backend.Stepper    = clBackend{}
+	_ backend.Stepper    = (*OpenCL)(nil)
 	_ backend.StepResult = Pending{}
 )
 
 // newUpdate is NewUpdate with per parameters to a kernel.
-func (o *OpenCL) newUpdate(ns []int, per int) (*Update, error) {
+func (o *OpenCL) newUpdate(ns []int, per int) (_ *Update, err error) {
 	if len(ns) == 0 {
 		return nil, fmt.Errorf("device: opencl: an update of no parameters")
 	}
@@ -104,6 +104,11 @@ func (o *OpenCL) newUpdate(ns []int, per int) (*Update, error) {
 		}
 	}
 	u := &Update{o: o, ns: append([]int(nil), ns...)}
+	defer func() {
+		if err != nil {
+			u.Close()
+		}
+	}()
 	for a := 0; a < len(ns); a += per {
 		c := chunk{a: a, b: min(len(ns), a+per), base: u.nparts}
 		for _, n := range ns[c.a:c.b] {
@@ -115,34 +120,28 @@ func (o *OpenCL) newUpdate(ns []int, per int) (*Update, error) {
 	src, _ := kernelFS.ReadFile("kernels/_reduce.cl")
 	optim, _ := kernelFS.ReadFile("kernels/optim.cl")
 	gen := string(src) + "\n" + string(optim) + "\n" + u.source()
-	var err error
 	if u.prog, err = o.c.Build(gen, fmt.Sprintf("-cl-std=CL1.2 -DWG=%d -DPL=%d", o.c.GroupSize(), partLen)); err != nil {
 		return nil, fmt.Errorf("device: building the update kernels of %d parameters for %s: %w", len(ns), o.Name(), err)
 	}
 	for i := range u.chunks {
 		c := &u.chunks[i]
 		if c.parts, err = u.prog.Kernel(fmt.Sprintf("parts_%d", i)); err != nil {
-			u.Close()
 			return nil, err
 		}
 		c.update = map[string]*opencl.Kernel{}
 		for rule := range ruleArgs {
 			if c.update[rule], err = u.prog.Kernel(fmt.Sprintf("%s_%d", rule, i)); err != nil {
-				u.Close()
 				return nil, err
 			}
 		}
 	}
-	if u.parts, err = o.Backend().Alloc(u.nparts); err != nil {
-		u.Close()
+	if u.parts, err = o.Alloc(u.nparts); err != nil {
 		return nil, err
 	}
-	if u.st, err = o.Backend().Alloc(4); err != nil {
-		u.Close()
+	if u.st, err = o.Alloc(4); err != nil {
 		return nil, err
 	}
-	if err := u.Reset(); err != nil {
-		u.Close()
+	if err = u.Reset(); err != nil {
 		return nil, err
 	}
 	return u, nil
@@ -153,45 +152,39 @@ func (o *OpenCL) newUpdate(ns []int, per int) (*Update, error) {
 // k − (the groups of the parameters before it) of its parameter.
 func (u *Update) source() string {
 	var b strings.Builder
+	decl := map[string]string{"p": "__global float *", "g": "__global const float *", "m": "__global float *", "v": "__global float *"}
 	for i, c := range u.chunks {
 		// pick sets the group's parameter (the pointers named) and its span
-		pick := func(names []string) string {
-			var s strings.Builder
+		pick := func(names ...string) {
 			first := 0
 			for j := c.a; j < c.b; j++ {
-				groups := (u.ns[j] + partLen - 1) / partLen
-				cond := fmt.Sprintf("if (grp < %d) ", first+groups)
+				groups, cond := (u.ns[j]+partLen-1)/partLen, ""
+				if j < c.b-1 {
+					cond = fmt.Sprintf("if (grp < %d) ", first+groups)
+				}
 				if j > c.a {
 					cond = "else " + cond
 				}
-				if j == c.b-1 {
-					cond = "else "
-					if j == c.a {
-						cond = ""
-					}
-				}
-				fmt.Fprintf(&s, "\t%s{", cond)
+				fmt.Fprintf(&b, "\t%s{", cond)
 				for _, n := range names {
-					fmt.Fprintf(&s, " %s = %s%d;", n, n, j-c.a)
+					fmt.Fprintf(&b, " %s = %s%d;", n, n, j-c.a)
 				}
-				fmt.Fprintf(&s, " i0 = (grp - %d) * PL; n = %d; }\n", first, u.ns[j])
+				fmt.Fprintf(&b, " i0 = (grp - %d) * PL; n = %d; }\n", first, u.ns[j])
 				first += groups
 			}
-			return s.String()
 		}
-		params := func(decl map[string]string, names []string) string {
-			var s strings.Builder
+		params := func(names ...string) {
 			for j := c.a; j < c.b; j++ {
 				for _, n := range names {
-					fmt.Fprintf(&s, ", %s%s%d", decl[n], n, j-c.a)
+					fmt.Fprintf(&b, ", %s%s%d", decl[n], n, j-c.a)
 				}
 			}
-			return s.String()
+			b.WriteString(") {\n")
 		}
-		decl := map[string]string{"p": "__global float *", "g": "__global const float *", "m": "__global float *", "v": "__global float *"}
-		fmt.Fprintf(&b, "\n__kernel void parts_%d(__global float *parts%s) {\n", i, params(decl, []string{"g"}))
+		fmt.Fprintf(&b, "\n__kernel void parts_%d(__global float *parts", i)
+		params("g")
 		b.WriteString("\t__local float red[WG];\n\tconst int grp = get_group_id(0);\n\t__global const float *g; int i0, n;\n")
-		b.WriteString(pick([]string{"g"}))
+		pick("g")
 		b.WriteString("\tconst int end = min(i0 + PL, n);\n\tfloat acc = 0.0f;\n")
 		b.WriteString("\tfor (int i = i0 + get_local_id(0); i < end; i += WG) { float x = g[i]; acc += x * x; }\n")
 		fmt.Fprintf(&b, "\tacc = red_sum(red, acc);\n\tif (get_local_id(0) == 0) parts[%d + grp] = acc;\n}\n", c.base)
@@ -201,12 +194,12 @@ func (u *Update) source() string {
 			for _, k := range ra.consts {
 				fmt.Fprintf(&b, ", const float %s", k)
 			}
-			fmt.Fprintf(&b, "%s) {\n", params(decl, ra.bufs))
+			params(ra.bufs...)
 			b.WriteString("\tif (st[3] == 0.0f) return;\n\tconst float s = hs * st[2];\n\tconst int grp = get_group_id(0);\n\tint i0, n;\n")
 			for _, n := range ra.bufs {
 				fmt.Fprintf(&b, "\t%s%s;\n", decl[n], n)
 			}
-			b.WriteString(pick(ra.bufs))
+			pick(ra.bufs...)
 			b.WriteString("\tconst int end = min(i0 + PL, n);\n\tfor (int i = i0 + get_local_id(0); i < end; i += WG) ")
 			// kernels/optim.cl's RULE_at(buffers…, i, s, constants but hs…)
 			fmt.Fprintf(&b, "%s_at(%s, i, s, %s);\n}\n", rule, strings.Join(ra.bufs, ", "), strings.Join(ra.consts[1:], ", "))
@@ -270,11 +263,11 @@ type call struct {
 // rest is the device's backend.
 func (u *Update) Rules() backend.Backend {
 	u.calls = u.calls[:0]
-	return recorder{clBackend{u.o}, u}
+	return recorder{u.o, u}
 }
 
 type recorder struct {
-	clBackend
+	*OpenCL
 	u *Update
 }
 
@@ -355,7 +348,7 @@ func (u *Update) Fetch() (backend.StepResult, error) {
 	}
 	u.n++
 	u.gen[k] = u.n
-	p, err := u.o.Backend().ReadAsync(u.out[k][:], u.st)
+	p, err := u.o.ReadAsync(u.out[k][:], u.st)
 	if err != nil {
 		return nil, err
 	}
@@ -389,7 +382,7 @@ func (p Pending) Result() (loss, norm float64, err error) {
 // Reset makes the updates apply again after a non-finite loss stopped
 // them (see clip_finish). It waits for the queue.
 func (u *Update) Reset() error {
-	return u.o.Backend().Write(u.st, []float32{0, 0, 1, 1})
+	return u.o.Write(u.st, []float32{0, 0, 1, 1})
 }
 
 // Close frees the update's buffers and kernels.
@@ -410,7 +403,7 @@ func (u *Update) Close() error {
 	}
 	for _, b := range []backend.Buf{u.parts, u.st} {
 		if b.Mem != nil {
-			u.o.Backend().Free(b)
+			u.o.Free(b)
 		}
 	}
 	return nil

@@ -70,5 +70,5 @@ func (b *clblastAPI) sgemm(layout, ta, tb int32, m, n, k uintptr, alpha float32,
 	}
 	f.float(alpha)
 	f.float(beta)
-	return int32(f.call(b.sgemmFn))
+	return int32(f.call(b.SgemmFn))
 }

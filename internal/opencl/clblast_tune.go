@@ -153,7 +153,7 @@ func (c *Context) OverrideCLBlast(p CLBlastParams) error {
 		if len(names) > 0 {
 			np, vp = &ptrs[0], &vals[0]
 		}
-		code := bl.Override(c.Device.id, &kn[0], clblastPrecisionSingle, uintptr(len(names)), np, vp)
+		code := bl.OverrideParameters(c.Device.id, &kn[0], clblastPrecisionSingle, uintptr(len(names)), np, vp)
 		runtime.KeepAlive(cs)
 		if err := check("CLBlastOverrideParameters", code); err != nil {
 			return fmt.Errorf("%w: kernel %s, parameters %v", err, k, p[k])

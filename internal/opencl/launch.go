@@ -76,7 +76,7 @@ func (k *Kernel) setArgBytes(i int, v argValue, size uintptr, p unsafe.Pointer) 
 	}
 	k.set[i] = argValue{} // unknown until it succeeds
 	k.sys = [9]uintptr{k.h, uintptr(i), size, uintptr(p)}
-	r, _, _ := purego.SyscallN(k.c.a.setKernelArg, k.sys[:4]...)
+	r, _, _ := purego.SyscallN(k.c.a.SetKernelArg, k.sys[:4]...)
 	runtime.KeepAlive(k)
 	if code := int32(r); code != 0 {
 		return fmt.Errorf("%w: kernel %s, argument %d", check("clSetKernelArg", code), k.Name, i)
@@ -97,7 +97,7 @@ func (k *Kernel) enqueue(global, local []int) error {
 		}
 		k.sys[5] = uintptr(unsafe.Pointer(&k.l[0]))
 	}
-	r, _, _ := purego.SyscallN(k.c.a.enqueueNDRangeKernel, k.sys[:]...)
+	r, _, _ := purego.SyscallN(k.c.a.EnqueueNDRangeKernel, k.sys[:]...)
 	runtime.KeepAlive(k)
 	if code := int32(r); code != 0 {
 		return k.c.explain(fmt.Errorf("%w: kernel %s, global %v, local %v", check("clEnqueueNDRangeKernel", code), k.Name,

@@ -1,8 +1,10 @@
 package opencl
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"unsafe"
 
@@ -25,40 +27,41 @@ const driverHint = "install your device vendor's OpenCL driver (NVIDIA: a one-li
 	"AMD: ROCm's OpenCL runtime; Intel: intel-opencl-icd), or pocl-opencl-icd to run OpenCL on the CPU; " +
 	"drivers register themselves in /etc/OpenCL/vendors/*.icd"
 
-// api holds the OpenCL 1.2 entry points this package calls. Handles
+// api holds the OpenCL 1.2 entry points this package calls, field F the C
+// function clF (bindAll). Handles
 // (cl_platform_id, cl_context, cl_mem, …) are uintptr; cl_int is int32,
 // cl_uint uint32, cl_bitfield uint64, size_t uintptr.
 type api struct {
-	GetPlatformIDs       func(n uint32, ids *uintptr, num *uint32) int32
-	GetPlatformInfo      func(p uintptr, param uint32, size uintptr, value unsafe.Pointer, ret *uintptr) int32
-	GetDeviceIDs         func(p uintptr, typ uint64, n uint32, ids *uintptr, num *uint32) int32
-	GetDeviceInfo        func(d uintptr, param uint32, size uintptr, value unsafe.Pointer, ret *uintptr) int32
-	CreateContext        func(props unsafe.Pointer, n uint32, devs *uintptr, notify, user uintptr, errc *int32) uintptr
-	GetContextInfo       func(ctx uintptr, param uint32, size uintptr, value unsafe.Pointer, ret *uintptr) int32
-	CreateCommandQueue   func(ctx, dev uintptr, props uint64, errc *int32) uintptr
-	CreateBuffer         func(ctx uintptr, flags uint64, size uintptr, host unsafe.Pointer, errc *int32) uintptr
-	CreateSubBuffer      func(mem uintptr, flags uint64, typ uint32, info unsafe.Pointer, errc *int32) uintptr
-	EnqueueWriteBuffer   func(q, mem uintptr, blocking uint32, off, size uintptr, ptr unsafe.Pointer, nev uint32, wait, ev unsafe.Pointer) int32
-	EnqueueReadBuffer    func(q, mem uintptr, blocking uint32, off, size uintptr, ptr unsafe.Pointer, nev uint32, wait, ev unsafe.Pointer) int32
-	CreateProgramWithSrc func(ctx uintptr, n uint32, src **byte, lens *uintptr, errc *int32) uintptr
-	BuildProgram         func(p uintptr, n uint32, devs *uintptr, opts *byte, notify, user uintptr) int32
-	GetProgramBuildInfo  func(p, dev uintptr, param uint32, size uintptr, value unsafe.Pointer, ret *uintptr) int32
-	CreateKernel         func(p uintptr, name *byte, errc *int32) uintptr
-	Finish               func(q uintptr) int32
-	ReleaseMemObject     func(h uintptr) int32
-	ReleaseKernel        func(h uintptr) int32
-	ReleaseProgram       func(h uintptr) int32
-	ReleaseCommandQueue  func(h uintptr) int32
-	ReleaseContext       func(h uintptr) int32
-	WaitForEvents        func(n uint32, evs *uintptr) int32
-	ReleaseEvent         func(ev uintptr) int32
-	GetEventInfo         func(ev uintptr, param uint32, size uintptr, value unsafe.Pointer, ret *uintptr) int32
+	GetPlatformIDs          func(n uint32, ids *uintptr, num *uint32) int32
+	GetPlatformInfo         func(p uintptr, param uint32, size uintptr, value unsafe.Pointer, ret *uintptr) int32
+	GetDeviceIDs            func(p uintptr, typ uint64, n uint32, ids *uintptr, num *uint32) int32
+	GetDeviceInfo           func(d uintptr, param uint32, size uintptr, value unsafe.Pointer, ret *uintptr) int32
+	CreateContext           func(props unsafe.Pointer, n uint32, devs *uintptr, notify, user uintptr, errc *int32) uintptr
+	GetContextInfo          func(ctx uintptr, param uint32, size uintptr, value unsafe.Pointer, ret *uintptr) int32
+	CreateCommandQueue      func(ctx, dev uintptr, props uint64, errc *int32) uintptr
+	CreateBuffer            func(ctx uintptr, flags uint64, size uintptr, host unsafe.Pointer, errc *int32) uintptr
+	CreateSubBuffer         func(mem uintptr, flags uint64, typ uint32, info unsafe.Pointer, errc *int32) uintptr
+	EnqueueWriteBuffer      func(q, mem uintptr, blocking uint32, off, size uintptr, ptr unsafe.Pointer, nev uint32, wait, ev unsafe.Pointer) int32
+	EnqueueReadBuffer       func(q, mem uintptr, blocking uint32, off, size uintptr, ptr unsafe.Pointer, nev uint32, wait, ev unsafe.Pointer) int32
+	CreateProgramWithSource func(ctx uintptr, n uint32, src **byte, lens *uintptr, errc *int32) uintptr
+	BuildProgram            func(p uintptr, n uint32, devs *uintptr, opts *byte, notify, user uintptr) int32
+	GetProgramBuildInfo     func(p, dev uintptr, param uint32, size uintptr, value unsafe.Pointer, ret *uintptr) int32
+	CreateKernel            func(p uintptr, name *byte, errc *int32) uintptr
+	Finish                  func(q uintptr) int32
+	ReleaseMemObject        func(h uintptr) int32
+	ReleaseKernel           func(h uintptr) int32
+	ReleaseProgram          func(h uintptr) int32
+	ReleaseCommandQueue     func(h uintptr) int32
+	ReleaseContext          func(h uintptr) int32
+	WaitForEvents           func(n uint32, evs *uintptr) int32
+	ReleaseEvent            func(ev uintptr) int32
+	GetEventInfo            func(ev uintptr, param uint32, size uintptr, value unsafe.Pointer, ret *uintptr) int32
 
 	// clSetKernelArg and clEnqueueNDRangeKernel, called for every launch,
 	// are called through purego.SyscallN, which allocates nothing
 	// (launch.go); the rest through purego's RegisterFunc, which
 	// allocates a few values a call.
-	setKernelArg, enqueueNDRangeKernel uintptr
+	SetKernelArg, EnqueueNDRangeKernel uintptr
 }
 
 // clblastAPI holds CLBlast's entry points. Its enums are C ints (int32).
@@ -69,13 +72,13 @@ type clblastAPI struct {
 		a, aOff, lda, b, bOff, ldb uintptr, beta float32, c, cOff, ldc uintptr,
 		q *uintptr, ev unsafe.Pointer) int32
 	// Its address, for a call without purego's reflection (ccall_amd64.go).
-	sgemmFn uintptr
+	SgemmFn uintptr `c:"CLBlastSgemm"`
 	// CLBlastClearCache() drops every program and binary CLBlast has
 	// compiled, for every context (clblast_c.h of libclblast-dev 1.5.3).
 	ClearCache func() int32
 	// CLBlastOverrideParameters(device, kernel name, precision, number of
 	// parameters, their names, their values) (clblast_tune.go).
-	Override func(dev uintptr, kernel *byte, precision int32, n uintptr, names **byte, values *uintptr) int32
+	OverrideParameters func(dev uintptr, kernel *byte, precision int32, n uintptr, names **byte, values *uintptr) int32
 }
 
 var (
@@ -107,36 +110,8 @@ func openCL(name string) (*api, error) {
 			"install it (Debian/Ubuntu: apt-get install ocl-icd-libopencl1) and %s", name, err, ErrUnavailable, driverHint)
 	}
 	a := &api{}
-	for _, f := range []struct {
-		fn   any
-		name string
-	}{
-		{&a.GetPlatformIDs, "clGetPlatformIDs"}, {&a.GetPlatformInfo, "clGetPlatformInfo"},
-		{&a.GetDeviceIDs, "clGetDeviceIDs"}, {&a.GetDeviceInfo, "clGetDeviceInfo"},
-		{&a.CreateContext, "clCreateContext"}, {&a.GetContextInfo, "clGetContextInfo"},
-		{&a.CreateCommandQueue, "clCreateCommandQueue"},
-		{&a.CreateBuffer, "clCreateBuffer"}, {&a.CreateSubBuffer, "clCreateSubBuffer"}, {&a.EnqueueWriteBuffer, "clEnqueueWriteBuffer"},
-		{&a.EnqueueReadBuffer, "clEnqueueReadBuffer"}, {&a.CreateProgramWithSrc, "clCreateProgramWithSource"},
-		{&a.BuildProgram, "clBuildProgram"}, {&a.GetProgramBuildInfo, "clGetProgramBuildInfo"},
-		{&a.CreateKernel, "clCreateKernel"}, {&a.Finish, "clFinish"},
-		{&a.ReleaseMemObject, "clReleaseMemObject"}, {&a.ReleaseKernel, "clReleaseKernel"},
-		{&a.ReleaseProgram, "clReleaseProgram"}, {&a.ReleaseCommandQueue, "clReleaseCommandQueue"},
-		{&a.ReleaseContext, "clReleaseContext"},
-		{&a.WaitForEvents, "clWaitForEvents"}, {&a.ReleaseEvent, "clReleaseEvent"}, {&a.GetEventInfo, "clGetEventInfo"},
-	} {
-		if err := bind(h, name, f.fn, f.name); err != nil {
-			return nil, err
-		}
-	}
-	for _, f := range []struct {
-		addr *uintptr
-		name string
-	}{{&a.setKernelArg, "clSetKernelArg"}, {&a.enqueueNDRangeKernel, "clEnqueueNDRangeKernel"}} {
-		addr, err := sym(h, name, f.name)
-		if err != nil {
-			return nil, err
-		}
-		*f.addr = addr
+	if err := bindAll(h, name, "cl", a); err != nil {
+		return nil, err
 	}
 	return a, nil
 }
@@ -148,29 +123,30 @@ func openCLBlast(name string) (*clblastAPI, error) {
 			"install it (Debian/Ubuntu: apt-get install libclblast1)", name, err)
 	}
 	b := &clblastAPI{}
-	if err := bind(h, name, &b.Sgemm, "CLBlastSgemm"); err != nil {
-		return nil, err
-	}
-	if b.sgemmFn, err = sym(h, name, "CLBlastSgemm"); err != nil {
-		return nil, err
-	}
-	if err := bind(h, name, &b.ClearCache, "CLBlastClearCache"); err != nil {
-		return nil, err
-	}
-	if err := bind(h, name, &b.Override, "CLBlastOverrideParameters"); err != nil {
+	if err := bindAll(h, name, "CLBlast", b); err != nil {
 		return nil, err
 	}
 	return b, nil
 }
 
-// bind points the Go function *fn at the C symbol sym of library lib
-// (handle h); a missing symbol is an error, not purego's panic.
-func bind(h uintptr, lib string, fn any, name string) error {
-	addr, err := sym(h, lib, name)
-	if err != nil {
-		return err
+// bindAll binds each field of the struct *v to the C symbol of library
+// lib (handle h) named prefix+the field's name, or its tag c:"NAME": a
+// func field through purego's RegisterFunc, a uintptr field to the
+// symbol's address. A missing symbol is an error, not purego's panic.
+func bindAll(h uintptr, lib, prefix string, v any) error {
+	s := reflect.ValueOf(v).Elem()
+	for i := range s.NumField() {
+		f, t := s.Field(i), s.Type().Field(i)
+		addr, err := sym(h, lib, cmp.Or(t.Tag.Get("c"), prefix+t.Name))
+		if err != nil {
+			return err
+		}
+		if f.Kind() == reflect.Func {
+			purego.RegisterFunc(f.Addr().Interface(), addr)
+		} else {
+			f.SetUint(uint64(addr))
+		}
 	}
-	purego.RegisterFunc(fn, addr)
 	return nil
 }
 

@@ -50,7 +50,6 @@ type Device struct {
 	Platform, Index int    // P and D in "opencl:P:D"
 	PlatformName    string // its platform's name
 	Name, Vendor    string
-	Version, Driver string // CL_DEVICE_VERSION, CL_DRIVER_VERSION
 	Type            DeviceType
 	GlobalMem       uint64 // bytes
 	MaxAlloc        uint64 // bytes in one buffer
@@ -89,8 +88,6 @@ const (
 	deviceGlobalMem    = 0x101F
 	deviceName         = 0x102B
 	deviceVendor       = 0x102C
-	driverVersion      = 0x102D
-	deviceVersion      = 0x102F
 	deviceExtensions   = 0x1030
 	deviceHostUnified  = 0x1035
 
@@ -166,7 +163,7 @@ func devices(a *api, p Platform) ([]Device, error) {
 		for _, s := range []struct {
 			param uint32
 			dst   *string
-		}{{deviceName, &d.Name}, {deviceVendor, &d.Vendor}, {deviceVersion, &d.Version}, {driverVersion, &d.Driver}, {deviceExtensions, &ext}} {
+		}{{deviceName, &d.Name}, {deviceVendor, &d.Vendor}, {deviceExtensions, &ext}} {
 			if *s.dst, err = str(s.param); err != nil {
 				return nil, err
 			}

@@ -22,7 +22,7 @@ func (c *Context) Build(src, options string) (*Program, error) {
 	s := append([]byte(src), 0)
 	ptr, n := &s[0], uintptr(len(src))
 	var code int32
-	h := c.a.CreateProgramWithSrc(c.ctx, 1, &ptr, &n, &code)
+	h := c.a.CreateProgramWithSource(c.ctx, 1, &ptr, &n, &code)
 	if err := check("clCreateProgramWithSource", code); err != nil {
 		return nil, err
 	}

@@ -21,15 +21,7 @@ var _ backend.FusedAttention = (*CPU)(nil)
 func (*CPU) Attend(a backend.Attend) error {
 	var bs [12]sized
 	is32, err := checkSized("Attend", attendSized(&bs, a)...)
-	switch {
-	case err != nil:
-		return err
-	case is32:
-		attend(a, func(b backend.Buf) []float32 { return b.F32 })
-	default:
-		attend(a, func(b backend.Buf) []float64 { return b.F64 })
-	}
-	return nil
+	return typed(is32, err, func() { attend[float32](a) }, func() { attend[float64](a) })
 }
 
 // attendSized is the forward's buffers and the values it reads or writes
@@ -49,7 +41,8 @@ func attendSized(bs *[12]sized, a backend.Attend) []sized {
 	return bs[:4]
 }
 
-func attend[T kern.Float](a backend.Attend, get func(backend.Buf) []T) {
+func attend[T kern.Float](a backend.Attend) {
+	get := vals[T]
 	B, S, D, A, K, n, h := a.B, a.S, a.D, a.A, a.K, a.B*a.S, a.NHeads()
 	l, out := a.Layout(), get(a.Out)
 	s, w, ctx := out[l.S:min(l.M, l.S+n*h)], out[l.W:l.W+n], out[l.Ctx:l.Ctx+B*D] // the scores' block: n·h, or none (l.M past it where Align pads)
@@ -89,18 +82,11 @@ func (*CPU) AttendBack(a backend.AttendBack) error {
 		ss = append(ss, sized{a.Keys, B * S * (f.A + f.K)})
 	}
 	is32, err := checkSized("AttendBack", ss...)
-	switch {
-	case err != nil:
-		return err
-	case is32:
-		attendBack(a, func(b backend.Buf) []float32 { return b.F32 })
-	default:
-		attendBack(a, func(b backend.Buf) []float64 { return b.F64 })
-	}
-	return nil
+	return typed(is32, err, func() { attendBack[float32](a) }, func() { attendBack[float64](a) })
 }
 
-func attendBack[T kern.Float](a backend.AttendBack, get func(backend.Buf) []T) {
+func attendBack[T kern.Float](a backend.AttendBack) {
+	get := vals[T]
 	f := a.F
 	B, S, D, A, K, n, h := f.B, f.S, f.D, f.A, f.K, f.B*f.S, f.NHeads()
 	fl, l := f.Layout(), a.Layout()
@@ -149,18 +135,11 @@ func (*CPU) AttendSums(a backend.AttendSums) error {
 		ss = append(ss, sized{a.DC, A}, sized{a.DU, a.DUOff + a.B*A})
 	}
 	is32, err := checkSized("AttendSums", ss...)
-	switch {
-	case err != nil:
-		return err
-	case is32:
-		attendSums(a, func(b backend.Buf) []float32 { return b.F32 })
-	default:
-		attendSums(a, func(b backend.Buf) []float64 { return b.F64 })
-	}
-	return nil
+	return typed(is32, err, func() { attendSums[float32](a) }, func() { attendSums[float64](a) })
 }
 
-func attendSums[T kern.Float](a backend.AttendSums, get func(backend.Buf) []T) {
+func attendSums[T kern.Float](a backend.AttendSums) {
+	get := vals[T]
 	N, A := a.N, a.A
 	dv, t, ds := get(a.DV)[:A], get(a.T)[a.TOff:], get(a.DS)[:N]
 	if !a.DVAcc {
