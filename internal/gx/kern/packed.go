@@ -47,6 +47,7 @@ type packKernel struct {
 	name       string // for BLAS(): "AVX-512", "AVX2", "Go"
 	mr, nr, kc int
 	fast       bool // faster than the BLAS's products
+	inPlace    bool // reads op(A)'s whole strips in place, packing none
 }
 
 // kernGo is the micro-kernel in Go (microGo), in AVX-512's layout.
@@ -130,6 +131,14 @@ func (p *PackedB) panel(k0, kk, jp int) []float32 {
 }
 
 var aPacks keep[Scratch]
+
+// inPlacePanels: a kernel with inPlace reads op(A) in place in a product
+// of at most 24 panels (384 columns), where packing A costs most (13–49%
+// of a product 13 to 384 rows by 45 to 384 columns, the anchor's, on
+// AVX2); over more, read once per panel, A's rows at a stride of a power
+// of two thrash the caches a packed copy stays in (128×3072×1024, 8% slower
+// in place; 768×1024×1024, 14%).
+var inPlacePanels = 24
 
 // bPacks holds the packed blocks of op(B) that Gemm packs on every call.
 var bPacks keep[PackedB]
@@ -236,14 +245,27 @@ func gemmPanels(m int, a []float32, lda int, tA bool, p *PackedB, c []float32, l
 		load := acc || k0 > 0 // continue the sums in C
 		for i0 := 0; i0 < m; i0 += packMC {
 			mb := (min(packMC, m-i0) + mr - 1) / mr
-			packA(ap, a, lda, tA, mr, i0, m, k0, kk, mb)
+			packed := 0 // strips [packed, mb) are packed, from ap[0]
+			if kn.inPlace && jp1-jp0 <= inPlacePanels {
+				packed = min(mb, (m-i0)/mr) // the whole ones are read in place
+			}
+			packA(ap, a, lda, tA, mr, i0+packed*mr, m, k0, kk, mb-packed)
 			for jp := jp0; jp < jp1; jp++ {
 				panel := p.panel(k0, kk, jp)
 				for ib := 0; ib < mb; ib++ {
 					r0, c0 := i0+ib*mr, jp*nr
-					strip := ap[ib*mr*kk:]
+					var strip []float32
+					rs, ks := 1, mr
+					switch {
+					case ib >= packed:
+						strip = ap[(ib-packed)*mr*kk:]
+					case tA: // rows r0… of op(A) are columns of A
+						strip, ks = a[k0*lda+r0:], lda
+					default:
+						strip, rs, ks = a[r0*lda+k0:], lda, 1
+					}
 					if r0+mr <= m && c0+nr <= n {
-						micro(kn, kk, strip, panel, c[r0*ldc+c0:], ldc, load)
+						micro(kn, kk, strip, rs, ks, panel, c[r0*ldc+c0:], ldc, load)
 						continue
 					}
 					// an edge block: through a full-size block on the stack
@@ -253,7 +275,7 @@ func gemmPanels(m int, a []float32, lda int, tA bool, p *PackedB, c []float32, l
 							copy(edge[i*nr:i*nr+cols], c[(r0+i)*ldc+c0:])
 						}
 					}
-					micro(kn, kk, strip, panel, edge[:], nr, load)
+					micro(kn, kk, strip, rs, ks, panel, edge[:], nr, load)
 					for i := 0; i < rows; i++ {
 						copy(c[(r0+i)*ldc+c0:(r0+i)*ldc+c0+cols], edge[i*nr:])
 					}
@@ -267,8 +289,9 @@ func gemmPanels(m int, a []float32, lda int, tA bool, p *PackedB, c []float32, l
 // strips of kk×mr (k-major), rows past m as zeros. op(A) is A [m, K], or
 // with tA Aᵀ for A [K, m], whose strips are mr consecutive values of a row
 // at each step (AVX-512's 8 copied as 8 values: a call to memmove for each
-// cost 5% of a step at hidden 512. Read in place, without packing, they
-// ran 2–3% faster at hidden 512 and 2% slower at 1024: not kept).
+// cost 5% of a step at hidden 512. Read in place by micro512, without
+// packing, they ran 2–3% faster at hidden 512 and 2% slower at 1024: not
+// kept there; the AVX2 kernel reads whole strips in place: inPlace).
 func packA(ap, a []float32, lda int, tA bool, mr, i0, m, k0, kk, mb int) {
 	if tA {
 		for ib := 0; ib < mb; ib++ {
@@ -280,14 +303,6 @@ func packA(ap, a []float32, lda int, tA bool, mr, i0, m, k0, kk, mb int) {
 					s := strip[l*8 : l*8+8 : l*8+8]
 					src := a[(k0+l)*lda+r0 : (k0+l)*lda+r0+8 : (k0+l)*lda+r0+8]
 					s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7] = src[0], src[1], src[2], src[3], src[4], src[5], src[6], src[7]
-				}
-				continue
-			}
-			if rows == 6 && mr == 6 {
-				for l := 0; l < kk; l++ {
-					s := strip[l*6 : l*6+6 : l*6+6]
-					src := a[(k0+l)*lda+r0 : (k0+l)*lda+r0+6 : (k0+l)*lda+r0+6]
-					s[0], s[1], s[2], s[3], s[4], s[5] = src[0], src[1], src[2], src[3], src[4], src[5]
 				}
 				continue
 			}
@@ -317,14 +332,6 @@ func packA(ap, a []float32, lda int, tA bool, mr, i0, m, k0, kk, mb int) {
 			}
 			continue
 		}
-		if rows[mr-1] != nil && mr == 6 {
-			r0, r1, r2, r3, r4, r5 := rows[0], rows[1], rows[2], rows[3], rows[4], rows[5]
-			for l := 0; l < kk; l++ {
-				s := strip[l*6 : l*6+6 : l*6+6]
-				s[0], s[1], s[2], s[3], s[4], s[5] = r0[l], r1[l], r2[l], r3[l], r4[l], r5[l]
-			}
-			continue
-		}
 		for ii, row := range rows[:mr] {
 			for l := 0; l < kk; l++ {
 				var v float32
@@ -338,11 +345,11 @@ func packA(ap, a []float32, lda int, tA bool, mr, i0, m, k0, kk, mb int) {
 }
 
 // microGo is the micro-kernel in Go: C[mr×nr] = (C if load, else 0) +
-// strip · panel, each entry's chain of multiply-adds over l in order
+// A[mr×kk] · panel (A's row i at step l at a[i·rs + l·ks]), each entry's chain of multiply-adds over l in order
 // (fused here through float64: a last bit may differ from the assembly
 // kernels' where float64's rounding then float32's is not float32's alone:
 // fma32 in packed_test.go).
-func microGo(mr, nr, kk int, strip, panel, c []float32, ldc int, load bool) {
+func microGo(mr, nr, kk int, a []float32, rs, ks int, panel, c []float32, ldc int, load bool) {
 	var acc [maxMR * maxNR]float32
 	if load {
 		for i := 0; i < mr; i++ {
@@ -352,7 +359,7 @@ func microGo(mr, nr, kk int, strip, panel, c []float32, ldc int, load bool) {
 	for l := 0; l < kk; l++ {
 		b := panel[l*nr : (l+1)*nr]
 		for i := 0; i < mr; i++ {
-			ai := strip[l*mr+i]
+			ai := a[l*ks+i*rs]
 			row := acc[i*nr : (i+1)*nr]
 			for j, bv := range b {
 				row[j] = float32(math.FMA(float64(ai), float64(bv), float64(row[j])))
