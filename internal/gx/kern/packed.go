@@ -70,6 +70,7 @@ type PackedB struct {
 	K, N int
 	k    *packKernel // the kernel whose layout data has
 	data []float32
+	ld   int // > 0: data is op(B) [K, N] itself, leading dimension ld (Gemm)
 }
 
 // Bytes is the memory the packed operand holds.
@@ -85,7 +86,7 @@ func PackedBytes(k, n int) int64 { return int64((n+packK.nr-1)/packK.nr*packK.nr
 func PackB(p *PackedB, tB bool, k, n int, b []float32, ldb int) {
 	nr, kc := packK.nr, packK.kc
 	np := (n + nr - 1) / nr
-	p.K, p.N, p.k = k, n, packK
+	p.K, p.N, p.k, p.ld = k, n, packK, 0
 	if cap(p.data) < np*nr*k {
 		p.data = make([]float32, np*nr*k)
 	}
@@ -140,8 +141,9 @@ var aPacks keep[Scratch]
 // in place; 768×1024×1024, 14%).
 var inPlacePanels = 24
 
-// bPacks holds the packed blocks of op(B) that Gemm packs on every call.
-var bPacks keep[PackedB]
+// bPacks holds the packed blocks of op(B) that Gemm packs on every call;
+// bViews, those it reads in place.
+var bPacks, bViews keep[PackedB]
 
 // Gemm sets C = op(A)·op(B), or with acc C + op(A)·op(B), for op(A) [m, k]
 // (A, or with tA Aᵀ for A [k, m]) and op(B) [k, n] (B, or with tB Bᵀ for B
@@ -149,7 +151,8 @@ var bPacks keep[PackedB]
 // changes from one product to the next (a weight's gradient Gᵀ·X, the
 // products of the recurrence's backward pass), packing op(B) one kc block
 // of rows at a time, so its scratch is at most kc×n values however long k
-// is. The sums are GemmPacked's: each entry one chain of fused
+// is; a kernel with inPlace reads an untransposed op(B)'s whole panels in
+// place where it reads A so (inPlacePanels). The sums are GemmPacked's: each entry one chain of fused
 // multiply-adds over k in order, continued from one block to the next, so
 // the product is the same bits as GemmPacked's on the whole of op(B)
 // packed, split over threads or not.
@@ -160,9 +163,23 @@ func Gemm(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, 
 	p := bPacks.Get()
 	defer bPacks.Put(p)
 	if k == 0 {
-		p.K, p.N, p.k = 0, n, packK
+		p.K, p.N, p.k, p.ld = 0, n, packK, 0
 		gemmPacked(m, a, lda, tA, p, c, ldc, acc)
 		return
+	}
+	if nr := packK.nr; packK.inPlace && !tB && n >= nr && n <= inPlacePanels*nr {
+		// op(B)'s whole panels read in place; the last columns, if any,
+		// packed below
+		n0 := n / nr * nr
+		v := bViews.Get()
+		*v = PackedB{K: k, N: n0, k: packK, data: b, ld: ldb}
+		gemmPacked(m, a, lda, tA, v, c, ldc, acc)
+		v.data = nil
+		bViews.Put(v)
+		if n0 == n {
+			return
+		}
+		n, b, c = n-n0, b[n0:], c[n0:]
 	}
 	for k0 := 0; k0 < k; k0 += packK.kc {
 		kk := min(packK.kc, k-k0)
@@ -251,7 +268,10 @@ func gemmPanels(m int, a []float32, lda int, tA bool, p *PackedB, c []float32, l
 			}
 			packA(ap, a, lda, tA, mr, i0+packed*mr, m, k0, kk, mb-packed)
 			for jp := jp0; jp < jp1; jp++ {
-				panel := p.panel(k0, kk, jp)
+				panel, ps := p.panel(k0, kk, jp), nr
+				if p.ld > 0 {
+					panel, ps = p.data[k0*p.ld+jp*nr:], p.ld
+				}
 				for ib := 0; ib < mb; ib++ {
 					r0, c0 := i0+ib*mr, jp*nr
 					var strip []float32
@@ -265,7 +285,7 @@ func gemmPanels(m int, a []float32, lda int, tA bool, p *PackedB, c []float32, l
 						strip, rs, ks = a[r0*lda+k0:], lda, 1
 					}
 					if r0+mr <= m && c0+nr <= n {
-						micro(kn, kk, strip, rs, ks, panel, c[r0*ldc+c0:], ldc, load)
+						micro(kn, kk, strip, rs, ks, panel, ps, c[r0*ldc+c0:], ldc, load)
 						continue
 					}
 					// an edge block: through a full-size block on the stack
@@ -275,7 +295,7 @@ func gemmPanels(m int, a []float32, lda int, tA bool, p *PackedB, c []float32, l
 							copy(edge[i*nr:i*nr+cols], c[(r0+i)*ldc+c0:])
 						}
 					}
-					micro(kn, kk, strip, rs, ks, panel, edge[:], nr, load)
+					micro(kn, kk, strip, rs, ks, panel, ps, edge[:], nr, load)
 					for i := 0; i < rows; i++ {
 						copy(c[(r0+i)*ldc+c0:(r0+i)*ldc+c0+cols], edge[i*nr:])
 					}
@@ -345,11 +365,12 @@ func packA(ap, a []float32, lda int, tA bool, mr, i0, m, k0, kk, mb int) {
 }
 
 // microGo is the micro-kernel in Go: C[mr×nr] = (C if load, else 0) +
-// A[mr×kk] · panel (A's row i at step l at a[i·rs + l·ks]), each entry's chain of multiply-adds over l in order
+// A[mr×kk] · B[kk×nr] (A's row i at step l at a[i·rs + l·ks], B's row l
+// at panel[l·ps]), each entry's chain of multiply-adds over l in order
 // (fused here through float64: a last bit may differ from the assembly
 // kernels' where float64's rounding then float32's is not float32's alone:
 // fma32 in packed_test.go).
-func microGo(mr, nr, kk int, a []float32, rs, ks int, panel, c []float32, ldc int, load bool) {
+func microGo(mr, nr, kk int, a []float32, rs, ks int, panel []float32, ps int, c []float32, ldc int, load bool) {
 	var acc [maxMR * maxNR]float32
 	if load {
 		for i := 0; i < mr; i++ {
@@ -357,7 +378,7 @@ func microGo(mr, nr, kk int, a []float32, rs, ks int, panel, c []float32, ldc in
 		}
 	}
 	for l := 0; l < kk; l++ {
-		b := panel[l*nr : (l+1)*nr]
+		b := panel[l*ps : l*ps+nr]
 		for i := 0; i < mr; i++ {
 			ai := a[l*ks+i*rs]
 			row := acc[i*nr : (i+1)*nr]

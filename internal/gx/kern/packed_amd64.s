@@ -144,13 +144,14 @@ put:
 	VZEROUPPER
 	RET
 
-// func micro6x16(kk int, a *float32, rs, ks int, panel, c *float32, ldc int, load bool)
-// C[6×16] = (C if load, else 0) + A[6×kk] · panel[kk×16], one fused
+// func micro6x16(kk int, a *float32, rs, ks int, panel *float32, ps int, c *float32, ldc int, load bool)
+// C[6×16] = (C if load, else 0) + A[6×kk] · B[kk×16], one fused
 // multiply-add per k (AVX2 and FMA), A's row i at step l read at a[i·rs +
 // l·ks] (a packed strip: rs 1, ks 6; in place: rs lda, ks 1, or with tA
-// rs 1, ks lda); row i of C is in Y(2i), Y(2i+1), the panel's row in Y12,
-// Y13, A's values broadcast in Y14, Y15 from SI (rows 0–2) and R13 (3–5).
-TEXT ·micro6x16(SB), NOSPLIT, $0-57
+// rs 1, ks lda), B's row l at panel[l·ps] (packed: ps 16; in place: ldb);
+// row i of C is in Y(2i), Y(2i+1), B's row in Y12, Y13, A's values
+// broadcast in Y14, Y15 from SI (rows 0–2) and R13 (3–5).
+TEXT ·micro6x16(SB), NOSPLIT, $0-65
 	MOVQ kk+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ rs+16(FP), R11
@@ -160,10 +161,12 @@ TEXT ·micro6x16(SB), NOSPLIT, $0-57
 	LEAQ (SI)(R11*2), R13
 	ADDQ R11, R13
 	MOVQ panel+32(FP), DI
-	MOVQ c+40(FP), DX
-	MOVQ ldc+48(FP), R8
+	MOVQ ps+40(FP), BX
+	SHLQ $2, BX
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), R8
 	SHLQ $2, R8
-	MOVBLZX load+56(FP), R9
+	MOVBLZX load+64(FP), R9
 	// prefetch the C block 6 rows down (the next strip's), as micro512
 	LEAQ (DX)(R8*4), R10
 	LEAQ (R10)(R8*2), R10
@@ -244,7 +247,7 @@ loop6:
 	VFMADD231PS Y13, Y15, Y11
 	ADDQ R12, SI
 	ADDQ R12, R13
-	ADDQ $64, DI
+	ADDQ BX, DI
 	DECQ CX
 	JNZ loop6
 put6:

@@ -92,8 +92,8 @@ func testGemmPackedThreads(t *testing.T, kn *packKernel) {
 	for _, load := range []bool{false, true} {
 		c1, c2 := randSlice(rng, mr*nr), make([]float32, mr*nr)
 		copy(c2, c1)
-		micro(kn, kk, strip, 1, mr, panel, c1, nr, load)
-		microGo(mr, nr, kk, strip, 1, mr, panel, c2, nr, load)
+		micro(kn, kk, strip, 1, mr, panel, nr, c1, nr, load)
+		microGo(mr, nr, kk, strip, 1, mr, panel, nr, c2, nr, load)
 		for i := range c1 {
 			if d := math.Abs(float64(c1[i] - c2[i])); d > 0x1p-23*math.Abs(float64(c2[i])) {
 				t.Fatalf("load=%v: the micro-kernels differ at %d: %v, %v", load, i, c1[i], c2[i])
