@@ -9,7 +9,7 @@ import (
 // step of a sequence. B is packed once (PackB) into the layout the
 // micro-kernel reads — for each block of kc rows of op(B), panels of nr
 // columns, row after row — so each product only packs A, the small
-// per-step operand. The loops are the usual ones (Goto and van de Geijn,
+// per-step operand (the AVX2 kernel reads it in place: inPlacePanels). The loops are the usual ones (Goto and van de Geijn,
 // "Anatomy of high-performance matrix multiplication", 2008):
 //
 //	for each kc block of k:              C += A[:, kc block] · op(B)[kc block, :]
@@ -326,6 +326,14 @@ func packA(ap, a []float32, lda int, tA bool, mr, i0, m, k0, kk, mb int) {
 				}
 				continue
 			}
+			if rows == 6 && mr == 6 {
+				for l := 0; l < kk; l++ {
+					s := strip[l*6 : l*6+6 : l*6+6]
+					src := a[(k0+l)*lda+r0 : (k0+l)*lda+r0+6 : (k0+l)*lda+r0+6]
+					s[0], s[1], s[2], s[3], s[4], s[5] = src[0], src[1], src[2], src[3], src[4], src[5]
+				}
+				continue
+			}
 			for l := 0; l < kk; l++ {
 				s := strip[l*mr : l*mr+mr : l*mr+mr]
 				n := copy(s[:rows], a[(k0+l)*lda+r0:])
@@ -349,6 +357,14 @@ func packA(ap, a []float32, lda int, tA bool, mr, i0, m, k0, kk, mb int) {
 			for l := 0; l < kk; l++ {
 				s := strip[l*8 : l*8+8 : l*8+8]
 				s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7] = r0[l], r1[l], r2[l], r3[l], r4[l], r5[l], r6[l], r7[l]
+			}
+			continue
+		}
+		if rows[mr-1] != nil && mr == 6 {
+			r0, r1, r2, r3, r4, r5 := rows[0], rows[1], rows[2], rows[3], rows[4], rows[5]
+			for l := 0; l < kk; l++ {
+				s := strip[l*6 : l*6+6 : l*6+6]
+				s[0], s[1], s[2], s[3], s[4], s[5] = r0[l], r1[l], r2[l], r3[l], r4[l], r5[l]
 			}
 			continue
 		}
