@@ -9,7 +9,8 @@ import (
 // step of a sequence. B is packed once (PackB) into the layout the
 // micro-kernel reads — for each block of kc rows of op(B), panels of nr
 // columns, row after row — so each product only packs A, the small
-// per-step operand (the AVX2 kernel reads it in place: inPlacePanels). The loops are the usual ones (Goto and van de Geijn,
+// per-step operand (or, on the AVX2 kernel, reads it in place:
+// inPlacePanels). The loops are the usual ones (Goto and van de Geijn,
 // "Anatomy of high-performance matrix multiplication", 2008):
 //
 //	for each kc block of k:              C += A[:, kc block] · op(B)[kc block, :]
@@ -133,12 +134,14 @@ func (p *PackedB) panel(k0, kk, jp int) []float32 {
 
 var aPacks keep[Scratch]
 
-// inPlacePanels: a kernel with inPlace reads op(A) in place in a product
-// of at most 24 panels (384 columns), where packing A costs most (13–49%
-// of a product 13 to 384 rows by 45 to 384 columns, the anchor's, on
-// AVX2); over more, read once per panel, A's rows at a stride of a power
-// of two thrash the caches a packed copy stays in (128×3072×1024, 8% slower
-// in place; 768×1024×1024, 14%).
+// inPlacePanels: a kernel with inPlace reads op(A), and in Gemm an
+// untransposed op(B), in place in a product of at most 24 panels (384
+// columns), where packing costs most: on AVX2, products of 13 to 384 rows
+// by 45 to 384 columns (the anchor's) ran 6–49% faster with A in place,
+// weight gradients 2–21% faster with B in place too (thread CPU time).
+// Over more panels, A read once per panel at a stride of a power of two
+// thrashes the caches a packed copy stays in (128×3072×1024 8% slower in
+// place, 768×1024×1024 14%).
 var inPlacePanels = 24
 
 // bPacks holds the packed blocks of op(B) that Gemm packs on every call;
@@ -151,11 +154,12 @@ var bPacks, bViews keep[PackedB]
 // changes from one product to the next (a weight's gradient Gᵀ·X, the
 // products of the recurrence's backward pass), packing op(B) one kc block
 // of rows at a time, so its scratch is at most kc×n values however long k
-// is; a kernel with inPlace reads an untransposed op(B)'s whole panels in
-// place where it reads A so (inPlacePanels). The sums are GemmPacked's: each entry one chain of fused
-// multiply-adds over k in order, continued from one block to the next, so
-// the product is the same bits as GemmPacked's on the whole of op(B)
-// packed, split over threads or not.
+// is (on a kernel with inPlace, an untransposed op(B) of few panels is
+// read in place, its last partial panel packed: inPlacePanels). The sums
+// are GemmPacked's: each entry one chain of fused multiply-adds over k in
+// order, continued from one block to the next, so the product is the same
+// bits as GemmPacked's on the whole of op(B) packed, split over threads or
+// not.
 func Gemm(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, acc bool, c []float32, ldc int) {
 	if m == 0 || n == 0 {
 		return
