@@ -85,44 +85,48 @@ func PackedBytes(k, n int) int64 { return int64((n+packK.nr-1)/packK.nr*packK.nr
 // dimension ldb, [k, n] or, with tB, [n, k]. With Threads() > 1 the panels
 // are packed side by side.
 func PackB(p *PackedB, tB bool, k, n int, b []float32, ldb int) {
-	nr, kc := packK.nr, packK.kc
+	nr := packK.nr
 	np := (n + nr - 1) / nr
 	p.K, p.N, p.k, p.ld = k, n, packK, 0
 	if cap(p.data) < np*nr*k {
 		p.data = make([]float32, np*nr*k)
 	}
 	p.data = p.data[:np*nr*k]
-	pack := func(jp0, jp1 int) {
-		for k0 := 0; k0 < k; k0 += kc {
-			kk := min(kc, k-k0)
-			for jp := jp0; jp < jp1; jp++ {
-				panel := p.panel(k0, kk, jp)[:kk*nr]
-				cols := min(nr, n-jp*nr)
-				if cols < nr {
-					clear(panel)
-				}
-				if tB { // row j of B is column j of op(B): read along it
-					for jj := 0; jj < cols; jj++ {
-						src := b[(jp*nr+jj)*ldb+k0:][:kk]
-						for l, v := range src {
-							panel[l*nr+jj] = v
-						}
-					}
-					continue
-				}
-				for l := 0; l < kk; l++ {
-					copy(panel[l*nr:l*nr+cols], b[(k0+l)*ldb+jp*nr:])
-				}
-			}
-		}
-	}
 	t := min(int(threads.Load()), np)
 	if t <= 1 || k*n < parallelFlops {
-		pack(0, np)
+		p.pack(tB, b, ldb, 0, np)
 		return
 	}
 	band := (np + t - 1) / t
-	spread((np+band-1)/band, func(i int) { pack(i*band, min(np, (i+1)*band)) })
+	spread((np+band-1)/band, func(i int) { p.pack(tB, b, ldb, i*band, min(np, (i+1)*band)) })
+}
+
+// pack is PackB on panels [jp0, jp1) (a method, not a closure: one would
+// cost PackB an allocation a call).
+func (p *PackedB) pack(tB bool, b []float32, ldb, jp0, jp1 int) {
+	k, n, nr, kc := p.K, p.N, p.k.nr, p.k.kc
+	for k0 := 0; k0 < k; k0 += kc {
+		kk := min(kc, k-k0)
+		for jp := jp0; jp < jp1; jp++ {
+			panel := p.panel(k0, kk, jp)[:kk*nr]
+			cols := min(nr, n-jp*nr)
+			if cols < nr {
+				clear(panel)
+			}
+			if tB { // row j of B is column j of op(B): read along it
+				for jj := 0; jj < cols; jj++ {
+					src := b[(jp*nr+jj)*ldb+k0:][:kk]
+					for l, v := range src {
+						panel[l*nr+jj] = v
+					}
+				}
+				continue
+			}
+			for l := 0; l < kk; l++ {
+				copy(panel[l*nr:l*nr+cols], b[(k0+l)*ldb+jp*nr:])
+			}
+		}
+	}
 }
 
 // panel returns the kk×nr panel jp of the block that starts at row k0.

@@ -168,7 +168,8 @@ func TestGemmPackedBits(t *testing.T) {
 
 // TestGemmPackedAllocs: a product on one thread allocates nothing once
 // its buffers are kept, edge blocks included (13×45: edges both ways on
-// either kernel's block; the edge block stays on gemmPanels's stack).
+// either kernel's block; the edge block stays on gemmPanels's stack), nor
+// does Gemm, packing op(B) or not.
 func TestGemmPackedAllocs(t *testing.T) {
 	forKernels(t, func(t *testing.T, _ *packKernel) {
 		defer SetThreads(Threads())
@@ -180,6 +181,12 @@ func TestGemmPackedAllocs(t *testing.T) {
 		PackB(&p, false, k, n, b, n)
 		if allocs := testing.AllocsPerRun(10, func() { GemmPacked(m, a, k, &p, c, n, false) }); allocs != 0 {
 			t.Fatalf("GemmPacked: %v allocations a call, want 0", allocs)
+		}
+		for _, ldb := range []int{n, k} { // B [k, n], in place on AVX2 (its last columns packed); Bᵀ, packed
+			tB := ldb == k
+			if allocs := testing.AllocsPerRun(10, func() { Gemm(true, tB, m, n, k, a, m, b, ldb, false, c, n) }); allocs != 0 {
+				t.Fatalf("Gemm tB=%v: %v allocations a call, want 0", tB, allocs)
+			}
 		}
 	})
 }
