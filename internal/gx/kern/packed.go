@@ -9,7 +9,8 @@ import (
 // step of a sequence. B is packed once (PackB) into the layout the
 // micro-kernel reads — for each block of kc rows of op(B), panels of nr
 // columns, row after row — so each product only packs A, the small
-// per-step operand. The loops are the usual ones (Goto and van de Geijn,
+// per-step operand (or, on the AVX2 kernel, reads it in place:
+// inPlacePanels). The loops are the usual ones (Goto and van de Geijn,
 // "Anatomy of high-performance matrix multiplication", 2008):
 //
 //	for each kc block of k:              C += A[:, kc block] · op(B)[kc block, :]
@@ -47,6 +48,7 @@ type packKernel struct {
 	name       string // for BLAS(): "AVX-512", "AVX2", "Go"
 	mr, nr, kc int
 	fast       bool // faster than the BLAS's products
+	inPlace    bool // reads op(A)'s whole strips in place, packing none
 }
 
 // kernGo is the micro-kernel in Go (microGo), in AVX-512's layout.
@@ -69,6 +71,7 @@ type PackedB struct {
 	K, N int
 	k    *packKernel // the kernel whose layout data has
 	data []float32
+	ld   int // > 0: data is op(B) [K, N] itself, leading dimension ld (Gemm)
 }
 
 // Bytes is the memory the packed operand holds.
@@ -82,44 +85,48 @@ func PackedBytes(k, n int) int64 { return int64((n+packK.nr-1)/packK.nr*packK.nr
 // dimension ldb, [k, n] or, with tB, [n, k]. With Threads() > 1 the panels
 // are packed side by side.
 func PackB(p *PackedB, tB bool, k, n int, b []float32, ldb int) {
-	nr, kc := packK.nr, packK.kc
+	nr := packK.nr
 	np := (n + nr - 1) / nr
-	p.K, p.N, p.k = k, n, packK
+	p.K, p.N, p.k, p.ld = k, n, packK, 0
 	if cap(p.data) < np*nr*k {
 		p.data = make([]float32, np*nr*k)
 	}
 	p.data = p.data[:np*nr*k]
-	pack := func(jp0, jp1 int) {
-		for k0 := 0; k0 < k; k0 += kc {
-			kk := min(kc, k-k0)
-			for jp := jp0; jp < jp1; jp++ {
-				panel := p.panel(k0, kk, jp)[:kk*nr]
-				cols := min(nr, n-jp*nr)
-				if cols < nr {
-					clear(panel)
-				}
-				if tB { // row j of B is column j of op(B): read along it
-					for jj := 0; jj < cols; jj++ {
-						src := b[(jp*nr+jj)*ldb+k0:][:kk]
-						for l, v := range src {
-							panel[l*nr+jj] = v
-						}
-					}
-					continue
-				}
-				for l := 0; l < kk; l++ {
-					copy(panel[l*nr:l*nr+cols], b[(k0+l)*ldb+jp*nr:])
-				}
-			}
-		}
-	}
 	t := min(int(threads.Load()), np)
 	if t <= 1 || k*n < parallelFlops {
-		pack(0, np)
+		p.pack(tB, b, ldb, 0, np)
 		return
 	}
 	band := (np + t - 1) / t
-	spread((np+band-1)/band, func(i int) { pack(i*band, min(np, (i+1)*band)) })
+	spread((np+band-1)/band, func(i int) { p.pack(tB, b, ldb, i*band, min(np, (i+1)*band)) })
+}
+
+// pack is PackB on panels [jp0, jp1) (a method, not a closure: one would
+// cost PackB an allocation a call).
+func (p *PackedB) pack(tB bool, b []float32, ldb, jp0, jp1 int) {
+	k, n, nr, kc := p.K, p.N, p.k.nr, p.k.kc
+	for k0 := 0; k0 < k; k0 += kc {
+		kk := min(kc, k-k0)
+		for jp := jp0; jp < jp1; jp++ {
+			panel := p.panel(k0, kk, jp)[:kk*nr]
+			cols := min(nr, n-jp*nr)
+			if cols < nr {
+				clear(panel)
+			}
+			if tB { // row j of B is column j of op(B): read along it
+				for jj := 0; jj < cols; jj++ {
+					src := b[(jp*nr+jj)*ldb+k0:][:kk]
+					for l, v := range src {
+						panel[l*nr+jj] = v
+					}
+				}
+				continue
+			}
+			for l := 0; l < kk; l++ {
+				copy(panel[l*nr:l*nr+cols], b[(k0+l)*ldb+jp*nr:])
+			}
+		}
+	}
 }
 
 // panel returns the kk×nr panel jp of the block that starts at row k0.
@@ -131,8 +138,19 @@ func (p *PackedB) panel(k0, kk, jp int) []float32 {
 
 var aPacks keep[Scratch]
 
-// bPacks holds the packed blocks of op(B) that Gemm packs on every call.
-var bPacks keep[PackedB]
+// inPlacePanels: a kernel with inPlace reads op(A), and in Gemm an
+// untransposed op(B), in place in a product of at most 24 panels (384
+// columns), where packing costs most: on AVX2, products of 13 to 384 rows
+// by 45 to 384 columns (the anchor's) ran 6–49% faster with A in place,
+// weight gradients 2–21% faster with B in place too (thread CPU time).
+// Over more panels, A read once per panel at a stride of a power of two
+// thrashes the caches a packed copy stays in (128×3072×1024 8% slower in
+// place, 768×1024×1024 14%).
+var inPlacePanels = 24
+
+// bPacks holds the packed blocks of op(B) that Gemm packs on every call;
+// bViews, those it reads in place.
+var bPacks, bViews keep[PackedB]
 
 // Gemm sets C = op(A)·op(B), or with acc C + op(A)·op(B), for op(A) [m, k]
 // (A, or with tA Aᵀ for A [k, m]) and op(B) [k, n] (B, or with tB Bᵀ for B
@@ -140,10 +158,12 @@ var bPacks keep[PackedB]
 // changes from one product to the next (a weight's gradient Gᵀ·X, the
 // products of the recurrence's backward pass), packing op(B) one kc block
 // of rows at a time, so its scratch is at most kc×n values however long k
-// is. The sums are GemmPacked's: each entry one chain of fused
-// multiply-adds over k in order, continued from one block to the next, so
-// the product is the same bits as GemmPacked's on the whole of op(B)
-// packed, split over threads or not.
+// is (on a kernel with inPlace, an untransposed op(B) of few panels is
+// read in place, its last partial panel packed: inPlacePanels). The sums
+// are GemmPacked's: each entry one chain of fused multiply-adds over k in
+// order, continued from one block to the next, so the product is the same
+// bits as GemmPacked's on the whole of op(B) packed, split over threads or
+// not.
 func Gemm(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, acc bool, c []float32, ldc int) {
 	if m == 0 || n == 0 {
 		return
@@ -151,9 +171,23 @@ func Gemm(tA, tB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, 
 	p := bPacks.Get()
 	defer bPacks.Put(p)
 	if k == 0 {
-		p.K, p.N, p.k = 0, n, packK
+		p.K, p.N, p.k, p.ld = 0, n, packK, 0
 		gemmPacked(m, a, lda, tA, p, c, ldc, acc)
 		return
+	}
+	if nr := packK.nr; packK.inPlace && !tB && n >= nr && n <= inPlacePanels*nr {
+		// op(B)'s whole panels read in place; the last columns, if any,
+		// packed below
+		n0 := n / nr * nr
+		v := bViews.Get()
+		*v = PackedB{K: k, N: n0, k: packK, data: b, ld: ldb}
+		gemmPacked(m, a, lda, tA, v, c, ldc, acc)
+		v.data = nil
+		bViews.Put(v)
+		if n0 == n {
+			return
+		}
+		n, b, c = n-n0, b[n0:], c[n0:]
 	}
 	for k0 := 0; k0 < k; k0 += packK.kc {
 		kk := min(packK.kc, k-k0)
@@ -236,14 +270,30 @@ func gemmPanels(m int, a []float32, lda int, tA bool, p *PackedB, c []float32, l
 		load := acc || k0 > 0 // continue the sums in C
 		for i0 := 0; i0 < m; i0 += packMC {
 			mb := (min(packMC, m-i0) + mr - 1) / mr
-			packA(ap, a, lda, tA, mr, i0, m, k0, kk, mb)
+			packed := 0 // strips [packed, mb) are packed, from ap[0]
+			if kn.inPlace && jp1-jp0 <= inPlacePanels {
+				packed = min(mb, (m-i0)/mr) // the whole ones are read in place
+			}
+			packA(ap, a, lda, tA, mr, i0+packed*mr, m, k0, kk, mb-packed)
 			for jp := jp0; jp < jp1; jp++ {
-				panel := p.panel(k0, kk, jp)
+				panel, ps := p.panel(k0, kk, jp), nr
+				if p.ld > 0 {
+					panel, ps = p.data[k0*p.ld+jp*nr:], p.ld
+				}
 				for ib := 0; ib < mb; ib++ {
 					r0, c0 := i0+ib*mr, jp*nr
-					strip := ap[ib*mr*kk:]
+					var strip []float32
+					rs, ks := 1, mr
+					switch {
+					case ib >= packed:
+						strip = ap[(ib-packed)*mr*kk:]
+					case tA: // rows r0… of op(A) are columns of A
+						strip, ks = a[k0*lda+r0:], lda
+					default:
+						strip, rs, ks = a[r0*lda+k0:], lda, 1
+					}
 					if r0+mr <= m && c0+nr <= n {
-						micro(kn, kk, strip, panel, c[r0*ldc+c0:], ldc, load)
+						micro(kn, kk, strip, rs, ks, panel, ps, c[r0*ldc+c0:], ldc, load)
 						continue
 					}
 					// an edge block: through a full-size block on the stack
@@ -253,7 +303,7 @@ func gemmPanels(m int, a []float32, lda int, tA bool, p *PackedB, c []float32, l
 							copy(edge[i*nr:i*nr+cols], c[(r0+i)*ldc+c0:])
 						}
 					}
-					micro(kn, kk, strip, panel, edge[:], nr, load)
+					micro(kn, kk, strip, rs, ks, panel, ps, edge[:], nr, load)
 					for i := 0; i < rows; i++ {
 						copy(c[(r0+i)*ldc+c0:(r0+i)*ldc+c0+cols], edge[i*nr:])
 					}
@@ -267,8 +317,9 @@ func gemmPanels(m int, a []float32, lda int, tA bool, p *PackedB, c []float32, l
 // strips of kk×mr (k-major), rows past m as zeros. op(A) is A [m, K], or
 // with tA Aᵀ for A [K, m], whose strips are mr consecutive values of a row
 // at each step (AVX-512's 8 copied as 8 values: a call to memmove for each
-// cost 5% of a step at hidden 512. Read in place, without packing, they
-// ran 2–3% faster at hidden 512 and 2% slower at 1024: not kept).
+// cost 5% of a step at hidden 512. Read in place by micro512, without
+// packing, they ran 2–3% faster at hidden 512 and 2% slower at 1024: not
+// kept there; the AVX2 kernel reads whole strips in place: inPlace).
 func packA(ap, a []float32, lda int, tA bool, mr, i0, m, k0, kk, mb int) {
 	if tA {
 		for ib := 0; ib < mb; ib++ {
@@ -338,11 +389,12 @@ func packA(ap, a []float32, lda int, tA bool, mr, i0, m, k0, kk, mb int) {
 }
 
 // microGo is the micro-kernel in Go: C[mr×nr] = (C if load, else 0) +
-// strip · panel, each entry's chain of multiply-adds over l in order
+// A[mr×kk] · B[kk×nr] (A's row i at step l at a[i·rs + l·ks], B's row l
+// at panel[l·ps]), each entry's chain of multiply-adds over l in order
 // (fused here through float64: a last bit may differ from the assembly
 // kernels' where float64's rounding then float32's is not float32's alone:
 // fma32 in packed_test.go).
-func microGo(mr, nr, kk int, strip, panel, c []float32, ldc int, load bool) {
+func microGo(mr, nr, kk int, a []float32, rs, ks int, panel []float32, ps int, c []float32, ldc int, load bool) {
 	var acc [maxMR * maxNR]float32
 	if load {
 		for i := 0; i < mr; i++ {
@@ -350,9 +402,9 @@ func microGo(mr, nr, kk int, strip, panel, c []float32, ldc int, load bool) {
 		}
 	}
 	for l := 0; l < kk; l++ {
-		b := panel[l*nr : (l+1)*nr]
+		b := panel[l*ps : l*ps+nr]
 		for i := 0; i < mr; i++ {
-			ai := strip[l*mr+i]
+			ai := a[l*ks+i*rs]
 			row := acc[i*nr : (i+1)*nr]
 			for j, bv := range b {
 				row[j] = float32(math.FMA(float64(ai), float64(bv), float64(row[j])))

@@ -4,7 +4,7 @@ package kern
 func micro512(kk int, strip, panel, c *float32, ldc int, load bool)
 
 //go:noescape
-func micro6x16(kk int, strip, panel, c *float32, ldc int, load bool)
+func micro6x16(kk int, a *float32, rs, ks int, panel *float32, ps int, c *float32, ldc int, load bool)
 
 // hasAVX512 reports whether the processor has AVX-512F and the operating
 // system saves the ZMM registers and opmasks (XCR0 bits 5–7).
@@ -33,24 +33,27 @@ var hasFMA = func() bool {
 var kernAVX512 = &packKernel{name: "AVX-512", mr: 8, nr: 32, kc: 512, fast: true}
 
 // kernAVX2: C's 6×16 block in 12 ymm registers (micro6x16); kc = 256 keeps
-// a panel (16 KiB) in L1 with room for the strip (6 KiB).
-var kernAVX2 = &packKernel{name: "AVX2", mr: 6, nr: 16, kc: 256, fast: true}
+// a panel (16 KiB) in L1 with room for the strip (6 KiB). It reads A's
+// strips in place.
+var kernAVX2 = &packKernel{name: "AVX2", mr: 6, nr: 16, kc: 256, fast: true, inPlace: true}
 
-// micro runs kn: C[mr×nr] = (C if load, else 0) + strip · panel.
-func micro(kn *packKernel, kk int, strip, panel, c []float32, ldc int, load bool) {
+// micro runs kn: C[mr×nr] = (C if load, else 0) + A[mr×kk] · B[kk×nr], A's
+// row i at step l at a[i·rs + l·ks], B's row l at panel[l·ps] (a packed
+// strip and panel, rs 1, ks mr, ps nr, are the only layout micro512 reads).
+func micro(kn *packKernel, kk int, a []float32, rs, ks int, panel []float32, ps int, c []float32, ldc int, load bool) {
 	switch kn {
 	case kernAVX512:
 		_ = c[7*ldc+31]
-		_ = strip[kk*8-1]
+		_ = a[kk*8-1]
 		_ = panel[kk*32-1]
-		micro512(kk, &strip[0], &panel[0], &c[0], ldc, load)
+		micro512(kk, &a[0], &panel[0], &c[0], ldc, load)
 	case kernAVX2:
 		_ = c[5*ldc+15]
-		_ = strip[kk*6-1]
-		_ = panel[kk*16-1]
-		micro6x16(kk, &strip[0], &panel[0], &c[0], ldc, load)
+		_ = a[(kk-1)*ks+5*rs]
+		_ = panel[(kk-1)*ps+15]
+		micro6x16(kk, &a[0], rs, ks, &panel[0], ps, &c[0], ldc, load)
 	default:
-		microGo(kn.mr, kn.nr, kk, strip, panel, c, ldc, load)
+		microGo(kn.mr, kn.nr, kk, a, rs, ks, panel, ps, c, ldc, load)
 	}
 }
 

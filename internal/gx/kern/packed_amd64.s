@@ -144,18 +144,29 @@ put:
 	VZEROUPPER
 	RET
 
-// func micro6x16(kk int, strip, panel, c *float32, ldc int, load bool)
-// C[6×16] = (C if load, else 0) + strip[kk×6] · panel[kk×16], one fused
-// multiply-add per k (AVX2 and FMA); row i of C is in Y(2i), Y(2i+1), the
-// panel's row in Y12, Y13, strip values broadcast in Y14, Y15.
-TEXT ·micro6x16(SB), NOSPLIT, $0-41
+// func micro6x16(kk int, a *float32, rs, ks int, panel *float32, ps int, c *float32, ldc int, load bool)
+// C[6×16] = (C if load, else 0) + A[6×kk] · B[kk×16], one fused
+// multiply-add per k (AVX2 and FMA), A's row i at step l read at a[i·rs +
+// l·ks] (a packed strip: rs 1, ks 6; in place: rs lda, ks 1, or with tA
+// rs 1, ks lda), B's row l at panel[l·ps] (packed: ps 16; in place: ldb);
+// row i of C is in Y(2i), Y(2i+1), B's row in Y12, Y13, A's values
+// broadcast in Y14, Y15 from SI (rows 0–2) and R13 (3–5).
+TEXT ·micro6x16(SB), NOSPLIT, $0-65
 	MOVQ kk+0(FP), CX
-	MOVQ strip+8(FP), SI
-	MOVQ panel+16(FP), DI
-	MOVQ c+24(FP), DX
-	MOVQ ldc+32(FP), R8
+	MOVQ a+8(FP), SI
+	MOVQ rs+16(FP), R11
+	SHLQ $2, R11
+	MOVQ ks+24(FP), R12
+	SHLQ $2, R12
+	LEAQ (SI)(R11*2), R13
+	ADDQ R11, R13
+	MOVQ panel+32(FP), DI
+	MOVQ ps+40(FP), BX
+	SHLQ $2, BX
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), R8
 	SHLQ $2, R8
-	MOVBLZX load+40(FP), R9
+	MOVBLZX load+64(FP), R9
 	// prefetch the C block 6 rows down (the next strip's), as micro512
 	LEAQ (DX)(R8*4), R10
 	LEAQ (R10)(R8*2), R10
@@ -216,26 +227,27 @@ start6:
 loop6:
 	VMOVUPS (DI), Y12
 	VMOVUPS 32(DI), Y13
-	VBROADCASTSS 0(SI), Y14
-	VBROADCASTSS 4(SI), Y15
+	VBROADCASTSS (SI), Y14
+	VBROADCASTSS (SI)(R11*1), Y15
 	VFMADD231PS Y12, Y14, Y0
 	VFMADD231PS Y13, Y14, Y1
 	VFMADD231PS Y12, Y15, Y2
 	VFMADD231PS Y13, Y15, Y3
-	VBROADCASTSS 8(SI), Y14
-	VBROADCASTSS 12(SI), Y15
+	VBROADCASTSS (SI)(R11*2), Y14
+	VBROADCASTSS (R13), Y15
 	VFMADD231PS Y12, Y14, Y4
 	VFMADD231PS Y13, Y14, Y5
 	VFMADD231PS Y12, Y15, Y6
 	VFMADD231PS Y13, Y15, Y7
-	VBROADCASTSS 16(SI), Y14
-	VBROADCASTSS 20(SI), Y15
+	VBROADCASTSS (R13)(R11*1), Y14
+	VBROADCASTSS (R13)(R11*2), Y15
 	VFMADD231PS Y12, Y14, Y8
 	VFMADD231PS Y13, Y14, Y9
 	VFMADD231PS Y12, Y15, Y10
 	VFMADD231PS Y13, Y15, Y11
-	ADDQ $24, SI
-	ADDQ $64, DI
+	ADDQ R12, SI
+	ADDQ R12, R13
+	ADDQ BX, DI
 	DECQ CX
 	JNZ loop6
 put6:

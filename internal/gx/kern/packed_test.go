@@ -92,8 +92,8 @@ func testGemmPackedThreads(t *testing.T, kn *packKernel) {
 	for _, load := range []bool{false, true} {
 		c1, c2 := randSlice(rng, mr*nr), make([]float32, mr*nr)
 		copy(c2, c1)
-		micro(kn, kk, strip, panel, c1, nr, load)
-		microGo(mr, nr, kk, strip, panel, c2, nr, load)
+		micro(kn, kk, strip, 1, mr, panel, nr, c1, nr, load)
+		microGo(mr, nr, kk, strip, 1, mr, panel, nr, c2, nr, load)
 		for i := range c1 {
 			if d := math.Abs(float64(c1[i] - c2[i])); d > 0x1p-23*math.Abs(float64(c2[i])) {
 				t.Fatalf("load=%v: the micro-kernels differ at %d: %v, %v", load, i, c1[i], c2[i])
@@ -108,8 +108,10 @@ func testGemmPackedThreads(t *testing.T, kn *packKernel) {
 // kc, give the same bits. The shapes have edges of both kernels' blocks
 // (rows not a multiple of 6 or 8, columns not of 16 or 32), k across kc
 // blocks of both (256 and 512) and none, and, on two threads, bands of rows
-// (400 rows) and of panels.
+// (400 rows) and of panels; each with op(A) packed and, on the AVX2 kernel,
+// read in place (whole strips; the last, partial, packed).
 func TestGemmPackedBits(t *testing.T) {
+	ipDefault := inPlacePanels
 	forKernels(t, func(t *testing.T, kn *packKernel) {
 		if !kn.fast {
 			t.Skip("the Go kernel rounds through float64 (microGo)")
@@ -145,12 +147,16 @@ func TestGemmPackedBits(t *testing.T) {
 					var p PackedB
 					PackB(&p, tB, k, n, b, ldb)
 					for _, th := range []int{1, 2} {
-						SetThreads(th)
-						c := slices.Clone(c0)
-						GemmPacked(m, a, lda, &p, c, ldc, acc)
-						for i, v := range c {
-							if math.Float32bits(v) != math.Float32bits(want[i]) {
-								t.Fatalf("%v tB=%v acc=%v threads=%d: c[%d,%d] = %v, the fma chain's %v", s, tB, acc, th, i/ldc, i%ldc, v, want[i])
+						for _, ip := range []int{0, 1 << 30} { // A packed; in place (kernAVX2)
+							SetThreads(th)
+							inPlacePanels = ip
+							c := slices.Clone(c0)
+							GemmPacked(m, a, lda, &p, c, ldc, acc)
+							inPlacePanels = ipDefault
+							for i, v := range c {
+								if math.Float32bits(v) != math.Float32bits(want[i]) {
+									t.Fatalf("%v tB=%v acc=%v threads=%d inPlacePanels=%d: c[%d,%d] = %v, the fma chain's %v", s, tB, acc, th, ip, i/ldc, i%ldc, v, want[i])
+								}
 							}
 						}
 					}
@@ -162,7 +168,8 @@ func TestGemmPackedBits(t *testing.T) {
 
 // TestGemmPackedAllocs: a product on one thread allocates nothing once
 // its buffers are kept, edge blocks included (13×45: edges both ways on
-// either kernel's block; the edge block stays on gemmPanels's stack).
+// either kernel's block; the edge block stays on gemmPanels's stack), nor
+// does Gemm, packing op(B) or not.
 func TestGemmPackedAllocs(t *testing.T) {
 	forKernels(t, func(t *testing.T, _ *packKernel) {
 		defer SetThreads(Threads())
@@ -174,6 +181,12 @@ func TestGemmPackedAllocs(t *testing.T) {
 		PackB(&p, false, k, n, b, n)
 		if allocs := testing.AllocsPerRun(10, func() { GemmPacked(m, a, k, &p, c, n, false) }); allocs != 0 {
 			t.Fatalf("GemmPacked: %v allocations a call, want 0", allocs)
+		}
+		for _, ldb := range []int{n, k} { // B [k, n], in place on AVX2 (its last columns packed); Bᵀ, packed
+			tB := ldb == k
+			if allocs := testing.AllocsPerRun(10, func() { Gemm(true, tB, m, n, k, a, m, b, ldb, false, c, n) }); allocs != 0 {
+				t.Fatalf("Gemm tB=%v: %v allocations a call, want 0", tB, allocs)
+			}
 		}
 	})
 }
@@ -373,6 +386,21 @@ func BenchmarkGemmPacked(b *testing.B) {
 		b.Run(fmt.Sprint(m, "x", n, "x", k), func(b *testing.B) {
 			for b.Loop() {
 				GemmPacked(m, a, k, &p, c, n, false)
+			}
+			b.ReportMetric(float64(2*m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}
+
+// BenchmarkGemm: weight gradients Gᵀ·X (op(A) = Aᵀ, B packed per call) at
+// the anchor's sizes (bench-compare at hidden 128) and at hidden 512.
+func BenchmarkGemm(b *testing.B) {
+	for _, s := range [][3]int{{128, 128, 256}, {384, 128, 256}, {1536, 512, 640}} {
+		m, n, k := s[0], s[1], s[2]
+		a, bb, c := make([]float32, k*m), make([]float32, k*n), make([]float32, m*n)
+		b.Run(fmt.Sprint(m, "x", n, "x", k), func(b *testing.B) {
+			for b.Loop() {
+				Gemm(true, false, m, n, k, a, m, bb, n, true, c, n)
 			}
 			b.ReportMetric(float64(2*m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
