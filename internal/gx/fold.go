@@ -34,11 +34,12 @@ import (
 // buffer (in place: the same bits as into a buffer of its own), so a chain
 // of Adds holds one buffer.
 
-// adder is the ability of an op to add its result into a buffer of its
-// output's shape: dst += op(args).
+// adder is an op that can add its result into a buffer of its output's
+// shape: into(c, dst, true) is dst += op(args), into(c, c.out, false) its
+// forward.
 type adder interface {
-	forwarder
-	accumulate(c *call, dst backend.Buf) error
+	G.Op
+	into(c *call, dst backend.Buf, acc bool) error
 }
 
 // devFusion is what fuseAdds decided: per step, whether it adds into its
@@ -163,9 +164,9 @@ type absorber interface {
 	// in which of its slots; stepOf maps a value to the step computing it
 	// (−1: none), shape a value to its shape.
 	absorbs(m *Machine, stepOf []int, shape func(int) tensor.Shape, p, k int) (slot int, ok bool)
-	// absorbing is the op's forward (with acc its accumulate into dst),
-	// adding the absorbed steps' terms into dsts[slot] where set, the
-	// slots in the order order lists them (the order their steps ran).
+	// absorbing is the op's forward (with acc, added into dst), adding the
+	// absorbed steps' terms into dsts[slot] where set, the slots in the
+	// order order lists them (the order their steps ran).
 	absorbing(c *call, dst backend.Buf, acc bool, dsts []backend.Buf, order []int) error
 }
 

@@ -131,15 +131,12 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 		s := &m.steps[k]
 		in := r.argShapes(s)
 		r.argb[k] = make([]backend.Buf, len(s.args))
-		switch op := s.op.(type) {
-		case forwarder:
-			r.fns[k] = r.onBuffers(be, in, r.shapes[s.out], op.forward)
-		default:
-			if s.add && in[0].Eq(in[1]) && in[0].Eq(r.shapes[s.out]) {
-				n := max(1, in[0].TotalSize())
-				r.fns[k] = func(out backend.Buf, args []backend.Buf) error {
-					return be.Add(out, args[0], args[1], n)
-				}
+		if f := forwardOf(s.op); f != nil {
+			r.fns[k] = r.onBuffers(be, in, r.shapes[s.out], f)
+		} else if s.add && in[0].Eq(in[1]) && in[0].Eq(r.shapes[s.out]) {
+			n := max(1, in[0].TotalSize())
+			r.fns[k] = func(out backend.Buf, args []backend.Buf) error {
+				return be.Add(out, args[0], args[1], n)
 			}
 		}
 		if r.fns[k] == nil {
@@ -182,7 +179,7 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 			r.argb[k] = make([]backend.Buf, len(s.args))
 		case r.fuse.acc[k]:
 			op := s.op.(adder)
-			r.fns[k] = r.onBuffers(be, r.argShapes(s), r.shapes[s.out], func(c *call) error { return op.accumulate(c, c.out) })
+			r.fns[k] = r.onBuffers(be, r.argShapes(s), r.shapes[s.out], func(c *call) error { return op.into(c, c.out, true) })
 		}
 	}
 	if err := r.plan(m, m.nodes); err != nil {
@@ -200,8 +197,8 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 }
 
 // onBuffers runs f on a call whose operands and output are a step's
-// buffers (one call, reused every run): an op's forward, or its accumulate
-// into its output's buffer, its folded Add's (fuseAdds). On the host its
+// buffers (one call, reused every run): an op's forward, or its result
+// added into its output's buffer, its folded Add's (fuseAdds). On the host its
 // working buffers are the arena's, handed out afresh at each step.
 func (r *devRun) onBuffers(be backend.Backend, in []tensor.Shape, out tensor.Shape, f func(*call) error) deviceFn {
 	c := &call{be: be, in: make([]backend.Buf, len(in)), sh: in, osh: out, dev: r}

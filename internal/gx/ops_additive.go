@@ -83,14 +83,9 @@ func (op *additiveOutOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error)
 
 func (op *additiveDeltaOp) outShape(s []tensor.Shape) (tensor.Shape, error) { return s[0].Clone(), nil }
 
-// forward: δ[n,a] = g[n] v[a] (1 − T[n,a]²).
-func (op *additiveDeltaOp) forward(c *call) error { return op.delta(c, c.out, false) }
-
-// accumulate is dst += δ (the projected keys' gradient summed over the
-// steps, on a device).
-func (op *additiveDeltaOp) accumulate(c *call, dst backend.Buf) error { return op.delta(c, dst, true) }
-
-func (op *additiveDeltaOp) delta(c *call, dst backend.Buf, acc bool) error {
+// into: δ[n,a] = g[n] v[a] (1 − T[n,a]²) (with acc added: the projected
+// keys' gradient summed over the steps).
+func (op *additiveDeltaOp) into(c *call, dst backend.Buf, acc bool) error {
 	return c.be.AdditiveDelta(dst, c.in[0], c.in[1], c.in[2], lead(c.sh[0]), last(c.sh[0]), acc)
 }
 
@@ -112,14 +107,9 @@ func (op *projLastVOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{last(s[0])}, nil
 }
 
-// forward: out[a] = Σ_n X[n,a]·g[n], Xᵀg for X [N,A].
-func (op *projLastVOp) forward(c *call) error { return op.product(c, c.out, false) }
-
-// accumulate is dst += Xᵀg (v's gradient summed over the steps, on a
-// device).
-func (op *projLastVOp) accumulate(c *call, dst backend.Buf) error { return op.product(c, dst, true) }
-
-func (op *projLastVOp) product(c *call, dst backend.Buf, acc bool) error {
+// into: dst[a] = Σ_n X[n,a]·g[n], Xᵀg for X [N,A] (with acc added: v's
+// gradient summed over the steps).
+func (op *projLastVOp) into(c *call, dst backend.Buf, acc bool) error {
 	N, A := lead(c.sh[0]), last(c.sh[0])
 	return c.be.MatVec(A, N, backend.Mat{Buf: c.in[0], Ld: A, T: true}, c.in[1], dst, acc)
 }

@@ -626,14 +626,9 @@ func (op *attendDHOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 	return tensor.Shape{op.b, op.s, op.d}, nil
 }
 
-// forward: Outer's, of the weights and ∂ctx.
-func (op *attendDHOp) forward(c *call) error { return op.product(c, c.out, false) }
-
-// accumulate is dst += ∂H, as Outer's (the product rounded, then added).
-func (op *attendDHOp) accumulate(c *call, dst backend.Buf) error { return op.product(c, dst, true) }
-func (op *attendDHOp) fusedOnHost()                              {}
-
-func (op *attendDHOp) product(c *call, dst backend.Buf, acc bool) error {
+// into: Outer's, of the weights and ∂ctx (with acc added, as Outer's: the
+// product rounded, then added).
+func (op *attendDHOp) into(c *call, dst backend.Buf, acc bool) error {
 	return c.be.Outer(dst, c.in[0], c.in[1], op.b, op.s, op.d, 1, op.cc, acc)
 }
 
@@ -641,21 +636,17 @@ func (op *attendDHOp) product(c *call, dst backend.Buf, acc bool) error {
 // weights) and ∂s [B,S] at the start of the flat gradients.
 func (op *attendDVOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return tensor.Shape{op.a}, nil }
 
-// forward: ∂v[a] = Σ_n T[n,a]·∂s[n], the product ProjLastV computes
-// (backend.AttendSums).
-func (op *attendDVOp) forward(c *call) error { return op.absorbing(c, c.out, false, nil, nil) }
-
-// accumulate is dst += ∂v, the product rounded, then added: the bits of
-// forward, then the Add it folds (fold.go).
-func (op *attendDVOp) accumulate(c *call, dst backend.Buf) error {
-	return op.absorbing(c, dst, true, nil, nil)
+// into: ∂v[a] = Σ_n T[n,a]·∂s[n], the product ProjLastV computes
+// (backend.AttendSums); with acc the product rounded, then added: the bits
+// of the forward, then the Add it folds (fold.go).
+func (op *attendDVOp) into(c *call, dst backend.Buf, acc bool) error {
+	return op.absorbing(c, dst, acc, nil, nil)
 }
 
 // workspace: the product before it is added (the cpu's).
 func (op *attendDVOp) workspace([]tensor.Shape) []int { return []int{op.a} }
 
-// absorbing is forward (accumulate with acc), adding ∂c = Σ_b ∂u into
-// dsts[0] where it is set.
+// absorbing is into, adding ∂c = Σ_b ∂u into dsts[0] where it is set.
 func (op *attendDVOp) absorbing(c *call, dst backend.Buf, acc bool, dsts []backend.Buf, _ []int) error {
 	fa, err := fused(c, op.name)
 	if err != nil {

@@ -50,13 +50,8 @@ func (op *sumRowsOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{last(s[0])}, nil
 }
 
-// forward: out = Σ_r g[r,:].
-func (op *sumRowsOp) forward(c *call) error { return op.sum(c, c.out, false) }
-
-// accumulate is dst += Σ_r g[r,:] (a bias's gradient summed over the steps,
-// on a device).
-func (op *sumRowsOp) accumulate(c *call, dst backend.Buf) error { return op.sum(c, dst, true) }
-
-func (op *sumRowsOp) sum(c *call, dst backend.Buf, acc bool) error {
+// into: dst = Σ_r g[r,:] (with acc added: a bias's gradient summed over
+// the steps).
+func (op *sumRowsOp) into(c *call, dst backend.Buf, acc bool) error {
 	return c.be.SumRows(dst, c.in[0], lead(c.sh[0]), last(c.sh[0]), acc)
 }

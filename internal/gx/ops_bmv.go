@@ -125,21 +125,15 @@ func (op *outerOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{s[1][0], s[0][1], s[1][1]}, nil
 }
 
-// forward: out[b,i,d] = c·w[b·h+k(d),i] · y[b,d].
-func (op *outerOp) forward(c *call) error { return op.product(c, c.out, false) }
-
-// product writes the product into dst, or with acc adds it to dst.
-func (op *outerOp) product(c *call, dst backend.Buf, acc bool) error {
-	B, S, D := c.sh[1][0], c.sh[0][1], c.sh[1][1]
-	return c.be.Outer(dst, c.in[0], c.in[1], B, S, D, op.h, op.c, acc)
-}
-
-// accumulate is dst += Outer(w, y) for dst [B,S,D]: each row's c·w·y
+// into: dst[b,i,d] = c·w[b·h+k(d),i] · y[b,d]; with acc each row's c·w·y
 // rounded, then added, the bits of Outer then Add. The gradient of the
 // annotations through each step's context, Σ_t Outer(w_t, ∂c_t), then
 // writes no [B,S,D] buffer of its own per step (hidden 1024, batch 128,
 // source 20: 10 MB at each of 21 steps, written, then read by the Add).
-func (op *outerOp) accumulate(c *call, dst backend.Buf) error { return op.product(c, dst, true) }
+func (op *outerOp) into(c *call, dst backend.Buf, acc bool) error {
+	B, S, D := c.sh[1][0], c.sh[0][1], c.sh[1][1]
+	return c.be.Outer(dst, c.in[0], c.in[1], B, S, D, op.h, op.c, acc)
+}
 
 func (op *outerOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	var err error

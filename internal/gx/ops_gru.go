@@ -176,14 +176,9 @@ func (op *sumColsOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{op.hi - op.lo}, nil
 }
 
-// forward: out[c] = Σ_r x[r, lo+c].
-func (op *sumColsOp) forward(c *call) error { return op.sum(c, c.out, false) }
-
-// accumulate is dst += Σ_r x[r, lo:hi] (b_hn's gradient summed over the
-// steps, on a device).
-func (op *sumColsOp) accumulate(c *call, dst backend.Buf) error { return op.sum(c, dst, true) }
-
-func (op *sumColsOp) sum(c *call, dst backend.Buf, acc bool) error {
+// into: dst[c] = Σ_r x[r, lo+c] (with acc added: b_hn's gradient summed
+// over the steps).
+func (op *sumColsOp) into(c *call, dst backend.Buf, acc bool) error {
 	return c.be.ColSums(dst, 0, c.in[0], op.lo, c.sh[0][1], c.sh[0][0], op.hi-op.lo, acc)
 }
 
@@ -215,13 +210,8 @@ func (op *gruBlendDGOp) forward(c *call) error {
 
 func (op *gruBlendDHOp) outShape(s []tensor.Shape) (tensor.Shape, error) { return s[1].Clone(), nil }
 
-// forward: ∂h = g ⊙ z.
-func (op *gruBlendDHOp) forward(c *call) error { return op.grad(c, c.out, false) }
-
-// accumulate is dst += g ⊙ z (h's gradient summed over the ops that read
-// it, on a device).
-func (op *gruBlendDHOp) accumulate(c *call, dst backend.Buf) error { return op.grad(c, dst, true) }
-
-func (op *gruBlendDHOp) grad(c *call, dst backend.Buf, acc bool) error {
+// into: ∂h = g ⊙ z (with acc added: h's gradient summed over the ops that
+// read it).
+func (op *gruBlendDHOp) into(c *call, dst backend.Buf, acc bool) error {
 	return c.be.GRUBlendDH(dst, c.in[0], c.in[1], c.sh[1][0], c.sh[1][1], acc)
 }

@@ -287,19 +287,16 @@ func (op *unflatOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return op.shape.Clone(), nil
 }
 
-// forward: out = flat[off : off+size].
-func (op *unflatOp) forward(c *call) error {
+// into: dst = flat[off : off+size]; with acc dst += it (ColSums of one
+// row, adding): a gradient cut out of a fused op's flat tensor goes into
+// the sum of its node's gradients without a buffer of its own (fold.go),
+// the bits of the copy then the Add.
+func (op *unflatOp) into(c *call, dst backend.Buf, acc bool) error {
 	n := op.shape.TotalSize()
-	return c.be.Copy2D(c.out, 0, n, c.in[0], op.off, n, 1, n)
-}
-
-// accumulate is dst += flat[off : off+size] (ColSums of one row, adding):
-// a gradient cut out of a fused op's flat tensor goes into the sum of its
-// node's gradients without a buffer of its own (fold.go), the bits of the
-// copy then the Add.
-func (op *unflatOp) accumulate(c *call, dst backend.Buf) error {
-	n := op.shape.TotalSize()
-	return c.be.ColSums(dst, 0, c.in[0], op.off, n, 1, n, true)
+	if acc {
+		return c.be.ColSums(dst, 0, c.in[0], op.off, n, 1, n, true)
+	}
+	return c.be.Copy2D(dst, 0, n, c.in[0], op.off, n, 1, n)
 }
 
 // viewOff: the entries start at off of the flat tensor (views.go).
