@@ -2,9 +2,10 @@ package gx
 
 import (
 	"fmt"
-	"github.com/attnzoo/attnzoo/internal/backend"
 
+	"github.com/attnzoo/attnzoo/internal/backend"
 	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 )
 
 // Elementwise ops of our own (same shapes in, same shape out; scalars too):
@@ -86,6 +87,14 @@ func dimsOf(xs []*Node) []int {
 		in[i] = x.Dims()
 	}
 	return in
+}
+
+func shapesOf(xs []*Node) []tensor.Shape {
+	s := make([]tensor.Shape, len(xs))
+	for i, x := range xs {
+		s[i] = x.Shape()
+	}
+	return s
 }
 
 // Mul is the elementwise (Hadamard) product of two tensors of one shape.

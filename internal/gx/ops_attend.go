@@ -213,10 +213,7 @@ func (g *Graph) Attention(sc Scoring, mask, values *Node) Attended {
 		return Attended{}
 	}
 	core := attendCore{kind: sc.kind(), sc: sc.Scale, cc: 1, h: sc.heads(), align: viewAlign(g.Target())}
-	in := make([]int, len(ins))
-	for i, n := range ins {
-		in[i] = n.Dims()
-	}
+	in := dimsOf(ins)
 	packed := g.apply(&attendOp{base{name: "Attention", args: core.hashArgs(), in: in, out: 1}, core}, ins...)
 	if packed == nil {
 		return Attended{}
@@ -311,11 +308,7 @@ func fused(c *call, name string) (backend.FusedAttention, error) {
 	return fa, nil
 }
 
-func (op *attendOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *attendOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	a, err := op.sizes(s)
 	if err != nil {
 		return nil, err
@@ -337,40 +330,29 @@ func (op *attendOp) forward(c *call) error {
 	return fa.Attend(a)
 }
 
-func (op *attendPartOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *attendPartOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	a, err := op.sizes(s[1:])
 	if err != nil {
 		return nil, err
 	}
-	switch op.part {
-	case partScores, partHeadWeights:
-		return tensor.Shape{a.B * a.NHeads(), a.S}, nil
-	case partWeights:
-		return tensor.Shape{a.B, a.S}, nil
-	case partContext:
-		return tensor.Shape{a.B, a.D}, nil
-	}
-	return tensor.Shape{a.B, a.S, a.A}, nil
+	_, sh := op.at(a)
+	return sh, nil
 }
 
-// at is where the part lies in the packed tensor, and its size.
-func (op *attendPartOp) at(a backend.Attend) (off, n int) {
-	l := a.Layout()
+// at is where the part lies in the packed tensor, and its shape.
+func (op *attendPartOp) at(a backend.Attend) (int, tensor.Shape) {
+	l, nh := a.Layout(), a.B*a.NHeads()
 	switch op.part {
 	case partScores:
-		return l.S, a.B * a.NHeads() * a.S
+		return l.S, tensor.Shape{nh, a.S}
 	case partHeadWeights:
-		return l.HW, a.B * a.NHeads() * a.S
+		return l.HW, tensor.Shape{nh, a.S}
 	case partWeights:
-		return l.W, a.B * a.S
+		return l.W, tensor.Shape{a.B, a.S}
 	case partContext:
-		return l.Ctx, a.B * a.D
+		return l.Ctx, tensor.Shape{a.B, a.D}
 	}
-	return l.T, a.B * a.S * a.A
+	return l.T, tensor.Shape{a.B, a.S, a.A}
 }
 
 // copyOut: a part nobody reads is not copied (exec.go's dropUnread): in
@@ -393,7 +375,8 @@ func (op *attendPartOp) forward(c *call) error {
 	if err != nil {
 		return err
 	}
-	off, n := op.at(a)
+	off, sh := op.at(a)
+	n := sh.TotalSize()
 	return c.be.Copy2D(c.out, 0, n, c.in[0], off, n, 1, n)
 }
 
@@ -470,31 +453,20 @@ func (op *attendPartOp) scoreGrads(all G.Nodes, ds *Node, res G.Nodes) error {
 
 // part0 is the op copying part p out of the same packed tensor.
 func (op *attendPartOp) part0(p attendPart, all G.Nodes) *attendPartOp {
-	in := make([]int, len(all)-1)
-	for i, n := range all[1:] {
-		in[i] = n.Dims()
-	}
-	return op.attendCore.part(p, in)
+	return op.attendCore.part(p, dimsOf(all[1:]))
 }
 
 // contextGrads sets res to the gradients from the context's: one
 // attendBackOp, cut up.
 func (op *attendPartOp) contextGrads(all G.Nodes, grad *Node, res G.Nodes) error {
 	packed, ins := all[0], all[1:]
-	dims := []int{1, 2}
-	for _, n := range ins {
-		dims = append(dims, n.Dims())
-	}
+	dims := append([]int{1, 2}, dimsOf(ins)...)
 	back, err := op.applyOp(&attendBackOp{base{name: "AttentionBack", args: op.hashArgs(), in: dims, out: 1}, op.attendCore},
 		append(G.Nodes{packed, grad}, ins...)...)
 	if err != nil {
 		return err
 	}
-	s := make([]tensor.Shape, len(ins))
-	for i, n := range ins {
-		s[i] = n.Shape()
-	}
-	a, err := op.sizes(s)
+	a, err := op.sizes(shapesOf(ins))
 	if err != nil {
 		return err
 	}
@@ -543,11 +515,7 @@ func (op *attendPartOp) contextGrads(all G.Nodes, grad *Node, res G.Nodes) error
 	return err
 }
 
-func (op *attendBackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *attendBackOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	a, err := op.sizes(s[2:])
 	if err != nil {
 		return nil, err
@@ -622,7 +590,7 @@ type attendDHOp struct {
 	cc      float64
 }
 
-func (op *attendDHOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+func (op *attendDHOp) outShape([]tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{op.b, op.s, op.d}, nil
 }
 
@@ -634,7 +602,7 @@ func (op *attendDHOp) into(c *call, dst backend.Buf, acc bool) error {
 
 // attendDVOp reads T [B,S,A] in the packed tensor (from t, after the
 // weights) and ∂s [B,S] at the start of the flat gradients.
-func (op *attendDVOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return tensor.Shape{op.a}, nil }
+func (op *attendDVOp) outShape([]tensor.Shape) (tensor.Shape, error) { return tensor.Shape{op.a}, nil }
 
 // into: ∂v[a] = Σ_n T[n,a]·∂s[n], the product ProjLastV computes
 // (backend.AttendSums); with acc the product rounded, then added: the bits

@@ -179,16 +179,6 @@ func (op *gruSeqOp) workspace(in []tensor.Shape) []int {
 	return w
 }
 
-// gradSizes are the shapes of the gradients the backward op packs, in input
-// order: x_j, W_j, U, b, b_hn, h0.
-func gradShapes(in G.Nodes, k int) []tensor.Shape {
-	out := make([]tensor.Shape, 2*k+4)
-	for i := range out {
-		out[i] = in[i].Shape().Clone()
-	}
-	return out
-}
-
 func (op *gruSeqStatesOp) SymDiff(all G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	k := op.k
 	packed, in := all[0], all[1:]
@@ -200,7 +190,7 @@ func (op *gruSeqStatesOp) SymDiff(all G.Nodes, _, grad *G.Node) (G.Nodes, error)
 	back := op.grad(&err, &gruSeqBackOp{base: base{name: "GRUSequenceBack", args: fmt.Sprint(k, ",", op.reverse), in: dims, out: 1}, k: k, reverse: op.reverse, uInput: in[2*k].IsVar()}, args...)
 	res := make(G.Nodes, len(all)) // res[0] (packed) and res[last] (keep): nil, not differentiated
 	off := 0
-	for i, sh := range gradShapes(in, k) {
+	for i, sh := range shapesOf(in[:2*k+4]) { // x_j, W_j, U, b, b_hn, h0
 		res[1+i] = op.grad(&err, &unflatOp{base{name: "Unflat", args: fmt.Sprint(off, sh), in: []int{1}, out: len(sh)}, off, sh}, back)
 		off += sh.TotalSize()
 	}
