@@ -2,6 +2,7 @@ package gx
 
 import (
 	"fmt"
+	"slices"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -34,9 +35,9 @@ import (
 // machine of the same arena.
 type Machine struct {
 	run    *runState
-	vals   []G.Value // per node, in run order (their number: HeldBytes)
-	inputs []slot    // inputs and constants: their value is read each run
+	inputs []slot // inputs and constants: their value is read each run
 	steps  []step
+	stepOf []int      // per value (node), in run order: the step computing it, −1 for an input
 	reads  []slot     // watched nodes: *into is set after each run
 	lazy   []lazyRead // per read, reused
 	dev    *devRun    // the values, their buffers and the steps' functions
@@ -58,9 +59,9 @@ type slot struct {
 type step struct {
 	node *Node
 	op   G.Op
-	args []int     // children's indices in vals
+	args []int     // children's indices (values in run order)
 	argv []G.Value // the children's values, reused (an op run on the host)
-	out  int       // this node's index in vals
+	out  int       // this node's index
 	add  bool      // a + b of two tensors (gorgonia's elemBinOp +)
 }
 
@@ -98,7 +99,7 @@ func (g *Graph) compile() (*Machine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gx: %w", err)
 	}
-	m := &Machine{run: g.run, vals: make([]G.Value, len(sorted)), nodes: make([]*Node, len(sorted)), dt: g.dt}
+	m := &Machine{run: g.run, nodes: make([]*Node, len(sorted)), dt: g.dt}
 	idx := make(map[*Node]int, len(sorted))
 	for i := range sorted {
 		n := sorted[len(sorted)-1-i] // children first
@@ -136,6 +137,10 @@ func (g *Graph) compile() (*Machine, error) {
 			add: isAdd(op) && len(args) == 2})
 	}
 	m.steps = dropUnread(m.steps, uses, watched)
+	m.stepOf = slices.Repeat([]int{-1}, len(sorted))
+	for k, s := range m.steps {
+		m.stepOf[s.out] = k
+	}
 	m.watched = watched
 	m.inputBytes = g.ownInputBytes(m.inputs)
 	return m, nil
@@ -198,7 +203,7 @@ const nodeBytes = 1729
 // an arena's shared input), and the buffers it allocated (a device's; on
 // the host its scalars').
 func (m *Machine) HeldBytes() int64 {
-	n := int64(len(m.vals))*nodeBytes + m.inputBytes
+	n := int64(len(m.stepOf))*nodeBytes + m.inputBytes
 	if m.dev != nil {
 		n += m.dev.allocBytes + m.dev.ownedBytes()
 	}

@@ -58,7 +58,7 @@ var foldAdds = true
 // those that sum in place. onDevice[k] reports whether step k runs on the
 // backend (not a host op).
 func fuseAdds(m *Machine, onDevice []bool, watched []bool) *devFusion {
-	n := len(m.vals)
+	n := len(m.stepOf)
 	f := &devFusion{acc: make([]bool, len(m.steps)), none: make([]bool, len(m.steps)), alias: make([]int, n)}
 	for i := range f.alias {
 		f.alias[i] = i
@@ -66,13 +66,8 @@ func fuseAdds(m *Machine, onDevice []bool, watched []bool) *devFusion {
 	if !foldAdds {
 		return f
 	}
-	uses := make([]int, n)
-	stepOf := make([]int, n) // value → the step computing it, −1 for an input
-	for i := range stepOf {
-		stepOf[i] = -1
-	}
-	for k, s := range m.steps {
-		stepOf[s.out] = k
+	uses, stepOf := make([]int, n), m.stepOf
+	for _, s := range m.steps {
 		for _, a := range s.args {
 			uses[a]++
 		}
@@ -121,18 +116,14 @@ func sumDeltasFromOperands(m *Machine, be backend.Backend) {
 	if _, ok := be.(deltaSummer); !ok || !foldAdds {
 		return
 	}
-	stepOf := make(map[int]int, len(m.steps))
-	for k, s := range m.steps {
-		stepOf[s.out] = k
-	}
 	for k := range m.steps {
 		s := &m.steps[k]
 		op, ok := s.op.(*sumLeadOp)
 		if !ok || op.keep != 2 || len(s.args) != 1 {
 			continue
 		}
-		p, ok := stepOf[s.args[0]]
-		if !ok {
+		p := m.stepOf[s.args[0]]
+		if p < 0 {
 			continue
 		}
 		if _, ok := m.steps[p].op.(*additiveDeltaOp); !ok {
@@ -161,9 +152,8 @@ func sumDeltasFromOperands(m *Machine, be backend.Backend) {
 // that adds into a sum.
 type absorber interface {
 	// absorbs reports whether the op of step p can do step k's work, and
-	// in which of its slots; stepOf maps a value to the step computing it
-	// (−1: none), shape a value to its shape.
-	absorbs(m *Machine, stepOf []int, shape func(int) tensor.Shape, p, k int) (slot int, ok bool)
+	// in which of its slots; shape maps a value to its shape.
+	absorbs(m *Machine, shape func(int) tensor.Shape, p, k int) (slot int, ok bool)
 	// absorbing is the op's forward (with acc, added into dst), adding the
 	// absorbed steps' terms into dsts[slot] where set, the slots in the
 	// order order lists them (the order their steps ran).
@@ -180,13 +170,7 @@ type absorbed struct{ slot, root int }
 // absorbSteps finds the steps that absorbers do the work of (f.none set
 // for them), per absorbing step, in the order they ran.
 func absorbSteps(m *Machine, f *devFusion, onDevice []bool, shape func(int) tensor.Shape) map[int][]absorbed {
-	stepOf := make([]int, len(m.vals))
-	for i := range stepOf {
-		stepOf[i] = -1
-	}
-	for k, s := range m.steps {
-		stepOf[s.out] = k
-	}
+	stepOf := m.stepOf
 	var out map[int][]absorbed
 	for p, s := range m.steps {
 		op, ok := s.op.(absorber)
@@ -200,7 +184,7 @@ func absorbSteps(m *Machine, f *devFusion, onDevice []bool, shape func(int) tens
 				continue
 			}
 			root := f.alias[m.steps[k].out]
-			if slot, ok := op.absorbs(m, stepOf, shape, p, k); ok && f.acc[k] && stepOf[root] >= 0 && stepOf[root] < p && !written[root] &&
+			if slot, ok := op.absorbs(m, shape, p, k); ok && f.acc[k] && stepOf[root] >= 0 && stepOf[root] < p && !written[root] &&
 				!slices.ContainsFunc(got, func(a absorbed) bool { return a.slot == slot }) {
 				got = append(got, absorbed{slot, root})
 				f.none[k] = true
@@ -222,11 +206,7 @@ func absorbSteps(m *Machine, f *devFusion, onDevice []bool, shape func(int) tens
 // steps ab too (fold.go's absorbSteps): the sums they add into are read
 // as operands after its own, their buffers its dsts.
 func (r *devRun) absorbing(be backend.Backend, s *step, ab []absorbed, acc bool) deviceFn {
-	n0 := len(s.args)
-	in := make([]tensor.Shape, n0)
-	for j, a := range s.args {
-		in[j] = r.shapes[a]
-	}
+	n0, in := len(s.args), r.argShapes(s)
 	slots := 0
 	for _, a := range ab {
 		s.args = append(s.args, a.root)

@@ -100,7 +100,7 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 	if err != nil {
 		return nil, err
 	}
-	n := len(m.vals)
+	n := len(m.stepOf)
 	r := &devRun{be: be, shapes: make([]tensor.Shape, n), bufs: make([]backend.Buf, n), host: make([]G.Value, n),
 		own: make([]G.Value, n), hostAt: make([]uint64, n), devAt: make([]uint64, n),
 		fns: make([]deviceFn, len(m.steps)), argb: make([][]backend.Buf, len(m.steps)),

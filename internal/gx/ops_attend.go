@@ -557,7 +557,7 @@ func (op *attendBackOp) absorbing(c *call, _ backend.Buf, _ bool, dsts []backend
 // ∂ctx) in slot 0, and the key-side gradient (the Unflat of this op's
 // value at the Keys block) in slot 1, each where its step adds into a sum
 // (fold.go's absorbSteps): they then cost no launch of their own.
-func (op *attendBackOp) absorbs(m *Machine, _ []int, shape func(int) tensor.Shape, p, k int) (int, bool) {
+func (op *attendBackOp) absorbs(m *Machine, shape func(int) tensor.Shape, p, k int) (int, bool) {
 	sp, sk := m.steps[p], m.steps[k]
 	switch o := sk.op.(type) {
 	case *attendDHOp:
@@ -634,12 +634,12 @@ func (op *attendDVOp) absorbing(c *call, dst backend.Buf, acc bool, dsts []backe
 // absorbs: the bias's ∂c, a SumRows of ∂u (the Unflat of the flat
 // gradients this op reads, at ∂u's block) that adds into its sum, in slot
 // 0 (fold.go's absorbSteps).
-func (op *attendDVOp) absorbs(m *Machine, stepOf []int, shape func(int) tensor.Shape, p, k int) (int, bool) {
+func (op *attendDVOp) absorbs(m *Machine, shape func(int) tensor.Shape, p, k int) (int, bool) {
 	sk := m.steps[k]
-	if _, ok := sk.op.(*sumRowsOp); !ok || len(sk.args) != 1 || stepOf[sk.args[0]] < 0 {
+	if _, ok := sk.op.(*sumRowsOp); !ok || len(sk.args) != 1 || m.stepOf[sk.args[0]] < 0 {
 		return 0, false
 	}
-	u := m.steps[stepOf[sk.args[0]]] // ∂u's
+	u := m.steps[m.stepOf[sk.args[0]]] // ∂u's
 	o, ok := u.op.(*unflatOp)
 	return 0, ok && len(u.args) == 1 && u.args[0] == m.steps[p].args[1] && o.off == op.q && shape(u.out).Eq(tensor.Shape{op.b, op.a})
 }

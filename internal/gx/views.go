@@ -46,23 +46,15 @@ type view struct{ of, off, n int }
 // parts that viewing steps read out of it, views or not. slab: the values
 // are at offsets in the arena's slab.
 func (r *devRun) findViews(m *Machine, slab bool) (out map[int]view, fixed []bool, cover []int) {
-	stepOf := make([]int, len(m.vals))
-	for i := range stepOf {
-		stepOf[i] = -1
-	}
-	only := make([]bool, len(m.vals)) // read by viewing steps alone
-	for i := range only {
-		only[i] = true
-	}
-	for k, s := range m.steps {
-		stepOf[s.out] = k
+	only := slices.Repeat([]bool{true}, len(m.stepOf)) // read by viewing steps alone
+	for _, s := range m.steps {
 		_, ok := s.op.(viewer)
 		for j, a := range s.args {
 			only[a] = only[a] && ok && j == 0
 		}
 	}
 	vw, _ := r.be.(backend.Viewer)
-	fixed, cover = make([]bool, len(m.vals)), make([]int, len(m.vals))
+	fixed, cover = make([]bool, len(m.stepOf)), make([]int, len(m.stepOf))
 	if !makeViews {
 		return nil, fixed, cover
 	}
@@ -73,18 +65,14 @@ func (r *devRun) findViews(m *Machine, slab bool) (out map[int]view, fixed []boo
 		}
 		x := s.args[0]
 		cover[x] += size(r.shapes[s.out])
-		p := stepOf[x]
+		p := m.stepOf[x]
 		if p < 0 || r.fns[p] == nil || (m.watched != nil && m.watched[x]) {
 			continue
 		}
 		if _, ok := m.steps[p].op.(viewer); ok { // not a view of a view
 			continue
 		}
-		in := make([]tensor.Shape, len(s.args))
-		for j, a := range s.args {
-			in[j] = r.shapes[a]
-		}
-		off := op.viewOff(in)
+		off := op.viewOff(r.argShapes(&s))
 		if off < 0 || !slab && (vw == nil || !vw.ViewAt(off)) {
 			continue
 		}
@@ -147,13 +135,9 @@ func (r *devRun) keepViews(m *Machine, views map[int]view, fixed []bool, cover [
 			delete(views, k)
 		}
 	}
-	owner := make(map[int]int, len(m.steps)) // a value computed here → its step
-	for k, s := range m.steps {
-		owner[s.out] = k
-	}
 	for k, w := range views { // the buffer viewed must be one the plan places
 		rt := f.alias[w.of]
-		if p, ok := owner[rt]; !ok || r.fns[p] == nil || len(r.shapes[rt]) == 0 {
+		if p := m.stepOf[rt]; p < 0 || r.fns[p] == nil || len(r.shapes[rt]) == 0 {
 			delete(views, k)
 		}
 	}
