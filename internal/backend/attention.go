@@ -12,9 +12,6 @@ package backend
 type Attention interface {
 	// BiasAdd sets y[r,j] = x[r,j] + b[j] for x [rows,n].
 	BiasAdd(y, x, b Buf, rows, n int) error
-	// SumRows sets y[j] = Σ_r x[r,j] for x [rows,n]; with acc it adds the
-	// sums into y.
-	SumRows(y, x Buf, rows, n int, acc bool) error
 	// SumMid sets y[b,j] = Σ_i x[b,i,j] for x [B,S,n].
 	SumMid(y, x Buf, B, S, n int) error
 	// MatVec sets y = op(A)·x, op(A) m×n (A n×m when a.T), x [n], y [m];
@@ -168,7 +165,7 @@ type AttendBack struct {
 // offset TOff of T) and ∂s [N] (at the start of DS), into DV (added into
 // it, rounded then added, with DVAcc); where DC is set, also ∂C[a] +=
 // Σ_b ∂U[b,a] over the B rows of ∂U [B,A] (at offset DUOff of DU), rows
-// added in order as SumRows' acc does. Work [A] is a working buffer.
+// added in order as ColSums' acc does. Work [A] is a working buffer.
 type AttendSums struct {
 	N, A, B      int
 	T            Buf

@@ -123,7 +123,7 @@ type Fuser interface {
 // FuseStackedGrads is the gradient of a weight read at many positions (a
 // decoder's steps) as one product over the positions' rows stacked, and a
 // bias's as one column sum, instead of one a position (internal/gx,
-// stacked.go). It is built of Stack, Gemm and SumRows: a backend declares
+// stacked.go). It is built of Stack, Gemm and ColSums: a backend declares
 // it where one product on the stack costs less than the products it
 // replaces (the OpenCL backend stacks eight blocks a launch).
 const FuseStackedGrads = "StackedGrads"

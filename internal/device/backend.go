@@ -58,10 +58,6 @@ func (b clBackend) MapGrad(f backend.Fn, dx, y, g backend.Buf, n int) error {
 func (b clBackend) Add(y, x1, x2 backend.Buf, n int) error { return b.o.launch("add", n, y, x1, x2) }
 func (b clBackend) Mul(y, x1, x2 backend.Buf, n int) error { return b.o.launch("mul", n, y, x1, x2) }
 
-func (b clBackend) AddTo(y, x backend.Buf, n int) error {
-	return b.o.Kernel("add_into", n, y, x, n)
-}
-
 func (b clBackend) Sub(y, x1, x2 backend.Buf, n int) error {
 	return b.o.Kernel("sub", n, y, x1, x2, n)
 }

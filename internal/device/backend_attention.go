@@ -15,10 +15,6 @@ func (b clBackend) BiasAdd(y, x, bias backend.Buf, rows, n int) error {
 	return b.o.Kernel("add_bias", rows*n, y, x, bias, n, rows*n)
 }
 
-func (b clBackend) SumRows(y, x backend.Buf, rows, n int, acc bool) error {
-	return b.ColSums(y, 0, x, 0, n, rows, n, acc)
-}
-
 // flag is a kernel's int argument for a bool.
 func flag(b bool) int {
 	if b {

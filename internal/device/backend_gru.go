@@ -24,7 +24,7 @@ func (b clBackend) GRUGates(gates backend.Buf, xs []backend.Buf, hh, bias, bhn, 
 			return err
 		}
 		for _, y := range xs[2:] {
-			if err := b.AddTo(tmp, y, B*3*H); err != nil {
+			if err := b.Add(tmp, tmp, y, B*3*H); err != nil {
 				return err
 			}
 		}

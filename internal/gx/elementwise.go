@@ -154,7 +154,7 @@ func (op *sumOp) forward(c *call) error {
 		return err
 	}
 	for _, x := range c.in[2:] {
-		if err := c.be.AddTo(c.out, x, n); err != nil {
+		if err := c.be.Add(c.out, c.out, x, n); err != nil {
 			return err
 		}
 	}

@@ -151,5 +151,5 @@ func (op *sumLeadOp) forward(c *call) error {
 	if op.keep == 2 {
 		return c.be.SumMid(c.out, c.in[0], B, S, A)
 	}
-	return c.be.SumRows(c.out, c.in[0], B*S, A, false)
+	return c.be.ColSums(c.out, 0, c.in[0], 0, A, B*S, A, false)
 }

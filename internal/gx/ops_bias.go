@@ -53,5 +53,6 @@ func (op *sumRowsOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 // into: dst = Σ_r g[r,:] (with acc added: a bias's gradient summed over
 // the steps).
 func (op *sumRowsOp) into(c *call, dst backend.Buf, acc bool) error {
-	return c.be.SumRows(dst, c.in[0], lead(c.sh[0]), last(c.sh[0]), acc)
+	n := last(c.sh[0])
+	return c.be.ColSums(dst, 0, c.in[0], 0, n, lead(c.sh[0]), n, acc)
 }
