@@ -476,59 +476,46 @@ func (r *devRun) toHost(i int) (G.Value, error) {
 
 // floats is a host value as n float32s (a float64 value is converted).
 func (r *devRun) floats(v G.Value, n int) ([]float32, error) {
-	var src []float32
-	switch t := v.(type) {
-	case *G.F32:
-		src = unsafe.Slice((*float32)(t), 1)
-	case *G.F64:
-		r.scr = append(r.scr[:0], float32(*t))
-		src = r.scr
-	default:
-		switch d := v.Data().(type) {
-		case []float32:
-			src = d
-		case float32:
-			r.scr = append(r.scr[:0], d)
-			src = r.scr
-		case []float64:
-			r.scr = r.scr[:0]
-			for _, x := range d {
-				r.scr = append(r.scr, float32(x))
-			}
-			src = r.scr
-		case float64:
-			r.scr = append(r.scr[:0], float32(d))
-			src = r.scr
-		default:
-			return nil, fmt.Errorf("value %T cannot go to a device", v.Data())
+	b := valueBuf(v)
+	src := b.F32
+	if b.F64 != nil {
+		r.scr = r.scr[:0]
+		for _, x := range b.F64 {
+			r.scr = append(r.scr, float32(x))
 		}
+		src = r.scr
 	}
 	if len(src) != n {
-		return nil, fmt.Errorf("a value of %d numbers for a buffer of %d", len(src), n)
+		return nil, fmt.Errorf("a value %T of %d numbers for a buffer of %d", v, len(src), n)
 	}
 	return src, nil
 }
 
-// hostBuf is a host value as node i's buffer on the host: its own data,
-// or a copy where it is not contiguous (a view).
-func (r *devRun) hostBuf(v G.Value, i int) (backend.Buf, error) {
-	var b backend.Buf
+// valueBuf is a host value's data: its own, or a copy where it is not
+// contiguous (a view); empty for a value of another kind.
+func valueBuf(v G.Value) backend.Buf {
 	switch t := v.(type) {
 	case *G.F32:
-		b.F32 = unsafe.Slice((*float32)(t), 1)
+		return backend.Buf{F32: unsafe.Slice((*float32)(t), 1)}
 	case *G.F64:
-		b.F64 = unsafe.Slice((*float64)(t), 1)
+		return backend.Buf{F64: unsafe.Slice((*float64)(t), 1)}
 	case *tensor.Dense:
 		if t.IsView() || t.RequiresIterator() {
 			t = t.Materialize().(*tensor.Dense)
 		}
 		switch t.Dtype() {
 		case Float32:
-			b.F32 = t.Float32s()
+			return backend.Buf{F32: t.Float32s()}
 		case Float64:
-			b.F64 = t.Float64s()
+			return backend.Buf{F64: t.Float64s()}
 		}
 	}
+	return backend.Buf{}
+}
+
+// hostBuf is a host value as node i's buffer on the host (valueBuf).
+func (r *devRun) hostBuf(v G.Value, i int) (backend.Buf, error) {
+	b := valueBuf(v)
 	if (b.F64 != nil) != r.f64 || b.Len() != size(r.shapes[i]) {
 		return b, fmt.Errorf("value %T (%d numbers) for a node of shape %v and the graph's dtype", v, b.Len(), r.shapes[i])
 	}
