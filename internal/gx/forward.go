@@ -76,6 +76,20 @@ func (c *call) temp(n int) (backend.Buf, error) {
 	return c.tmps[c.ti-1], nil
 }
 
+// work returns the working buffers op declares (worker), in order: the
+// last of them zero-valued where it declares fewer than n.
+func (c *call) work(op worker, n int) ([]backend.Buf, error) {
+	sizes := op.workspace(c.sh)
+	w := make([]backend.Buf, max(n, len(sizes)))
+	for i, sz := range sizes {
+		var err error
+		if w[i], err = c.temp(sz); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
 // n is the number of values of operand i (1 for a scalar).
 func (c *call) n(i int) int { return size(c.sh[i]) }
 

@@ -91,15 +91,11 @@ func (op *gruGatesOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 // biases; a device sums the projections first, into a working buffer.
 func (op *gruGatesOp) forward(c *call) error {
 	k := op.k
-	B, H := c.sh[k][0], c.sh[k][1]/3
-	var tmp backend.Buf
-	if k > 1 {
-		var err error
-		if tmp, err = c.temp(B * 3 * H); err != nil {
-			return err
-		}
+	w, err := c.work(op, 1)
+	if err != nil {
+		return err
 	}
-	return c.be.GRUGates(c.out, c.in[:k], c.in[k], c.in[k+1], c.in[k+2], tmp, B, H)
+	return c.be.GRUGates(c.out, c.in[:k], c.in[k], c.in[k+1], c.in[k+2], w[0], c.sh[k][0], c.sh[k][1]/3)
 }
 
 // workspace: the sum of the input projections, where there are several.

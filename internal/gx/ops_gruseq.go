@@ -140,26 +140,14 @@ func (op *gruSeqOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 func (op *gruSeqOp) forward(c *call) error {
 	k := op.k
 	B, H, S := c.sh[2*k+3][0], c.sh[2*k+3][1], c.sh[2*k+4][1]
-	xw, err := c.temp(S * B * 3 * H)
+	w, err := c.work(op, 3)
 	if err != nil {
 		return err
 	}
-	hh, err := c.temp(B * 3 * H)
-	if err != nil {
-		return err
-	}
-	var ut backend.Buf
-	if !op.uInput {
-		if ut, err = c.temp(3 * H * H); err != nil {
-			return err
-		}
-	}
+	xw, hh, ut := w[0], w[1], w[2]
 	for j := 0; j < k; j++ {
-		In, beta := c.sh[j][1], 1.0
-		if j == 0 {
-			beta = 0
-		}
-		if err := c.be.Gemm(S*B, 3*H, In, 1, mat(c.in[j], In), backend.Mat{Buf: c.in[k+j], Ld: In, T: true}, beta, mat(xw, 3*H)); err != nil {
+		In := c.sh[j][1]
+		if err := c.be.Gemm(S*B, 3*H, In, 1, mat(c.in[j], In), backend.Mat{Buf: c.in[k+j], Ld: In, T: true}, beta(j > 0), mat(xw, 3*H)); err != nil {
 			return err
 		}
 	}
@@ -213,12 +201,9 @@ func (op *gruSeqBackOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 func (op *gruSeqBackOp) forward(c *call) error {
 	k := op.k
 	B, S, H := c.sh[0][0], c.sh[0][1], c.sh[0][2]/5
-	var w [5]backend.Buf
-	for i, n := range gruSeqBackWork(B, S, H) {
-		var err error
-		if w[i], err = c.temp(n); err != nil {
-			return err
-		}
+	w, err := c.work(op, 5)
+	if err != nil {
+		return err
 	}
 	dxi, dhh, hprev, carry, dhp := w[0], w[1], w[2], w[3], w[4]
 	xs, ws := c.in[2:2+k], c.in[2+k:2+2*k]
@@ -258,16 +243,11 @@ func (op *gruSeqBackOp) forward(c *call) error {
 }
 
 // workspace is what the op takes of the arena's working buffers, in values,
-// in the order forward takes them.
+// in the order forward takes them: ∂xi [S·B, 3H], ∂hh [S·B, 3H], h_prev
+// [S·B, H], the carry [B, H], ∂hh·U [B, H].
 func (op *gruSeqBackOp) workspace(in []tensor.Shape) []int {
-	w := gruSeqBackWork(in[0][0], in[0][1], in[0][2]/5)
-	return w[:]
-}
-
-// gruSeqBackWork: ∂xi [S·B, 3H], ∂hh [S·B, 3H], h_prev [S·B, H], the carry
-// [B, H], ∂hh·U [B, H].
-func gruSeqBackWork(B, S, H int) [5]int {
-	return [5]int{S * B * 3 * H, S * B * 3 * H, S * B * H, B * H, B * H}
+	B, S, H := in[0][0], in[0][1], in[0][2]/5
+	return []int{S * B * 3 * H, S * B * 3 * H, S * B * H, B * H, B * H}
 }
 
 func (op *unflatOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
