@@ -55,10 +55,6 @@ func headsArgs(c float64, h int) string {
 	return fmt.Sprint(c, "/h", h)
 }
 
-func newBMV(c float64) *bmvOp     { return newBMVHeads(c, 1) }
-func newWSum(c float64) *wsumOp   { return newWSumHeads(c, 1) }
-func newOuter(c float64) *outerOp { return newOuterHeads(c, 1) }
-
 func newBMVHeads(c float64, h int) *bmvOp {
 	return &bmvOp{base{name: "BMV", args: headsArgs(c, h), in: []int{3, 2}, out: 2}, c, h}
 }
@@ -70,13 +66,13 @@ func newOuterHeads(c float64, h int) *outerOp {
 }
 
 // BMV returns c·X y per batch row: X [B,S,D], y [B,D] → [B,S].
-func (g *Graph) BMV(X, y *Node, c float64) *Node { return g.apply(newBMV(c), X, y) }
+func (g *Graph) BMV(X, y *Node, c float64) *Node { return g.apply(newBMVHeads(c, 1), X, y) }
 
 // WSum returns c·Σ_i w_i X_i per batch row: w [B,S], X [B,S,D] → [B,D].
-func (g *Graph) WSum(w, X *Node, c float64) *Node { return g.apply(newWSum(c), w, X) }
+func (g *Graph) WSum(w, X *Node, c float64) *Node { return g.apply(newWSumHeads(c, 1), w, X) }
 
 // Outer returns c·w ⊗ y per batch row: w [B,S], y [B,D] → [B,S,D].
-func (g *Graph) Outer(w, y *Node, c float64) *Node { return g.apply(newOuter(c), w, y) }
+func (g *Graph) Outer(w, y *Node, c float64) *Node { return g.apply(newOuterHeads(c, 1), w, y) }
 
 func (op *bmvOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) != 3 || len(s[1]) != 2 || s[0][0] != s[1][0] || s[0][2] != s[1][1] || s[0][2]%op.h != 0 {

@@ -25,8 +25,8 @@ import (
 // on the gates:
 //
 //	δn = g_n (1 − n²),  δr = (g_r + δn ⊙ hn) r(1 − r),  δz = g_z z(1 − z)
-//	∂x_j = [δr | δz | δn],          ∂b = Σ_rows ∂x_j          (gruGatesDXOp, sumRowsOp)
-//	∂hh  = [δr | δz | g_hn + δn ⊙ r], ∂b_hn = Σ_rows ∂hh[:, 2H:] (gruGatesDHOp, sumColsOp)
+//	∂x_j = [δr | δz | δn],          ∂b = Σ_rows ∂x_j          (gruGatesBackOp, sumRowsOp)
+//	∂hh  = [δr | δz | g_hn + δn ⊙ r], ∂b_hn = Σ_rows ∂hh[:, 2H:] (gruGatesBackOp dh, sumColsOp)
 //
 // and for the blend, with incoming g [B,H]:
 //
@@ -36,8 +36,10 @@ type gruGatesOp struct {
 	base
 	k int // number of input projections
 }
-type gruGatesDXOp struct{ base }
-type gruGatesDHOp struct{ base }
+type gruGatesBackOp struct {
+	base
+	dh bool // ∂hh (GRUGatesDH), not ∂x_j (GRUGatesDX)
+}
 type gruBlendOp struct{ base }
 type gruBlendDGOp struct{ base }
 type gruBlendDHOp struct{ base }
@@ -110,8 +112,8 @@ func (op *gruGatesOp) DiffWRT(n int) []bool { return op.diffWRT(op.base.DiffWRT(
 
 func (op *gruGatesOp) SymDiff(_ G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	var err error
-	dx := op.grad(&err, &gruGatesDXOp{base{name: "GRUGatesDX", in: []int{2, 2}, out: 2}}, out, grad)
-	dh := op.grad(&err, &gruGatesDHOp{base{name: "GRUGatesDH", in: []int{2, 2}, out: 2}}, out, grad)
+	dx := op.grad(&err, &gruGatesBackOp{base{name: "GRUGatesDX", in: []int{2, 2}, out: 2}, false}, out, grad)
+	dh := op.grad(&err, &gruGatesBackOp{base{name: "GRUGatesDH", in: []int{2, 2}, out: 2}, true}, out, grad)
 	db := op.gradTerm(&err, op.k+1, out, dx, newSumRows(2), dx)
 	H := out.Shape()[1] / 4
 	dbhn := op.gradTerm(&err, op.k+2, out, dh, newSumCols(2*H, 3*H), dh)
@@ -143,26 +145,18 @@ func newSumCols(lo, hi int) *sumColsOp {
 	return &sumColsOp{base{name: "SumCols", args: fmt.Sprint(lo, ":", hi), in: []int{2}, out: 1}, lo, hi}
 }
 
-// threeH is the shape [B,3H] of a gradient of gates [B,4H] (s[0]).
-func threeH(name string, s []tensor.Shape) (tensor.Shape, error) {
+// outShape: [B,3H] for gates [B,4H] (s[0]).
+func (op *gruGatesBackOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) != 2 || s[0][1]%4 != 0 {
-		return nil, shapeErr(name, "gates [B,4H]", s)
+		return nil, shapeErr(op.name, "gates [B,4H]", s)
 	}
 	return tensor.Shape{s[0][0], 3 * s[0][1] / 4}, nil
 }
 
-func (op *gruGatesDXOp) outShape(s []tensor.Shape) (tensor.Shape, error) { return threeH(op.name, s) }
-
-func (op *gruGatesDHOp) outShape(s []tensor.Shape) (tensor.Shape, error) { return threeH(op.name, s) }
-
-// forward: [δr | δz | δn] from the gates and their gradient.
-func (op *gruGatesDXOp) forward(c *call) error {
-	return c.be.GRUGatesBack(c.out, c.in[0], c.in[1], c.sh[0][0], c.sh[0][1]/4, false)
-}
-
-// forward: [δr | δz | g_hn + δn ⊙ r] from the gates and their gradient.
-func (op *gruGatesDHOp) forward(c *call) error {
-	return c.be.GRUGatesBack(c.out, c.in[0], c.in[1], c.sh[0][0], c.sh[0][1]/4, true)
+// forward: [δr | δz | δn], or with dh [δr | δz | g_hn + δn ⊙ r], from the
+// gates and their gradient.
+func (op *gruGatesBackOp) forward(c *call) error {
+	return c.be.GRUGatesBack(c.out, c.in[0], c.in[1], c.sh[0][0], c.sh[0][1]/4, op.dh)
 }
 
 func (op *sumColsOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
