@@ -170,8 +170,7 @@ type absorbed struct{ slot, root int }
 // absorbSteps finds the steps that absorbers do the work of (f.none set
 // for them), per absorbing step, in the order they ran.
 func absorbSteps(m *Machine, f *devFusion, onDevice []bool, shape func(int) tensor.Shape) map[int][]absorbed {
-	stepOf := m.stepOf
-	var out map[int][]absorbed
+	stepOf, out := m.stepOf, map[int][]absorbed{}
 	for p, s := range m.steps {
 		op, ok := s.op.(absorber)
 		if !ok || !onDevice[p] || f.none[p] || !foldAdds || !absorb {
@@ -193,9 +192,6 @@ func absorbSteps(m *Machine, f *devFusion, onDevice []bool, shape func(int) tens
 			written[root] = true
 		}
 		if got != nil {
-			if out == nil {
-				out = map[int][]absorbed{}
-			}
 			out[p] = got
 		}
 	}

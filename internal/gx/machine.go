@@ -11,20 +11,15 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// The machine's loop runs over a backend's buffers (backend.Buf): an op of
-// ours runs its forward on the backend (the cpu's on the arena's slab for a
-// host machine, an OpenCL device's on its buffers for MachineOn), gorgonia's
-// Add of two same-shape tensors runs as the backend's Add, and any other op
-// of gorgonia's runs its Do on the host, its operands read back from the
-// backend and its result written to it (a host op). Values move lazily: a
-// node computed on the host and read by a host op, or an input read only by
-// host ops, never crosses. On a host machine nothing is copied: an input's
-// or a host op's value is its buffer, and a buffer read back is a tensor
-// over it. The host ops of a device machine's graph are listed by HostOps;
-// the bytes that crossed and the kernels launched are counted by the device
-// (device.Counter).
-//
-// The gorgonia graph stays the one description of what is computed: the
+// The machine's loop (Machine, exec.go) runs over a backend's buffers
+// (backend.Buf); a host op has its operands read back from the backend and
+// its result written to it. Values move lazily: a node computed on the host
+// and read by a host op, or an input read only by host ops, never crosses.
+// On a host machine nothing is copied: an input's or a host op's value is
+// its buffer, and a buffer read back is a tensor over it. The host ops of a
+// device machine's graph are listed by HostOps; the bytes that crossed and
+// the kernels launched are counted by the device (device.Counter). The
+// gorgonia graph stays the one description of what is computed: the
 // backend changes where each step runs, never what it computes.
 //
 // Inputs are read from their host values at each run; bound parameters

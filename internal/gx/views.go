@@ -54,7 +54,7 @@ func (r *devRun) findViews(m *Machine, slab bool) (out map[int]view, fixed []boo
 		}
 	}
 	vw, _ := r.be.(backend.Viewer)
-	fixed, cover = make([]bool, len(m.stepOf)), make([]int, len(m.stepOf))
+	out, fixed, cover = map[int]view{}, make([]bool, len(m.stepOf)), make([]int, len(m.stepOf))
 	if !makeViews {
 		return nil, fixed, cover
 	}
@@ -75,9 +75,6 @@ func (r *devRun) findViews(m *Machine, slab bool) (out map[int]view, fixed []boo
 		off := op.viewOff(r.argShapes(&s))
 		if off < 0 || !slab && (vw == nil || !vw.ViewAt(off)) {
 			continue
-		}
-		if out == nil {
-			out = map[int]view{}
 		}
 		out[k] = view{of: x, off: off, n: size(r.shapes[s.out])}
 		fixed[s.out] = !only[x]
