@@ -54,12 +54,7 @@ func newMap(kind mapKind, nd int) *mapOp {
 	return &mapOp{base{name: kind.String(), in: []int{nd}, out: nd}, kind}
 }
 
-func (g *Graph) mapped(kind mapKind, x *Node) *Node {
-	if !g.ok(x) {
-		return nil
-	}
-	return g.apply(newMap(kind, x.Dims()), x)
-}
+func (g *Graph) mapped(kind mapKind, x *Node) *Node { return g.apply(newMap(kind, dims(x)), x) }
 
 // Tanh is the elementwise hyperbolic tangent.
 func (g *Graph) Tanh(x *Node) *Node { return g.mapped(mapTanh, x) }
@@ -84,9 +79,17 @@ func (g *Graph) sameShapes(name string, xs ...*Node) bool {
 func dimsOf(xs []*Node) []int {
 	in := make([]int, len(xs))
 	for i, x := range xs {
-		in[i] = x.Dims()
+		in[i] = dims(x)
 	}
 	return in
+}
+
+// dims is x's number of dimensions, 0 for nil (which apply refuses).
+func dims(x *Node) int {
+	if x == nil {
+		return 0
+	}
+	return x.Dims()
 }
 
 func shapesOf(xs []*Node) []tensor.Shape {

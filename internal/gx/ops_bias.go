@@ -14,10 +14,7 @@ type sumRowsOp struct{ base }
 
 // AddBias returns x + b broadcast over every leading dimension.
 func (g *Graph) AddBias(x, b *Node) *Node {
-	if !g.ok(x, b) {
-		return nil
-	}
-	return g.apply(&addBiasOp{base{name: "AddBias", in: []int{x.Dims(), 1}, out: x.Dims()}}, x, b)
+	return g.apply(&addBiasOp{base{name: "AddBias", in: []int{dims(x), 1}, out: dims(x)}}, x, b)
 }
 
 func (op *addBiasOp) outShape(s []tensor.Shape) (tensor.Shape, error) {

@@ -169,18 +169,12 @@ type sliceLastOp struct {
 
 // ConcatLast joins a [..,H1] and b [..,H2] along the last axis.
 func (g *Graph) ConcatLast(a, b *Node) *Node {
-	if !g.ok(a, b) {
-		return nil
-	}
-	return g.apply(&concatLastOp{base{name: "ConcatLast", in: []int{a.Dims(), b.Dims()}, out: a.Dims()}}, a, b)
+	return g.apply(&concatLastOp{base{name: "ConcatLast", in: []int{dims(a), dims(b)}, out: dims(a)}}, a, b)
 }
 
 // SliceLast returns X[..., lo:hi].
 func (g *Graph) SliceLast(X *Node, lo, hi int) *Node {
-	if !g.ok(X) {
-		return nil
-	}
-	return g.apply(newSliceLast(X.Dims(), lo, hi), X)
+	return g.apply(newSliceLast(dims(X), lo, hi), X)
 }
 
 func newSliceLast(nd, lo, hi int) *sliceLastOp {
