@@ -403,15 +403,11 @@ func (op *attendPartOp) SymDiff(all G.Nodes, out, grad *G.Node) (G.Nodes, error)
 	case partWeights, partHeadWeights:
 		hw, g := out, grad
 		if op.part == partWeights && op.h > 1 { // the heads' mean's gradient (HeadMean's)
-			if hw, err = op.applyOp(op.part0(partHeadWeights, all), all...); err != nil {
-				return nil, err
-			}
-			if g, err = op.applyOp(newGroupRows(op.h, 1/float64(op.h), true), grad); err != nil {
-				return nil, err
-			}
+			hw = op.grad(&err, op.part0(partHeadWeights, all), all...)
+			g = op.grad(&err, newGroupRows(op.h, 1/float64(op.h), true), grad)
 		}
-		var ds *Node
-		if ds, err = op.applyOp(&softmaxGradOp{base{name: "SoftmaxGrad", in: []int{2, 2}, out: 2}}, hw, g); err == nil {
+		ds := op.grad(&err, &softmaxGradOp{base{name: "SoftmaxGrad", in: []int{2, 2}, out: 2}}, hw, g)
+		if err == nil {
 			err = op.scoreGrads(all, ds, res)
 		}
 	case partScores:
@@ -460,58 +456,39 @@ func (op *attendPartOp) part0(p attendPart, all G.Nodes) *attendPartOp {
 // attendBackOp, cut up.
 func (op *attendPartOp) contextGrads(all G.Nodes, grad *Node, res G.Nodes) error {
 	packed, ins := all[0], all[1:]
-	dims := append([]int{1, 2}, dimsOf(ins)...)
-	back, err := op.applyOp(&attendBackOp{base{name: "AttentionBack", args: op.hashArgs(), in: dims, out: 1}, op.attendCore},
-		append(G.Nodes{packed, grad}, ins...)...)
-	if err != nil {
-		return err
-	}
 	a, err := op.sizes(shapesOf(ins))
 	if err != nil {
 		return err
 	}
+	dims := append([]int{1, 2}, dimsOf(ins)...)
+	back := op.grad(&err, &attendBackOp{base{name: "AttentionBack", args: op.hashArgs(), in: dims, out: 1}, op.attendCore},
+		append(G.Nodes{packed, grad}, ins...)...)
 	l := backend.AttendBack{F: a}.Layout()
-	cut := func(off int, sh ...int) (*Node, error) {
-		return op.applyOp(&unflatOp{base{name: "Unflat", args: fmt.Sprint(off, sh), in: []int{1}, out: len(sh)}, off, sh}, back)
+	cut := func(off int, sh ...int) *Node {
+		return op.grad(&err, &unflatOp{base{name: "Unflat", args: fmt.Sprint(off, sh), in: []int{1}, out: len(sh)}, off, sh}, back)
 	}
-	B, S := a.B, a.S
-	switch op.kind {
-	case attendAdditive:
-		if res[3], err = cut(l.Keys, B, S, a.A); err != nil {
-			return err
-		}
-		if res[4], err = cut(l.Query, B, a.A); err != nil {
-			return err
-		}
+	B, S, w := a.B, a.S, a.A+a.K
+	if op.kind == attendScored {
+		res[3] = cut(0, B, S)
+	} else {
+		res[3] = cut(l.Keys, B, S, w)
+		res[4] = cut(l.Query, B, w)
+	}
+	if op.kind == attendAdditive {
 		// ∂v before ∂c, so that AttentionDV runs first and adds ∂c too
 		// (absorbs)
 		t := a.Layout().T
 		dv := &attendDVOp{base{name: "AttentionDV", args: fmt.Sprint(B*S, ",", a.A, ",", t, ",", B, ",", l.Query), in: []int{1, 1}, out: 1},
 			B * S, a.A, t, B, l.Query}
-		if res[6], err = op.applyOp(dv, packed, back); err != nil {
-			return err
-		}
-		if res[5], err = op.applyOp(&sumRowsOp{base{name: "SumRows", in: []int{2}, out: 1}}, res[4]); err != nil {
-			return err
-		}
-	case attendDot:
-		if res[3], err = cut(l.Keys, B, S, a.K); err != nil {
-			return err
-		}
-		if res[4], err = cut(l.Query, B, a.K); err != nil {
-			return err
-		}
-	default:
-		if res[3], err = cut(0, B, S); err != nil {
-			return err
-		}
+		res[6] = op.grad(&err, dv, packed, back)
+		res[5] = op.grad(&err, newSumRows(2), res[4])
 	}
 	// the values' ∂H = (cc·w)⊗∂ctx: an Outer of the weights at the start
 	// of the packed tensor, which adds into the sum of the values'
 	// gradients as the unfused chain's Outer does (on the host and on a
 	// device: exec.go, fold.go)
 	dH := &attendDHOp{base{name: "AttentionDH", args: fmt.Sprint(B, ",", S, ",", a.D, ",", op.cc), in: []int{1, 2}, out: 3}, B, S, a.D, op.cc}
-	res[1], err = op.applyOp(dH, packed, grad)
+	res[1] = op.grad(&err, dH, packed, grad)
 	return err
 }
 
