@@ -136,7 +136,7 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 		}
 		if r.fns[k] == nil {
 			if a == nil {
-				names[opName(s.op)] = true
+				names[s.op.String()] = true // one of gorgonia's: every op of ours has a forward
 			}
 		} else if r.sited != nil {
 			if r.sites == nil {
@@ -221,16 +221,6 @@ func (r *devRun) argShapes(s *step) []tensor.Shape {
 	}
 	return in
 }
-
-// opName names an op for HostOps: ours by name, gorgonia's by its String.
-func opName(op G.Op) string {
-	if b, ok := op.(interface{ opName() string }); ok {
-		return b.opName()
-	}
-	return op.String()
-}
-
-func (o *base) opName() string { return o.name }
 
 // HostOps names the ops of a device machine's graph that run on the host
 // (no device kernel yet), sorted; nil on a host machine (Machine).
