@@ -55,14 +55,15 @@ type devFusion struct {
 var foldAdds = true
 
 // fuseAdds finds the Adds the machine folds into an operand's op, and
-// those that sum in place. onDevice[k] reports whether step k runs on the
-// backend (not a host op).
-func fuseAdds(m *Machine, onDevice []bool, watched []bool) *devFusion {
+// those that sum in place; a step with a function (r.fns) runs on the
+// backend, the others are host ops.
+func (r *devRun) fuseAdds(m *Machine) *devFusion {
 	n := len(m.stepOf)
 	f := &devFusion{acc: make([]bool, len(m.steps)), none: make([]bool, len(m.steps)), alias: make([]int, n)}
 	for i := range f.alias {
 		f.alias[i] = i
 	}
+	onDevice, watched := func(k int) bool { return r.fns[k] != nil }, m.watched
 	if !foldAdds {
 		return f
 	}
@@ -74,10 +75,10 @@ func fuseAdds(m *Machine, onDevice []bool, watched []bool) *devFusion {
 	}
 	private := func(v int) bool { // read once, not watched, computed on the backend
 		k := stepOf[v]
-		return k >= 0 && onDevice[k] && uses[v] == 1 && (watched == nil || !watched[v])
+		return k >= 0 && onDevice(k) && uses[v] == 1 && (watched == nil || !watched[v])
 	}
 	for k, s := range m.steps {
-		if !s.add || !onDevice[k] || len(s.args) != 2 || s.args[0] == s.args[1] {
+		if !s.add || !onDevice(k) || len(s.args) != 2 || s.args[0] == s.args[1] {
 			continue
 		}
 		for j := range 2 { // the first operand folds, into the second's buffer
@@ -152,8 +153,8 @@ func sumDeltasFromOperands(m *Machine, be backend.Backend) {
 // that adds into a sum.
 type absorber interface {
 	// absorbs reports whether the op of step p can do step k's work, and
-	// in which of its slots; shape maps a value to its shape.
-	absorbs(m *Machine, shape func(int) tensor.Shape, p, k int) (slot int, ok bool)
+	// in which of its slots, for the values' shapes.
+	absorbs(m *Machine, shapes []tensor.Shape, p, k int) (slot int, ok bool)
 	// absorbing is the op's forward (with acc, added into dst), adding the
 	// absorbed steps' terms into dsts[slot] where set, the slots in the
 	// order order lists them (the order their steps ran).
@@ -167,13 +168,13 @@ var absorb = true
 // value whose buffer its term is added into.
 type absorbed struct{ slot, root int }
 
-// absorbSteps finds the steps that absorbers do the work of (f.none set
-// for them), per absorbing step, in the order they ran.
-func absorbSteps(m *Machine, f *devFusion, onDevice []bool, shape func(int) tensor.Shape) map[int][]absorbed {
-	stepOf, out := m.stepOf, map[int][]absorbed{}
+// absorbSteps finds the steps that absorbers do the work of (r.fuse.none
+// set for them), per absorbing step, in the order they ran.
+func (r *devRun) absorbSteps(m *Machine) map[int][]absorbed {
+	f, stepOf, out := r.fuse, m.stepOf, map[int][]absorbed{}
 	for p, s := range m.steps {
 		op, ok := s.op.(absorber)
-		if !ok || !onDevice[p] || f.none[p] || !foldAdds || !absorb {
+		if !ok || r.fns[p] == nil || f.none[p] || !foldAdds || !absorb {
 			continue
 		}
 		written := map[int]bool{} // the sums written by the steps since p
@@ -183,7 +184,7 @@ func absorbSteps(m *Machine, f *devFusion, onDevice []bool, shape func(int) tens
 				continue
 			}
 			root := f.alias[m.steps[k].out]
-			if slot, ok := op.absorbs(m, shape, p, k); ok && f.acc[k] && stepOf[root] >= 0 && stepOf[root] < p && !written[root] &&
+			if slot, ok := op.absorbs(m, r.shapes, p, k); ok && f.acc[k] && stepOf[root] >= 0 && stepOf[root] < p && !written[root] &&
 				!slices.ContainsFunc(got, func(a absorbed) bool { return a.slot == slot }) {
 				got = append(got, absorbed{slot, root})
 				f.none[k] = true

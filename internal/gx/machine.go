@@ -2,8 +2,8 @@ package gx
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"unsafe"
 
 	"github.com/attnzoo/attnzoo/internal/backend"
@@ -157,13 +157,9 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 		}
 	}
 	views, fixed, cover := r.findViews(m, a != nil)
-	onDevice := make([]bool, len(m.steps))
-	for k, fn := range r.fns {
-		onDevice[k] = fn != nil
-	}
-	r.fuse = fuseAdds(m, onDevice, m.watched)
+	r.fuse = r.fuseAdds(m)
 	r.views = r.keepViews(m, views, fixed, cover, r.fuse)
-	absorbs := absorbSteps(m, r.fuse, onDevice, func(v int) tensor.Shape { return r.shapes[v] })
+	absorbs := r.absorbSteps(m)
 	for k := range m.steps {
 		s := &m.steps[k]
 		switch {
@@ -183,10 +179,7 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 	}
 	m.watched, m.nodes = nil, nil
 	m.lazy = make([]lazyRead, len(m.reads))
-	for name := range names {
-		r.hostOp = append(r.hostOp, name)
-	}
-	sort.Strings(r.hostOp)
+	r.hostOp = slices.Sorted(maps.Keys(names))
 	m.dev = r
 	return m, nil
 }

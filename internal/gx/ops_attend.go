@@ -534,7 +534,7 @@ func (op *attendBackOp) absorbing(c *call, _ backend.Buf, _ bool, dsts []backend
 // ∂ctx) in slot 0, and the key-side gradient (the Unflat of this op's
 // value at the Keys block) in slot 1, each where its step adds into a sum
 // (fold.go's absorbSteps): they then cost no launch of their own.
-func (op *attendBackOp) absorbs(m *Machine, shape func(int) tensor.Shape, p, k int) (int, bool) {
+func (op *attendBackOp) absorbs(m *Machine, shapes []tensor.Shape, p, k int) (int, bool) {
 	sp, sk := m.steps[p], m.steps[k]
 	switch o := sk.op.(type) {
 	case *attendDHOp:
@@ -545,7 +545,7 @@ func (op *attendBackOp) absorbs(m *Machine, shape func(int) tensor.Shape, p, k i
 		}
 		s := make([]tensor.Shape, len(sp.args)-2)
 		for i, x := range sp.args[2:] {
-			s[i] = shape(x)
+			s[i] = shapes[x]
 		}
 		a, err := op.sizes(s)
 		return 1, err == nil && o.off == (backend.AttendBack{F: a}).Layout().Keys && o.shape.TotalSize() == a.B*a.S*(a.A+a.K)
@@ -611,12 +611,12 @@ func (op *attendDVOp) absorbing(c *call, dst backend.Buf, acc bool, dsts []backe
 // absorbs: the bias's ∂c, a SumRows of ∂u (the Unflat of the flat
 // gradients this op reads, at ∂u's block) that adds into its sum, in slot
 // 0 (fold.go's absorbSteps).
-func (op *attendDVOp) absorbs(m *Machine, shape func(int) tensor.Shape, p, k int) (int, bool) {
+func (op *attendDVOp) absorbs(m *Machine, shapes []tensor.Shape, p, k int) (int, bool) {
 	sk := m.steps[k]
 	if _, ok := sk.op.(*sumRowsOp); !ok || len(sk.args) != 1 || m.stepOf[sk.args[0]] < 0 {
 		return 0, false
 	}
 	u := m.steps[m.stepOf[sk.args[0]]] // ∂u's
 	o, ok := u.op.(*unflatOp)
-	return 0, ok && len(u.args) == 1 && u.args[0] == m.steps[p].args[1] && o.off == op.q && shape(u.out).Eq(tensor.Shape{op.b, op.a})
+	return 0, ok && len(u.args) == 1 && u.args[0] == m.steps[p].args[1] && o.off == op.q && shapes[u.out].Eq(tensor.Shape{op.b, op.a})
 }
