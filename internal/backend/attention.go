@@ -99,23 +99,16 @@ type AttendLayout struct{ W, T, S, M, HW, Ctx, N int }
 
 // Layout is a's AttendLayout.
 func (a Attend) Layout() AttendLayout {
-	var l AttendLayout
-	n, nh := a.B*a.S, a.B*a.NHeads()*a.S
-	up := a.alignUp
-	l.T = up(n)
-	l.S = up(l.T + n*a.A)
-	l.M = l.S
+	nh, scores, heads, at := a.B*a.NHeads()*a.S, 0, 0, 0
 	if a.A > 0 || a.K > 0 {
-		l.M = up(l.M + nh)
+		scores = nh
 	}
-	l.HW = l.M
 	if a.NHeads() > 1 {
-		l.HW = up(l.HW + nh)
+		heads = nh
 	}
-	l.Ctx = l.HW
-	if a.NHeads() > 1 {
-		l.Ctx = up(l.Ctx + nh)
-	}
+	block := func(n int) int { off := at; at = a.alignUp(at + n); return off } // the next block, of n values
+	var l AttendLayout
+	l.W, l.T, l.S, l.M, l.HW, l.Ctx = block(a.B*a.S), block(a.B*a.S*a.A), block(scores), block(heads), block(heads), at
 	l.N = l.Ctx + a.B*a.D
 	return l
 }
