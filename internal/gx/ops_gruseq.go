@@ -36,8 +36,6 @@ type gruSeqOp struct {
 	k       int // number of inputs
 	reverse bool
 	uInput  bool // U is an input of the graph: a weight the backend may prepare once per run
-	// working buffers (call.temp) in this order: Σ_j x_j W_jᵀ [S·B, 3H],
-	// U h_prev [B, 3H], and where U is not an input Uᵀ [H, 3H]
 }
 
 // gruSeqStatesOp: (packed, x_j…, W_j…, U, b, b_hn, h0, keep) → h [B,S,H].
@@ -52,11 +50,6 @@ type gruSeqBackOp struct {
 	k       int
 	reverse bool
 	uInput  bool
-	// working buffers (call.temp) in this order: the
-	// pre-activation gradients of the input projections [S·B, 3H] and of
-	// the recurrent projection [S·B, 3H], the state each position started
-	// from [S·B, H], ∂h flowing back to the previous position [B, H], ∂h_prev
-	// through U [B, H]
 }
 
 // unflatOp copies entries [off, off+size) of a flat tensor into a tensor of
@@ -156,13 +149,14 @@ func (op *gruSeqOp) forward(c *call) error {
 }
 
 // workspace is what the op takes of the arena's working buffers, in values,
-// in the order forward takes them, from its inputs' shapes.
+// in the order forward takes them: Σ_j x_j W_jᵀ [S·B, 3H], U h_prev
+// [B, 3H], and where U is not an input Uᵀ [H, 3H].
 func (op *gruSeqOp) workspace(in []tensor.Shape) []int {
 	k := op.k
 	B, H, S := in[2*k+3][0], in[2*k+3][1], in[2*k+4][1]
 	w := []int{S * B * 3 * H, B * 3 * H}
 	if !op.uInput {
-		w = append(w, 3*H*H) // Uᵀ, for a backend that transposes U (not a weight)
+		w = append(w, 3*H*H) // for a backend that transposes U (not a weight)
 	}
 	return w
 }
@@ -243,8 +237,10 @@ func (op *gruSeqBackOp) forward(c *call) error {
 }
 
 // workspace is what the op takes of the arena's working buffers, in values,
-// in the order forward takes them: ∂xi [S·B, 3H], ∂hh [S·B, 3H], h_prev
-// [S·B, H], the carry [B, H], ∂hh·U [B, H].
+// in the order forward takes them: the pre-activation gradients of the
+// input projections ∂xi [S·B, 3H] and of the recurrent one ∂hh [S·B, 3H],
+// the state each position started from [S·B, H], ∂h flowing back to the
+// previous position [B, H], ∂h_prev through U [B, H].
 func (op *gruSeqBackOp) workspace(in []tensor.Shape) []int {
 	B, S, H := in[0][0], in[0][1], in[0][2]/5
 	return []int{S * B * 3 * H, S * B * 3 * H, S * B * H, B * H, B * H}
