@@ -94,14 +94,5 @@ func (p *Param) Data64() []float64 {
 
 // Fill sets every entry, in row-major order, to a value of next.
 func (p *Param) Fill(next func() float64) {
-	switch d := p.Value.Data().(type) { // once: Data costs a reflection per call
-	case []float64:
-		for i := range d {
-			d[i] = next()
-		}
-	case []float32:
-		for i := range d {
-			d[i] = float32(next())
-		}
-	}
+	fillWith(p.Value, func(int) float64 { return next() }, p.Name)
 }
