@@ -181,10 +181,8 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 		}
 	}()
 	end := len(m.steps)
-	start := make([]int, n) // the step that writes each value
-	last := make([]int, n)  // the last step that reads it
+	last := make([]int, n) // the last step that reads each value
 	for k, s := range m.steps {
-		start[s.out] = k
 		last[s.out] = max(last[s.out], k)
 		for _, a := range s.args {
 			last[a] = max(last[a], k)
@@ -223,7 +221,7 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 	}
 	for _, s := range m.steps {
 		g := find(s.out)
-		first[g], last[g] = min(first[g], start[s.out]), max(last[g], last[s.out])
+		first[g], last[g] = min(first[g], m.stepOf[s.out]), max(last[g], last[s.out])
 	}
 	for i := range n { // an input's reads
 		g := find(i)
@@ -303,12 +301,10 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 			bufs[i] = pool[at]
 			pool = slices.Delete(pool, at, at+1)
 		} else {
-			b, err := r.be.Alloc(sp.n)
-			if err != nil {
-				return fmt.Errorf("gx: node %s %v on %s: %w", nodes[sp.v].Name(), r.shapes[sp.v], r.be.Name(), err)
+			var err error
+			if bufs[i], err = alloc(sp.v, sp.n); err != nil {
+				return err
 			}
-			r.allocs = append(r.allocs, b)
-			bufs[i] = b
 		}
 		r.bufs[sp.v] = bufs[i]
 	}
