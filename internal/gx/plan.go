@@ -188,11 +188,6 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 			last[a] = max(last[a], k)
 		}
 	}
-	for i, w := range m.watched {
-		if w {
-			last[i] = end
-		}
-	}
 	// groups that live as one: union-find over the values
 	root := r.fuse.alias // per value: the value whose buffer it shares
 	parent := slices.Clone(root)
@@ -215,10 +210,16 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 			}
 		}
 	}
-	first := make([]int, n)
-	for i := range first {
-		first[i] = end
+	// the values that cross to or from the host (watched, or a host op's
+	// operand or value) are read and written whole: their buffers are of
+	// their size
+	exact := make([]bool, n)
+	for i, w := range m.watched {
+		if w {
+			last[i], exact[find(i)] = end, true
+		}
 	}
+	first := slices.Repeat([]int{end}, n)
 	for _, s := range m.steps {
 		g := find(s.out)
 		first[g], last[g] = min(first[g], m.stepOf[s.out]), max(last[g], last[s.out])
@@ -227,21 +228,12 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 		g := find(i)
 		last[g] = max(last[g], last[i])
 	}
-	// the values that cross to or from the host (watched, or a host op's
-	// operand or value) are read and written whole: their buffers are of
-	// their size
-	exact := make([]bool, n)
 	for k, s := range m.steps {
 		if r.fns[k] == nil {
 			exact[find(s.out)] = true
 			for _, a := range s.args {
 				exact[find(a)] = true
 			}
-		}
-	}
-	for i, w := range m.watched {
-		if w {
-			exact[find(i)] = true
 		}
 	}
 	// the buffers: each owner's
