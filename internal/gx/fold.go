@@ -119,8 +119,8 @@ func sumDeltasFromOperands(m *Machine, be backend.Backend) {
 	}
 	for k := range m.steps {
 		s := &m.steps[k]
-		op, ok := s.op.(*sumLeadOp)
-		if !ok || op.keep != 2 || len(s.args) != 1 {
+		op, ok := s.op.(*sumMidOp)
+		if !ok || len(s.args) != 1 {
 			continue
 		}
 		p := m.stepOf[s.args[0]]

@@ -19,9 +19,6 @@ import (
 //
 //	∂/∂X = G · W[:rows]            (linearTOp)
 //	∂/∂W = [Gᵀ · X; 0]             (linearWOp, rows ≥ `rows` get zero)
-//
-// computed with gonum's BLAS (whatever blas64.Use / blas32.Use installed;
-// see gemm).
 type linearOp struct {
 	base
 	rows   int
