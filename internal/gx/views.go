@@ -108,11 +108,8 @@ func (r *devRun) keepViews(m *Machine, views map[int]view, fixed []bool, cover [
 			delete(views, k)
 		}
 	}
-	last := make([]int, n)  // per group (f.alias): its last read
-	other := make([]int, n) // per value: its last read by a step not a view
-	for i := range other {
-		other[i] = -1
-	}
+	last := make([]int, n)               // per group (f.alias): its last read
+	other := slices.Repeat([]int{-1}, n) // per value: its last read by a step not a view
 	for k, s := range m.steps {
 		_, isView := views[k]
 		for _, a := range s.args {
@@ -128,17 +125,12 @@ func (r *devRun) keepViews(m *Machine, views map[int]view, fixed []bool, cover [
 		}
 	}
 	for k, w := range views {
-		if last[m.steps[k].out] > other[w.of] && 2*cover[w.of] < size(r.shapes[w.of]) {
+		rt := f.alias[w.of] // the buffer viewed must be one the plan places
+		if p := m.stepOf[rt]; last[m.steps[k].out] > other[w.of] && 2*cover[w.of] < size(r.shapes[w.of]) ||
+			p < 0 || r.fns[p] == nil || len(r.shapes[rt]) == 0 {
 			delete(views, k)
+			continue
 		}
-	}
-	for k, w := range views { // the buffer viewed must be one the plan places
-		rt := f.alias[w.of]
-		if p := m.stepOf[rt]; p < 0 || r.fns[p] == nil || len(r.shapes[rt]) == 0 {
-			delete(views, k)
-		}
-	}
-	for k := range views {
 		r.fns[k] = func(backend.Buf, []backend.Buf) error { return nil }
 	}
 	return views
