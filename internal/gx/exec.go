@@ -99,33 +99,29 @@ func (g *Graph) compile() (*Machine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gx: %w", err)
 	}
-	m := &Machine{run: g.run, nodes: make([]*Node, len(sorted)), dt: g.dt}
+	slices.Reverse(sorted) // children first
+	m := &Machine{run: g.run, nodes: sorted, watched: make([]bool, len(sorted)), dt: g.dt}
 	idx := make(map[*Node]int, len(sorted))
-	for i := range sorted {
-		n := sorted[len(sorted)-1-i] // children first
+	for i, n := range sorted {
 		idx[n] = i
-		m.nodes[i] = n
 	}
-	watched := make([]bool, len(sorted))
 	for n, into := range g.reads {
 		i, ok := idx[n]
 		if !ok {
 			return nil, fmt.Errorf("gx: watched node %s is not in the graph", n.Name())
 		}
-		watched[i] = true
+		m.watched[i] = true
 		m.reads = append(m.reads, slot{idx: i, node: n, into: into})
 	}
 	uses := make([]int, len(sorted))
-	for i := range sorted {
-		n := sorted[len(sorted)-1-i]
+	for i, n := range sorted {
 		op := n.Op()
 		if op == nil || isConstant(op) {
 			m.inputs = append(m.inputs, slot{idx: i, node: n})
 			continue
 		}
 		var args []int
-		for it := g.g.From(n.ID()); it.Next(); {
-			c := it.Node().(*Node)
+		for _, c := range g.children(n) {
 			j, ok := idx[c]
 			if !ok || j >= i {
 				return nil, fmt.Errorf("gx: node %s: child %s is not computed before it", n.Name(), c.Name())
@@ -136,12 +132,11 @@ func (g *Graph) compile() (*Machine, error) {
 		m.steps = append(m.steps, step{node: n, op: op, args: args, argv: make([]G.Value, len(args)), out: i,
 			add: isAdd(op) && len(args) == 2})
 	}
-	m.steps = dropUnread(m.steps, uses, watched)
+	m.steps = dropUnread(m.steps, uses, m.watched)
 	m.stepOf = slices.Repeat([]int{-1}, len(sorted))
 	for k, s := range m.steps {
 		m.stepOf[s.out] = k
 	}
-	m.watched = watched
 	m.inputBytes = g.ownInputBytes(m.inputs)
 	return m, nil
 }
