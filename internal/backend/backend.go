@@ -14,8 +14,7 @@
 // one by the name before its first colon ("opencl:0:1" opens "opencl" with
 // "0:1").
 //
-// The interface is the union of its families, one file each: core (memory),
-// elementwise, and the rest as the ops move onto it.
+// The interface is the union of its families, one file each.
 package backend
 
 // Buf is a span of a backend's memory. On a host backend one of F32 and F64

@@ -120,13 +120,10 @@ func sumDeltasFromOperands(m *Machine, be backend.Backend) {
 	for k := range m.steps {
 		s := &m.steps[k]
 		op, ok := s.op.(*sumMidOp)
-		if !ok || len(s.args) != 1 {
+		if !ok || len(s.args) != 1 || m.stepOf[s.args[0]] < 0 {
 			continue
 		}
 		p := m.stepOf[s.args[0]]
-		if p < 0 {
-			continue
-		}
 		if _, ok := m.steps[p].op.(*additiveDeltaOp); !ok {
 			continue
 		}
@@ -203,22 +200,16 @@ func (r *devRun) absorbSteps(m *Machine) map[int][]absorbed {
 // steps ab too (fold.go's absorbSteps): the sums they add into are read
 // as operands after its own, their buffers its dsts.
 func (r *devRun) absorbing(be backend.Backend, s *step, ab []absorbed, acc bool) deviceFn {
-	n0, in := len(s.args), r.argShapes(s)
-	slots := 0
-	for _, a := range ab {
-		s.args = append(s.args, a.root)
-		slots = max(slots, a.slot+1)
-	}
-	dsts, order := make([]backend.Buf, slots), make([]int, len(ab))
+	n0, in, slots, order := len(s.args), r.argShapes(s), 0, make([]int, len(ab))
 	for i, a := range ab {
-		order[i] = a.slot
+		s.args = append(s.args, a.root)
+		slots, order[i] = max(slots, a.slot+1), a.slot
 	}
+	dsts := make([]backend.Buf, slots)
 	op := s.op.(absorber)
 	f := r.onBuffers(be, in, r.shapes[s.out], func(c *call) error { return op.absorbing(c, c.out, acc, dsts, order) })
 	return func(out backend.Buf, args []backend.Buf) error {
-		for i := range dsts {
-			dsts[i] = backend.Buf{}
-		}
+		clear(dsts)
 		for i, a := range ab {
 			dsts[a.slot] = args[n0+i]
 		}
