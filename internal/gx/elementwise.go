@@ -2,6 +2,7 @@ package gx
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/attnzoo/attnzoo/internal/backend"
 	G "gorgonia.org/gorgonia"
@@ -165,11 +166,7 @@ func (op *sumOp) forward(c *call) error {
 }
 
 func (op *sumOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
-	out := make(G.Nodes, len(in))
-	for i := range out {
-		out[i] = grad
-	}
-	return out, nil
+	return slices.Repeat(G.Nodes{grad}, len(in)), nil
 }
 
 func (op *subOp) forward(c *call) error { return c.be.Sub(c.out, c.in[0], c.in[1], c.n(0)) }

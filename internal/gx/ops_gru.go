@@ -117,15 +117,7 @@ func (op *gruGatesOp) SymDiff(_ G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	db := op.gradTerm(&err, op.k+1, out, dx, newSumRows(2), dx)
 	H := out.Shape()[1] / 4
 	dbhn := op.gradTerm(&err, op.k+2, out, dh, newSumCols(2*H, 3*H), dh)
-	if err != nil {
-		return nil, err
-	}
-	res := make(G.Nodes, op.k+3)
-	for j := 0; j < op.k; j++ {
-		res[j] = dx
-	}
-	res[op.k], res[op.k+1], res[op.k+2] = dh, db, dbhn
-	return res, nil
+	return append(slices.Repeat(G.Nodes{dx}, op.k), dh, db, dbhn), err
 }
 
 // weightTerm: b's gradient is SumRows(∂x), b_hn's SumCols(∂hh) over the

@@ -98,10 +98,8 @@ func (op *gruSeqStatesOp) forward(c *call) error {
 
 // DiffWRT: every input of the sequence but keep; not the packed tensor.
 func (op *gruSeqStatesOp) DiffWRT(n int) []bool {
-	d := make([]bool, n)
-	for i := 1; i < n-1; i++ {
-		d[i] = true
-	}
+	d := slices.Repeat([]bool{true}, n)
+	d[0], d[n-1] = false, false
 	return d
 }
 
