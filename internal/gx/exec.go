@@ -235,21 +235,14 @@ type copyOut interface{ copyOut() }
 // dropUnread removes the steps of copyOut ops whose value nobody reads,
 // last first, and updates uses.
 func dropUnread(steps []step, uses []int, watched []bool) []step {
-	drop := make([]bool, len(steps))
 	for k := len(steps) - 1; k >= 0; k-- {
 		s := &steps[k]
 		if _, ok := s.op.(copyOut); ok && uses[s.out] == 0 && !watched[s.out] {
-			drop[k] = true
 			for _, a := range s.args {
 				uses[a]--
 			}
+			steps = slices.Delete(steps, k, k+1)
 		}
 	}
-	keep := steps[:0]
-	for k, s := range steps {
-		if !drop[k] {
-			keep = append(keep, s)
-		}
-	}
-	return keep
+	return steps
 }
