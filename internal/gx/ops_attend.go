@@ -2,6 +2,7 @@ package gx
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/attnzoo/attnzoo/internal/backend"
 	G "gorgonia.org/gorgonia"
@@ -242,9 +243,6 @@ func (k attendCore) part(p attendPart, in []int) *attendPartOp {
 	return &attendPartOp{base{name: names[p], args: k.hashArgs(), in: append([]int{1}, in...), out: dims}, k, p}
 }
 
-// nScore is the number of the score's operands.
-func (k attendCore) nScore() int { return [...]int{1, 4, 2}[k.kind] }
-
 // sizes is the chain's sizes from its operands' shapes (the values, the
 // mask, the score's), checked.
 func (k attendCore) sizes(s []tensor.Shape) (backend.Attend, error) {
@@ -253,7 +251,7 @@ func (k attendCore) sizes(s []tensor.Shape) (backend.Attend, error) {
 		want := "values [B,S,D], mask [B,S], " + [...]string{"s [B,S]", "P [B,S,A], u [B,A], c [A], v [A]", "X [B,S,K], q [B,K]"}[k.kind]
 		return a, shapeErr("Attention", want, s)
 	}
-	if len(s) != k.nScore()+2 {
+	if len(s) != 2+[...]int{1, 4, 2}[k.kind] { // the score's operands
 		return fail()
 	}
 	H, m, sc := s[0], s[1], s[2:]
@@ -383,14 +381,8 @@ func (op *attendPartOp) forward(c *call) error {
 // DiffWRT: the score's operands (and for the context the values); never
 // the packed tensor nor the mask, nor anything for the tanh.
 func (op *attendPartOp) DiffWRT(n int) []bool {
-	d := make([]bool, n)
-	if op.part == partTanh {
-		return d
-	}
-	d[1] = op.part == partContext // the values
-	for i := range op.nScore() {
-		d[3+i] = true
-	}
+	d := slices.Repeat([]bool{op.part != partTanh}, n)      // the score's operands
+	d[0], d[1], d[2] = false, op.part == partContext, false // packed, the values, the mask
 	return d
 }
 
