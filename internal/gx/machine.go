@@ -52,7 +52,6 @@ type devRun struct {
 	fuse     *devFusion     // the Adds folded into their operands' ops
 	views    map[int]view   // per step: a value placed as a view of its operand (views.go)
 	viewBufs []backend.Buf  // the views' device buffers, freed before the others
-	preset   map[int]bool   // inputs whose buffer was filled on the device for the next run
 	params   map[int]*Param // input nodes that are resident parameters
 	idx      map[*Node]int
 	owned    []backend.Buf     // ops' scratch buffers (tracked), freed with the machine
@@ -99,7 +98,7 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 	r := &devRun{be: be, shapes: make([]tensor.Shape, n), bufs: make([]backend.Buf, n), host: make([]G.Value, n),
 		own: make([]G.Value, n), hostAt: make([]uint64, n), devAt: make([]uint64, n),
 		fns: make([]deviceFn, len(m.steps)), argb: make([][]backend.Buf, len(m.steps)),
-		res: res, params: map[int]*Param{}, preset: map[int]bool{}, idx: make(map[*Node]int, n), sent: map[int][]float32{}, arena: a,
+		res: res, params: map[int]*Param{}, idx: make(map[*Node]int, n), sent: map[int][]float32{}, arena: a,
 		run: g.run, f64: g.dt == Float64}
 	m.arena = a
 	bound := map[*Node]*Param{}
@@ -276,12 +275,6 @@ func (m *Machine) runSteps() error {
 				return err
 			}
 			r.bufs[in.idx], r.devAt[in.idx] = b, r.gen
-			continue
-		}
-		if r.preset[in.idx] {
-			r.devAt[in.idx] = r.gen
-			delete(r.preset, in.idx)
-			delete(r.sent, in.idx) // the buffer no longer holds what was sent
 			continue
 		}
 		r.host[in.idx], r.hostAt[in.idx] = in.node.Value(), r.gen
