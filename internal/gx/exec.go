@@ -37,11 +37,12 @@ type Machine struct {
 	run    *runState
 	inputs []slot // inputs and constants: their value is read each run
 	steps  []step
-	stepOf []int      // per value (node), in run order: the step computing it, −1 for an input
-	reads  []slot     // watched nodes: *into is set after each run
-	lazy   []lazyRead // per read, reused
-	dev    *devRun    // the values, their buffers and the steps' functions
-	arena  *Arena     // a host machine's: its values live in the arena's slab
+	stepOf []int         // per value (node), in run order: the step computing it, −1 for an input
+	idx    map[*Node]int // per node: its value's index (Buffer)
+	reads  []slot        // watched nodes: *into is set after each run
+	lazy   []lazyRead    // per read, reused
+	dev    *devRun       // the values, their buffers and the steps' functions
+	arena  *Arena        // a host machine's: its values live in the arena's slab
 
 	inputBytes int64 // what its own inputs hold (HeldBytes)
 
@@ -100,13 +101,12 @@ func (g *Graph) compile() (*Machine, error) {
 		return nil, fmt.Errorf("gx: %w", err)
 	}
 	slices.Reverse(sorted) // children first
-	m := &Machine{run: g.run, nodes: sorted, watched: make([]bool, len(sorted)), dt: g.dt}
-	idx := make(map[*Node]int, len(sorted))
+	m := &Machine{run: g.run, nodes: sorted, watched: make([]bool, len(sorted)), idx: make(map[*Node]int, len(sorted)), dt: g.dt}
 	for i, n := range sorted {
-		idx[n] = i
+		m.idx[n] = i
 	}
 	for n, into := range g.reads {
-		i, ok := idx[n]
+		i, ok := m.idx[n]
 		if !ok {
 			return nil, fmt.Errorf("gx: watched node %s is not in the graph", n.Name())
 		}
@@ -122,7 +122,7 @@ func (g *Graph) compile() (*Machine, error) {
 		}
 		var args []int
 		for _, c := range g.children(n) {
-			j, ok := idx[c]
+			j, ok := m.idx[c]
 			if !ok || j >= i {
 				return nil, fmt.Errorf("gx: node %s: child %s is not computed before it", n.Name(), c.Name())
 			}

@@ -49,11 +49,10 @@ type devRun struct {
 	gen      uint64
 	hostOp   []string // names of the ops that run on the host, sorted
 	res      *Resident
-	fuse     *devFusion     // the Adds folded into their operands' ops
-	views    map[int]view   // per step: a value placed as a view of its operand (views.go)
-	viewBufs []backend.Buf  // the views' device buffers, freed before the others
-	params   map[int]*Param // input nodes that are resident parameters
-	idx      map[*Node]int
+	fuse     *devFusion        // the Adds folded into their operands' ops
+	views    map[int]view      // per step: a value placed as a view of its operand (views.go)
+	viewBufs []backend.Buf     // the views' device buffers, freed before the others
+	params   map[int]*Param    // input nodes that are resident parameters
 	owned    []backend.Buf     // ops' scratch buffers (tracked), freed with the machine
 	sent     map[int][]float32 // per input: the values its buffer holds
 	inputs   map[int]bool
@@ -98,7 +97,7 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 	r := &devRun{be: be, shapes: make([]tensor.Shape, n), bufs: make([]backend.Buf, n), host: make([]G.Value, n),
 		own: make([]G.Value, n), hostAt: make([]uint64, n), devAt: make([]uint64, n),
 		fns: make([]deviceFn, len(m.steps)), argb: make([][]backend.Buf, len(m.steps)),
-		res: res, params: map[int]*Param{}, idx: make(map[*Node]int, n), sent: map[int][]float32{}, arena: a,
+		res: res, params: map[int]*Param{}, sent: map[int][]float32{}, arena: a,
 		run: g.run, f64: g.dt == Float64}
 	m.arena = a
 	bound := map[*Node]*Param{}
@@ -112,7 +111,6 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 		r.inputs[in.idx] = true
 	}
 	for i, nd := range m.nodes {
-		r.idx[nd] = i
 		r.shapes[i] = nd.Shape().Clone()
 		if p, ok := bound[nd]; ok {
 			r.params[i] = p // its buffer is the store's, set each run
@@ -369,7 +367,7 @@ func (m *Machine) Buffer(n *Node) (backend.Buf, error) {
 	if m.dev == nil {
 		return backend.Buf{}, fmt.Errorf("gx: node %s: the machine is closed", n.Name())
 	}
-	i, ok := m.dev.idx[n]
+	i, ok := m.idx[n]
 	if !ok {
 		return backend.Buf{}, fmt.Errorf("gx: node %s is not in the graph", n.Name())
 	}
