@@ -51,11 +51,9 @@ type mulOp struct{ base }
 // negOp is −x (the gradient of Sub).
 type negOp struct{ base }
 
-func newMap(kind mapKind, nd int) *mapOp {
-	return &mapOp{base{name: kind.String(), in: []int{nd}, out: nd}, kind}
+func (g *Graph) mapped(kind mapKind, x *Node) *Node {
+	return g.apply(&mapOp{base{name: kind.String(), in: []int{dims(x)}, out: dims(x)}, kind}, x)
 }
-
-func (g *Graph) mapped(kind mapKind, x *Node) *Node { return g.apply(newMap(kind, dims(x)), x) }
 
 // Tanh is the elementwise hyperbolic tangent.
 func (g *Graph) Tanh(x *Node) *Node { return g.mapped(mapTanh, x) }
