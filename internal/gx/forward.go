@@ -55,7 +55,7 @@ type call struct {
 // every run.
 func (c *call) temp(n int) (backend.Buf, error) {
 	if c.dev == nil {
-		s := c.run.temp()
+		s := c.run.a().temp()
 		if c.f64 {
 			return backend.Buf{F64: s.Get64(n)}, nil
 		}
