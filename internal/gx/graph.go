@@ -358,15 +358,6 @@ func vecOf(v G.Value) (Vec, error) {
 	return Vec{}, fmt.Errorf("gx: unsupported value %T", v.Data())
 }
 
-// Float64s returns a value's data as a fresh []float64.
-func Float64s(v G.Value) ([]float64, error) {
-	vec, err := vecOf(v)
-	if err != nil {
-		return nil, err
-	}
-	return vec.Float64s(), nil
-}
-
 // Grad adds the gradient of the scalar cost with respect to each of wrt and
 // watches them, so Value reads them after a run.
 func (g *Graph) Grad(cost *Node, wrt ...*Node) []*Node {

@@ -32,8 +32,8 @@ func (p *Param) Set(data []float64) error {
 
 // Float64s returns a copy of the parameter's entries.
 func (p *Param) Float64s() []float64 {
-	out, _ := Float64s(p.Value)
-	return out
+	v, _ := vecOf(p.Value)
+	return v.Float64s()
 }
 
 // At returns entry i (row-major) as a float64.
