@@ -113,7 +113,7 @@ func (a *Arena) temp() *kern.Scratch {
 }
 
 // worker is implemented by the ops that take working buffers of the arena
-// (runState.temp): the sizes they take, in values and in order, for inputs
+// (call.temp): the sizes they take, in values and in order, for inputs
 // of the given shapes.
 type worker interface{ workspace(in []tensor.Shape) []int }
 
