@@ -144,11 +144,7 @@ type slabSlot struct{ v, off, n int }
 // An input's buffer is its host value's own on the host (set at each run);
 // on a device one of its own, kept from run to run (what was sent stays).
 func (r *devRun) plan(m *Machine, nodes []*Node) error {
-	n, slab := len(nodes), r.arena != nil
-	dsize := int64(4)
-	if r.f64 {
-		dsize = 8
-	}
+	n, slab, dsize := len(nodes), r.arena != nil, int64(m.dt.Size())
 	alloc := func(i, sz int) (backend.Buf, error) {
 		b, err := r.be.Alloc(sz)
 		if slab && err == nil { // a host scalar: a slice of the graph's dtype
@@ -432,10 +428,7 @@ func (m *Machine) Bytes() int64 {
 	if m.arena == nil || m.dev == nil {
 		return 0
 	}
-	if m.dev.f64 {
-		return int64(m.dev.slabN) * 8
-	}
-	return int64(m.dev.slabN) * 4
+	return int64(m.dev.slabN) * int64(m.dt.Size())
 }
 
 // WorkBytes is what a host machine's ops take of the arena's working
