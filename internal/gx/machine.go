@@ -186,17 +186,14 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 // added into its output's buffer, its folded Add's (fuseAdds). On the host its
 // working buffers are the arena's, handed out afresh at each step.
 func (r *devRun) onBuffers(be backend.Backend, in []tensor.Shape, out tensor.Shape, f func(*call) error) deviceFn {
-	c := &call{be: be, in: make([]backend.Buf, len(in)), sh: in, osh: out, dev: r}
-	if a := r.arena; a != nil {
+	c, a := &call{be: be, in: make([]backend.Buf, len(in)), sh: in, osh: out, dev: r}, r.arena
+	if a != nil {
 		c.dev, c.run, c.f64 = nil, r.run, r.f64
-		return func(out backend.Buf, args []backend.Buf) error {
-			a.next = 0
-			c.out = out
-			copy(c.in, args)
-			return f(c)
-		}
 	}
 	return func(out backend.Buf, args []backend.Buf) error {
+		if a != nil {
+			a.next = 0
+		}
 		c.out, c.ti = out, 0
 		copy(c.in, args)
 		return f(c)
@@ -236,19 +233,12 @@ func (r *devRun) free() {
 			s.Release()
 		}
 	}
-	r.sites = nil
-	for _, b := range r.viewBufs {
-		r.be.Free(b)
+	for _, bs := range [][]backend.Buf{r.viewBufs, r.owned, r.allocs} { // the views first
+		for _, b := range bs {
+			r.be.Free(b)
+		}
 	}
-	r.viewBufs = nil
-	for _, b := range r.owned {
-		r.be.Free(b)
-	}
-	r.owned = nil
-	for _, b := range r.allocs {
-		r.be.Free(b)
-	}
-	r.allocs = nil
+	r.sites, r.viewBufs, r.owned, r.allocs = nil, nil, nil, nil
 }
 
 // DeviceBytes is what a device machine allocated for its computed values
