@@ -100,10 +100,9 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 		res: res, params: map[int]*Param{}, sent: map[int][]float32{}, arena: a,
 		run: g.run, f64: g.dt == Float64}
 	m.arena = a
-	bound := map[*Node]*Param{}
-	if res != nil {
-		for p, nd := range g.bound {
-			bound[nd] = p
+	for p, nd := range g.bound {
+		if i, ok := m.idx[nd]; ok && res != nil {
+			r.params[i] = p // its buffer is the store's, set each run
 		}
 	}
 	r.inputs = map[int]bool{}
@@ -111,10 +110,7 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 		r.inputs[in.idx] = true
 	}
 	for i, nd := range m.nodes {
-		r.shapes[i] = nd.Shape().Clone()
-		if p, ok := bound[nd]; ok {
-			r.params[i] = p // its buffer is the store's, set each run
-		}
+		r.shapes[i] = nd.Shape()
 	}
 	names := map[string]bool{}
 	r.sited, _ = be.(backend.Sited)
