@@ -176,9 +176,6 @@ func (w *Replay) MapGrad(f backend.Fn, dx, y, g backend.Buf, n int) error {
 func (w *Replay) Add(y, a, b backend.Buf, n int) error {
 	return w.op("Add", []backend.Buf{y, a, b}, []int{0}, func(be backend.Backend, x []backend.Buf) error { return be.Add(x[0], x[1], x[2], n) }, elementwise(n, func(in [][]float32, i int) float64 { return float64(in[1][i]) + float64(in[2][i]) }))
 }
-func (w *Replay) AddTo(y, x backend.Buf, n int) error {
-	return w.op("AddTo", []backend.Buf{y, x}, []int{0}, func(be backend.Backend, b []backend.Buf) error { return be.AddTo(b[0], b[1], n) }, elementwise(n, func(in [][]float32, i int) float64 { return float64(in[0][i]) + float64(in[1][i]) }))
-}
 func (w *Replay) Sub(y, a, b backend.Buf, n int) error {
 	return w.op("Sub", []backend.Buf{y, a, b}, []int{0}, func(be backend.Backend, x []backend.Buf) error { return be.Sub(x[0], x[1], x[2], n) }, elementwise(n, func(in [][]float32, i int) float64 { return float64(in[1][i]) - float64(in[2][i]) }))
 }
@@ -201,9 +198,6 @@ func (w *Replay) Gemm(m, n, k int, alpha float64, a, b backend.Mat, beta float64
 }
 func (w *Replay) BiasAdd(y, x, b backend.Buf, rows, n int) error {
 	return w.op("BiasAdd", []backend.Buf{y, x, b}, []int{0}, func(be backend.Backend, v []backend.Buf) error { return be.BiasAdd(v[0], v[1], v[2], rows, n) }, elementwise(n, func(in [][]float32, i int) float64 { return float64(in[1][i]) + float64(in[2][i%n]) }))
-}
-func (w *Replay) SumRows(y, x backend.Buf, rows, n int, acc bool) error {
-	return w.op("SumRows", []backend.Buf{y, x}, []int{0}, func(be backend.Backend, v []backend.Buf) error { return be.SumRows(v[0], v[1], rows, n, acc) }, colSums(0, 0, n, rows, n, acc))
 }
 func (w *Replay) SumMid(y, x backend.Buf, B, S, n int) error {
 	return w.op("SumMid", []backend.Buf{y, x}, []int{0}, func(be backend.Backend, v []backend.Buf) error { return be.SumMid(v[0], v[1], B, S, n) }, sumMidBound(B, S, n))

@@ -12,9 +12,6 @@ package backend
 type Attention interface {
 	// BiasAdd sets y[r,j] = x[r,j] + b[j] for x [rows,n].
 	BiasAdd(y, x, b Buf, rows, n int) error
-	// SumRows sets y[j] = Σ_r x[r,j] for x [rows,n]; with acc it adds the
-	// sums into y.
-	SumRows(y, x Buf, rows, n int, acc bool) error
 	// SumMid sets y[b,j] = Σ_i x[b,i,j] for x [B,S,n].
 	SumMid(y, x Buf, B, S, n int) error
 	// MatVec sets y = op(A)·x, op(A) m×n (A n×m when a.T), x [n], y [m];
@@ -102,23 +99,16 @@ type AttendLayout struct{ W, T, S, M, HW, Ctx, N int }
 
 // Layout is a's AttendLayout.
 func (a Attend) Layout() AttendLayout {
-	var l AttendLayout
-	n, nh := a.B*a.S, a.B*a.NHeads()*a.S
-	up := a.alignUp
-	l.T = up(n)
-	l.S = up(l.T + n*a.A)
-	l.M = l.S
+	nh, scores, heads, at := a.B*a.NHeads()*a.S, 0, 0, 0
 	if a.A > 0 || a.K > 0 {
-		l.M = up(l.M + nh)
+		scores = nh
 	}
-	l.HW = l.M
 	if a.NHeads() > 1 {
-		l.HW = up(l.HW + nh)
+		heads = nh
 	}
-	l.Ctx = l.HW
-	if a.NHeads() > 1 {
-		l.Ctx = up(l.Ctx + nh)
-	}
+	block := func(n int) int { off := at; at = a.alignUp(at + n); return off } // the next block, of n values
+	var l AttendLayout
+	l.W, l.T, l.S, l.M, l.HW, l.Ctx = block(a.B*a.S), block(a.B*a.S*a.A), block(scores), block(heads), block(heads), at
 	l.N = l.Ctx + a.B*a.D
 	return l
 }
@@ -168,7 +158,7 @@ type AttendBack struct {
 // offset TOff of T) and ∂s [N] (at the start of DS), into DV (added into
 // it, rounded then added, with DVAcc); where DC is set, also ∂C[a] +=
 // Σ_b ∂U[b,a] over the B rows of ∂U [B,A] (at offset DUOff of DU), rows
-// added in order as SumRows' acc does. Work [A] is a working buffer.
+// added in order as ColSums' acc does. Work [A] is a working buffer.
 type AttendSums struct {
 	N, A, B      int
 	T            Buf

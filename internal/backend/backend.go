@@ -14,8 +14,7 @@
 // one by the name before its first colon ("opencl:0:1" opens "opencl" with
 // "0:1").
 //
-// The interface is the union of its families, one file each: core (memory),
-// elementwise, and the rest as the ops move onto it.
+// The interface is the union of its families, one file each.
 package backend
 
 // Buf is a span of a backend's memory. On a host backend one of F32 and F64
@@ -123,7 +122,7 @@ type Fuser interface {
 // FuseStackedGrads is the gradient of a weight read at many positions (a
 // decoder's steps) as one product over the positions' rows stacked, and a
 // bias's as one column sum, instead of one a position (internal/gx,
-// stacked.go). It is built of Stack, Gemm and SumRows: a backend declares
+// stacked.go). It is built of Stack, Gemm and ColSums: a backend declares
 // it where one product on the stack costs less than the products it
 // replaces (the OpenCL backend stacks eight blocks a launch).
 const FuseStackedGrads = "StackedGrads"

@@ -18,10 +18,8 @@ type Elementwise interface {
 	Map(f Fn, y, x Buf, n int) error
 	// MapGrad sets dx = g ⊙ f'(y) from f's output y.
 	MapGrad(f Fn, dx, y, g Buf, n int) error
-	// Add sets y = a + b.
+	// Add sets y = a + b; y may be a or b (y += x is Add(y, y, x)).
 	Add(y, a, b Buf, n int) error
-	// AddTo sets y += x.
-	AddTo(y, x Buf, n int) error
 	// Sub sets y = a − b.
 	Sub(y, a, b Buf, n int) error
 	// Mul sets y = a ⊙ b.

@@ -63,10 +63,6 @@ func (o *OpenCL) MapGrad(f backend.Fn, dx, y, g backend.Buf, n int) error {
 func (o *OpenCL) Add(y, x1, x2 backend.Buf, n int) error { return o.launch("add", n, y, x1, x2) }
 func (o *OpenCL) Mul(y, x1, x2 backend.Buf, n int) error { return o.launch("mul", n, y, x1, x2) }
 
-func (o *OpenCL) AddTo(y, x backend.Buf, n int) error {
-	return o.Kernel("add_into", n, y, x, n)
-}
-
 func (o *OpenCL) Sub(y, x1, x2 backend.Buf, n int) error {
 	return o.Kernel("sub", n, y, x1, x2, n)
 }

@@ -15,10 +15,6 @@ func (o *OpenCL) BiasAdd(y, x, bias backend.Buf, rows, n int) error {
 	return o.Kernel("add_bias", rows*n, y, x, bias, n, rows*n)
 }
 
-func (o *OpenCL) SumRows(y, x backend.Buf, rows, n int, acc bool) error {
-	return o.ColSums(y, 0, x, 0, n, rows, n, acc)
-}
-
 // flag is a kernel's int argument for a bool.
 func flag(b bool) int {
 	if b {

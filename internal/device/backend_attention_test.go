@@ -70,7 +70,7 @@ func TestBackendColSums(t *testing.T) {
 	}
 	for _, acc := range []bool{false, true} {
 		y := put(slices.Repeat([]float32{0.5}, cols))
-		if err := be.SumRows(y, put(x), rows, cols, acc); err != nil {
+		if err := be.ColSums(y, 0, put(x), 0, cols, rows, cols, acc); err != nil {
 			t.Fatal(err)
 		}
 		for c, v := range get(y) {
@@ -79,7 +79,7 @@ func TestBackendColSums(t *testing.T) {
 				want += 0.5
 			}
 			if v != want {
-				t.Fatalf("SumRows acc=%v: y[%d] = %v, want %v", acc, c, v, want)
+				t.Fatalf("ColSums acc=%v: y[%d] = %v, want %v", acc, c, v, want)
 			}
 		}
 	}

@@ -24,7 +24,7 @@ func (o *OpenCL) GRUGates(gates backend.Buf, xs []backend.Buf, hh, bias, bhn, tm
 			return err
 		}
 		for _, y := range xs[2:] {
-			if err := o.AddTo(tmp, y, B*3*H); err != nil {
+			if err := o.Add(tmp, tmp, y, B*3*H); err != nil {
 				return err
 			}
 		}

@@ -12,7 +12,8 @@ import (
 
 // sumCounter is the cpu backend counting the calls of the steps that add
 // a term into a sum over the decoder's positions: Outer (AttentionDH),
-// ColSums (an Unflat's accumulate) and SumRows (the additive bias's ∂c).
+// ColSums of one row (an Unflat's accumulate) and of several (SumRows:
+// the additive bias's ∂c, over the batch's rows).
 type sumCounter struct {
 	*cpu.CPU
 	outer, colSums, sumRows int
@@ -24,13 +25,12 @@ func (c *sumCounter) Outer(y, w, v backend.Buf, B, S, D, h int, cc float64, acc 
 }
 
 func (c *sumCounter) ColSums(y backend.Buf, yOff int, x backend.Buf, xOff, ld, rows, cols int, acc bool) error {
-	c.colSums++
+	if rows == 1 {
+		c.colSums++
+	} else {
+		c.sumRows++
+	}
 	return c.CPU.ColSums(y, yOff, x, xOff, ld, rows, cols, acc)
-}
-
-func (c *sumCounter) SumRows(y, x backend.Buf, rows, n int, acc bool) error {
-	c.sumRows++
-	return c.CPU.SumRows(y, x, rows, n, acc)
 }
 
 // TestAbsorbSameBits: the fused attention's backward doing the work of the

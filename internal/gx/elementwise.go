@@ -2,9 +2,11 @@ package gx
 
 import (
 	"fmt"
-	"github.com/attnzoo/attnzoo/internal/backend"
+	"slices"
 
+	"github.com/attnzoo/attnzoo/internal/backend"
 	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 )
 
 // Elementwise ops of our own (same shapes in, same shape out; scalars too):
@@ -49,15 +51,8 @@ type mulOp struct{ base }
 // negOp is −x (the gradient of Sub).
 type negOp struct{ base }
 
-func newMap(kind mapKind, nd int) *mapOp {
-	return &mapOp{base{name: kind.String(), in: []int{nd}, out: nd}, kind}
-}
-
 func (g *Graph) mapped(kind mapKind, x *Node) *Node {
-	if !g.ok(x) {
-		return nil
-	}
-	return g.apply(newMap(kind, x.Dims()), x)
+	return g.apply(&mapOp{base{name: kind.String(), in: []int{dims(x)}, out: dims(x)}, kind}, x)
 }
 
 // Tanh is the elementwise hyperbolic tangent.
@@ -83,9 +78,25 @@ func (g *Graph) sameShapes(name string, xs ...*Node) bool {
 func dimsOf(xs []*Node) []int {
 	in := make([]int, len(xs))
 	for i, x := range xs {
-		in[i] = x.Dims()
+		in[i] = dims(x)
 	}
 	return in
+}
+
+// dims is x's number of dimensions, 0 for nil (which apply refuses).
+func dims(x *Node) int {
+	if x == nil {
+		return 0
+	}
+	return x.Dims()
+}
+
+func shapesOf(xs []*Node) []tensor.Shape {
+	s := make([]tensor.Shape, len(xs))
+	for i, x := range xs {
+		s[i] = x.Shape()
+	}
+	return s
 }
 
 // Mul is the elementwise (Hadamard) product of two tensors of one shape.
@@ -145,7 +156,7 @@ func (op *sumOp) forward(c *call) error {
 		return err
 	}
 	for _, x := range c.in[2:] {
-		if err := c.be.AddTo(c.out, x, n); err != nil {
+		if err := c.be.Add(c.out, c.out, x, n); err != nil {
 			return err
 		}
 	}
@@ -153,11 +164,7 @@ func (op *sumOp) forward(c *call) error {
 }
 
 func (op *sumOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
-	out := make(G.Nodes, len(in))
-	for i := range out {
-		out[i] = grad
-	}
-	return out, nil
+	return slices.Repeat(G.Nodes{grad}, len(in)), nil
 }
 
 func (op *subOp) forward(c *call) error { return c.be.Sub(c.out, c.in[0], c.in[1], c.n(0)) }

@@ -2,6 +2,7 @@ package gx
 
 import (
 	"fmt"
+	"slices"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -34,13 +35,14 @@ import (
 // machine of the same arena.
 type Machine struct {
 	run    *runState
-	vals   []G.Value // per node, in run order (their number: HeldBytes)
-	inputs []slot    // inputs and constants: their value is read each run
+	inputs []slot // inputs and constants: their value is read each run
 	steps  []step
-	reads  []slot     // watched nodes: *into is set after each run
-	lazy   []lazyRead // per read, reused
-	dev    *devRun    // the values, their buffers and the steps' functions
-	arena  *Arena     // a host machine's: its values live in the arena's slab
+	stepOf []int         // per value (node), in run order: the step computing it, −1 for an input
+	idx    map[*Node]int // per node: its value's index (Buffer)
+	reads  []slot        // watched nodes: *into is set after each run
+	lazy   []lazyRead    // per read, reused
+	dev    *devRun       // the values, their buffers and the steps' functions
+	arena  *Arena        // a host machine's: its values live in the arena's slab
 
 	inputBytes int64 // what its own inputs hold (HeldBytes)
 
@@ -58,9 +60,9 @@ type slot struct {
 type step struct {
 	node *Node
 	op   G.Op
-	args []int     // children's indices in vals
+	args []int     // children's indices (values in run order)
 	argv []G.Value // the children's values, reused (an op run on the host)
-	out  int       // this node's index in vals
+	out  int       // this node's index
 	add  bool      // a + b of two tensors (gorgonia's elemBinOp +)
 }
 
@@ -98,34 +100,29 @@ func (g *Graph) compile() (*Machine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gx: %w", err)
 	}
-	m := &Machine{run: g.run, vals: make([]G.Value, len(sorted)), nodes: make([]*Node, len(sorted)), dt: g.dt}
-	idx := make(map[*Node]int, len(sorted))
-	for i := range sorted {
-		n := sorted[len(sorted)-1-i] // children first
-		idx[n] = i
-		m.nodes[i] = n
+	slices.Reverse(sorted) // children first
+	m := &Machine{run: g.run, nodes: sorted, watched: make([]bool, len(sorted)), idx: make(map[*Node]int, len(sorted)), dt: g.dt}
+	for i, n := range sorted {
+		m.idx[n] = i
 	}
-	watched := make([]bool, len(sorted))
 	for n, into := range g.reads {
-		i, ok := idx[n]
+		i, ok := m.idx[n]
 		if !ok {
 			return nil, fmt.Errorf("gx: watched node %s is not in the graph", n.Name())
 		}
-		watched[i] = true
+		m.watched[i] = true
 		m.reads = append(m.reads, slot{idx: i, node: n, into: into})
 	}
 	uses := make([]int, len(sorted))
-	for i := range sorted {
-		n := sorted[len(sorted)-1-i]
+	for i, n := range sorted {
 		op := n.Op()
 		if op == nil || isConstant(op) {
 			m.inputs = append(m.inputs, slot{idx: i, node: n})
 			continue
 		}
 		var args []int
-		for it := g.g.From(n.ID()); it.Next(); {
-			c := it.Node().(*Node)
-			j, ok := idx[c]
+		for _, c := range g.children(n) {
+			j, ok := m.idx[c]
 			if !ok || j >= i {
 				return nil, fmt.Errorf("gx: node %s: child %s is not computed before it", n.Name(), c.Name())
 			}
@@ -135,8 +132,11 @@ func (g *Graph) compile() (*Machine, error) {
 		m.steps = append(m.steps, step{node: n, op: op, args: args, argv: make([]G.Value, len(args)), out: i,
 			add: isAdd(op) && len(args) == 2})
 	}
-	m.steps = dropUnread(m.steps, uses, watched)
-	m.watched = watched
+	m.steps = dropUnread(m.steps, uses, m.watched)
+	m.stepOf = slices.Repeat([]int{-1}, len(sorted))
+	for k, s := range m.steps {
+		m.stepOf[s.out] = k
+	}
 	m.inputBytes = g.ownInputBytes(m.inputs)
 	return m, nil
 }
@@ -198,7 +198,7 @@ const nodeBytes = 1729
 // an arena's shared input), and the buffers it allocated (a device's; on
 // the host its scalars').
 func (m *Machine) HeldBytes() int64 {
-	n := int64(len(m.vals))*nodeBytes + m.inputBytes
+	n := int64(len(m.stepOf))*nodeBytes + m.inputBytes
 	if m.dev != nil {
 		n += m.dev.allocBytes + m.dev.ownedBytes()
 	}
@@ -235,21 +235,14 @@ type copyOut interface{ copyOut() }
 // dropUnread removes the steps of copyOut ops whose value nobody reads,
 // last first, and updates uses.
 func dropUnread(steps []step, uses []int, watched []bool) []step {
-	drop := make([]bool, len(steps))
 	for k := len(steps) - 1; k >= 0; k-- {
 		s := &steps[k]
 		if _, ok := s.op.(copyOut); ok && uses[s.out] == 0 && !watched[s.out] {
-			drop[k] = true
 			for _, a := range s.args {
 				uses[a]--
 			}
+			steps = slices.Delete(steps, k, k+1)
 		}
 	}
-	keep := steps[:0]
-	for k, s := range steps {
-		if !drop[k] {
-			keep = append(keep, s)
-		}
-	}
-	return keep
+	return steps
 }

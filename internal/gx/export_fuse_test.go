@@ -1,6 +1,10 @@
 package gx
 
-import "slices"
+import (
+	"slices"
+
+	G "gorgonia.org/gorgonia"
+)
 
 // SetFoldDeviceAdds turns the machine's folding of Adds into their
 // operands' ops (fold.go, on every backend) on or off for the
@@ -60,3 +64,13 @@ func SetAbsorb(on bool) bool {
 	absorb = on
 	return was
 }
+
+// opName names an op: ours by name, gorgonia's by its String.
+func opName(op G.Op) string {
+	if b, ok := op.(interface{ opName() string }); ok {
+		return b.opName()
+	}
+	return op.String()
+}
+
+func (o *base) opName() string { return o.name }

@@ -34,11 +34,12 @@ import (
 // buffer (in place: the same bits as into a buffer of its own), so a chain
 // of Adds holds one buffer.
 
-// adder is the ability of an op to add its result into a buffer of its
-// output's shape: dst += op(args).
+// adder is an op that can add its result into a buffer of its output's
+// shape: into(c, dst, true) is dst += op(args), into(c, c.out, false) its
+// forward.
 type adder interface {
-	forwarder
-	accumulate(c *call, dst backend.Buf) error
+	G.Op
+	into(c *call, dst backend.Buf, acc bool) error
 }
 
 // devFusion is what fuseAdds decided: per step, whether it adds into its
@@ -54,34 +55,30 @@ type devFusion struct {
 var foldAdds = true
 
 // fuseAdds finds the Adds the machine folds into an operand's op, and
-// those that sum in place. onDevice[k] reports whether step k runs on the
-// backend (not a host op).
-func fuseAdds(m *Machine, onDevice []bool, watched []bool) *devFusion {
-	n := len(m.vals)
+// those that sum in place; a step with a function (r.fns) runs on the
+// backend, the others are host ops.
+func (r *devRun) fuseAdds(m *Machine) *devFusion {
+	n := len(m.stepOf)
 	f := &devFusion{acc: make([]bool, len(m.steps)), none: make([]bool, len(m.steps)), alias: make([]int, n)}
 	for i := range f.alias {
 		f.alias[i] = i
 	}
+	onDevice, watched := func(k int) bool { return r.fns[k] != nil }, m.watched
 	if !foldAdds {
 		return f
 	}
-	uses := make([]int, n)
-	stepOf := make([]int, n) // value → the step computing it, −1 for an input
-	for i := range stepOf {
-		stepOf[i] = -1
-	}
-	for k, s := range m.steps {
-		stepOf[s.out] = k
+	uses, stepOf := make([]int, n), m.stepOf
+	for _, s := range m.steps {
 		for _, a := range s.args {
 			uses[a]++
 		}
 	}
 	private := func(v int) bool { // read once, not watched, computed on the backend
 		k := stepOf[v]
-		return k >= 0 && onDevice[k] && uses[v] == 1 && (watched == nil || !watched[v])
+		return k >= 0 && onDevice(k) && uses[v] == 1 && (watched == nil || !watched[v])
 	}
 	for k, s := range m.steps {
-		if !s.add || !onDevice[k] || len(s.args) != 2 || s.args[0] == s.args[1] {
+		if !s.add || !onDevice(k) || len(s.args) != 2 || s.args[0] == s.args[1] {
 			continue
 		}
 		for j := range 2 { // the first operand folds, into the second's buffer
@@ -120,20 +117,13 @@ func sumDeltasFromOperands(m *Machine, be backend.Backend) {
 	if _, ok := be.(deltaSummer); !ok || !foldAdds {
 		return
 	}
-	stepOf := make(map[int]int, len(m.steps))
-	for k, s := range m.steps {
-		stepOf[s.out] = k
-	}
 	for k := range m.steps {
 		s := &m.steps[k]
-		op, ok := s.op.(*sumLeadOp)
-		if !ok || op.keep != 2 || len(s.args) != 1 {
+		op, ok := s.op.(*sumMidOp)
+		if !ok || len(s.args) != 1 || m.stepOf[s.args[0]] < 0 {
 			continue
 		}
-		p, ok := stepOf[s.args[0]]
-		if !ok {
-			continue
-		}
+		p := m.stepOf[s.args[0]]
 		if _, ok := m.steps[p].op.(*additiveDeltaOp); !ok {
 			continue
 		}
@@ -160,12 +150,11 @@ func sumDeltasFromOperands(m *Machine, be backend.Backend) {
 // that adds into a sum.
 type absorber interface {
 	// absorbs reports whether the op of step p can do step k's work, and
-	// in which of its slots; stepOf maps a value to the step computing it
-	// (−1: none), shape a value to its shape.
-	absorbs(m *Machine, stepOf []int, shape func(int) tensor.Shape, p, k int) (slot int, ok bool)
-	// absorbing is the op's forward (with acc its accumulate into dst),
-	// adding the absorbed steps' terms into dsts[slot] where set, the
-	// slots in the order order lists them (the order their steps ran).
+	// in which of its slots, for the values' shapes.
+	absorbs(m *Machine, shapes []tensor.Shape, p, k int) (slot int, ok bool)
+	// absorbing is the op's forward (with acc, added into dst), adding the
+	// absorbed steps' terms into dsts[slot] where set, the slots in the
+	// order order lists them (the order their steps ran).
 	absorbing(c *call, dst backend.Buf, acc bool, dsts []backend.Buf, order []int) error
 }
 
@@ -176,20 +165,13 @@ var absorb = true
 // value whose buffer its term is added into.
 type absorbed struct{ slot, root int }
 
-// absorbSteps finds the steps that absorbers do the work of (f.none set
-// for them), per absorbing step, in the order they ran.
-func absorbSteps(m *Machine, f *devFusion, onDevice []bool, shape func(int) tensor.Shape) map[int][]absorbed {
-	stepOf := make([]int, len(m.vals))
-	for i := range stepOf {
-		stepOf[i] = -1
-	}
-	for k, s := range m.steps {
-		stepOf[s.out] = k
-	}
-	var out map[int][]absorbed
+// absorbSteps finds the steps that absorbers do the work of (r.fuse.none
+// set for them), per absorbing step, in the order they ran.
+func (r *devRun) absorbSteps(m *Machine) map[int][]absorbed {
+	f, stepOf, out := r.fuse, m.stepOf, map[int][]absorbed{}
 	for p, s := range m.steps {
 		op, ok := s.op.(absorber)
-		if !ok || !onDevice[p] || f.none[p] || !foldAdds || !absorb {
+		if !ok || r.fns[p] == nil || f.none[p] || !foldAdds || !absorb {
 			continue
 		}
 		written := map[int]bool{} // the sums written by the steps since p
@@ -199,7 +181,7 @@ func absorbSteps(m *Machine, f *devFusion, onDevice []bool, shape func(int) tens
 				continue
 			}
 			root := f.alias[m.steps[k].out]
-			if slot, ok := op.absorbs(m, stepOf, shape, p, k); ok && f.acc[k] && stepOf[root] >= 0 && stepOf[root] < p && !written[root] &&
+			if slot, ok := op.absorbs(m, r.shapes, p, k); ok && f.acc[k] && stepOf[root] >= 0 && stepOf[root] < p && !written[root] &&
 				!slices.ContainsFunc(got, func(a absorbed) bool { return a.slot == slot }) {
 				got = append(got, absorbed{slot, root})
 				f.none[k] = true
@@ -208,9 +190,6 @@ func absorbSteps(m *Machine, f *devFusion, onDevice []bool, shape func(int) tens
 			written[root] = true
 		}
 		if got != nil {
-			if out == nil {
-				out = map[int][]absorbed{}
-			}
 			out[p] = got
 		}
 	}
@@ -221,26 +200,16 @@ func absorbSteps(m *Machine, f *devFusion, onDevice []bool, shape func(int) tens
 // steps ab too (fold.go's absorbSteps): the sums they add into are read
 // as operands after its own, their buffers its dsts.
 func (r *devRun) absorbing(be backend.Backend, s *step, ab []absorbed, acc bool) deviceFn {
-	n0 := len(s.args)
-	in := make([]tensor.Shape, n0)
-	for j, a := range s.args {
-		in[j] = r.shapes[a]
-	}
-	slots := 0
-	for _, a := range ab {
-		s.args = append(s.args, a.root)
-		slots = max(slots, a.slot+1)
-	}
-	dsts, order := make([]backend.Buf, slots), make([]int, len(ab))
+	n0, in, slots, order := len(s.args), r.argShapes(s), 0, make([]int, len(ab))
 	for i, a := range ab {
-		order[i] = a.slot
+		s.args = append(s.args, a.root)
+		slots, order[i] = max(slots, a.slot+1), a.slot
 	}
+	dsts := make([]backend.Buf, slots)
 	op := s.op.(absorber)
 	f := r.onBuffers(be, in, r.shapes[s.out], func(c *call) error { return op.absorbing(c, c.out, acc, dsts, order) })
 	return func(out backend.Buf, args []backend.Buf) error {
-		for i := range dsts {
-			dsts[i] = backend.Buf{}
-		}
+		clear(dsts)
 		for i, a := range ab {
 			dsts[a.slot] = args[n0+i]
 		}

@@ -20,6 +20,18 @@ type forwarder interface {
 	forward(c *call) error
 }
 
+// forwardOf is op's forward (an adder's into its output), nil for an op
+// not of ours.
+func forwardOf(op G.Op) func(*call) error {
+	switch o := op.(type) {
+	case adder:
+		return func(c *call) error { return o.into(c, c.out, false) }
+	case forwarder:
+		return o.forward
+	}
+	return nil
+}
+
 // call is one computation of an op: its backend, its output's buffer and
 // shape, its operands' buffers and shapes. A machine keeps one per step.
 type call struct {
@@ -43,7 +55,7 @@ type call struct {
 // every run.
 func (c *call) temp(n int) (backend.Buf, error) {
 	if c.dev == nil {
-		s := c.run.temp()
+		s := c.run.a().temp()
 		if c.f64 {
 			return backend.Buf{F64: s.Get64(n)}, nil
 		}
@@ -62,6 +74,20 @@ func (c *call) temp(n int) (backend.Buf, error) {
 	}
 	c.ti++
 	return c.tmps[c.ti-1], nil
+}
+
+// work returns the working buffers op declares (worker), in order: the
+// last of them zero-valued where it declares fewer than n.
+func (c *call) work(op worker, n int) ([]backend.Buf, error) {
+	sizes := op.workspace(c.sh)
+	w := make([]backend.Buf, max(n, len(sizes)))
+	for i, sz := range sizes {
+		var err error
+		if w[i], err = c.temp(sz); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
 }
 
 // n is the number of values of operand i (1 for a scalar).

@@ -161,7 +161,7 @@ func (g *Graph) Const(name string, data []float64, shape ...int) *Node {
 // Set copies data (in row-major order) into an input node's value,
 // converting to the node's dtype.
 func Set(n *Node, data []float64) error {
-	t, ok := n.Value().(tensor.Tensor)
+	t, ok := n.Value().(*tensor.Dense)
 	if !ok {
 		return fmt.Errorf("gx: %s has no tensor value", n.Name())
 	}
@@ -175,6 +175,11 @@ func Fill(n *Node, f func(i int) float64) error {
 	if !ok {
 		return fmt.Errorf("gx: %s has no tensor value", n.Name())
 	}
+	return fillWith(t, f, n.Name())
+}
+
+// fillWith sets entry i of t to f(i), in t's dtype.
+func fillWith(t *tensor.Dense, f func(i int) float64, what string) error {
 	switch t.Dtype() {
 	case Float64:
 		d := t.Float64s()
@@ -187,7 +192,7 @@ func Fill(n *Node, f func(i int) float64) error {
 			d[i] = float32(f(i))
 		}
 	default:
-		return fmt.Errorf("gx: %s: unsupported dtype %v", n.Name(), t.Dtype())
+		return fmt.Errorf("gx: %s: unsupported dtype %v", what, t.Dtype())
 	}
 	return nil
 }
@@ -234,21 +239,11 @@ func setRows[T, U float](dst []T, same []T, other []U, d, rows int, from func(in
 	}
 }
 
-func fill(t tensor.Tensor, data []float64, what string) error {
+func fill(t *tensor.Dense, data []float64, what string) error {
 	if t.Shape().TotalSize() != len(data) {
 		return fmt.Errorf("gx: %s: shape %v holds %d values, got %d", what, t.Shape(), t.Shape().TotalSize(), len(data))
 	}
-	switch d := t.Data().(type) {
-	case []float64:
-		copy(d, data)
-	case []float32:
-		for i, v := range data {
-			d[i] = float32(v)
-		}
-	default:
-		return fmt.Errorf("gx: %s: unsupported dtype %v", what, t.Dtype())
-	}
-	return nil
+	return fillWith(t, func(i int) float64 { return data[i] }, what)
 }
 
 // Bind returns p's node in this graph, creating it on first use. The node
@@ -361,15 +356,6 @@ func vecOf(v G.Value) (Vec, error) {
 		return Vec{F32: []float32{d}}, nil
 	}
 	return Vec{}, fmt.Errorf("gx: unsupported value %T", v.Data())
-}
-
-// Float64s returns a value's data as a fresh []float64.
-func Float64s(v G.Value) ([]float64, error) {
-	vec, err := vecOf(v)
-	if err != nil {
-		return nil, err
-	}
-	return vec.Float64s(), nil
 }
 
 // Grad adds the gradient of the scalar cost with respect to each of wrt and

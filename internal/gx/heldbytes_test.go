@@ -37,7 +37,7 @@ func TestHeldBytes(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	grew := int64(after.HeapAlloc) - int64(before.HeapAlloc)
 	held := m.HeldBytes()
-	t.Logf("%d nodes: heap grew %d bytes, HeldBytes %d (inputs %d)", len(m.vals), grew, held, m.inputBytes)
+	t.Logf("%d nodes: heap grew %d bytes, HeldBytes %d (inputs %d)", len(m.stepOf), grew, held, m.inputBytes)
 	if held < grew/2 || held > 2*grew {
 		t.Errorf("HeldBytes %d, the heap grew %d: not within 2×", held, grew)
 	}

@@ -2,8 +2,8 @@ package gx
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"unsafe"
 
 	"github.com/attnzoo/attnzoo/internal/backend"
@@ -11,20 +11,15 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// The machine's loop runs over a backend's buffers (backend.Buf): an op of
-// ours runs its forward on the backend (the cpu's on the arena's slab for a
-// host machine, an OpenCL device's on its buffers for MachineOn), gorgonia's
-// Add of two same-shape tensors runs as the backend's Add, and any other op
-// of gorgonia's runs its Do on the host, its operands read back from the
-// backend and its result written to it (a host op). Values move lazily: a
-// node computed on the host and read by a host op, or an input read only by
-// host ops, never crosses. On a host machine nothing is copied: an input's
-// or a host op's value is its buffer, and a buffer read back is a tensor
-// over it. The host ops of a device machine's graph are listed by HostOps;
-// the bytes that crossed and the kernels launched are counted by the device
-// (device.Counter).
-//
-// The gorgonia graph stays the one description of what is computed: the
+// The machine's loop (Machine, exec.go) runs over a backend's buffers
+// (backend.Buf); a host op has its operands read back from the backend and
+// its result written to it. Values move lazily: a node computed on the host
+// and read by a host op, or an input read only by host ops, never crosses.
+// On a host machine nothing is copied: an input's or a host op's value is
+// its buffer, and a buffer read back is a tensor over it. The host ops of a
+// device machine's graph are listed by HostOps; the bytes that crossed and
+// the kernels launched are counted by the device (device.Counter). The
+// gorgonia graph stays the one description of what is computed: the
 // backend changes where each step runs, never what it computes.
 //
 // Inputs are read from their host values at each run; bound parameters
@@ -54,12 +49,10 @@ type devRun struct {
 	gen      uint64
 	hostOp   []string // names of the ops that run on the host, sorted
 	res      *Resident
-	fuse     *devFusion     // the Adds folded into their operands' ops
-	views    map[int]view   // per step: a value placed as a view of its operand (views.go)
-	viewBufs []backend.Buf  // the views' device buffers, freed before the others
-	preset   map[int]bool   // inputs whose buffer was filled on the device for the next run
-	params   map[int]*Param // input nodes that are resident parameters
-	idx      map[*Node]int
+	fuse     *devFusion        // the Adds folded into their operands' ops
+	views    map[int]view      // per step: a value placed as a view of its operand (views.go)
+	viewBufs []backend.Buf     // the views' device buffers, freed before the others
+	params   map[int]*Param    // input nodes that are resident parameters
 	owned    []backend.Buf     // ops' scratch buffers (tracked), freed with the machine
 	sent     map[int][]float32 // per input: the values its buffer holds
 	inputs   map[int]bool
@@ -100,17 +93,16 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 	if err != nil {
 		return nil, err
 	}
-	n := len(m.vals)
+	n := len(m.stepOf)
 	r := &devRun{be: be, shapes: make([]tensor.Shape, n), bufs: make([]backend.Buf, n), host: make([]G.Value, n),
 		own: make([]G.Value, n), hostAt: make([]uint64, n), devAt: make([]uint64, n),
 		fns: make([]deviceFn, len(m.steps)), argb: make([][]backend.Buf, len(m.steps)),
-		res: res, params: map[int]*Param{}, preset: map[int]bool{}, idx: make(map[*Node]int, n), sent: map[int][]float32{}, arena: a,
+		res: res, params: map[int]*Param{}, sent: map[int][]float32{}, arena: a,
 		run: g.run, f64: g.dt == Float64}
 	m.arena = a
-	bound := map[*Node]*Param{}
-	if res != nil {
-		for p, nd := range g.bound {
-			bound[nd] = p
+	for p, nd := range g.bound {
+		if i, ok := m.idx[nd]; ok && res != nil {
+			r.params[i] = p // its buffer is the store's, set each run
 		}
 	}
 	r.inputs = map[int]bool{}
@@ -118,11 +110,7 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 		r.inputs[in.idx] = true
 	}
 	for i, nd := range m.nodes {
-		r.idx[nd] = i
-		r.shapes[i] = nd.Shape().Clone()
-		if p, ok := bound[nd]; ok {
-			r.params[i] = p // its buffer is the store's, set each run
-		}
+		r.shapes[i] = nd.Shape()
 	}
 	names := map[string]bool{}
 	r.sited, _ = be.(backend.Sited)
@@ -131,20 +119,17 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 		s := &m.steps[k]
 		in := r.argShapes(s)
 		r.argb[k] = make([]backend.Buf, len(s.args))
-		switch op := s.op.(type) {
-		case forwarder:
-			r.fns[k] = r.onBuffers(be, in, r.shapes[s.out], op.forward)
-		default:
-			if s.add && in[0].Eq(in[1]) && in[0].Eq(r.shapes[s.out]) {
-				n := max(1, in[0].TotalSize())
-				r.fns[k] = func(out backend.Buf, args []backend.Buf) error {
-					return be.Add(out, args[0], args[1], n)
-				}
+		if f := forwardOf(s.op); f != nil {
+			r.fns[k] = r.onBuffers(be, in, r.shapes[s.out], f)
+		} else if s.add && in[0].Eq(in[1]) && in[0].Eq(r.shapes[s.out]) {
+			n := max(1, in[0].TotalSize())
+			r.fns[k] = func(out backend.Buf, args []backend.Buf) error {
+				return be.Add(out, args[0], args[1], n)
 			}
 		}
 		if r.fns[k] == nil {
 			if a == nil {
-				names[opName(s.op)] = true
+				names[s.op.String()] = true // one of gorgonia's: every op of ours has a forward
 			}
 		} else if r.sited != nil {
 			if r.sites == nil {
@@ -165,13 +150,9 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 		}
 	}
 	views, fixed, cover := r.findViews(m, a != nil)
-	onDevice := make([]bool, len(m.steps))
-	for k, fn := range r.fns {
-		onDevice[k] = fn != nil
-	}
-	r.fuse = fuseAdds(m, onDevice, m.watched)
+	r.fuse = r.fuseAdds(m)
 	r.views = r.keepViews(m, views, fixed, cover, r.fuse)
-	absorbs := absorbSteps(m, r.fuse, onDevice, func(v int) tensor.Shape { return r.shapes[v] })
+	absorbs := r.absorbSteps(m)
 	for k := range m.steps {
 		s := &m.steps[k]
 		switch {
@@ -182,7 +163,7 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 			r.argb[k] = make([]backend.Buf, len(s.args))
 		case r.fuse.acc[k]:
 			op := s.op.(adder)
-			r.fns[k] = r.onBuffers(be, r.argShapes(s), r.shapes[s.out], func(c *call) error { return op.accumulate(c, c.out) })
+			r.fns[k] = r.onBuffers(be, r.argShapes(s), r.shapes[s.out], func(c *call) error { return op.into(c, c.out, true) })
 		}
 	}
 	if err := r.plan(m, m.nodes); err != nil {
@@ -191,30 +172,24 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 	}
 	m.watched, m.nodes = nil, nil
 	m.lazy = make([]lazyRead, len(m.reads))
-	for name := range names {
-		r.hostOp = append(r.hostOp, name)
-	}
-	sort.Strings(r.hostOp)
+	r.hostOp = slices.Sorted(maps.Keys(names))
 	m.dev = r
 	return m, nil
 }
 
 // onBuffers runs f on a call whose operands and output are a step's
-// buffers (one call, reused every run): an op's forward, or its accumulate
-// into its output's buffer, its folded Add's (fuseAdds). On the host its
+// buffers (one call, reused every run): an op's forward, or its result
+// added into its output's buffer, its folded Add's (fuseAdds). On the host its
 // working buffers are the arena's, handed out afresh at each step.
 func (r *devRun) onBuffers(be backend.Backend, in []tensor.Shape, out tensor.Shape, f func(*call) error) deviceFn {
-	c := &call{be: be, in: make([]backend.Buf, len(in)), sh: in, osh: out, dev: r}
-	if a := r.arena; a != nil {
+	c, a := &call{be: be, in: make([]backend.Buf, len(in)), sh: in, osh: out, dev: r}, r.arena
+	if a != nil {
 		c.dev, c.run, c.f64 = nil, r.run, r.f64
-		return func(out backend.Buf, args []backend.Buf) error {
-			a.next = 0
-			c.out = out
-			copy(c.in, args)
-			return f(c)
-		}
 	}
 	return func(out backend.Buf, args []backend.Buf) error {
+		if a != nil {
+			a.next = 0
+		}
 		c.out, c.ti = out, 0
 		copy(c.in, args)
 		return f(c)
@@ -229,16 +204,6 @@ func (r *devRun) argShapes(s *step) []tensor.Shape {
 	}
 	return in
 }
-
-// opName names an op for HostOps: ours by name, gorgonia's by its String.
-func opName(op G.Op) string {
-	if b, ok := op.(interface{ opName() string }); ok {
-		return b.opName()
-	}
-	return op.String()
-}
-
-func (o *base) opName() string { return o.name }
 
 // HostOps names the ops of a device machine's graph that run on the host
 // (no device kernel yet), sorted; nil on a host machine (Machine).
@@ -264,19 +229,12 @@ func (r *devRun) free() {
 			s.Release()
 		}
 	}
-	r.sites = nil
-	for _, b := range r.viewBufs {
-		r.be.Free(b)
+	for _, bs := range [][]backend.Buf{r.viewBufs, r.owned, r.allocs} { // the views first
+		for _, b := range bs {
+			r.be.Free(b)
+		}
 	}
-	r.viewBufs = nil
-	for _, b := range r.owned {
-		r.be.Free(b)
-	}
-	r.owned = nil
-	for _, b := range r.allocs {
-		r.be.Free(b)
-	}
-	r.allocs = nil
+	r.sites, r.viewBufs, r.owned, r.allocs = nil, nil, nil, nil
 }
 
 // DeviceBytes is what a device machine allocated for its computed values
@@ -301,12 +259,6 @@ func (m *Machine) runSteps() error {
 				return err
 			}
 			r.bufs[in.idx], r.devAt[in.idx] = b, r.gen
-			continue
-		}
-		if r.preset[in.idx] {
-			r.devAt[in.idx] = r.gen
-			delete(r.preset, in.idx)
-			delete(r.sent, in.idx) // the buffer no longer holds what was sent
 			continue
 		}
 		r.host[in.idx], r.hostAt[in.idx] = in.node.Value(), r.gen
@@ -401,7 +353,7 @@ func (m *Machine) Buffer(n *Node) (backend.Buf, error) {
 	if m.dev == nil {
 		return backend.Buf{}, fmt.Errorf("gx: node %s: the machine is closed", n.Name())
 	}
-	i, ok := m.dev.idx[n]
+	i, ok := m.idx[n]
 	if !ok {
 		return backend.Buf{}, fmt.Errorf("gx: node %s is not in the graph", n.Name())
 	}
@@ -479,59 +431,46 @@ func (r *devRun) toHost(i int) (G.Value, error) {
 
 // floats is a host value as n float32s (a float64 value is converted).
 func (r *devRun) floats(v G.Value, n int) ([]float32, error) {
-	var src []float32
-	switch t := v.(type) {
-	case *G.F32:
-		src = unsafe.Slice((*float32)(t), 1)
-	case *G.F64:
-		r.scr = append(r.scr[:0], float32(*t))
-		src = r.scr
-	default:
-		switch d := v.Data().(type) {
-		case []float32:
-			src = d
-		case float32:
-			r.scr = append(r.scr[:0], d)
-			src = r.scr
-		case []float64:
-			r.scr = r.scr[:0]
-			for _, x := range d {
-				r.scr = append(r.scr, float32(x))
-			}
-			src = r.scr
-		case float64:
-			r.scr = append(r.scr[:0], float32(d))
-			src = r.scr
-		default:
-			return nil, fmt.Errorf("value %T cannot go to a device", v.Data())
+	b := valueBuf(v)
+	src := b.F32
+	if b.F64 != nil {
+		r.scr = r.scr[:0]
+		for _, x := range b.F64 {
+			r.scr = append(r.scr, float32(x))
 		}
+		src = r.scr
 	}
 	if len(src) != n {
-		return nil, fmt.Errorf("a value of %d numbers for a buffer of %d", len(src), n)
+		return nil, fmt.Errorf("a value %T of %d numbers for a buffer of %d", v, len(src), n)
 	}
 	return src, nil
 }
 
-// hostBuf is a host value as node i's buffer on the host: its own data,
-// or a copy where it is not contiguous (a view).
-func (r *devRun) hostBuf(v G.Value, i int) (backend.Buf, error) {
-	var b backend.Buf
+// valueBuf is a host value's data: its own, or a copy where it is not
+// contiguous (a view); empty for a value of another kind.
+func valueBuf(v G.Value) backend.Buf {
 	switch t := v.(type) {
 	case *G.F32:
-		b.F32 = unsafe.Slice((*float32)(t), 1)
+		return backend.Buf{F32: unsafe.Slice((*float32)(t), 1)}
 	case *G.F64:
-		b.F64 = unsafe.Slice((*float64)(t), 1)
+		return backend.Buf{F64: unsafe.Slice((*float64)(t), 1)}
 	case *tensor.Dense:
 		if t.IsView() || t.RequiresIterator() {
 			t = t.Materialize().(*tensor.Dense)
 		}
 		switch t.Dtype() {
 		case Float32:
-			b.F32 = t.Float32s()
+			return backend.Buf{F32: t.Float32s()}
 		case Float64:
-			b.F64 = t.Float64s()
+			return backend.Buf{F64: t.Float64s()}
 		}
 	}
+	return backend.Buf{}
+}
+
+// hostBuf is a host value as node i's buffer on the host (valueBuf).
+func (r *devRun) hostBuf(v G.Value, i int) (backend.Buf, error) {
+	b := valueBuf(v)
 	if (b.F64 != nil) != r.f64 || b.Len() != size(r.shapes[i]) {
 		return b, fmt.Errorf("value %T (%d numbers) for a node of shape %v and the graph's dtype", v, b.Len(), r.shapes[i])
 	}

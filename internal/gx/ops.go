@@ -58,9 +58,12 @@ type shaper interface {
 
 // InferShape is gorgonia's: the op's shape rule on its inputs' shapes.
 func (o *base) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
+	s := make([]tensor.Shape, len(in)) // the inputs' shapes at graph-building time
+	for i, d := range in {
+		var ok bool
+		if s[i], ok = d.(tensor.Shape); !ok {
+			return nil, fmt.Errorf("gx: input %d has no known shape (%T)", i, d)
+		}
 	}
 	if o.rule != nil {
 		return o.rule.outShape(s)
@@ -79,19 +82,6 @@ func sameShape(name string, s []tensor.Shape) error {
 		}
 	}
 	return nil
-}
-
-// shapes returns the shapes of the inputs at graph-building time.
-func shapes(in []G.DimSizer) ([]tensor.Shape, error) {
-	out := make([]tensor.Shape, len(in))
-	for i, d := range in {
-		s, ok := d.(tensor.Shape)
-		if !ok {
-			return nil, fmt.Errorf("gx: input %d has no known shape (%T)", i, d)
-		}
-		out[i] = s
-	}
-	return out, nil
 }
 
 // apply applies op to the nodes, recording any error in g.

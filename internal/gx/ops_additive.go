@@ -30,10 +30,7 @@ type addTanhOp struct{ base }
 type additiveOutOp struct{ base }
 type additiveDeltaOp struct{ base }
 type projLastVOp struct{ base }
-type sumLeadOp struct {
-	base
-	keep int // number of trailing dims kept
-}
+type sumMidOp struct{ base }
 
 // Additive returns Σ_a v_a tanh(P + u + c): P [B,S,A], u [B,A], c [A], v [A] → [B,S].
 func (g *Graph) Additive(P, u, c, v *Node) *Node {
@@ -75,7 +72,7 @@ func (op *additiveOutOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error)
 	T, v := in[0], in[1]
 	var err error
 	delta := op.grad(&err, &additiveDeltaOp{base{name: "AdditiveDelta", in: []int{3, 1, 2}, out: 3}}, T, v, grad)
-	du := op.grad(&err, &sumLeadOp{base{name: "SumMid", args: "2", in: []int{3}, out: 2}, 2}, delta)
+	du := op.grad(&err, &sumMidOp{base{name: "SumMid", args: "2", in: []int{3}, out: 2}}, delta)
 	dc := op.gradTerm(&err, 4, out, du, newSumRows(2), du)
 	dv := op.grad(&err, &projLastVOp{base{name: "ProjLastV", in: []int{3, 2}, out: 1}}, T, grad)
 	return G.Nodes{nil, dv, delta, du, dc}, err
@@ -83,14 +80,9 @@ func (op *additiveOutOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, error)
 
 func (op *additiveDeltaOp) outShape(s []tensor.Shape) (tensor.Shape, error) { return s[0].Clone(), nil }
 
-// forward: δ[n,a] = g[n] v[a] (1 − T[n,a]²).
-func (op *additiveDeltaOp) forward(c *call) error { return op.delta(c, c.out, false) }
-
-// accumulate is dst += δ (the projected keys' gradient summed over the
-// steps, on a device).
-func (op *additiveDeltaOp) accumulate(c *call, dst backend.Buf) error { return op.delta(c, dst, true) }
-
-func (op *additiveDeltaOp) delta(c *call, dst backend.Buf, acc bool) error {
+// into: δ[n,a] = g[n] v[a] (1 − T[n,a]²) (with acc added: the projected
+// keys' gradient summed over the steps).
+func (op *additiveDeltaOp) into(c *call, dst backend.Buf, acc bool) error {
 	return c.be.AdditiveDelta(dst, c.in[0], c.in[1], c.in[2], lead(c.sh[0]), last(c.sh[0]), acc)
 }
 
@@ -112,14 +104,9 @@ func (op *projLastVOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{last(s[0])}, nil
 }
 
-// forward: out[a] = Σ_n X[n,a]·g[n], Xᵀg for X [N,A].
-func (op *projLastVOp) forward(c *call) error { return op.product(c, c.out, false) }
-
-// accumulate is dst += Xᵀg (v's gradient summed over the steps, on a
-// device).
-func (op *projLastVOp) accumulate(c *call, dst backend.Buf) error { return op.product(c, dst, true) }
-
-func (op *projLastVOp) product(c *call, dst backend.Buf, acc bool) error {
+// into: dst[a] = Σ_n X[n,a]·g[n], Xᵀg for X [N,A] (with acc added: v's
+// gradient summed over the steps).
+func (op *projLastVOp) into(c *call, dst backend.Buf, acc bool) error {
 	N, A := lead(c.sh[0]), last(c.sh[0])
 	return c.be.MatVec(A, N, backend.Mat{Buf: c.in[0], Ld: A, T: true}, c.in[1], dst, acc)
 }
@@ -129,7 +116,7 @@ func (op *projLastVOp) product(c *call, dst backend.Buf, acc bool) error {
 // can (deltaSummer). The device machine puts it in place of the SumMid
 // (sumDeltasFromOperands), so that δ is read once and its buffer may hold
 // the sum of the positions' δ (fuseAdds); it is never in a graph.
-type additiveDeltaSumOp struct{ sumLeadOp }
+type additiveDeltaSumOp struct{ sumMidOp }
 
 // deltaSummer is a backend with AdditiveDeltaSum: y[b,a] = Σ_i g[b,i]
 // v[a] (1 − T[b,i,a]²) for T [B,S,A], v [A], g [B,S].
@@ -146,20 +133,12 @@ func (op *additiveDeltaSumOp) forward(c *call) error {
 	return ds.AdditiveDeltaSum(c.out, c.in[0], c.in[1], c.in[2], B, S, A)
 }
 
-// sumLeadOp sums a [B,S,A] tensor over its middle axis (keep=2: → [B,A]) or
-// over both leading axes (keep=1: → [A]). Used only in gradients.
-func (op *sumLeadOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
-	if op.keep == 2 {
-		return tensor.Shape{s[0][0], s[0][2]}, nil
-	}
-	return tensor.Shape{s[0][2]}, nil
+// sumMidOp sums a [B,S,A] tensor over its middle axis: → [B,A].
+func (op *sumMidOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
+	return tensor.Shape{s[0][0], s[0][2]}, nil
 }
 
-// forward: out[b,:] = Σ_i x[b,i,:] (keep 2), or Σ_{b,i} x[b,i,:] (keep 1).
-func (op *sumLeadOp) forward(c *call) error {
-	B, S, A := c.sh[0][0], c.sh[0][1], c.sh[0][2]
-	if op.keep == 2 {
-		return c.be.SumMid(c.out, c.in[0], B, S, A)
-	}
-	return c.be.SumRows(c.out, c.in[0], B*S, A, false)
+// forward: out[b,:] = Σ_i x[b,i,:].
+func (op *sumMidOp) forward(c *call) error {
+	return c.be.SumMid(c.out, c.in[0], c.sh[0][0], c.sh[0][1], c.sh[0][2])
 }

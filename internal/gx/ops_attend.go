@@ -2,6 +2,7 @@ package gx
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/attnzoo/attnzoo/internal/backend"
 	G "gorgonia.org/gorgonia"
@@ -213,10 +214,7 @@ func (g *Graph) Attention(sc Scoring, mask, values *Node) Attended {
 		return Attended{}
 	}
 	core := attendCore{kind: sc.kind(), sc: sc.Scale, cc: 1, h: sc.heads(), align: viewAlign(g.Target())}
-	in := make([]int, len(ins))
-	for i, n := range ins {
-		in[i] = n.Dims()
-	}
+	in := dimsOf(ins)
 	packed := g.apply(&attendOp{base{name: "Attention", args: core.hashArgs(), in: in, out: 1}, core}, ins...)
 	if packed == nil {
 		return Attended{}
@@ -245,9 +243,6 @@ func (k attendCore) part(p attendPart, in []int) *attendPartOp {
 	return &attendPartOp{base{name: names[p], args: k.hashArgs(), in: append([]int{1}, in...), out: dims}, k, p}
 }
 
-// nScore is the number of the score's operands.
-func (k attendCore) nScore() int { return [...]int{1, 4, 2}[k.kind] }
-
 // sizes is the chain's sizes from its operands' shapes (the values, the
 // mask, the score's), checked.
 func (k attendCore) sizes(s []tensor.Shape) (backend.Attend, error) {
@@ -256,7 +251,7 @@ func (k attendCore) sizes(s []tensor.Shape) (backend.Attend, error) {
 		want := "values [B,S,D], mask [B,S], " + [...]string{"s [B,S]", "P [B,S,A], u [B,A], c [A], v [A]", "X [B,S,K], q [B,K]"}[k.kind]
 		return a, shapeErr("Attention", want, s)
 	}
-	if len(s) != k.nScore()+2 {
+	if len(s) != 2+[...]int{1, 4, 2}[k.kind] { // the score's operands
 		return fail()
 	}
 	H, m, sc := s[0], s[1], s[2:]
@@ -311,11 +306,7 @@ func fused(c *call, name string) (backend.FusedAttention, error) {
 	return fa, nil
 }
 
-func (op *attendOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *attendOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	a, err := op.sizes(s)
 	if err != nil {
 		return nil, err
@@ -337,40 +328,29 @@ func (op *attendOp) forward(c *call) error {
 	return fa.Attend(a)
 }
 
-func (op *attendPartOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *attendPartOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	a, err := op.sizes(s[1:])
 	if err != nil {
 		return nil, err
 	}
-	switch op.part {
-	case partScores, partHeadWeights:
-		return tensor.Shape{a.B * a.NHeads(), a.S}, nil
-	case partWeights:
-		return tensor.Shape{a.B, a.S}, nil
-	case partContext:
-		return tensor.Shape{a.B, a.D}, nil
-	}
-	return tensor.Shape{a.B, a.S, a.A}, nil
+	_, sh := op.at(a)
+	return sh, nil
 }
 
-// at is where the part lies in the packed tensor, and its size.
-func (op *attendPartOp) at(a backend.Attend) (off, n int) {
-	l := a.Layout()
+// at is where the part lies in the packed tensor, and its shape.
+func (op *attendPartOp) at(a backend.Attend) (int, tensor.Shape) {
+	l, nh := a.Layout(), a.B*a.NHeads()
 	switch op.part {
 	case partScores:
-		return l.S, a.B * a.NHeads() * a.S
+		return l.S, tensor.Shape{nh, a.S}
 	case partHeadWeights:
-		return l.HW, a.B * a.NHeads() * a.S
+		return l.HW, tensor.Shape{nh, a.S}
 	case partWeights:
-		return l.W, a.B * a.S
+		return l.W, tensor.Shape{a.B, a.S}
 	case partContext:
-		return l.Ctx, a.B * a.D
+		return l.Ctx, tensor.Shape{a.B, a.D}
 	}
-	return l.T, a.B * a.S * a.A
+	return l.T, tensor.Shape{a.B, a.S, a.A}
 }
 
 // copyOut: a part nobody reads is not copied (exec.go's dropUnread): in
@@ -393,21 +373,16 @@ func (op *attendPartOp) forward(c *call) error {
 	if err != nil {
 		return err
 	}
-	off, n := op.at(a)
+	off, sh := op.at(a)
+	n := sh.TotalSize()
 	return c.be.Copy2D(c.out, 0, n, c.in[0], off, n, 1, n)
 }
 
 // DiffWRT: the score's operands (and for the context the values); never
 // the packed tensor nor the mask, nor anything for the tanh.
 func (op *attendPartOp) DiffWRT(n int) []bool {
-	d := make([]bool, n)
-	if op.part == partTanh {
-		return d
-	}
-	d[1] = op.part == partContext // the values
-	for i := range op.nScore() {
-		d[3+i] = true
-	}
+	d := slices.Repeat([]bool{op.part != partTanh}, n)      // the score's operands
+	d[0], d[1], d[2] = false, op.part == partContext, false // packed, the values, the mask
 	return d
 }
 
@@ -420,15 +395,11 @@ func (op *attendPartOp) SymDiff(all G.Nodes, out, grad *G.Node) (G.Nodes, error)
 	case partWeights, partHeadWeights:
 		hw, g := out, grad
 		if op.part == partWeights && op.h > 1 { // the heads' mean's gradient (HeadMean's)
-			if hw, err = op.applyOp(op.part0(partHeadWeights, all), all...); err != nil {
-				return nil, err
-			}
-			if g, err = op.applyOp(newGroupRows(op.h, 1/float64(op.h), true), grad); err != nil {
-				return nil, err
-			}
+			hw = op.grad(&err, op.part0(partHeadWeights, all), all...)
+			g = op.grad(&err, newGroupRows(op.h, 1/float64(op.h), true), grad)
 		}
-		var ds *Node
-		if ds, err = op.applyOp(&softmaxGradOp{base{name: "SoftmaxGrad", in: []int{2, 2}, out: 2}}, hw, g); err == nil {
+		ds := op.grad(&err, &softmaxGradOp{base{name: "SoftmaxGrad", in: []int{2, 2}, out: 2}}, hw, g)
+		if err == nil {
 			err = op.scoreGrads(all, ds, res)
 		}
 	case partScores:
@@ -470,84 +441,50 @@ func (op *attendPartOp) scoreGrads(all G.Nodes, ds *Node, res G.Nodes) error {
 
 // part0 is the op copying part p out of the same packed tensor.
 func (op *attendPartOp) part0(p attendPart, all G.Nodes) *attendPartOp {
-	in := make([]int, len(all)-1)
-	for i, n := range all[1:] {
-		in[i] = n.Dims()
-	}
-	return op.attendCore.part(p, in)
+	return op.attendCore.part(p, dimsOf(all[1:]))
 }
 
 // contextGrads sets res to the gradients from the context's: one
 // attendBackOp, cut up.
 func (op *attendPartOp) contextGrads(all G.Nodes, grad *Node, res G.Nodes) error {
 	packed, ins := all[0], all[1:]
-	dims := []int{1, 2}
-	for _, n := range ins {
-		dims = append(dims, n.Dims())
+	a, err := op.sizes(shapesOf(ins))
+	if err != nil {
+		return err
 	}
-	back, err := op.applyOp(&attendBackOp{base{name: "AttentionBack", args: op.hashArgs(), in: dims, out: 1}, op.attendCore},
+	dims := append([]int{1, 2}, dimsOf(ins)...)
+	back := op.grad(&err, &attendBackOp{base{name: "AttentionBack", args: op.hashArgs(), in: dims, out: 1}, op.attendCore},
 		append(G.Nodes{packed, grad}, ins...)...)
-	if err != nil {
-		return err
-	}
-	s := make([]tensor.Shape, len(ins))
-	for i, n := range ins {
-		s[i] = n.Shape()
-	}
-	a, err := op.sizes(s)
-	if err != nil {
-		return err
-	}
 	l := backend.AttendBack{F: a}.Layout()
-	cut := func(off int, sh ...int) (*Node, error) {
-		return op.applyOp(&unflatOp{base{name: "Unflat", args: fmt.Sprint(off, sh), in: []int{1}, out: len(sh)}, off, sh}, back)
+	cut := func(off int, sh ...int) *Node {
+		return op.grad(&err, &unflatOp{base{name: "Unflat", args: fmt.Sprint(off, sh), in: []int{1}, out: len(sh)}, off, sh}, back)
 	}
-	B, S := a.B, a.S
-	switch op.kind {
-	case attendAdditive:
-		if res[3], err = cut(l.Keys, B, S, a.A); err != nil {
-			return err
-		}
-		if res[4], err = cut(l.Query, B, a.A); err != nil {
-			return err
-		}
+	B, S, w := a.B, a.S, a.A+a.K
+	if op.kind == attendScored {
+		res[3] = cut(0, B, S)
+	} else {
+		res[3] = cut(l.Keys, B, S, w)
+		res[4] = cut(l.Query, B, w)
+	}
+	if op.kind == attendAdditive {
 		// ∂v before ∂c, so that AttentionDV runs first and adds ∂c too
 		// (absorbs)
 		t := a.Layout().T
 		dv := &attendDVOp{base{name: "AttentionDV", args: fmt.Sprint(B*S, ",", a.A, ",", t, ",", B, ",", l.Query), in: []int{1, 1}, out: 1},
 			B * S, a.A, t, B, l.Query}
-		if res[6], err = op.applyOp(dv, packed, back); err != nil {
-			return err
-		}
-		if res[5], err = op.applyOp(&sumRowsOp{base{name: "SumRows", in: []int{2}, out: 1}}, res[4]); err != nil {
-			return err
-		}
-	case attendDot:
-		if res[3], err = cut(l.Keys, B, S, a.K); err != nil {
-			return err
-		}
-		if res[4], err = cut(l.Query, B, a.K); err != nil {
-			return err
-		}
-	default:
-		if res[3], err = cut(0, B, S); err != nil {
-			return err
-		}
+		res[6] = op.grad(&err, dv, packed, back)
+		res[5] = op.grad(&err, newSumRows(2), res[4])
 	}
 	// the values' ∂H = (cc·w)⊗∂ctx: an Outer of the weights at the start
 	// of the packed tensor, which adds into the sum of the values'
 	// gradients as the unfused chain's Outer does (on the host and on a
 	// device: exec.go, fold.go)
 	dH := &attendDHOp{base{name: "AttentionDH", args: fmt.Sprint(B, ",", S, ",", a.D, ",", op.cc), in: []int{1, 2}, out: 3}, B, S, a.D, op.cc}
-	res[1], err = op.applyOp(dH, packed, grad)
+	res[1] = op.grad(&err, dH, packed, grad)
 	return err
 }
 
-func (op *attendBackOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	s, err := shapes(in)
-	if err != nil {
-		return nil, err
-	}
+func (op *attendBackOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	a, err := op.sizes(s[2:])
 	if err != nil {
 		return nil, err
@@ -589,7 +526,7 @@ func (op *attendBackOp) absorbing(c *call, _ backend.Buf, _ bool, dsts []backend
 // ∂ctx) in slot 0, and the key-side gradient (the Unflat of this op's
 // value at the Keys block) in slot 1, each where its step adds into a sum
 // (fold.go's absorbSteps): they then cost no launch of their own.
-func (op *attendBackOp) absorbs(m *Machine, _ []int, shape func(int) tensor.Shape, p, k int) (int, bool) {
+func (op *attendBackOp) absorbs(m *Machine, shapes []tensor.Shape, p, k int) (int, bool) {
 	sp, sk := m.steps[p], m.steps[k]
 	switch o := sk.op.(type) {
 	case *attendDHOp:
@@ -600,7 +537,7 @@ func (op *attendBackOp) absorbs(m *Machine, _ []int, shape func(int) tensor.Shap
 		}
 		s := make([]tensor.Shape, len(sp.args)-2)
 		for i, x := range sp.args[2:] {
-			s[i] = shape(x)
+			s[i] = shapes[x]
 		}
 		a, err := op.sizes(s)
 		return 1, err == nil && o.off == (backend.AttendBack{F: a}).Layout().Keys && o.shape.TotalSize() == a.B*a.S*(a.A+a.K)
@@ -622,40 +559,31 @@ type attendDHOp struct {
 	cc      float64
 }
 
-func (op *attendDHOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+func (op *attendDHOp) outShape([]tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{op.b, op.s, op.d}, nil
 }
 
-// forward: Outer's, of the weights and ∂ctx.
-func (op *attendDHOp) forward(c *call) error { return op.product(c, c.out, false) }
-
-// accumulate is dst += ∂H, as Outer's (the product rounded, then added).
-func (op *attendDHOp) accumulate(c *call, dst backend.Buf) error { return op.product(c, dst, true) }
-func (op *attendDHOp) fusedOnHost()                              {}
-
-func (op *attendDHOp) product(c *call, dst backend.Buf, acc bool) error {
+// into: Outer's, of the weights and ∂ctx (with acc added, as Outer's: the
+// product rounded, then added).
+func (op *attendDHOp) into(c *call, dst backend.Buf, acc bool) error {
 	return c.be.Outer(dst, c.in[0], c.in[1], op.b, op.s, op.d, 1, op.cc, acc)
 }
 
 // attendDVOp reads T [B,S,A] in the packed tensor (from t, after the
 // weights) and ∂s [B,S] at the start of the flat gradients.
-func (op *attendDVOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return tensor.Shape{op.a}, nil }
+func (op *attendDVOp) outShape([]tensor.Shape) (tensor.Shape, error) { return tensor.Shape{op.a}, nil }
 
-// forward: ∂v[a] = Σ_n T[n,a]·∂s[n], the product ProjLastV computes
-// (backend.AttendSums).
-func (op *attendDVOp) forward(c *call) error { return op.absorbing(c, c.out, false, nil, nil) }
-
-// accumulate is dst += ∂v, the product rounded, then added: the bits of
-// forward, then the Add it folds (fold.go).
-func (op *attendDVOp) accumulate(c *call, dst backend.Buf) error {
-	return op.absorbing(c, dst, true, nil, nil)
+// into: ∂v[a] = Σ_n T[n,a]·∂s[n], the product ProjLastV computes
+// (backend.AttendSums); with acc the product rounded, then added: the bits
+// of the forward, then the Add it folds (fold.go).
+func (op *attendDVOp) into(c *call, dst backend.Buf, acc bool) error {
+	return op.absorbing(c, dst, acc, nil, nil)
 }
 
 // workspace: the product before it is added (the cpu's).
 func (op *attendDVOp) workspace([]tensor.Shape) []int { return []int{op.a} }
 
-// absorbing is forward (accumulate with acc), adding ∂c = Σ_b ∂u into
-// dsts[0] where it is set.
+// absorbing is into, adding ∂c = Σ_b ∂u into dsts[0] where it is set.
 func (op *attendDVOp) absorbing(c *call, dst backend.Buf, acc bool, dsts []backend.Buf, _ []int) error {
 	fa, err := fused(c, op.name)
 	if err != nil {
@@ -675,12 +603,12 @@ func (op *attendDVOp) absorbing(c *call, dst backend.Buf, acc bool, dsts []backe
 // absorbs: the bias's ∂c, a SumRows of ∂u (the Unflat of the flat
 // gradients this op reads, at ∂u's block) that adds into its sum, in slot
 // 0 (fold.go's absorbSteps).
-func (op *attendDVOp) absorbs(m *Machine, stepOf []int, shape func(int) tensor.Shape, p, k int) (int, bool) {
+func (op *attendDVOp) absorbs(m *Machine, shapes []tensor.Shape, p, k int) (int, bool) {
 	sk := m.steps[k]
-	if _, ok := sk.op.(*sumRowsOp); !ok || len(sk.args) != 1 || stepOf[sk.args[0]] < 0 {
+	if _, ok := sk.op.(*sumRowsOp); !ok || len(sk.args) != 1 || m.stepOf[sk.args[0]] < 0 {
 		return 0, false
 	}
-	u := m.steps[stepOf[sk.args[0]]] // ∂u's
+	u := m.steps[m.stepOf[sk.args[0]]] // ∂u's
 	o, ok := u.op.(*unflatOp)
-	return 0, ok && len(u.args) == 1 && u.args[0] == m.steps[p].args[1] && o.off == op.q && shape(u.out).Eq(tensor.Shape{op.b, op.a})
+	return 0, ok && len(u.args) == 1 && u.args[0] == m.steps[p].args[1] && o.off == op.q && shapes[u.out].Eq(tensor.Shape{op.b, op.a})
 }

@@ -14,10 +14,7 @@ type sumRowsOp struct{ base }
 
 // AddBias returns x + b broadcast over every leading dimension.
 func (g *Graph) AddBias(x, b *Node) *Node {
-	if !g.ok(x, b) {
-		return nil
-	}
-	return g.apply(&addBiasOp{base{name: "AddBias", in: []int{x.Dims(), 1}, out: x.Dims()}}, x, b)
+	return g.apply(&addBiasOp{base{name: "AddBias", in: []int{dims(x), 1}, out: dims(x)}}, x, b)
 }
 
 func (op *addBiasOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
@@ -50,13 +47,9 @@ func (op *sumRowsOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{last(s[0])}, nil
 }
 
-// forward: out = Σ_r g[r,:].
-func (op *sumRowsOp) forward(c *call) error { return op.sum(c, c.out, false) }
-
-// accumulate is dst += Σ_r g[r,:] (a bias's gradient summed over the steps,
-// on a device).
-func (op *sumRowsOp) accumulate(c *call, dst backend.Buf) error { return op.sum(c, dst, true) }
-
-func (op *sumRowsOp) sum(c *call, dst backend.Buf, acc bool) error {
-	return c.be.SumRows(dst, c.in[0], lead(c.sh[0]), last(c.sh[0]), acc)
+// into: dst = Σ_r g[r,:] (with acc added: a bias's gradient summed over
+// the steps).
+func (op *sumRowsOp) into(c *call, dst backend.Buf, acc bool) error {
+	n := last(c.sh[0])
+	return c.be.ColSums(dst, 0, c.in[0], 0, n, lead(c.sh[0]), n, acc)
 }

@@ -55,10 +55,6 @@ func headsArgs(c float64, h int) string {
 	return fmt.Sprint(c, "/h", h)
 }
 
-func newBMV(c float64) *bmvOp     { return newBMVHeads(c, 1) }
-func newWSum(c float64) *wsumOp   { return newWSumHeads(c, 1) }
-func newOuter(c float64) *outerOp { return newOuterHeads(c, 1) }
-
 func newBMVHeads(c float64, h int) *bmvOp {
 	return &bmvOp{base{name: "BMV", args: headsArgs(c, h), in: []int{3, 2}, out: 2}, c, h}
 }
@@ -70,13 +66,13 @@ func newOuterHeads(c float64, h int) *outerOp {
 }
 
 // BMV returns c·X y per batch row: X [B,S,D], y [B,D] → [B,S].
-func (g *Graph) BMV(X, y *Node, c float64) *Node { return g.apply(newBMV(c), X, y) }
+func (g *Graph) BMV(X, y *Node, c float64) *Node { return g.apply(newBMVHeads(c, 1), X, y) }
 
 // WSum returns c·Σ_i w_i X_i per batch row: w [B,S], X [B,S,D] → [B,D].
-func (g *Graph) WSum(w, X *Node, c float64) *Node { return g.apply(newWSum(c), w, X) }
+func (g *Graph) WSum(w, X *Node, c float64) *Node { return g.apply(newWSumHeads(c, 1), w, X) }
 
 // Outer returns c·w ⊗ y per batch row: w [B,S], y [B,D] → [B,S,D].
-func (g *Graph) Outer(w, y *Node, c float64) *Node { return g.apply(newOuter(c), w, y) }
+func (g *Graph) Outer(w, y *Node, c float64) *Node { return g.apply(newOuterHeads(c, 1), w, y) }
 
 func (op *bmvOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) != 3 || len(s[1]) != 2 || s[0][0] != s[1][0] || s[0][2] != s[1][1] || s[0][2]%op.h != 0 {
@@ -125,21 +121,15 @@ func (op *outerOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{s[1][0], s[0][1], s[1][1]}, nil
 }
 
-// forward: out[b,i,d] = c·w[b·h+k(d),i] · y[b,d].
-func (op *outerOp) forward(c *call) error { return op.product(c, c.out, false) }
-
-// product writes the product into dst, or with acc adds it to dst.
-func (op *outerOp) product(c *call, dst backend.Buf, acc bool) error {
-	B, S, D := c.sh[1][0], c.sh[0][1], c.sh[1][1]
-	return c.be.Outer(dst, c.in[0], c.in[1], B, S, D, op.h, op.c, acc)
-}
-
-// accumulate is dst += Outer(w, y) for dst [B,S,D]: each row's c·w·y
+// into: dst[b,i,d] = c·w[b·h+k(d),i] · y[b,d]; with acc each row's c·w·y
 // rounded, then added, the bits of Outer then Add. The gradient of the
 // annotations through each step's context, Σ_t Outer(w_t, ∂c_t), then
 // writes no [B,S,D] buffer of its own per step (hidden 1024, batch 128,
 // source 20: 10 MB at each of 21 steps, written, then read by the Add).
-func (op *outerOp) accumulate(c *call, dst backend.Buf) error { return op.product(c, dst, true) }
+func (op *outerOp) into(c *call, dst backend.Buf, acc bool) error {
+	B, S, D := c.sh[1][0], c.sh[0][1], c.sh[1][1]
+	return c.be.Outer(dst, c.in[0], c.in[1], B, S, D, op.h, op.c, acc)
+}
 
 func (op *outerOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 	var err error

@@ -30,16 +30,6 @@ import (
 // whose Out is the output grid Ho×Wo).
 type ConvGeom = backend.ConvGeom
 
-func checkGeom(c ConvGeom) error {
-	if c.H < 1 || c.W < 1 || c.K < 1 || c.Stride < 1 || c.Pad < 0 || c.Pad >= c.K {
-		return fmt.Errorf("gx: Im2Col: geometry %v: want H, W, K, stride ≥ 1 and 0 ≤ pad < K", c)
-	}
-	if c.H+2*c.Pad < c.K || c.W+2*c.Pad < c.K {
-		return fmt.Errorf("gx: Im2Col: geometry %v: the %d×%d kernel does not fit the padded %d×%d grid", c, c.K, c.K, c.H+2*c.Pad, c.W+2*c.Pad)
-	}
-	return nil
-}
-
 type im2colOp struct {
 	base
 	geo ConvGeom
@@ -54,14 +44,15 @@ type col2imOp struct {
 // Im2Col gathers every k×k neighbourhood of X [B, H·W, C] into a row of
 // [B, Ho·Wo, k·k·C] (see ConvGeom; zeros outside the image).
 func (g *Graph) Im2Col(X *Node, geo ConvGeom) *Node {
-	if !g.ok(X) {
-		return nil
+	switch c := geo; {
+	case c.H < 1 || c.W < 1 || c.K < 1 || c.Stride < 1 || c.Pad < 0 || c.Pad >= c.K:
+		g.Failf("gx: Im2Col: geometry %v: want H, W, K, stride ≥ 1 and 0 ≤ pad < K", c)
+	case c.H+2*c.Pad < c.K || c.W+2*c.Pad < c.K:
+		g.Failf("gx: Im2Col: geometry %v: the %d×%d kernel does not fit the padded %d×%d grid", c, c.K, c.K, c.H+2*c.Pad, c.W+2*c.Pad)
+	default:
+		return g.apply(&im2colOp{base{name: "Im2Col", args: geo.String(), in: []int{3}, out: 3}, geo}, X)
 	}
-	if err := checkGeom(geo); err != nil {
-		g.Fail(err)
-		return nil
-	}
-	return g.apply(&im2colOp{base{name: "Im2Col", args: geo.String(), in: []int{3}, out: 3}, geo}, X)
+	return nil
 }
 
 // ReLU is the elementwise max(x, 0).

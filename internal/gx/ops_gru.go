@@ -25,8 +25,8 @@ import (
 // on the gates:
 //
 //	δn = g_n (1 − n²),  δr = (g_r + δn ⊙ hn) r(1 − r),  δz = g_z z(1 − z)
-//	∂x_j = [δr | δz | δn],          ∂b = Σ_rows ∂x_j          (gruGatesDXOp, sumRowsOp)
-//	∂hh  = [δr | δz | g_hn + δn ⊙ r], ∂b_hn = Σ_rows ∂hh[:, 2H:] (gruGatesDHOp, sumColsOp)
+//	∂x_j = [δr | δz | δn],          ∂b = Σ_rows ∂x_j          (gruGatesBackOp, sumRowsOp)
+//	∂hh  = [δr | δz | g_hn + δn ⊙ r], ∂b_hn = Σ_rows ∂hh[:, 2H:] (gruGatesBackOp dh, sumColsOp)
 //
 // and for the blend, with incoming g [B,H]:
 //
@@ -36,8 +36,10 @@ type gruGatesOp struct {
 	base
 	k int // number of input projections
 }
-type gruGatesDXOp struct{ base }
-type gruGatesDHOp struct{ base }
+type gruGatesBackOp struct {
+	base
+	dh bool // ∂hh (GRUGatesDH), not ∂x_j (GRUGatesDX)
+}
 type gruBlendOp struct{ base }
 type gruBlendDGOp struct{ base }
 type gruBlendDHOp struct{ base }
@@ -91,15 +93,11 @@ func (op *gruGatesOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 // biases; a device sums the projections first, into a working buffer.
 func (op *gruGatesOp) forward(c *call) error {
 	k := op.k
-	B, H := c.sh[k][0], c.sh[k][1]/3
-	var tmp backend.Buf
-	if k > 1 {
-		var err error
-		if tmp, err = c.temp(B * 3 * H); err != nil {
-			return err
-		}
+	w, err := c.work(op, 1)
+	if err != nil {
+		return err
 	}
-	return c.be.GRUGates(c.out, c.in[:k], c.in[k], c.in[k+1], c.in[k+2], tmp, B, H)
+	return c.be.GRUGates(c.out, c.in[:k], c.in[k], c.in[k+1], c.in[k+2], w[0], c.sh[k][0], c.sh[k][1]/3)
 }
 
 // workspace: the sum of the input projections, where there are several.
@@ -114,20 +112,12 @@ func (op *gruGatesOp) DiffWRT(n int) []bool { return op.diffWRT(op.base.DiffWRT(
 
 func (op *gruGatesOp) SymDiff(_ G.Nodes, out, grad *G.Node) (G.Nodes, error) {
 	var err error
-	dx := op.grad(&err, &gruGatesDXOp{base{name: "GRUGatesDX", in: []int{2, 2}, out: 2}}, out, grad)
-	dh := op.grad(&err, &gruGatesDHOp{base{name: "GRUGatesDH", in: []int{2, 2}, out: 2}}, out, grad)
+	dx := op.grad(&err, &gruGatesBackOp{base{name: "GRUGatesDX", in: []int{2, 2}, out: 2}, false}, out, grad)
+	dh := op.grad(&err, &gruGatesBackOp{base{name: "GRUGatesDH", in: []int{2, 2}, out: 2}, true}, out, grad)
 	db := op.gradTerm(&err, op.k+1, out, dx, newSumRows(2), dx)
 	H := out.Shape()[1] / 4
 	dbhn := op.gradTerm(&err, op.k+2, out, dh, newSumCols(2*H, 3*H), dh)
-	if err != nil {
-		return nil, err
-	}
-	res := make(G.Nodes, op.k+3)
-	for j := 0; j < op.k; j++ {
-		res[j] = dx
-	}
-	res[op.k], res[op.k+1], res[op.k+2] = dh, db, dbhn
-	return res, nil
+	return append(slices.Repeat(G.Nodes{dx}, op.k), dh, db, dbhn), err
 }
 
 // weightTerm: b's gradient is SumRows(∂x), b_hn's SumCols(∂hh) over the
@@ -147,26 +137,18 @@ func newSumCols(lo, hi int) *sumColsOp {
 	return &sumColsOp{base{name: "SumCols", args: fmt.Sprint(lo, ":", hi), in: []int{2}, out: 1}, lo, hi}
 }
 
-// threeH is the shape [B,3H] of a gradient of gates [B,4H] (s[0]).
-func threeH(name string, s []tensor.Shape) (tensor.Shape, error) {
+// outShape: [B,3H] for gates [B,4H] (s[0]).
+func (op *gruGatesBackOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	if len(s[0]) != 2 || s[0][1]%4 != 0 {
-		return nil, shapeErr(name, "gates [B,4H]", s)
+		return nil, shapeErr(op.name, "gates [B,4H]", s)
 	}
 	return tensor.Shape{s[0][0], 3 * s[0][1] / 4}, nil
 }
 
-func (op *gruGatesDXOp) outShape(s []tensor.Shape) (tensor.Shape, error) { return threeH(op.name, s) }
-
-func (op *gruGatesDHOp) outShape(s []tensor.Shape) (tensor.Shape, error) { return threeH(op.name, s) }
-
-// forward: [δr | δz | δn] from the gates and their gradient.
-func (op *gruGatesDXOp) forward(c *call) error {
-	return c.be.GRUGatesBack(c.out, c.in[0], c.in[1], c.sh[0][0], c.sh[0][1]/4, false)
-}
-
-// forward: [δr | δz | g_hn + δn ⊙ r] from the gates and their gradient.
-func (op *gruGatesDHOp) forward(c *call) error {
-	return c.be.GRUGatesBack(c.out, c.in[0], c.in[1], c.sh[0][0], c.sh[0][1]/4, true)
+// forward: [δr | δz | δn], or with dh [δr | δz | g_hn + δn ⊙ r], from the
+// gates and their gradient.
+func (op *gruGatesBackOp) forward(c *call) error {
+	return c.be.GRUGatesBack(c.out, c.in[0], c.in[1], c.sh[0][0], c.sh[0][1]/4, op.dh)
 }
 
 func (op *sumColsOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
@@ -176,14 +158,9 @@ func (op *sumColsOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{op.hi - op.lo}, nil
 }
 
-// forward: out[c] = Σ_r x[r, lo+c].
-func (op *sumColsOp) forward(c *call) error { return op.sum(c, c.out, false) }
-
-// accumulate is dst += Σ_r x[r, lo:hi] (b_hn's gradient summed over the
-// steps, on a device).
-func (op *sumColsOp) accumulate(c *call, dst backend.Buf) error { return op.sum(c, dst, true) }
-
-func (op *sumColsOp) sum(c *call, dst backend.Buf, acc bool) error {
+// into: dst[c] = Σ_r x[r, lo+c] (with acc added: b_hn's gradient summed
+// over the steps).
+func (op *sumColsOp) into(c *call, dst backend.Buf, acc bool) error {
 	return c.be.ColSums(dst, 0, c.in[0], op.lo, c.sh[0][1], c.sh[0][0], op.hi-op.lo, acc)
 }
 
@@ -215,13 +192,8 @@ func (op *gruBlendDGOp) forward(c *call) error {
 
 func (op *gruBlendDHOp) outShape(s []tensor.Shape) (tensor.Shape, error) { return s[1].Clone(), nil }
 
-// forward: ∂h = g ⊙ z.
-func (op *gruBlendDHOp) forward(c *call) error { return op.grad(c, c.out, false) }
-
-// accumulate is dst += g ⊙ z (h's gradient summed over the ops that read
-// it, on a device).
-func (op *gruBlendDHOp) accumulate(c *call, dst backend.Buf) error { return op.grad(c, dst, true) }
-
-func (op *gruBlendDHOp) grad(c *call, dst backend.Buf, acc bool) error {
+// into: ∂h = g ⊙ z (with acc added: h's gradient summed over the ops that
+// read it).
+func (op *gruBlendDHOp) into(c *call, dst backend.Buf, acc bool) error {
 	return c.be.GRUBlendDH(dst, c.in[0], c.in[1], c.sh[1][0], c.sh[1][1], acc)
 }

@@ -36,8 +36,6 @@ type gruSeqOp struct {
 	k       int // number of inputs
 	reverse bool
 	uInput  bool // U is an input of the graph: a weight the backend may prepare once per run
-	// working buffers (call.temp) in this order: Σ_j x_j W_jᵀ [S·B, 3H],
-	// U h_prev [B, 3H], and where U is not an input Uᵀ [H, 3H]
 }
 
 // gruSeqStatesOp: (packed, x_j…, W_j…, U, b, b_hn, h0, keep) → h [B,S,H].
@@ -52,11 +50,6 @@ type gruSeqBackOp struct {
 	k       int
 	reverse bool
 	uInput  bool
-	// working buffers (call.temp) in this order: the
-	// pre-activation gradients of the input projections [S·B, 3H] and of
-	// the recurrent projection [S·B, 3H], the state each position started
-	// from [S·B, H], ∂h flowing back to the previous position [B, H], ∂h_prev
-	// through U [B, H]
 }
 
 // unflatOp copies entries [off, off+size) of a flat tensor into a tensor of
@@ -105,10 +98,8 @@ func (op *gruSeqStatesOp) forward(c *call) error {
 
 // DiffWRT: every input of the sequence but keep; not the packed tensor.
 func (op *gruSeqStatesOp) DiffWRT(n int) []bool {
-	d := make([]bool, n)
-	for i := 1; i < n-1; i++ {
-		d[i] = true
-	}
+	d := slices.Repeat([]bool{true}, n)
+	d[0], d[n-1] = false, false
 	return d
 }
 
@@ -140,26 +131,14 @@ func (op *gruSeqOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 func (op *gruSeqOp) forward(c *call) error {
 	k := op.k
 	B, H, S := c.sh[2*k+3][0], c.sh[2*k+3][1], c.sh[2*k+4][1]
-	xw, err := c.temp(S * B * 3 * H)
+	w, err := c.work(op, 3)
 	if err != nil {
 		return err
 	}
-	hh, err := c.temp(B * 3 * H)
-	if err != nil {
-		return err
-	}
-	var ut backend.Buf
-	if !op.uInput {
-		if ut, err = c.temp(3 * H * H); err != nil {
-			return err
-		}
-	}
+	xw, hh, ut := w[0], w[1], w[2]
 	for j := 0; j < k; j++ {
-		In, beta := c.sh[j][1], 1.0
-		if j == 0 {
-			beta = 0
-		}
-		if err := c.be.Gemm(S*B, 3*H, In, 1, mat(c.in[j], In), backend.Mat{Buf: c.in[k+j], Ld: In, T: true}, beta, mat(xw, 3*H)); err != nil {
+		In := c.sh[j][1]
+		if err := c.be.Gemm(S*B, 3*H, In, 1, mat(c.in[j], In), backend.Mat{Buf: c.in[k+j], Ld: In, T: true}, beta(j > 0), mat(xw, 3*H)); err != nil {
 			return err
 		}
 	}
@@ -168,25 +147,16 @@ func (op *gruSeqOp) forward(c *call) error {
 }
 
 // workspace is what the op takes of the arena's working buffers, in values,
-// in the order forward takes them, from its inputs' shapes.
+// in the order forward takes them: Σ_j x_j W_jᵀ [S·B, 3H], U h_prev
+// [B, 3H], and where U is not an input Uᵀ [H, 3H].
 func (op *gruSeqOp) workspace(in []tensor.Shape) []int {
 	k := op.k
 	B, H, S := in[2*k+3][0], in[2*k+3][1], in[2*k+4][1]
 	w := []int{S * B * 3 * H, B * 3 * H}
 	if !op.uInput {
-		w = append(w, 3*H*H) // Uᵀ, for a backend that transposes U (not a weight)
+		w = append(w, 3*H*H) // for a backend that transposes U (not a weight)
 	}
 	return w
-}
-
-// gradSizes are the shapes of the gradients the backward op packs, in input
-// order: x_j, W_j, U, b, b_hn, h0.
-func gradShapes(in G.Nodes, k int) []tensor.Shape {
-	out := make([]tensor.Shape, 2*k+4)
-	for i := range out {
-		out[i] = in[i].Shape().Clone()
-	}
-	return out
 }
 
 func (op *gruSeqStatesOp) SymDiff(all G.Nodes, _, grad *G.Node) (G.Nodes, error) {
@@ -200,7 +170,7 @@ func (op *gruSeqStatesOp) SymDiff(all G.Nodes, _, grad *G.Node) (G.Nodes, error)
 	back := op.grad(&err, &gruSeqBackOp{base: base{name: "GRUSequenceBack", args: fmt.Sprint(k, ",", op.reverse), in: dims, out: 1}, k: k, reverse: op.reverse, uInput: in[2*k].IsVar()}, args...)
 	res := make(G.Nodes, len(all)) // res[0] (packed) and res[last] (keep): nil, not differentiated
 	off := 0
-	for i, sh := range gradShapes(in, k) {
+	for i, sh := range shapesOf(in[:2*k+4]) { // x_j, W_j, U, b, b_hn, h0
 		res[1+i] = op.grad(&err, &unflatOp{base{name: "Unflat", args: fmt.Sprint(off, sh), in: []int{1}, out: len(sh)}, off, sh}, back)
 		off += sh.TotalSize()
 	}
@@ -223,12 +193,9 @@ func (op *gruSeqBackOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 func (op *gruSeqBackOp) forward(c *call) error {
 	k := op.k
 	B, S, H := c.sh[0][0], c.sh[0][1], c.sh[0][2]/5
-	var w [5]backend.Buf
-	for i, n := range gruSeqBackWork(B, S, H) {
-		var err error
-		if w[i], err = c.temp(n); err != nil {
-			return err
-		}
+	w, err := c.work(op, 5)
+	if err != nil {
+		return err
 	}
 	dxi, dhh, hprev, carry, dhp := w[0], w[1], w[2], w[3], w[4]
 	xs, ws := c.in[2:2+k], c.in[2+k:2+2*k]
@@ -268,16 +235,13 @@ func (op *gruSeqBackOp) forward(c *call) error {
 }
 
 // workspace is what the op takes of the arena's working buffers, in values,
-// in the order forward takes them.
+// in the order forward takes them: the pre-activation gradients of the
+// input projections ∂xi [S·B, 3H] and of the recurrent one ∂hh [S·B, 3H],
+// the state each position started from [S·B, H], ∂h flowing back to the
+// previous position [B, H], ∂h_prev through U [B, H].
 func (op *gruSeqBackOp) workspace(in []tensor.Shape) []int {
-	w := gruSeqBackWork(in[0][0], in[0][1], in[0][2]/5)
-	return w[:]
-}
-
-// gruSeqBackWork: ∂xi [S·B, 3H], ∂hh [S·B, 3H], h_prev [S·B, H], the carry
-// [B, H], ∂hh·U [B, H].
-func gruSeqBackWork(B, S, H int) [5]int {
-	return [5]int{S * B * 3 * H, S * B * 3 * H, S * B * H, B * H, B * H}
+	B, S, H := in[0][0], in[0][1], in[0][2]/5
+	return []int{S * B * 3 * H, S * B * 3 * H, S * B * H, B * H, B * H}
 }
 
 func (op *unflatOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
@@ -287,19 +251,16 @@ func (op *unflatOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return op.shape.Clone(), nil
 }
 
-// forward: out = flat[off : off+size].
-func (op *unflatOp) forward(c *call) error {
+// into: dst = flat[off : off+size]; with acc dst += it (ColSums of one
+// row, adding): a gradient cut out of a fused op's flat tensor goes into
+// the sum of its node's gradients without a buffer of its own (fold.go),
+// the bits of the copy then the Add.
+func (op *unflatOp) into(c *call, dst backend.Buf, acc bool) error {
 	n := op.shape.TotalSize()
-	return c.be.Copy2D(c.out, 0, n, c.in[0], op.off, n, 1, n)
-}
-
-// accumulate is dst += flat[off : off+size] (ColSums of one row, adding):
-// a gradient cut out of a fused op's flat tensor goes into the sum of its
-// node's gradients without a buffer of its own (fold.go), the bits of the
-// copy then the Add.
-func (op *unflatOp) accumulate(c *call, dst backend.Buf) error {
-	n := op.shape.TotalSize()
-	return c.be.ColSums(dst, 0, c.in[0], op.off, n, 1, n, true)
+	if acc {
+		return c.be.ColSums(dst, 0, c.in[0], op.off, n, 1, n, true)
+	}
+	return c.be.Copy2D(dst, 0, n, c.in[0], op.off, n, 1, n)
 }
 
 // viewOff: the entries start at off of the flat tensor (views.go).

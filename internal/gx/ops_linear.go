@@ -19,9 +19,6 @@ import (
 //
 //	∂/∂X = G · W[:rows]            (linearTOp)
 //	∂/∂W = [Gᵀ · X; 0]             (linearWOp, rows ≥ `rows` get zero)
-//
-// computed with gonum's BLAS (whatever blas64.Use / blas32.Use installed;
-// see gemm).
 type linearOp struct {
 	base
 	rows   int
@@ -104,16 +101,19 @@ func (op *linearTOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return out, nil
 }
 
-// forward: ∂X[N,D] = G[N,rows] · W[:rows].
-func (op *linearTOp) forward(c *call) error { return op.product(c, c.out, 0) }
-
-// accumulate is dst += G · W[:rows]: the GEMM with β = 1 (an activation's
-// gradient summed over the ops that read it, on a device).
-func (op *linearTOp) accumulate(c *call, dst backend.Buf) error { return op.product(c, dst, 1) }
-
-func (op *linearTOp) product(c *call, dst backend.Buf, beta float64) error {
+// into: ∂X[N,D] = G[N,rows] · W[:rows]; with acc the GEMM with β = 1 (an
+// activation's gradient summed over the ops that read it).
+func (op *linearTOp) into(c *call, dst backend.Buf, acc bool) error {
 	N, rows, D := lead(c.sh[0]), last(c.sh[0]), c.sh[1][1]
-	return c.be.Gemm(N, D, rows, 1, mat(c.in[0], rows), backend.Mat{Buf: c.in[1], Ld: D, Const: op.wInput}, beta, mat(dst, D))
+	return c.be.Gemm(N, D, rows, 1, mat(c.in[0], rows), backend.Mat{Buf: c.in[1], Ld: D, Const: op.wInput}, beta(acc), mat(dst, D))
+}
+
+// beta is a GEMM's β: 1 to add into its output (acc), else 0.
+func beta(acc bool) float64 {
+	if acc {
+		return 1
+	}
+	return 0
 }
 
 // linearWOp: G [N..., rows], X [N..., D] → [R, D], first rows = Gᵀ·X.
@@ -121,22 +121,16 @@ func (op *linearWOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{op.R, last(s[1])}, nil
 }
 
-// forward: ∂W[:rows] = Gᵀ·X, the rows past `rows` zero.
-func (op *linearWOp) forward(c *call) error { return op.product(c, c.out, 0) }
-
-// product sets dst = [Gᵀ·X; 0] (β = 0), or adds Gᵀ·X into dst's first
-// rows (β = 1).
-func (op *linearWOp) product(c *call, dst backend.Buf, beta float64) error {
+// into sets dst = [Gᵀ·X; 0], the rows past `rows` zero, or with acc adds
+// Gᵀ·X into dst's first rows (the GEMM with β = 1: a weight gradient
+// summed over the steps that read the weight needs no product buffer and
+// no sum of its own).
+func (op *linearWOp) into(c *call, dst backend.Buf, acc bool) error {
 	N, rows, D := lead(c.sh[0]), last(c.sh[0]), last(c.sh[1])
-	if rows != op.R && beta == 0 {
+	if rows != op.R && !acc {
 		if err := c.be.Fill(dst, 0, op.R*D); err != nil {
 			return err
 		}
 	}
-	return c.be.Gemm(rows, D, N, 1, backend.Mat{Buf: c.in[0], Ld: rows, T: true}, mat(c.in[1], D), beta, mat(dst, D))
+	return c.be.Gemm(rows, D, N, 1, backend.Mat{Buf: c.in[0], Ld: rows, T: true}, mat(c.in[1], D), beta(acc), mat(dst, D))
 }
-
-// accumulate is dst += [Gᵀ·X; 0] for dst [R, D]: the GEMM with β = 1, so a
-// weight gradient summed over the steps that read the weight needs no
-// product buffer and no sum of its own.
-func (op *linearWOp) accumulate(c *call, dst backend.Buf) error { return op.product(c, dst, 1) }

@@ -24,10 +24,7 @@ type l2GradOp struct {
 
 // L2Normalize returns x scaled to unit length along its last axis.
 func (g *Graph) L2Normalize(x *Node, eps float64) *Node {
-	if !g.ok(x) {
-		return nil
-	}
-	nd := x.Dims()
+	nd := dims(x)
 	return g.apply(&l2NormOp{base{name: "L2Normalize", args: fmt.Sprint(eps), in: []int{nd}, out: nd}, eps}, x)
 }
 
@@ -60,18 +57,12 @@ type dotAllOp struct {
 
 // ScaleBy returns γ·x for a one-element (or scalar) γ.
 func (g *Graph) ScaleBy(x, gamma *Node) *Node {
-	if !g.ok(x, gamma) {
-		return nil
-	}
-	return g.apply(newScaleBy(x.Dims(), gamma.Dims()), x, gamma)
+	return g.apply(newScaleBy(dims(x), dims(gamma)), x, gamma)
 }
 
 // DotAll returns the scalar Σ a ⊙ b; a and b have the same shape.
 func (g *Graph) DotAll(a, b *Node) *Node {
-	if !g.ok(a, b) {
-		return nil
-	}
-	return g.apply(newDotAll(a.Dims(), false), a, b)
+	return g.apply(newDotAll(dims(a), false), a, b)
 }
 
 func newScaleBy(nd, gd int) *scaleByOp {

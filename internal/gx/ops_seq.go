@@ -63,15 +63,9 @@ func (op *embedGradOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{op.V, s[0][1]}, nil
 }
 
-// forward: dE from g [N,D], through a working buffer of 2N values (the
-// device's lists of each id's positions).
-func (op *embedGradOp) forward(c *call) error { return op.grad(c, c.out, false) }
-
-// accumulate is dst += dE (a table's gradient summed over the steps that
-// look it up, on a device).
-func (op *embedGradOp) accumulate(c *call, dst backend.Buf) error { return op.grad(c, dst, true) }
-
-func (op *embedGradOp) grad(c *call, dst backend.Buf, acc bool) error {
+// into: dE from g [N,D] (with acc added into dst: a table's gradient
+// summed over the steps that look it up).
+func (op *embedGradOp) into(c *call, dst backend.Buf, acc bool) error {
 	N, D := c.sh[0][0], c.sh[0][1]
 	return c.be.EmbedGrad(dst, c.in[0], c.in[1], op.V, D, N, acc)
 }
@@ -175,18 +169,12 @@ type sliceLastOp struct {
 
 // ConcatLast joins a [..,H1] and b [..,H2] along the last axis.
 func (g *Graph) ConcatLast(a, b *Node) *Node {
-	if !g.ok(a, b) {
-		return nil
-	}
-	return g.apply(&concatLastOp{base{name: "ConcatLast", in: []int{a.Dims(), b.Dims()}, out: a.Dims()}}, a, b)
+	return g.apply(&concatLastOp{base{name: "ConcatLast", in: []int{dims(a), dims(b)}, out: dims(a)}}, a, b)
 }
 
 // SliceLast returns X[..., lo:hi].
 func (g *Graph) SliceLast(X *Node, lo, hi int) *Node {
-	if !g.ok(X) {
-		return nil
-	}
-	return g.apply(newSliceLast(X.Dims(), lo, hi), X)
+	return g.apply(newSliceLast(dims(X), lo, hi), X)
 }
 
 func newSliceLast(nd, lo, hi int) *sliceLastOp {

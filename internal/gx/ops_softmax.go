@@ -20,10 +20,7 @@ type softmaxGradOp struct{ base }
 
 // MaskedSoftmax returns the masked softmax of s along its last axis.
 func (g *Graph) MaskedSoftmax(s, mask *Node) *Node {
-	if !g.ok(s, mask) {
-		return nil
-	}
-	nd := s.Dims()
+	nd := dims(s)
 	return g.apply(&maskedSoftmaxOp{base{name: "MaskedSoftmax", in: []int{nd, nd}, out: nd}}, s, mask)
 }
 
@@ -54,11 +51,7 @@ type maskFillOp struct {
 
 // MaskFill returns s with its masked entries (mask 0) replaced by fill.
 func (g *Graph) MaskFill(s, mask *Node, fill float64) *Node {
-	if !g.ok(s, mask) {
-		return nil
-	}
-	nd := s.Dims()
-	return g.apply(newMaskFill(nd, fill), s, mask)
+	return g.apply(newMaskFill(dims(s), fill), s, mask)
 }
 
 func newMaskFill(nd int, fill float64) *maskFillOp {

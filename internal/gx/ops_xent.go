@@ -28,10 +28,9 @@ type softmaxXentOp struct {
 	c      float64
 	smooth bool // a fourth input: ε [1]
 }
-type softmaxXentGradOp struct {
+type softmaxXentGradOp struct { // (z, targets, mask, g, and ε where smoothed)
 	base
-	c      float64
-	smooth bool
+	c float64
 }
 
 // SoftmaxXent returns the scalar c·Σ_b m_b·(−log softmax(z_b)[y_b]).
@@ -53,9 +52,10 @@ func (op *softmaxXentOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return tensor.ScalarShape(), nil
 }
 
-// eps is the call's ε buffer: none without smoothing.
-func eps(c *call, smooth bool, i int) backend.Buf {
-	if smooth {
+// eps is the call's ε buffer, operand i: none without smoothing (fewer
+// operands).
+func eps(c *call, i int) backend.Buf {
+	if i < len(c.in) {
 		return c.in[i]
 	}
 	return backend.Buf{}
@@ -69,7 +69,7 @@ func (op *softmaxXentOp) forward(c *call) error {
 	if err != nil {
 		return err
 	}
-	if err := c.be.SoftmaxXent(c.out, loss, c.in[0], c.in[1], c.in[2], eps(c, op.smooth, 3), op.c, B, V); err != nil {
+	if err := c.be.SoftmaxXent(c.out, loss, c.in[0], c.in[1], c.in[2], eps(c, 3), op.c, B, V); err != nil {
 		return fmt.Errorf("gx: %s: %w", op.name, err)
 	}
 	return nil
@@ -81,13 +81,8 @@ func (op *softmaxXentOp) workspace(in []tensor.Shape) []int { return []int{in[0]
 func (op *softmaxXentOp) DiffWRT(n int) []bool { return append([]bool{true}, make([]bool, n-1)...) }
 
 func (op *softmaxXentOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
-	gop := &softmaxXentGradOp{base: base{name: op.name + "Grad", args: fmt.Sprint(op.c), in: []int{2, 1, 1, 0}, out: 2}, c: op.c, smooth: op.smooth}
-	args := G.Nodes{in[0], in[1], in[2], grad}
-	if op.smooth {
-		gop.in = []int{2, 1, 1, 0, 1}
-		args = append(args, in[3])
-	}
-	dz, err := op.applyOp(gop, args...)
+	args := append(G.Nodes{in[0], in[1], in[2], grad}, in[3:]...) // and ε
+	dz, err := op.applyOp(&softmaxXentGradOp{base{name: op.name + "Grad", args: fmt.Sprint(op.c), in: dimsOf(args), out: 2}, op.c}, args...)
 	return append(G.Nodes{dz}, make(G.Nodes, len(in)-1)...), err
 }
 
@@ -96,7 +91,7 @@ func (op *softmaxXentGradOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 }
 
 func (op *softmaxXentGradOp) forward(c *call) error {
-	return c.be.SoftmaxXentGrad(c.out, c.in[0], c.in[1], c.in[2], eps(c, op.smooth, 4), c.in[3], op.c, c.sh[0][0], c.sh[0][1])
+	return c.be.SoftmaxXentGrad(c.out, c.in[0], c.in[1], c.in[2], eps(c, 4), c.in[3], op.c, c.sh[0][0], c.sh[0][1])
 }
 
 // LogSoftmax returns log softmax(z) along the last axis of z [B,V], each

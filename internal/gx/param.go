@@ -32,8 +32,8 @@ func (p *Param) Set(data []float64) error {
 
 // Float64s returns a copy of the parameter's entries.
 func (p *Param) Float64s() []float64 {
-	out, _ := Float64s(p.Value)
-	return out
+	v, _ := vecOf(p.Value)
+	return v.Float64s()
 }
 
 // At returns entry i (row-major) as a float64.
@@ -94,14 +94,5 @@ func (p *Param) Data64() []float64 {
 
 // Fill sets every entry, in row-major order, to a value of next.
 func (p *Param) Fill(next func() float64) {
-	switch d := p.Value.Data().(type) { // once: Data costs a reflection per call
-	case []float64:
-		for i := range d {
-			d[i] = next()
-		}
-	case []float32:
-		for i := range d {
-			d[i] = float32(next())
-		}
-	}
+	fillWith(p.Value, func(int) float64 { return next() }, p.Name)
 }

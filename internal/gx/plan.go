@@ -113,7 +113,7 @@ func (a *Arena) temp() *kern.Scratch {
 }
 
 // worker is implemented by the ops that take working buffers of the arena
-// (runState.temp): the sizes they take, in values and in order, for inputs
+// (call.temp): the sizes they take, in values and in order, for inputs
 // of the given shapes.
 type worker interface{ workspace(in []tensor.Shape) []int }
 
@@ -144,11 +144,7 @@ type slabSlot struct{ v, off, n int }
 // An input's buffer is its host value's own on the host (set at each run);
 // on a device one of its own, kept from run to run (what was sent stays).
 func (r *devRun) plan(m *Machine, nodes []*Node) error {
-	n, slab := len(nodes), r.arena != nil
-	dsize := int64(4)
-	if r.f64 {
-		dsize = 8
-	}
+	n, slab, dsize := len(nodes), r.arena != nil, int64(m.dt.Size())
 	alloc := func(i, sz int) (backend.Buf, error) {
 		b, err := r.be.Alloc(sz)
 		if slab && err == nil { // a host scalar: a slice of the graph's dtype
@@ -181,18 +177,11 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 		}
 	}()
 	end := len(m.steps)
-	start := make([]int, n) // the step that writes each value
-	last := make([]int, n)  // the last step that reads it
+	last := make([]int, n) // the last step that reads each value
 	for k, s := range m.steps {
-		start[s.out] = k
 		last[s.out] = max(last[s.out], k)
 		for _, a := range s.args {
 			last[a] = max(last[a], k)
-		}
-	}
-	for i, w := range m.watched {
-		if w {
-			last[i] = end
 		}
 	}
 	// groups that live as one: union-find over the values
@@ -217,33 +206,30 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 			}
 		}
 	}
-	first := make([]int, n)
-	for i := range first {
-		first[i] = end
+	// the values that cross to or from the host (watched, or a host op's
+	// operand or value) are read and written whole: their buffers are of
+	// their size
+	exact := make([]bool, n)
+	for i, w := range m.watched {
+		if w {
+			last[i], exact[find(i)] = end, true
+		}
 	}
+	first := slices.Repeat([]int{end}, n)
 	for _, s := range m.steps {
 		g := find(s.out)
-		first[g], last[g] = min(first[g], start[s.out]), max(last[g], last[s.out])
+		first[g], last[g] = min(first[g], m.stepOf[s.out]), max(last[g], last[s.out])
 	}
 	for i := range n { // an input's reads
 		g := find(i)
 		last[g] = max(last[g], last[i])
 	}
-	// the values that cross to or from the host (watched, or a host op's
-	// operand or value) are read and written whole: their buffers are of
-	// their size
-	exact := make([]bool, n)
 	for k, s := range m.steps {
 		if r.fns[k] == nil {
 			exact[find(s.out)] = true
 			for _, a := range s.args {
 				exact[find(a)] = true
 			}
-		}
-	}
-	for i, w := range m.watched {
-		if w {
-			exact[find(i)] = true
 		}
 	}
 	// the buffers: each owner's
@@ -303,12 +289,10 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 			bufs[i] = pool[at]
 			pool = slices.Delete(pool, at, at+1)
 		} else {
-			b, err := r.be.Alloc(sp.n)
-			if err != nil {
-				return fmt.Errorf("gx: node %s %v on %s: %w", nodes[sp.v].Name(), r.shapes[sp.v], r.be.Name(), err)
+			var err error
+			if bufs[i], err = alloc(sp.v, sp.n); err != nil {
+				return err
 			}
-			r.allocs = append(r.allocs, b)
-			bufs[i] = b
 		}
 		r.bufs[sp.v] = bufs[i]
 	}
@@ -444,10 +428,7 @@ func (m *Machine) Bytes() int64 {
 	if m.arena == nil || m.dev == nil {
 		return 0
 	}
-	if m.dev.f64 {
-		return int64(m.dev.slabN) * 8
-	}
-	return int64(m.dev.slabN) * 4
+	return int64(m.dev.slabN) * int64(m.dt.Size())
 }
 
 // WorkBytes is what a host machine's ops take of the arena's working

@@ -20,9 +20,6 @@ func (r *runState) a() *Arena {
 	return r.arena
 }
 
-// temp returns the next working buffer of the op that runs (Arena.temp).
-func (r *runState) temp() *kern.Scratch { return r.a().temp() }
-
 // PackedBytes is what an arena holds for a float32 weight op(B) [k, n]
 // packed for the products (kern.PackB).
 func PackedBytes(k, n int) int64 { return kern.PackedBytes(k, n) }

@@ -113,10 +113,7 @@ func (g *Graph) stackGroups(cost *Node, wrt []*Node) []*weightGroup {
 			continue
 		}
 		kids := g.children(n)
-		in := make([]tensor.Shape, len(kids))
-		for j, c := range kids {
-			in[j] = c.Shape()
-		}
+		in := shapesOf(kids)
 		for i, w := range kids {
 			if !weights[w] {
 				continue

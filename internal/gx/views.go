@@ -46,23 +46,15 @@ type view struct{ of, off, n int }
 // parts that viewing steps read out of it, views or not. slab: the values
 // are at offsets in the arena's slab.
 func (r *devRun) findViews(m *Machine, slab bool) (out map[int]view, fixed []bool, cover []int) {
-	stepOf := make([]int, len(m.vals))
-	for i := range stepOf {
-		stepOf[i] = -1
-	}
-	only := make([]bool, len(m.vals)) // read by viewing steps alone
-	for i := range only {
-		only[i] = true
-	}
-	for k, s := range m.steps {
-		stepOf[s.out] = k
+	only := slices.Repeat([]bool{true}, len(m.stepOf)) // read by viewing steps alone
+	for _, s := range m.steps {
 		_, ok := s.op.(viewer)
 		for j, a := range s.args {
 			only[a] = only[a] && ok && j == 0
 		}
 	}
 	vw, _ := r.be.(backend.Viewer)
-	fixed, cover = make([]bool, len(m.vals)), make([]int, len(m.vals))
+	out, fixed, cover = map[int]view{}, make([]bool, len(m.stepOf)), make([]int, len(m.stepOf))
 	if !makeViews {
 		return nil, fixed, cover
 	}
@@ -73,23 +65,16 @@ func (r *devRun) findViews(m *Machine, slab bool) (out map[int]view, fixed []boo
 		}
 		x := s.args[0]
 		cover[x] += size(r.shapes[s.out])
-		p := stepOf[x]
+		p := m.stepOf[x]
 		if p < 0 || r.fns[p] == nil || (m.watched != nil && m.watched[x]) {
 			continue
 		}
 		if _, ok := m.steps[p].op.(viewer); ok { // not a view of a view
 			continue
 		}
-		in := make([]tensor.Shape, len(s.args))
-		for j, a := range s.args {
-			in[j] = r.shapes[a]
-		}
-		off := op.viewOff(in)
+		off := op.viewOff(r.argShapes(&s))
 		if off < 0 || !slab && (vw == nil || !vw.ViewAt(off)) {
 			continue
-		}
-		if out == nil {
-			out = map[int]view{}
 		}
 		out[k] = view{of: x, off: off, n: size(r.shapes[s.out])}
 		fixed[s.out] = !only[x]
@@ -123,11 +108,8 @@ func (r *devRun) keepViews(m *Machine, views map[int]view, fixed []bool, cover [
 			delete(views, k)
 		}
 	}
-	last := make([]int, n)  // per group (f.alias): its last read
-	other := make([]int, n) // per value: its last read by a step not a view
-	for i := range other {
-		other[i] = -1
-	}
+	last := make([]int, n)               // per group (f.alias): its last read
+	other := slices.Repeat([]int{-1}, n) // per value: its last read by a step not a view
 	for k, s := range m.steps {
 		_, isView := views[k]
 		for _, a := range s.args {
@@ -143,21 +125,12 @@ func (r *devRun) keepViews(m *Machine, views map[int]view, fixed []bool, cover [
 		}
 	}
 	for k, w := range views {
-		if last[m.steps[k].out] > other[w.of] && 2*cover[w.of] < size(r.shapes[w.of]) {
+		rt := f.alias[w.of] // the buffer viewed must be one the plan places
+		if p := m.stepOf[rt]; last[m.steps[k].out] > other[w.of] && 2*cover[w.of] < size(r.shapes[w.of]) ||
+			p < 0 || r.fns[p] == nil || len(r.shapes[rt]) == 0 {
 			delete(views, k)
+			continue
 		}
-	}
-	owner := make(map[int]int, len(m.steps)) // a value computed here → its step
-	for k, s := range m.steps {
-		owner[s.out] = k
-	}
-	for k, w := range views { // the buffer viewed must be one the plan places
-		rt := f.alias[w.of]
-		if p, ok := owner[rt]; !ok || r.fns[p] == nil || len(r.shapes[rt]) == 0 {
-			delete(views, k)
-		}
-	}
-	for k := range views {
 		r.fns[k] = func(backend.Buf, []backend.Buf) error { return nil }
 	}
 	return views

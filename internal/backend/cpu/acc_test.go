@@ -29,8 +29,8 @@ func TestAcc(t *testing.T) {
 		in   [][]float64 // operands
 		run  func(be *CPU, y backend.Buf, in []backend.Buf, acc bool) error
 	}{
-		{"SumRows", n, [][]float64{rnd(rows * n)}, func(be *CPU, y backend.Buf, in []backend.Buf, acc bool) error {
-			return be.SumRows(y, in[0], rows, n, acc)
+		{"ColSums packed", n, [][]float64{rnd(rows * n)}, func(be *CPU, y backend.Buf, in []backend.Buf, acc bool) error {
+			return be.ColSums(y, 0, in[0], 0, n, rows, n, acc)
 		}},
 		{"ColSums", n, [][]float64{rnd(rows * 2 * n)}, func(be *CPU, y backend.Buf, in []backend.Buf, acc bool) error {
 			return be.ColSums(y, 0, in[0], n, 2*n, rows, n, acc)

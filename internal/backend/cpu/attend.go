@@ -116,7 +116,7 @@ func attendBack[T kern.Float](a backend.AttendBack) {
 		outerHeads(ds, get(f.Q), keys, B, S, K, h, T(f.SC), false)
 		wsum(ds, get(f.X), out[l.Query:l.Query+B*K], B, S, K, h, T(f.SC))
 	}
-	if a.Keys.Len() > 0 { // the block copied out, then added (an Unflat's accumulate)
+	if a.Keys.Len() > 0 { // the block copied out, then added (an Unflat's into, adding)
 		kern.Axpy(1, keys, get(a.Keys)[:len(keys)])
 	}
 	if a.KeysFirst {

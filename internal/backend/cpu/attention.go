@@ -28,12 +28,6 @@ func biasAdd[T kern.Float](x, b, y []T, rows int) {
 	}
 }
 
-func (*CPU) SumRows(y, x backend.Buf, rows, n int, acc bool) error {
-	is32, err := checkSized("SumRows", sized{y, n}, sized{x, rows * n})
-	return typed(is32, err, func() { colSums(y.F32[:n], x.F32, n, rows, acc) },
-		func() { colSums(y.F64[:n], x.F64, n, rows, acc) })
-}
-
 func (*CPU) SumMid(y, x backend.Buf, B, S, n int) error {
 	is32, err := checkSized("SumMid", sized{y, B * n}, sized{x, B * S * n})
 	return typed(is32, err, func() { sumMid(x.F32, y.F32, B, S, n) },

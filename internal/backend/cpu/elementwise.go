@@ -73,12 +73,6 @@ func add[T kern.Float](y, a, b []T) {
 	}
 }
 
-func (*CPU) AddTo(y, x backend.Buf, n int) error {
-	is32, err := check("AddTo", n, y, x)
-	return typed(is32, err, func() { kern.Axpy(1, x.F32[:n], y.F32[:n]) },
-		func() { kern.Axpy(1, x.F64[:n], y.F64[:n]) })
-}
-
 func (*CPU) Sub(y, a, b backend.Buf, n int) error {
 	is32, err := check("Sub", n, y, a, b)
 	return typed(is32, err, func() { sub(y.F32[:n], a.F32[:n], b.F32[:n]) },

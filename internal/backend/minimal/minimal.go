@@ -99,10 +99,6 @@ func (d *Device) Add(y, a, b backend.Buf, n int) error {
 	return d.c.Add(un(y), un(a), un(b), n)
 }
 
-func (d *Device) AddTo(y, x backend.Buf, n int) error {
-	return d.c.AddTo(un(y), un(x), n)
-}
-
 func (d *Device) Sub(y, a, b backend.Buf, n int) error {
 	return d.c.Sub(un(y), un(a), un(b), n)
 }
@@ -129,10 +125,6 @@ func (d *Device) Gemm(m, n, k int, alpha float64, a, b backend.Mat, beta float64
 
 func (d *Device) BiasAdd(y, x, b backend.Buf, rows, n int) error {
 	return d.c.BiasAdd(un(y), un(x), un(b), rows, n)
-}
-
-func (d *Device) SumRows(y, x backend.Buf, rows, n int, acc bool) error {
-	return d.c.SumRows(un(y), un(x), rows, n, acc)
 }
 
 func (d *Device) SumMid(y, x backend.Buf, B, S, n int) error {
