@@ -14,8 +14,8 @@ import (
 //	scale(y, x, 2)      y = 2·x
 //
 // with v = 10·run and x = a (runs 0, 1) or b = [7, 7, 7] (run 2): y =
-// 0, 20, then 14; a run launching add_into first (a different kernel at
-// the site's first place) uses the shared kernel object: y += x gives 14 +
+// 0, 20, then 14; a run launching add first (a different kernel at the
+// site's first place) uses the shared kernel object: y = y + x gives 14 +
 // 7 = 21. A launch at a site allocates nothing.
 func TestSites(t *testing.T) {
 	o := testOpenCL(t)
@@ -55,11 +55,11 @@ func TestSites(t *testing.T) {
 	}
 	kept := s.ks[0]
 	o.At(s)
-	if err := o.Kernel("add_into", 3, y.Mem, b, 3); err != nil {
+	if err := o.Kernel("add", 3, y.Mem, y.Mem, b, 3); err != nil {
 		t.Fatal(err)
 	}
 	o.At(nil)
-	check("add_into at fill's place", 21)
+	check("add at fill's place", 21)
 	if s.ks[0] != kept {
 		t.Error("a different kernel at a kept place replaced the site's kernel object")
 	}

@@ -56,13 +56,6 @@ __kernel void scale(__global float *y, __global const float *x, const float alph
 	y[i] = alpha * x[i];
 }
 
-// y += x
-__kernel void add_into(__global float *y, __global const float *x, const int n) {
-	int i = get_global_id(0);
-	if (i >= n) return;
-	y[i] += x[i];
-}
-
 // y = v
 __kernel void fill(__global float *y, const float v, const int n) {
 	int i = get_global_id(0);
