@@ -81,7 +81,6 @@ func (op *bmvOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{s[0][0] * op.h, s[0][1]}, nil
 }
 
-// forward: out[b·h+k,i] = c · X[b,i,block k] · y[b,block k].
 func (op *bmvOp) forward(c *call) error {
 	B, S, D := c.sh[0][0], c.sh[0][1], c.sh[0][2]
 	return c.be.Bmv(c.out, c.in[0], c.in[1], B, S, D, op.h, op.c)
@@ -101,7 +100,6 @@ func (op *wsumOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{s[1][0], s[1][2]}, nil
 }
 
-// forward: out[b,d] = Σ_i c·w[b·h+k(d),i] · X[b,i,d].
 func (op *wsumOp) forward(c *call) error {
 	B, S, D := c.sh[1][0], c.sh[1][1], c.sh[1][2]
 	return c.be.WSum(c.out, c.in[0], c.in[1], B, S, D, op.h, op.c)

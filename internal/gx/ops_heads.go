@@ -83,7 +83,6 @@ func (op *groupRowsOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{s[0][0] / op.h, s[0][1]}, nil
 }
 
-// forward: RepeatRows out[b·h+k,i] = c·x[b,i]; GroupSum out[b,i] = Σ_k c·x[b·h+k,i].
 func (op *groupRowsOp) forward(c *call) error {
 	N, S := c.sh[0][0], c.sh[0][1]
 	if op.repeat {
