@@ -75,7 +75,7 @@ func (g *Graph) WSum(w, X *Node, c float64) *Node { return g.apply(newWSumHeads(
 func (g *Graph) Outer(w, y *Node, c float64) *Node { return g.apply(newOuterHeads(c, 1), w, y) }
 
 func (op *bmvOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
-	if len(s[0]) != 3 || len(s[1]) != 2 || s[0][0] != s[1][0] || s[0][2] != s[1][1] || s[0][2]%op.h != 0 {
+	if op.h < 1 || len(s[0]) != 3 || len(s[1]) != 2 || s[0][0] != s[1][0] || s[0][2] != s[1][1] || s[0][2]%op.h != 0 {
 		return nil, shapeErr("BMV", fmt.Sprintf("X [B,S,D] and y [B,D], D a multiple of %d heads", op.h), s)
 	}
 	return tensor.Shape{s[0][0] * op.h, s[0][1]}, nil
