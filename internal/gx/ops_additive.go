@@ -93,7 +93,6 @@ func (op *addTanhOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return s[0].Clone(), nil
 }
 
-// forward: T[b,i,:] = tanh(P[b,i,:] + u[b,:] + c) for P [B,S,A].
 func (op *addTanhOp) forward(c *call) error {
 	B, S, A := c.sh[0][0], c.sh[0][1], c.sh[0][2]
 	return c.be.AddTanh(c.out, c.in[0], c.in[1], c.in[2], B, S, A)
@@ -138,7 +137,6 @@ func (op *sumMidOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{s[0][0], s[0][2]}, nil
 }
 
-// forward: out[b,:] = Σ_i x[b,i,:].
 func (op *sumMidOp) forward(c *call) error {
 	return c.be.SumMid(c.out, c.in[0], c.sh[0][0], c.sh[0][1], c.sh[0][2])
 }

@@ -278,13 +278,19 @@ func (k attendCore) sizes(s []tensor.Shape) (backend.Attend, error) {
 	return a, nil
 }
 
-// attend is the chain's backend.Attend on a call's operands: the values,
-// the mask and the score's from in.
-func (k attendCore) attend(sh []tensor.Shape, in []backend.Buf) (backend.Attend, error) {
-	a, err := k.sizes(sh)
+// attend is the call's backend as a FusedAttention and the chain's
+// backend.Attend on the call's operands from i on: the values, the mask
+// and the score's.
+func (k attendCore) attend(c *call, name string, i int) (backend.FusedAttention, backend.Attend, error) {
+	fa, err := fused(c, name)
 	if err != nil {
-		return a, err
+		return nil, backend.Attend{}, err
 	}
+	a, err := k.sizes(c.sh[i:])
+	if err != nil {
+		return nil, a, err
+	}
+	in := c.in[i:]
 	a.H, a.Mask, in = in[0], in[1], in[2:]
 	switch k.kind {
 	case attendAdditive:
@@ -294,7 +300,7 @@ func (k attendCore) attend(sh []tensor.Shape, in []backend.Buf) (backend.Attend,
 	default:
 		a.Score = in[0]
 	}
-	return a, nil
+	return fa, a, nil
 }
 
 // fused is the call's backend as a FusedAttention.
@@ -316,11 +322,7 @@ func (op *attendOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 
 // forward: the chain into the packed tensor (backend.Attend).
 func (op *attendOp) forward(c *call) error {
-	fa, err := fused(c, op.name)
-	if err != nil {
-		return err
-	}
-	a, err := op.attend(c.sh, c.in)
+	fa, a, err := op.attend(c, op.name, 0)
 	if err != nil {
 		return err
 	}
@@ -329,28 +331,29 @@ func (op *attendOp) forward(c *call) error {
 }
 
 func (op *attendPartOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
-	a, err := op.sizes(s[1:])
-	if err != nil {
-		return nil, err
-	}
-	_, sh := op.at(a)
-	return sh, nil
+	_, sh, err := op.at(s)
+	return sh, err
 }
 
-// at is where the part lies in the packed tensor, and its shape.
-func (op *attendPartOp) at(a backend.Attend) (int, tensor.Shape) {
+// at is where the part lies in the packed tensor, and its shape, from the
+// op's operands' shapes (the packed tensor's first).
+func (op *attendPartOp) at(s []tensor.Shape) (int, tensor.Shape, error) {
+	a, err := op.sizes(s[1:])
+	if err != nil {
+		return 0, nil, err
+	}
 	l, nh := a.Layout(), a.B*a.NHeads()
 	switch op.part {
 	case partScores:
-		return l.S, tensor.Shape{nh, a.S}
+		return l.S, tensor.Shape{nh, a.S}, nil
 	case partHeadWeights:
-		return l.HW, tensor.Shape{nh, a.S}
+		return l.HW, tensor.Shape{nh, a.S}, nil
 	case partWeights:
-		return l.W, tensor.Shape{a.B, a.S}
+		return l.W, tensor.Shape{a.B, a.S}, nil
 	case partContext:
-		return l.Ctx, tensor.Shape{a.B, a.D}
+		return l.Ctx, tensor.Shape{a.B, a.D}, nil
 	}
-	return l.T, tensor.Shape{a.B, a.S, a.A}
+	return l.T, tensor.Shape{a.B, a.S, a.A}, nil
 }
 
 // copyOut: a part nobody reads is not copied (exec.go's dropUnread): in
@@ -359,21 +362,19 @@ func (op *attendPartOp) copyOut() {}
 
 // viewOff: the part's offset in the packed tensor (views.go).
 func (op *attendPartOp) viewOff(in []tensor.Shape) int {
-	a, err := op.sizes(in[1:])
+	off, _, err := op.at(in)
 	if err != nil {
 		return -1
 	}
-	off, _ := op.at(a)
 	return off
 }
 
 // forward: the part copied out of the packed tensor.
 func (op *attendPartOp) forward(c *call) error {
-	a, err := op.sizes(c.sh[1:])
+	off, sh, err := op.at(c.sh)
 	if err != nil {
 		return err
 	}
-	off, sh := op.at(a)
 	n := sh.TotalSize()
 	return c.be.Copy2D(c.out, 0, n, c.in[0], off, n, 1, n)
 }
@@ -499,11 +500,7 @@ func (op *attendBackOp) forward(c *call) error { return op.absorbing(c, c.out, f
 // absorbing is forward, adding ∂H into dsts[0] and the key-side gradient
 // into dsts[1] where they are set (absorbs), in order.
 func (op *attendBackOp) absorbing(c *call, _ backend.Buf, _ bool, dsts []backend.Buf, order []int) error {
-	fa, err := fused(c, op.name)
-	if err != nil {
-		return err
-	}
-	a, err := op.attend(c.sh[2:], c.in[2:])
+	fa, a, err := op.attend(c, op.name, 2)
 	if err != nil {
 		return err
 	}

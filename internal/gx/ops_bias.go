@@ -24,7 +24,6 @@ func (op *addBiasOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return s[0].Clone(), nil
 }
 
-// forward: out[r,:] = x[r,:] + b.
 func (op *addBiasOp) forward(c *call) error {
 	return c.be.BiasAdd(c.out, c.in[0], c.in[1], lead(c.sh[0]), last(c.sh[0]))
 }

@@ -75,13 +75,12 @@ func (g *Graph) WSum(w, X *Node, c float64) *Node { return g.apply(newWSumHeads(
 func (g *Graph) Outer(w, y *Node, c float64) *Node { return g.apply(newOuterHeads(c, 1), w, y) }
 
 func (op *bmvOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
-	if len(s[0]) != 3 || len(s[1]) != 2 || s[0][0] != s[1][0] || s[0][2] != s[1][1] || s[0][2]%op.h != 0 {
+	if op.h < 1 || len(s[0]) != 3 || len(s[1]) != 2 || s[0][0] != s[1][0] || s[0][2] != s[1][1] || s[0][2]%op.h != 0 {
 		return nil, shapeErr("BMV", fmt.Sprintf("X [B,S,D] and y [B,D], D a multiple of %d heads", op.h), s)
 	}
 	return tensor.Shape{s[0][0] * op.h, s[0][1]}, nil
 }
 
-// forward: out[b·h+k,i] = c · X[b,i,block k] · y[b,block k].
 func (op *bmvOp) forward(c *call) error {
 	B, S, D := c.sh[0][0], c.sh[0][1], c.sh[0][2]
 	return c.be.Bmv(c.out, c.in[0], c.in[1], B, S, D, op.h, op.c)
@@ -101,7 +100,6 @@ func (op *wsumOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{s[1][0], s[1][2]}, nil
 }
 
-// forward: out[b,d] = Σ_i c·w[b·h+k(d),i] · X[b,i,d].
 func (op *wsumOp) forward(c *call) error {
 	B, S, D := c.sh[1][0], c.sh[1][1], c.sh[1][2]
 	return c.be.WSum(c.out, c.in[0], c.in[1], B, S, D, op.h, op.c)

@@ -145,8 +145,6 @@ func (op *gruGatesBackOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{s[0][0], 3 * s[0][1] / 4}, nil
 }
 
-// forward: [δr | δz | δn], or with dh [δr | δz | g_hn + δn ⊙ r], from the
-// gates and their gradient.
 func (op *gruGatesBackOp) forward(c *call) error {
 	return c.be.GRUGatesBack(c.out, c.in[0], c.in[1], c.sh[0][0], c.sh[0][1]/4, op.dh)
 }
@@ -171,7 +169,6 @@ func (op *gruBlendOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return s[1].Clone(), nil
 }
 
-// forward: h' = n + z ⊙ (h − n).
 func (op *gruBlendOp) forward(c *call) error {
 	return c.be.GRUBlend(c.out, c.in[0], c.in[1], c.sh[1][0], c.sh[1][1])
 }
@@ -185,7 +182,6 @@ func (op *gruBlendOp) SymDiff(in G.Nodes, _, grad *G.Node) (G.Nodes, error) {
 
 func (op *gruBlendDGOp) outShape(s []tensor.Shape) (tensor.Shape, error) { return s[0].Clone(), nil }
 
-// forward: ∂gates = [0 | g ⊙ (h − n) | g ⊙ (1 − z) | 0].
 func (op *gruBlendDGOp) forward(c *call) error {
 	return c.be.GRUBlendDG(c.out, c.in[0], c.in[1], c.in[2], c.sh[1][0], c.sh[1][1])
 }

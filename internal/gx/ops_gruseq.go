@@ -204,34 +204,32 @@ func (op *gruSeqBackOp) forward(c *call) error {
 	if err := c.be.GRUSeqBack(dxi, dhh, hprev, carry, c.in[0], c.in[1], u, h0, keep, B, S, H, op.reverse, dhp); err != nil {
 		return err
 	}
-	at := func(off, ld int) backend.Mat { return backend.Mat{Buf: c.out, Off: off, Ld: ld} }
 	off := 0
+	gemm := func(m, n, kk int, a, b backend.Mat) { // into the flat output at off, the first error kept
+		if err == nil {
+			err = c.be.Gemm(m, n, kk, 1, a, b, 0, backend.Mat{Buf: c.out, Off: off, Ld: n})
+		}
+		off += m * n
+	}
 	for j := 0; j < k; j++ { // ∂x_j = ∂xi · W_j
 		In := c.sh[2+j][1]
-		if err := c.be.Gemm(S*B, In, 3*H, 1, mat(dxi, 3*H), mat(ws[j], In), 0, at(off, In)); err != nil {
-			return err
-		}
-		off += S * B * In
+		gemm(S*B, In, 3*H, mat(dxi, 3*H), mat(ws[j], In))
 	}
 	for j := 0; j < k; j++ { // ∂W_j = ∂xiᵀ x_j
 		In := c.sh[2+j][1]
-		if err := c.be.Gemm(3*H, In, S*B, 1, backend.Mat{Buf: dxi, Ld: 3 * H, T: true}, mat(xs[j], In), 0, at(off, In)); err != nil {
-			return err
-		}
-		off += 3 * H * In
+		gemm(3*H, In, S*B, backend.Mat{Buf: dxi, Ld: 3 * H, T: true}, mat(xs[j], In))
 	}
-	if err := c.be.Gemm(3*H, H, S*B, 1, backend.Mat{Buf: dhh, Ld: 3 * H, T: true}, mat(hprev, H), 0, at(off, H)); err != nil { // ∂U = ∂hhᵀ h_prev
+	gemm(3*H, H, S*B, backend.Mat{Buf: dhh, Ld: 3 * H, T: true}, mat(hprev, H)) // ∂U = ∂hhᵀ h_prev
+	if err != nil {
 		return err
 	}
-	off += 3 * H * H
 	if err := c.be.ColSums(c.out, off, dxi, 0, 3*H, S*B, 3*H, false); err != nil { // ∂b
 		return err
 	}
 	if err := c.be.ColSums(c.out, off+3*H, dhh, 2*H, 3*H, S*B, H, false); err != nil { // ∂b_hn
 		return err
 	}
-	off += 4 * H
-	return c.be.Copy2D(c.out, off, B*H, carry, 0, B*H, 1, B*H) // ∂h0
+	return c.be.Copy2D(c.out, off+4*H, B*H, carry, 0, B*H, 1, B*H) // ∂h0
 }
 
 // workspace is what the op takes of the arena's working buffers, in values,

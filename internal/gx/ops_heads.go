@@ -25,31 +25,19 @@ import (
 // ∂RepeatRows = h·HeadMean(g).
 
 // BMVHeads returns the h heads' scores [B·h,S] of keys X [B,S,D] against
-// queries y [B,D], each scaled by c; D must be a multiple of h.
+// queries y [B,D], each scaled by c; D must be a multiple of h ≥ 1.
 func (g *Graph) BMVHeads(X, y *Node, h int, c float64) *Node {
-	if h < 1 {
-		g.Failf("gx: BMVHeads: %d heads", h)
-		return nil
-	}
 	return g.apply(newBMVHeads(c, h), X, y)
 }
 
 // HeadMean returns the mean over each batch row's h consecutive rows:
 // w [B·h,S] → [B,S].
 func (g *Graph) HeadMean(w *Node, h int) *Node {
-	if h < 1 {
-		g.Failf("gx: HeadMean: %d heads", h)
-		return nil
-	}
 	return g.apply(newGroupRows(h, 1/float64(h), false), w)
 }
 
 // RepeatRows repeats each row of m [B,S] h times: → [B·h,S].
 func (g *Graph) RepeatRows(m *Node, h int) *Node {
-	if h < 1 {
-		g.Failf("gx: RepeatRows: %d heads", h)
-		return nil
-	}
 	return g.apply(newGroupRows(h, 1, true), m)
 }
 
@@ -71,8 +59,8 @@ func newGroupRows(h int, c float64, repeat bool) *groupRowsOp {
 }
 
 func (op *groupRowsOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
-	if len(s[0]) != 2 {
-		return nil, shapeErr(op.name, "x [N,S]", s)
+	if len(s[0]) != 2 || op.h < 1 {
+		return nil, shapeErr(op.name, fmt.Sprintf("x [N,S] and h ≥ 1 heads (h = %d)", op.h), s)
 	}
 	if op.repeat {
 		return tensor.Shape{s[0][0] * op.h, s[0][1]}, nil
@@ -83,7 +71,6 @@ func (op *groupRowsOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 	return tensor.Shape{s[0][0] / op.h, s[0][1]}, nil
 }
 
-// forward: RepeatRows out[b·h+k,i] = c·x[b,i]; GroupSum out[b,i] = Σ_k c·x[b·h+k,i].
 func (op *groupRowsOp) forward(c *call) error {
 	N, S := c.sh[0][0], c.sh[0][1]
 	if op.repeat {

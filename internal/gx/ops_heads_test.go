@@ -1,6 +1,7 @@
 package gx_test
 
 import (
+	"strings"
 	"testing"
 
 	"gorgonia.org/tensor"
@@ -65,5 +66,19 @@ func TestHeadsShapes(t *testing.T) {
 	g.BMVHeads(X, y, 2, 1)
 	if g.Err() == nil {
 		t.Fatal("BMVHeads with D = 5 and 2 heads: no error")
+	}
+	// no heads: an error for each op, not a division by zero
+	for name, f := range map[string]func(g *gx.Graph, X, y, w *gx.Node) *gx.Node{
+		"BMVHeads":   func(g *gx.Graph, X, y, _ *gx.Node) *gx.Node { return g.BMVHeads(X, y, 0, 1) },
+		"HeadMean":   func(g *gx.Graph, _, _, w *gx.Node) *gx.Node { return g.HeadMean(w, 0) },
+		"RepeatRows": func(g *gx.Graph, _, _, w *gx.Node) *gx.Node { return g.RepeatRows(w, 0) },
+	} {
+		g := gx.NewGraph(gx.Float64)
+		X := g.Const("X", make([]float64, 2*3*4), 2, 3, 4)
+		y := g.Const("y", make([]float64, 2*4), 2, 4)
+		w := g.Const("w", make([]float64, 2*3), 2, 3)
+		if f(g, X, y, w); g.Err() == nil || !strings.Contains(g.Err().Error(), "0 heads") && !strings.Contains(g.Err().Error(), "h = 0") {
+			t.Errorf("%s with 0 heads: error %v", name, g.Err())
+		}
 	}
 }

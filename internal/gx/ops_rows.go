@@ -94,8 +94,5 @@ func (op *padRowsOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 
 func (op *padRowsOp) forward(c *call) error {
 	H := c.sh[0][1]
-	if err := c.be.Fill(c.out, 0, op.n*H); err != nil {
-		return err
-	}
-	return c.be.Copy2D(c.out, op.lo*H, 0, c.in[0], 0, 0, 1, c.n(0))
+	return pad(c, op.n*H, op.lo*H, 0, 1, c.n(0))
 }

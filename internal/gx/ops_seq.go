@@ -155,10 +155,16 @@ func (op *putStepOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 
 func (op *putStepOp) forward(c *call) error {
 	B, H := c.sh[0][0], c.sh[0][1]
-	if err := c.be.Fill(c.out, 0, B*op.S*H); err != nil {
+	return pad(c, B*op.S*H, op.t*H, op.S*H, B, H)
+}
+
+// pad is PutStep's, PadLast's and PadRows' forward: the output's n values
+// 0, then the operand's rows×cols at off of it (leading dimension ld).
+func pad(c *call, n, off, ld, rows, cols int) error {
+	if err := c.be.Fill(c.out, 0, n); err != nil {
 		return err
 	}
-	return c.be.Copy2D(c.out, op.t*H, op.S*H, c.in[0], 0, H, B, H)
+	return c.be.Copy2D(c.out, off, ld, c.in[0], 0, cols, rows, cols)
 }
 
 type concatLastOp struct{ base }
@@ -241,9 +247,5 @@ func (op *padLastOp) outShape(s []tensor.Shape) (tensor.Shape, error) {
 
 func (op *padLastOp) forward(c *call) error {
 	W := last(c.sh[0])
-	N := c.n(0) / W
-	if err := c.be.Fill(c.out, 0, N*op.H); err != nil {
-		return err
-	}
-	return c.be.Copy2D(c.out, op.lo, op.H, c.in[0], 0, W, N, W)
+	return pad(c, c.n(0)/W*op.H, op.lo, op.H, c.n(0)/W, W)
 }

@@ -24,7 +24,6 @@ func (g *Graph) MaskedSoftmax(s, mask *Node) *Node {
 	return g.apply(&maskedSoftmaxOp{base{name: "MaskedSoftmax", in: []int{nd, nd}, out: nd}}, s, mask)
 }
 
-// forward: the masked softmax of each row of the last dimension.
 func (op *maskedSoftmaxOp) forward(c *call) error {
 	return c.be.MaskedSoftmax(c.out, c.in[0], c.in[1], lead(c.sh[0]), last(c.sh[0]))
 }
@@ -37,7 +36,6 @@ func (op *maskedSoftmaxOp) SymDiff(in G.Nodes, out, grad *G.Node) (G.Nodes, erro
 	return G.Nodes{ds, nil}, err
 }
 
-// forward: ∂s_i = w_i (g_i − Σ_j w_j g_j) per row.
 func (op *softmaxGradOp) forward(c *call) error {
 	return c.be.SoftmaxGrad(c.out, c.in[0], c.in[1], lead(c.sh[0]), last(c.sh[0]))
 }

@@ -194,10 +194,6 @@ func additiveDeltaRows2[T kern.Float](t, v, g, delta, du []T, B, S, A int) {
 func deltaSumRows[T kern.Float](t, v, g, delta, du []T, S, A, b0, b1 int) {
 	for b := b0; b < b1; b++ {
 		additiveDeltaRows(t, v, g, delta, b*S, (b+1)*S, false)
-		dub := du[b*A : (b+1)*A]
-		clear(dub)
-		for i := range S {
-			kern.Axpy(1, delta[(b*S+i)*A:(b*S+i+1)*A], dub)
-		}
+		colSums(du[b*A:(b+1)*A], delta[b*S*A:], A, S, false)
 	}
 }

@@ -167,10 +167,7 @@ func colSums[T kern.Float](y, x []T, ld, rows int, acc bool) {
 func (c *CPU) GRUSeq(out, xw backend.Buf, u backend.Mat, b, bhn, h0, keep backend.Buf, B, S, H int, reverse bool, hh, ut backend.Buf) error {
 	is32, err := checkSized("GRUSeq", sized{out, B * S * 5 * H}, sized{xw, S * B * 3 * H}, sized{hh, B * 3 * H},
 		sized{u.Buf, 3 * H}, sized{b, 3 * H}, sized{keep, B * S}, sized{h0, B * H}, sized{bhn, H})
-	if err == nil && (u.T || u.Off != 0 || u.Ld != H || u.Buf.Len() < 3*H*H) {
-		err = fmt.Errorf("backend: cpu: GRUSeq: U is not a [3H,H] = [%d,%d] matrix at 0 (Off %d, Ld %d, T %v, %d values)", 3*H, H, u.Off, u.Ld, u.T, u.Buf.Len())
-	}
-	if err != nil {
+	if err := checkU("GRUSeq", u, H, err); err != nil {
 		return err
 	}
 	if !is32 {
@@ -198,6 +195,14 @@ func (c *CPU) GRUSeq(out, xw backend.Buf, u backend.Mat, b, bhn, h0, keep backen
 	}
 	gruSeqFwd(pu, uT, out.F32, xw.F32, U, b.F32, bhn.F32, h0.F32, keep.F32, hh.F32, B, S, H, reverse)
 	return nil
+}
+
+// checkU is err, or where nil an error unless U is a [3H,H] matrix at 0.
+func checkU(name string, u backend.Mat, H int, err error) error {
+	if err == nil && (u.T || u.Off != 0 || u.Ld != H || u.Buf.Len() < 3*H*H) {
+		err = fmt.Errorf("backend: cpu: %s: U is not a [3H,H] = [%d,%d] matrix at 0 (Off %d, Ld %d, T %v, %d values)", name, 3*H, H, u.Off, u.Ld, u.T, u.Buf.Len())
+	}
+	return err
 }
 
 // position returns the position of step t.
@@ -254,10 +259,7 @@ func (c *CPU) GRUSeqBack(dxi, dhh, hprev, carry backend.Buf, fwd, gr backend.Buf
 	is32, err := checkSized("GRUSeqBack", sized{fwd, B * S * 5 * H}, sized{dxi, S * B * 3 * H}, sized{dhh, S * B * 3 * H},
 		sized{gr, S * B * H}, sized{hprev, S * B * H}, sized{h0, B * H}, sized{carry, B * H}, sized{dhp, B * H},
 		sized{keep, B * S}, sized{u.Buf, 0})
-	if err == nil && (u.T || u.Off != 0 || u.Ld != H || u.Buf.Len() < 3*H*H) {
-		err = fmt.Errorf("backend: cpu: GRUSeqBack: U is not a [3H,H] = [%d,%d] matrix at 0 (Off %d, Ld %d, T %v, %d values)", 3*H, H, u.Off, u.Ld, u.T, u.Buf.Len())
-	}
-	if err != nil {
+	if err := checkU("GRUSeqBack", u, H, err); err != nil {
 		return err
 	}
 	if !is32 {
