@@ -35,9 +35,11 @@ build:
 	$(BUILD_ENV) $(GO) build $(BLAS_TAGS) $(STAMP) -o $(BIN) ./cmd/attnzoo
 	@echo "built $(BIN) with BLAS=$(BLAS)"
 
-# The README's test command: vet, then every test.
+# The README's test command: vet, then every test. cmd/attnzoo's end-to-end
+# tests take 6–10 minutes on two busy cores, at go test's default limit of
+# 10 per package: the limit is 30.
 test: vet
-	$(GO) test $(PKGS)
+	$(GO) test -timeout 30m $(PKGS)
 
 test-short:
 	$(GO) test -short $(PKGS)
