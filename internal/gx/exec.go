@@ -90,9 +90,6 @@ func (g *Graph) MachineIn(a *Arena) (*Machine, error) {
 
 // compile orders the graph's steps, for Machine and MachineOn.
 func (g *Graph) compile() (*Machine, error) {
-	if g.err != nil {
-		return nil, g.err
-	}
 	if err := g.checkHashes(); err != nil {
 		return nil, err
 	}
@@ -200,7 +197,10 @@ const nodeBytes = 1729
 func (m *Machine) HeldBytes() int64 {
 	n := int64(len(m.stepOf))*nodeBytes + m.inputBytes
 	if m.dev != nil {
-		n += m.dev.allocBytes + m.dev.ownedBytes()
+		n += m.dev.allocBytes
+		for _, b := range m.dev.owned { // the ops' scratch buffers
+			n += 4 * int64(b.Len())
+		}
 	}
 	return n
 }

@@ -42,8 +42,7 @@ type devRun struct {
 	hostAt   []uint64        // run in which host[i] was last valid
 	devAt    []uint64        // run in which bufs[i] was last valid
 	fns      []deviceFn      // per step; nil = host op
-	sited    backend.Sited   // the backend, when it keeps launches per call site
-	sites    []backend.Site  // per device step: its call site (sited)
+	sites    []backend.Site  // the device steps' call sites (backend.Sited), released by free
 	argb     [][]backend.Buf // per step, reused
 	scr      []float32       // conversion scratch
 	gen      uint64
@@ -113,29 +112,20 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 		r.shapes[i] = nd.Shape()
 	}
 	names := map[string]bool{}
-	r.sited, _ = be.(backend.Sited)
 	sumDeltasFromOperands(m, be)
 	for k := range m.steps {
 		s := &m.steps[k]
 		in := r.argShapes(s)
 		r.argb[k] = make([]backend.Buf, len(s.args))
 		if f := forwardOf(s.op); f != nil {
-			r.fns[k] = r.onBuffers(be, in, r.shapes[s.out], f)
+			r.fns[k] = r.onBuffers(in, r.shapes[s.out], f)
 		} else if s.add && in[0].Eq(in[1]) && in[0].Eq(r.shapes[s.out]) {
-			n := max(1, in[0].TotalSize())
+			n := size(in[0])
 			r.fns[k] = func(out backend.Buf, args []backend.Buf) error {
 				return be.Add(out, args[0], args[1], n)
 			}
-		}
-		if r.fns[k] == nil {
-			if a == nil {
-				names[s.op.String()] = true // one of gorgonia's: every op of ours has a forward
-			}
-		} else if r.sited != nil {
-			if r.sites == nil {
-				r.sites = make([]backend.Site, len(m.steps))
-			}
-			r.sites[k] = r.sited.NewSite()
+		} else if a == nil {
+			names[s.op.String()] = true // one of gorgonia's: every op of ours has a forward
 		}
 	}
 	readOnDevice := make([]bool, n) // read by a step on the device
@@ -159,11 +149,27 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 		case r.fuse.none[k]:
 			r.fns[k] = func(backend.Buf, []backend.Buf) error { return nil }
 		case absorbs[k] != nil:
-			r.fns[k] = r.absorbing(be, s, absorbs[k], r.fuse.acc[k])
+			r.fns[k] = r.absorbing(s, absorbs[k], r.fuse.acc[k])
 			r.argb[k] = make([]backend.Buf, len(s.args))
 		case r.fuse.acc[k]:
 			op := s.op.(adder)
-			r.fns[k] = r.onBuffers(be, r.argShapes(s), r.shapes[s.out], func(c *call) error { return op.into(c, c.out, true) })
+			r.fns[k] = r.onBuffers(r.argShapes(s), r.shapes[s.out], func(c *call) error { return op.into(c, c.out, true) })
+		}
+	}
+	// a step's launches reuse what the backend kept from its earlier runs
+	// at its call site (backend.Sited; the same buffers every run: the plan
+	// fixes them)
+	if sited, ok := be.(backend.Sited); ok {
+		for k, fn := range r.fns {
+			if fn != nil {
+				site := sited.NewSite()
+				r.sites = append(r.sites, site)
+				r.fns[k] = func(out backend.Buf, args []backend.Buf) error {
+					sited.At(site)
+					defer sited.At(nil)
+					return fn(out, args)
+				}
+			}
 		}
 	}
 	if err := r.plan(m, m.nodes); err != nil {
@@ -181,8 +187,8 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 // buffers (one call, reused every run): an op's forward, or its result
 // added into its output's buffer, its folded Add's (fuseAdds). On the host its
 // working buffers are the arena's, handed out afresh at each step.
-func (r *devRun) onBuffers(be backend.Backend, in []tensor.Shape, out tensor.Shape, f func(*call) error) deviceFn {
-	c, a := &call{be: be, in: make([]backend.Buf, len(in)), sh: in, osh: out, dev: r}, r.arena
+func (r *devRun) onBuffers(in []tensor.Shape, out tensor.Shape, f func(*call) error) deviceFn {
+	c, a := &call{be: r.be, in: make([]backend.Buf, len(in)), sh: in, osh: out, dev: r}, r.arena
 	if a != nil {
 		c.dev, c.run, c.f64 = nil, r.run, r.f64
 	}
@@ -214,20 +220,9 @@ func (m *Machine) HostOps() []string {
 	return append([]string(nil), m.dev.hostOp...)
 }
 
-// ownedBytes is what the ops' scratch buffers hold.
-func (r *devRun) ownedBytes() int64 {
-	var n int64
-	for _, b := range r.owned {
-		n += 4 * int64(b.Len())
-	}
-	return n
-}
-
 func (r *devRun) free() {
 	for _, s := range r.sites {
-		if s != nil {
-			s.Release()
-		}
+		s.Release()
 	}
 	for _, bs := range [][]backend.Buf{r.viewBufs, r.owned, r.allocs} { // the views first
 		for _, b := range bs {
@@ -279,7 +274,7 @@ func (m *Machine) runSteps() error {
 				}
 				r.argb[k][j] = r.bufs[a]
 			}
-			if err := r.runAt(k, fn, r.bufs[s.out], r.argb[k]); err != nil {
+			if err := fn(r.bufs[s.out], r.argb[k]); err != nil {
 				return fmt.Errorf("gx: node %s (%v) on %s: %w", s.node.Name(), s.op, r.be.Name(), err)
 			}
 			r.devAt[s.out] = r.gen
@@ -304,18 +299,6 @@ func (m *Machine) runSteps() error {
 		*rd.into = l
 	}
 	return nil
-}
-
-// runAt runs step k's forward at its call site: its launches reuse what
-// the backend kept from the step's earlier runs (backend.Sited; the same
-// buffers every run: the plan fixes them).
-func (r *devRun) runAt(k int, fn deviceFn, out backend.Buf, args []backend.Buf) error {
-	if r.sites == nil {
-		return fn(out, args)
-	}
-	r.sited.At(r.sites[k])
-	defer r.sited.At(nil)
-	return fn(out, args)
 }
 
 // lazyRead stands for a watched node's value until it is asked for
