@@ -166,7 +166,7 @@ func (g *Graph) ownInputBytes(inputs []slot) int64 {
 func (m *Machine) Run() error {
 	m.run.a().runs++
 	m.dev.be.NewRun() // the weights it prepared may have changed
-	return m.exec()
+	return m.RunAgain()
 }
 
 // RunAgain is Run for a caller that has changed no weight the graph binds
@@ -174,9 +174,7 @@ func (m *Machine) Run() error {
 // again instead of packing them anew (a decoding graph run once per token:
 // at the anchor, beam search packed ~150,000 weight values at each of its
 // 13 steps). Changed inputs that are not weights are read as by Run.
-func (m *Machine) RunAgain() error { return m.exec() }
-
-func (m *Machine) exec() error {
+func (m *Machine) RunAgain() error {
 	if m.arena != nil {
 		m.prepare() // first: a slab grown anew clears every machine's values
 	}

@@ -355,9 +355,12 @@ func (r *devRun) toDevice(i int) error {
 		return fmt.Errorf("node %d has no value in this run", i)
 	}
 	if r.arena != nil { // the host value is the buffer
-		b, err := r.hostBuf(r.host[i], i)
+		b := valueBuf(r.host[i])
 		r.bufs[i], r.devAt[i] = b, r.gen
-		return err
+		if (b.F64 != nil) != r.f64 || b.Len() != size(r.shapes[i]) {
+			return fmt.Errorf("value %T (%d numbers) for a node of shape %v and the graph's dtype", r.host[i], b.Len(), r.shapes[i])
+		}
+		return nil
 	}
 	src, err := r.floats(r.host[i], r.bufs[i].Len())
 	if err != nil {
@@ -400,11 +403,7 @@ func (r *devRun) toHost(i int) (G.Value, error) {
 		r.own[i] = hostValue(b, r.shapes[i])
 	}
 	if r.arena == nil { // read into our own value
-		dst, err := r.hostBuf(r.own[i], i)
-		if err == nil {
-			err = r.be.Read(dst.F32, r.bufs[i])
-		}
-		if err != nil {
+		if err := r.be.Read(valueBuf(r.own[i]).F32, r.bufs[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -449,15 +448,6 @@ func valueBuf(v G.Value) backend.Buf {
 		}
 	}
 	return backend.Buf{}
-}
-
-// hostBuf is a host value as node i's buffer on the host (valueBuf).
-func (r *devRun) hostBuf(v G.Value, i int) (backend.Buf, error) {
-	b := valueBuf(v)
-	if (b.F64 != nil) != r.f64 || b.Len() != size(r.shapes[i]) {
-		return b, fmt.Errorf("value %T (%d numbers) for a node of shape %v and the graph's dtype", v, b.Len(), r.shapes[i])
-	}
-	return b, nil
 }
 
 // hostValue is a value over a host buffer: a tensor of the shape, or a

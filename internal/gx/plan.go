@@ -157,6 +157,7 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 			return b, fmt.Errorf("gx: node %s %v on %s: %w", nodes[i].Name(), r.shapes[i], r.be.Name(), err)
 		}
 		r.allocs = append(r.allocs, b)
+		r.allocBytes += dsize * int64(b.Len())
 		return b, nil
 	}
 	if !slab {
@@ -170,12 +171,7 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 			}
 		}
 	}
-	inputs := len(r.allocs)
-	defer func() {
-		for _, b := range r.allocs[inputs:] {
-			r.allocBytes += dsize * int64(b.Len())
-		}
-	}()
+	r.allocBytes = 0 // the computed values' alone
 	end := len(m.steps)
 	last := make([]int, n) // the last step that reads each value
 	for k, s := range m.steps {
@@ -425,7 +421,7 @@ func (m *Machine) prepare() {
 
 // Bytes is what a host machine's plan needs of its arena's slab.
 func (m *Machine) Bytes() int64 {
-	if m.arena == nil || m.dev == nil {
+	if m.dev == nil { // (a device machine's plan has no slab)
 		return 0
 	}
 	return int64(m.dev.slabN) * int64(m.dt.Size())
@@ -435,7 +431,7 @@ func (m *Machine) Bytes() int64 {
 // buffers (the values of the graph's dtype), by place: the arena keeps the
 // most any machine takes at each place.
 func (m *Machine) WorkBytes() []int64 {
-	if m.arena == nil || m.dev == nil {
+	if m.dev == nil {
 		return nil
 	}
 	b := int64(m.dt.Size())
