@@ -99,18 +99,10 @@ func (c *call) n(i int) int { return size(c.sh[i]) }
 func (r *runState) backend() backend.Backend { return r.a().backend() }
 
 func (a *Arena) backend() backend.Backend {
-	if a.be != nil {
-		return a.be
+	if a.be == nil {
+		a.be = cpu.New() // the arena's own, made at its first use
 	}
-	return a.cpu()
-}
-
-// cpu is the arena's own cpu backend, made at its first use.
-func (a *Arena) cpu() *cpu.CPU {
-	if a.own == nil {
-		a.own = cpu.New()
-	}
-	return a.own
+	return a.be
 }
 
 // SetBackend makes the machines of the arena compute through be, a host

@@ -337,14 +337,6 @@ func (g *Graph) View(n *Node) (Vec, error) {
 }
 
 func vecOf(v G.Value) (Vec, error) {
-	if t, ok := v.(*tensor.Dense); ok && !t.IsScalar() {
-		switch t.Dtype() {
-		case Float32:
-			return Vec{F32: t.Float32s()}, nil
-		case Float64:
-			return Vec{F64: t.Float64s()}, nil
-		}
-	}
 	switch d := v.Data().(type) {
 	case []float64:
 		return Vec{F64: d}, nil

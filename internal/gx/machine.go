@@ -53,9 +53,8 @@ type devRun struct {
 	viewBufs []backend.Buf     // the views' device buffers, freed before the others
 	params   map[int]*Param    // input nodes that are resident parameters
 	owned    []backend.Buf     // ops' scratch buffers (tracked), freed with the machine
-	sent     map[int][]float32 // per input: the values its buffer holds
-	inputs   map[int]bool
-	devIn    []slot // the inputs a step on the device reads, written at a run's start
+	sent     map[int][]float32 // per input of a device not resident: the values its buffer holds
+	devIn    []slot            // the inputs a step on the device reads, written at a run's start
 
 	run    *runState  // the graph's (a host machine's working buffers)
 	f64    bool       // the graph is float64 (a host machine)
@@ -104,10 +103,6 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 			r.params[i] = p // its buffer is the store's, set each run
 		}
 	}
-	r.inputs = map[int]bool{}
-	for _, in := range m.inputs {
-		r.inputs[in.idx] = true
-	}
 	for i, nd := range m.nodes {
 		r.shapes[i] = nd.Shape()
 	}
@@ -135,8 +130,13 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 		}
 	}
 	for _, in := range m.inputs {
-		if _, ok := r.params[in.idx]; !ok && readOnDevice[in.idx] {
-			r.devIn = append(r.devIn, in)
+		if _, ok := r.params[in.idx]; !ok {
+			if a == nil {
+				r.sent[in.idx] = nil
+			}
+			if readOnDevice[in.idx] {
+				r.devIn = append(r.devIn, in)
+			}
 		}
 	}
 	views, fixed, cover := r.findViews(m, a != nil)
@@ -172,7 +172,7 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 			}
 		}
 	}
-	if err := r.plan(m, m.nodes); err != nil {
+	if err := r.plan(m); err != nil {
 		r.free()
 		return nil, err
 	}
@@ -374,13 +374,13 @@ func (r *devRun) toDevice(i int) error {
 		return nil
 	}
 	write := r.be.Write
-	if r.inputs[i] { // an input: the host need not wait for it
+	if isInput { // the host need not wait for it
 		write = r.be.WriteAsync
 	}
 	if err := write(r.bufs[i], src); err != nil {
 		return err
 	}
-	if r.inputs[i] {
+	if isInput {
 		r.sent[i] = append(last[:0], src...)
 	}
 	r.devAt[i] = r.gen

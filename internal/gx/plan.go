@@ -2,11 +2,10 @@ package gx
 
 import (
 	"fmt"
-	"github.com/attnzoo/attnzoo/internal/backend"
-	"github.com/attnzoo/attnzoo/internal/backend/cpu"
 	"runtime/debug"
 	"slices"
 
+	"github.com/attnzoo/attnzoo/internal/backend"
 	"github.com/attnzoo/attnzoo/internal/gx/kern"
 	"gorgonia.org/tensor"
 )
@@ -34,8 +33,7 @@ type Arena struct {
 	machines map[*Machine]bool        // compiled into the arena and not closed
 	inputs   map[string]*tensor.Dense // SharedInput's, by name, shape and dtype
 
-	be  backend.Backend // the host backend its machines compute through (nil: own)
-	own *cpu.CPU        // the arena's cpu backend
+	be backend.Backend // the host backend its machines compute through (backend)
 }
 
 // NewArena returns an empty arena.
@@ -143,7 +141,8 @@ type slabSlot struct{ v, off, n int }
 //
 // An input's buffer is its host value's own on the host (set at each run);
 // on a device one of its own, kept from run to run (what was sent stays).
-func (r *devRun) plan(m *Machine, nodes []*Node) error {
+func (r *devRun) plan(m *Machine) error {
+	nodes := m.nodes
 	n, slab, dsize := len(nodes), r.arena != nil, int64(m.dt.Size())
 	alloc := func(i, sz int) (backend.Buf, error) {
 		b, err := r.be.Alloc(sz)
@@ -160,16 +159,12 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 		r.allocBytes += dsize * int64(b.Len())
 		return b, nil
 	}
-	if !slab {
-		for i := range r.inputs {
-			if _, ok := r.params[i]; !ok {
-				b, err := alloc(i, size(r.shapes[i]))
-				if err != nil {
-					return err
-				}
-				r.bufs[i] = b
-			}
+	for i := range r.sent { // a device's inputs that are not resident
+		b, err := alloc(i, size(r.shapes[i]))
+		if err != nil {
+			return err
 		}
+		r.bufs[i] = b
 	}
 	r.allocBytes = 0 // the computed values' alone
 	end := len(m.steps)
