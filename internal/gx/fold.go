@@ -63,7 +63,6 @@ func (r *devRun) fuseAdds(m *Machine) *devFusion {
 	for i := range f.alias {
 		f.alias[i] = i
 	}
-	onDevice, watched := func(k int) bool { return r.fns[k] != nil }, m.watched
 	if !foldAdds {
 		return f
 	}
@@ -75,10 +74,10 @@ func (r *devRun) fuseAdds(m *Machine) *devFusion {
 	}
 	private := func(v int) bool { // read once, not watched, computed on the backend
 		k := stepOf[v]
-		return k >= 0 && onDevice(k) && uses[v] == 1 && !watched[v]
+		return k >= 0 && r.fns[k] != nil && uses[v] == 1 && !m.watched[v]
 	}
 	for k, s := range m.steps {
-		if !s.add || !onDevice(k) || s.args[0] == s.args[1] {
+		if !s.add || r.fns[k] == nil || s.args[0] == s.args[1] {
 			continue
 		}
 		for j := range 2 { // the first operand folds, into the second's buffer

@@ -262,10 +262,8 @@ func (g *Graph) Bind(p *Param) *Node {
 	if !g.unique(p.Name) {
 		return nil
 	}
-	shape := p.Value.Shape().Clone()
-	n := G.NewTensor(g.g, g.dt, len(shape), G.WithShape(shape...), G.WithName(p.Name), G.WithValue(p.Value))
-	g.bound[p] = n
-	return n
+	g.bound[p] = G.NewTensor(g.g, g.dt, p.Value.Dims(), G.WithShape(p.Shape()...), G.WithName(p.Name), G.WithValue(p.Value))
+	return g.bound[p]
 }
 
 // Watch arranges for n's value to be readable with Value after a run. Use it

@@ -362,9 +362,17 @@ func (r *devRun) toDevice(i int) error {
 		}
 		return nil
 	}
-	src, err := r.floats(r.host[i], r.bufs[i].Len())
-	if err != nil {
-		return err
+	b := valueBuf(r.host[i]) // as float32s (a float64 value converted)
+	src := b.F32
+	if b.F64 != nil {
+		r.scr = r.scr[:0]
+		for _, x := range b.F64 {
+			r.scr = append(r.scr, float32(x))
+		}
+		src = r.scr
+	}
+	if len(src) != r.bufs[i].Len() {
+		return fmt.Errorf("a value %T of %d numbers for a buffer of %d", r.host[i], len(src), r.bufs[i].Len())
 	}
 	// an input holding what its buffer already holds (an initial state of
 	// zeros, a constant) is not sent again
@@ -411,23 +419,6 @@ func (r *devRun) toHost(i int) (G.Value, error) {
 	return r.own[i], nil
 }
 
-// floats is a host value as n float32s (a float64 value is converted).
-func (r *devRun) floats(v G.Value, n int) ([]float32, error) {
-	b := valueBuf(v)
-	src := b.F32
-	if b.F64 != nil {
-		r.scr = r.scr[:0]
-		for _, x := range b.F64 {
-			r.scr = append(r.scr, float32(x))
-		}
-		src = r.scr
-	}
-	if len(src) != n {
-		return nil, fmt.Errorf("a value %T of %d numbers for a buffer of %d", v, len(src), n)
-	}
-	return src, nil
-}
-
 // valueBuf is a host value's data: its own, or a copy where it is not
 // contiguous (a view); empty for a value of another kind.
 func valueBuf(v G.Value) backend.Buf {
@@ -459,8 +450,9 @@ func hostValue(b backend.Buf, sh tensor.Shape) G.Value {
 		}
 		return (*G.F32)(&b.F32[0])
 	}
+	var data any = b.F32
 	if b.F64 != nil {
-		return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(b.F64))
+		data = b.F64
 	}
-	return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(b.F32))
+	return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(data))
 }
