@@ -169,18 +169,6 @@ func (m *Machine) Run() error {
 	return m.RunAgain()
 }
 
-// RunAgain is Run for a caller that has changed no weight the graph binds
-// since its last run: the products use the weights packed for that run
-// again instead of packing them anew (a decoding graph run once per token:
-// at the anchor, beam search packed ~150,000 weight values at each of its
-// 13 steps). Changed inputs that are not weights are read as by Run.
-func (m *Machine) RunAgain() error {
-	if m.arena != nil {
-		m.prepare() // first: a slab grown anew clears every machine's values
-	}
-	return m.runSteps()
-}
-
 // nodeBytes is what a node of a compiled graph holds on the Go heap:
 // gorgonia's node and its op, our op's operand lists, the machine's step.
 // Measured: a 10,007-node graph (tanh of products and their gradients,

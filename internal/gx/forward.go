@@ -20,18 +20,6 @@ type forwarder interface {
 	forward(c *call) error
 }
 
-// forwardOf is op's forward (an adder's into its output), nil for an op
-// not of ours.
-func forwardOf(op G.Op) func(*call) error {
-	switch o := op.(type) {
-	case adder:
-		return func(c *call) error { return o.into(c, c.out, false) }
-	case forwarder:
-		return o.forward
-	}
-	return nil
-}
-
 // call is one computation of an op: its backend, its output's buffer and
 // shape, its operands' buffers and shapes. A machine keeps one per step.
 type call struct {
