@@ -74,9 +74,6 @@ func (g *Graph) Machine() (*Machine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a.machines == nil {
-		a.machines = map[*Machine]bool{}
-	}
 	a.machines[m] = true
 	return m, nil
 }
@@ -134,13 +131,8 @@ func (g *Graph) compile() (*Machine, error) {
 	for k, s := range m.steps {
 		m.stepOf[s.out] = k
 	}
-	m.inputBytes = g.ownInputBytes(m.inputs)
-	return m, nil
-}
-
-// ownInputBytes is what the inputs hold that are the graph's own: not a
-// bound parameter's value, nor an arena's shared input.
-func (g *Graph) ownInputBytes(inputs []slot) int64 {
+	// what the inputs hold that are the graph's own: not a bound
+	// parameter's value, nor an arena's shared input
 	bound := map[*Node]bool{}
 	for _, n := range g.bound {
 		bound[n] = true
@@ -151,15 +143,12 @@ func (g *Graph) ownInputBytes(inputs []slot) int64 {
 			shared[t] = true
 		}
 	}
-	var n int64
-	for _, in := range inputs {
-		t, ok := in.node.Value().(*tensor.Dense)
-		if !ok || bound[in.node] || shared[t] {
-			continue
+	for _, in := range m.inputs {
+		if t, ok := in.node.Value().(*tensor.Dense); ok && !bound[in.node] && !shared[t] {
+			m.inputBytes += int64(t.DataSize()) * int64(t.Dtype().Size())
 		}
-		n += int64(t.DataSize()) * int64(t.Dtype().Size())
 	}
-	return n
+	return m, nil
 }
 
 // Run runs the whole graph once.

@@ -139,9 +139,6 @@ func (g *Graph) SharedInput(name string, shape ...int) *Node {
 	key := fmt.Sprint(name, shape, g.dt)
 	t := a.inputs[key]
 	if t == nil {
-		if a.inputs == nil {
-			a.inputs = map[string]*tensor.Dense{}
-		}
 		t = tensor.New(tensor.WithShape(shape...), tensor.Of(g.dt))
 		a.inputs[key] = t
 	}

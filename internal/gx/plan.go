@@ -37,7 +37,9 @@ type Arena struct {
 }
 
 // NewArena returns an empty arena.
-func NewArena() *Arena { return &Arena{} }
+func NewArena() *Arena {
+	return &Arena{machines: map[*Machine]bool{}, inputs: map[string]*tensor.Dense{}}
+}
 
 // Bytes is what the arena holds now: the slabs, the working buffers and
 // the packed weights.
