@@ -29,11 +29,11 @@ type call struct {
 	sh  []tensor.Shape // the operands'
 	osh tensor.Shape   // the output's
 
-	run  *runState     // host: the arena whose working buffers temp hands out
-	f64  bool          // host: the operands are float64
-	dev  *devRun       // device: the machine that frees the working buffers
-	tmps []backend.Buf // device: this call's working buffers, kept across runs
-	ti   int           // device: the next of tmps
+	arena *Arena        // host: the arena whose working buffers temp hands out
+	f64   bool          // host: the operands are float64
+	dev   *devRun       // device: the machine that frees the working buffers
+	tmps  []backend.Buf // device: this call's working buffers, kept across runs
+	ti    int           // device: the next of tmps
 }
 
 // temp returns the op's next working buffer of at least n values, not
@@ -42,8 +42,8 @@ type call struct {
 // at its first run and kept. An op takes its buffers in the same order at
 // every run.
 func (c *call) temp(n int) (backend.Buf, error) {
-	if c.dev == nil {
-		s := c.run.a().temp()
+	if c.arena != nil {
+		s := c.arena.temp()
 		if c.f64 {
 			return backend.Buf{F64: s.Get64(n)}, nil
 		}

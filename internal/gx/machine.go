@@ -56,7 +56,6 @@ type devRun struct {
 	sent     map[int][]float32 // per input of a device not resident: the values its buffer holds
 	devIn    []slot            // the inputs a step on the device reads, written at a run's start
 
-	run    *runState  // the graph's (a host machine's working buffers)
 	f64    bool       // the graph is float64 (a host machine)
 	arena  *Arena     // a host machine's: its values are Go slices in the arena's slab
 	slabs  []slabSlot // a host machine's values at offsets (plan), their buffers set by prepare
@@ -96,7 +95,7 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 		own: make([]G.Value, n), hostAt: make([]uint64, n), devAt: make([]uint64, n),
 		fns: make([]deviceFn, len(m.steps)), argb: make([][]backend.Buf, len(m.steps)),
 		res: res, params: map[int]*Param{}, sent: map[int][]float32{}, arena: a,
-		run: g.run, f64: g.dt == Float64}
+		f64: g.dt == Float64}
 	m.arena = a
 	for p, nd := range g.bound {
 		if i, ok := m.idx[nd]; ok && res != nil {
@@ -193,10 +192,7 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 // added into its output's buffer, its folded Add's (fuseAdds). On the host its
 // working buffers are the arena's, handed out afresh at each step.
 func (r *devRun) onBuffers(in []tensor.Shape, out tensor.Shape, f func(*call) error) deviceFn {
-	c, a := &call{be: r.be, in: make([]backend.Buf, len(in)), sh: in, osh: out, dev: r}, r.arena
-	if a != nil {
-		c.dev, c.run, c.f64 = nil, r.run, r.f64
-	}
+	c, a := &call{be: r.be, in: make([]backend.Buf, len(in)), sh: in, osh: out, dev: r, arena: r.arena, f64: r.f64}, r.arena
 	return func(out backend.Buf, args []backend.Buf) error {
 		if a != nil {
 			a.next = 0

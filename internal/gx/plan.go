@@ -209,21 +209,19 @@ func (r *devRun) plan(m *Machine) error {
 		}
 	}
 	first := slices.Repeat([]int{end}, n)
-	for _, s := range m.steps {
-		g := find(s.out)
-		first[g], last[g] = min(first[g], m.stepOf[s.out]), max(last[g], last[s.out])
-	}
-	for i := range n { // an input's reads
-		g := find(i)
-		last[g] = max(last[g], last[i])
-	}
 	for k, s := range m.steps {
+		g := find(s.out)
+		first[g] = min(first[g], k)
 		if r.fns[k] == nil {
-			exact[find(s.out)] = true
+			exact[g] = true
 			for _, a := range s.args {
 				exact[find(a)] = true
 			}
 		}
+	}
+	for i := range n { // the group's members' reads, its inputs' too
+		g := find(i)
+		last[g] = max(last[g], last[i])
 	}
 	// the buffers: each owner's
 	type span struct{ v, start, stop, n int }
