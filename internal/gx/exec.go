@@ -30,9 +30,6 @@ import (
 // that seeds the gradient, its sparsemax (Graph.Sparsemax) and whatever a
 // test builds from gorgonia directly: an Add of two same-shape tensors
 // runs as the backend's Add, anything else its op's Do on host values.
-//
-// Values read after a run (Watch, View) stay valid until the next run of a
-// machine of the same arena.
 type Machine struct {
 	run    *runState
 	inputs []slot // inputs and constants: their value is read each run
@@ -70,12 +67,7 @@ type step struct {
 // It refuses a graph in which two nodes share a hash (ErrHashCollision).
 func (g *Graph) Machine() (*Machine, error) {
 	a := g.run.a()
-	m, err := g.machineOn(a.backend(), nil, a)
-	if err != nil {
-		return nil, err
-	}
-	a.machines[m] = true
-	return m, nil
+	return g.machineOn(a.backend(), nil, a)
 }
 
 // MachineIn compiles the graph into arena a, shared with the other

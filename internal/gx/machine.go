@@ -184,6 +184,9 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 	m.lazy = make([]lazyRead, len(m.reads))
 	r.hostOp = slices.Sorted(maps.Keys(names))
 	m.dev = r
+	if a != nil {
+		a.machines[m] = true
+	}
 	return m, nil
 }
 

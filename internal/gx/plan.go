@@ -74,13 +74,12 @@ func (a *Arena) reserve(n32, n64 int) {
 	if n32 <= len(a.f32) && n64 <= len(a.f64) {
 		return
 	}
-	// let a large old slab go back to the system before the new one is
-	// allocated, so the two are never held at once (the collector would
-	// otherwise keep the old one until its next cycle)
 	n32, n64 = max(n32, len(a.f32)), max(n64, len(a.f64))
 	// every machine lets go of the old slab (its values, its ops' buffers,
-	// what was read from it: none is valid once another machine runs), so
-	// it is not held beside the new one
+	// what was read from it: none is valid once another machine runs), and
+	// a large one goes back to the system before the new one is allocated,
+	// so the two are never held at once (the collector would otherwise keep
+	// the old one until its next cycle)
 	for m := range a.machines {
 		m.dropSlab()
 	}
