@@ -147,11 +147,8 @@ func (r *devRun) plan(m *Machine) error {
 	n, slab, dsize := len(nodes), r.arena != nil, int64(m.dt.Size())
 	alloc := func(i, sz int) (backend.Buf, error) {
 		b, err := r.be.Alloc(sz)
-		if slab && err == nil { // a host scalar: a slice of the graph's dtype
-			b = backend.Buf{F32: make([]float32, sz)}
-			if r.f64 {
-				b = backend.Buf{F64: make([]float64, sz)}
-			}
+		if r.f64 && err == nil { // a host scalar: a slice of the graph's dtype
+			b = backend.Buf{F64: make([]float64, sz)}
 		}
 		if err != nil {
 			return b, fmt.Errorf("gx: node %s %v on %s: %w", nodes[i].Name(), r.shapes[i], r.be.Name(), err)
