@@ -366,25 +366,21 @@ func (r *devRun) toDevice(i int) error {
 	if r.hostAt[i] != r.gen {
 		return fmt.Errorf("node %d has no value in this run", i)
 	}
+	b := valueBuf(r.host[i]) // (a value crossing has a buffer of its size: plan)
+	if b.Len() != size(r.shapes[i]) || r.arena != nil && (b.F64 != nil) != r.f64 {
+		return fmt.Errorf("value %T (%d numbers) for a node of shape %v and the graph's dtype", r.host[i], b.Len(), r.shapes[i])
+	}
 	if r.arena != nil { // the host value is the buffer
-		b := valueBuf(r.host[i])
 		r.bufs[i], r.devAt[i] = b, r.gen
-		if (b.F64 != nil) != r.f64 || b.Len() != size(r.shapes[i]) {
-			return fmt.Errorf("value %T (%d numbers) for a node of shape %v and the graph's dtype", r.host[i], b.Len(), r.shapes[i])
-		}
 		return nil
 	}
-	b := valueBuf(r.host[i]) // as float32s (a float64 value converted)
-	src := b.F32
+	src := b.F32 // as float32s (a float64 value converted)
 	if b.F64 != nil {
 		r.scr = r.scr[:0]
 		for _, x := range b.F64 {
 			r.scr = append(r.scr, float32(x))
 		}
 		src = r.scr
-	}
-	if len(src) != r.bufs[i].Len() {
-		return fmt.Errorf("a value %T of %d numbers for a buffer of %d", r.host[i], len(src), r.bufs[i].Len())
 	}
 	// an input holding what its buffer already holds (an initial state of
 	// zeros, a constant) is not sent again
