@@ -410,9 +410,10 @@ func (m *Machine) prepare() {
 	r.slabAt = a.gen
 }
 
-// Bytes is what a host machine's plan needs of its arena's slab.
+// Bytes is what a host machine's plan needs of its arena's slab (0 on a
+// device: its plan has no slab, slabN 0).
 func (m *Machine) Bytes() int64 {
-	if m.dev == nil { // (a device machine's plan has no slab)
+	if m.dev == nil {
 		return 0
 	}
 	return int64(m.dev.slabN) * int64(m.dt.Size())
