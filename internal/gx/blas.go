@@ -42,6 +42,10 @@ func OwnProducts() bool { return kern.PackedFast }
 // fused multiply-adds on either: the same bits).
 func ProductsKernel() string { return kern.PackedKernel() }
 
+// PackedBytes is what an arena holds for a float32 weight op(B) [k, n]
+// packed for the products (kern.PackB).
+func PackedBytes(k, n int) int64 { return kern.PackedBytes(k, n) }
+
 // BLASThreads is the number of threads the BLAS runs (OpenBLAS's setting;
 // SetThreads's in the pure-Go build).
 func BLASThreads() int { return blasThreads() }

@@ -61,18 +61,22 @@ func (g *Graph) Tanh(x *Node) *Node { return g.mapped(mapTanh, x) }
 // Sigmoid is the elementwise logistic function 1/(1+e^−x).
 func (g *Graph) Sigmoid(x *Node) *Node { return g.mapped(mapSigmoid, x) }
 
-// sameShapes checks that every node has the shape of the first.
-func (g *Graph) sameShapes(name string, xs ...*Node) bool {
+// elementwise applies op to xs, which must all have the shape of the
+// first (name names op in the error); a Sum of one is xs[0].
+func (g *Graph) elementwise(name string, op G.Op, xs ...*Node) *Node {
 	if !g.ok(xs...) {
-		return false
+		return nil
 	}
 	for _, x := range xs[1:] {
 		if !x.Shape().Eq(xs[0].Shape()) {
 			g.Failf("gx: %s: shapes %v and %v differ", name, xs[0].Shape(), x.Shape())
-			return false
+			return nil
 		}
 	}
-	return true
+	if len(xs) == 1 {
+		return xs[0]
+	}
+	return g.apply(op, xs...)
 }
 
 func dimsOf(xs []*Node) []int {
@@ -101,18 +105,12 @@ func shapesOf(xs []*Node) []tensor.Shape {
 
 // Mul is the elementwise (Hadamard) product of two tensors of one shape.
 func (g *Graph) Mul(a, b *Node) *Node {
-	if !g.sameShapes("mul", a, b) {
-		return nil
-	}
-	return g.apply(&mulOp{base{name: "Mul", in: dimsOf([]*Node{a, b}), out: a.Dims()}}, a, b)
+	return g.elementwise("mul", &mulOp{base{name: "Mul", in: dimsOf([]*Node{a, b}), out: dims(a)}}, a, b)
 }
 
 // Sub is a − b for two tensors of one shape.
 func (g *Graph) Sub(a, b *Node) *Node {
-	if !g.sameShapes("sub", a, b) {
-		return nil
-	}
-	return g.apply(&subOp{base{name: "Sub", in: dimsOf([]*Node{a, b}), out: a.Dims()}}, a, b)
+	return g.elementwise("sub", &subOp{base{name: "Sub", in: dimsOf([]*Node{a, b}), out: dims(a)}}, a, b)
 }
 
 // Sum adds any number of tensors of one shape.
@@ -121,13 +119,7 @@ func (g *Graph) Sum(xs ...*Node) *Node {
 		g.Failf("gx: sum of nothing")
 		return nil
 	}
-	if !g.sameShapes("add", xs...) {
-		return nil
-	}
-	if len(xs) == 1 {
-		return xs[0]
-	}
-	return g.apply(&sumOp{base{name: "Sum", args: fmt.Sprint(len(xs)), in: dimsOf(xs), out: xs[0].Dims()}}, xs...)
+	return g.elementwise("add", &sumOp{base{name: "Sum", args: fmt.Sprint(len(xs)), in: dimsOf(xs), out: dims(xs[0])}}, xs...)
 }
 
 // Add returns a + b (same shape, or scalars): Sum of the two.

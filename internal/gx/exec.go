@@ -30,9 +30,6 @@ import (
 // that seeds the gradient, its sparsemax (Graph.Sparsemax) and whatever a
 // test builds from gorgonia directly: an Add of two same-shape tensors
 // runs as the backend's Add, anything else its op's Do on host values.
-//
-// Values read after a run (Watch, View) stay valid until the next run of a
-// machine of the same arena.
 type Machine struct {
 	run    *runState
 	inputs []slot // inputs and constants: their value is read each run
@@ -70,15 +67,7 @@ type step struct {
 // It refuses a graph in which two nodes share a hash (ErrHashCollision).
 func (g *Graph) Machine() (*Machine, error) {
 	a := g.run.a()
-	m, err := g.machineOn(a.backend(), nil, a)
-	if err != nil {
-		return nil, err
-	}
-	if a.machines == nil {
-		a.machines = map[*Machine]bool{}
-	}
-	a.machines[m] = true
-	return m, nil
+	return g.machineOn(a.backend(), nil, a)
 }
 
 // MachineIn compiles the graph into arena a, shared with the other
@@ -90,9 +79,6 @@ func (g *Graph) MachineIn(a *Arena) (*Machine, error) {
 
 // compile orders the graph's steps, for Machine and MachineOn.
 func (g *Graph) compile() (*Machine, error) {
-	if g.err != nil {
-		return nil, g.err
-	}
 	if err := g.checkHashes(); err != nil {
 		return nil, err
 	}
@@ -137,13 +123,8 @@ func (g *Graph) compile() (*Machine, error) {
 	for k, s := range m.steps {
 		m.stepOf[s.out] = k
 	}
-	m.inputBytes = g.ownInputBytes(m.inputs)
-	return m, nil
-}
-
-// ownInputBytes is what the inputs hold that are the graph's own: not a
-// bound parameter's value, nor an arena's shared input.
-func (g *Graph) ownInputBytes(inputs []slot) int64 {
+	// what the inputs hold that are the graph's own: not a bound
+	// parameter's value, nor an arena's shared input
 	bound := map[*Node]bool{}
 	for _, n := range g.bound {
 		bound[n] = true
@@ -154,36 +135,19 @@ func (g *Graph) ownInputBytes(inputs []slot) int64 {
 			shared[t] = true
 		}
 	}
-	var n int64
-	for _, in := range inputs {
-		t, ok := in.node.Value().(*tensor.Dense)
-		if !ok || bound[in.node] || shared[t] {
-			continue
+	for _, in := range m.inputs {
+		if t, ok := in.node.Value().(*tensor.Dense); ok && !bound[in.node] && !shared[t] {
+			m.inputBytes += int64(t.DataSize()) * int64(t.Dtype().Size())
 		}
-		n += int64(t.DataSize()) * int64(t.Dtype().Size())
 	}
-	return n
+	return m, nil
 }
 
 // Run runs the whole graph once.
 func (m *Machine) Run() error {
 	m.run.a().runs++
 	m.dev.be.NewRun() // the weights it prepared may have changed
-	return m.exec()
-}
-
-// RunAgain is Run for a caller that has changed no weight the graph binds
-// since its last run: the products use the weights packed for that run
-// again instead of packing them anew (a decoding graph run once per token:
-// at the anchor, beam search packed ~150,000 weight values at each of its
-// 13 steps). Changed inputs that are not weights are read as by Run.
-func (m *Machine) RunAgain() error { return m.exec() }
-
-func (m *Machine) exec() error {
-	if m.arena != nil {
-		m.prepare() // first: a slab grown anew clears every machine's values
-	}
-	return m.runSteps()
+	return m.RunAgain()
 }
 
 // nodeBytes is what a node of a compiled graph holds on the Go heap:
@@ -200,7 +164,10 @@ const nodeBytes = 1729
 func (m *Machine) HeldBytes() int64 {
 	n := int64(len(m.stepOf))*nodeBytes + m.inputBytes
 	if m.dev != nil {
-		n += m.dev.allocBytes + m.dev.ownedBytes()
+		n += m.dev.allocBytes
+		for _, b := range m.dev.owned { // the ops' scratch buffers
+			n += 4 * int64(b.Len())
+		}
 	}
 	return n
 }

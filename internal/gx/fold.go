@@ -63,7 +63,6 @@ func (r *devRun) fuseAdds(m *Machine) *devFusion {
 	for i := range f.alias {
 		f.alias[i] = i
 	}
-	onDevice, watched := func(k int) bool { return r.fns[k] != nil }, m.watched
 	if !foldAdds {
 		return f
 	}
@@ -75,10 +74,10 @@ func (r *devRun) fuseAdds(m *Machine) *devFusion {
 	}
 	private := func(v int) bool { // read once, not watched, computed on the backend
 		k := stepOf[v]
-		return k >= 0 && onDevice(k) && uses[v] == 1 && (watched == nil || !watched[v])
+		return k >= 0 && r.fns[k] != nil && uses[v] == 1 && !m.watched[v]
 	}
 	for k, s := range m.steps {
-		if !s.add || !onDevice(k) || len(s.args) != 2 || s.args[0] == s.args[1] {
+		if !s.add || r.fns[k] == nil || s.args[0] == s.args[1] {
 			continue
 		}
 		for j := range 2 { // the first operand folds, into the second's buffer
@@ -199,7 +198,7 @@ func (r *devRun) absorbSteps(m *Machine) map[int][]absorbed {
 // absorbing is the function of step s, whose op does the work of the
 // steps ab too (fold.go's absorbSteps): the sums they add into are read
 // as operands after its own, their buffers its dsts.
-func (r *devRun) absorbing(be backend.Backend, s *step, ab []absorbed, acc bool) deviceFn {
+func (r *devRun) absorbing(s *step, ab []absorbed, acc bool) deviceFn {
 	n0, in, slots, order := len(s.args), r.argShapes(s), 0, make([]int, len(ab))
 	for i, a := range ab {
 		s.args = append(s.args, a.root)
@@ -207,7 +206,7 @@ func (r *devRun) absorbing(be backend.Backend, s *step, ab []absorbed, acc bool)
 	}
 	dsts := make([]backend.Buf, slots)
 	op := s.op.(absorber)
-	f := r.onBuffers(be, in, r.shapes[s.out], func(c *call) error { return op.absorbing(c, c.out, acc, dsts, order) })
+	f := r.onBuffers(in, r.shapes[s.out], func(c *call) error { return op.absorbing(c, c.out, acc, dsts, order) })
 	return func(out backend.Buf, args []backend.Buf) error {
 		clear(dsts)
 		for i, a := range ab {

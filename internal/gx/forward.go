@@ -20,18 +20,6 @@ type forwarder interface {
 	forward(c *call) error
 }
 
-// forwardOf is op's forward (an adder's into its output), nil for an op
-// not of ours.
-func forwardOf(op G.Op) func(*call) error {
-	switch o := op.(type) {
-	case adder:
-		return func(c *call) error { return o.into(c, c.out, false) }
-	case forwarder:
-		return o.forward
-	}
-	return nil
-}
-
 // call is one computation of an op: its backend, its output's buffer and
 // shape, its operands' buffers and shapes. A machine keeps one per step.
 type call struct {
@@ -41,11 +29,11 @@ type call struct {
 	sh  []tensor.Shape // the operands'
 	osh tensor.Shape   // the output's
 
-	run  *runState     // host: the arena whose working buffers temp hands out
-	f64  bool          // host: the operands are float64
-	dev  *devRun       // device: the machine that frees the working buffers
-	tmps []backend.Buf // device: this call's working buffers, kept across runs
-	ti   int           // device: the next of tmps
+	arena *Arena        // host: the arena whose working buffers temp hands out
+	f64   bool          // host: the operands are float64
+	dev   *devRun       // device: the machine that frees the working buffers
+	tmps  []backend.Buf // device: this call's working buffers, kept across runs
+	ti    int           // device: the next of tmps
 }
 
 // temp returns the op's next working buffer of at least n values, not
@@ -54,8 +42,8 @@ type call struct {
 // at its first run and kept. An op takes its buffers in the same order at
 // every run.
 func (c *call) temp(n int) (backend.Buf, error) {
-	if c.dev == nil {
-		s := c.run.a().temp()
+	if c.arena != nil {
+		s := c.arena.temp()
 		if c.f64 {
 			return backend.Buf{F64: s.Get64(n)}, nil
 		}
@@ -99,18 +87,10 @@ func (c *call) n(i int) int { return size(c.sh[i]) }
 func (r *runState) backend() backend.Backend { return r.a().backend() }
 
 func (a *Arena) backend() backend.Backend {
-	if a.be != nil {
-		return a.be
+	if a.be == nil {
+		a.be = cpu.New() // the arena's own, made at its first use
 	}
-	return a.cpu()
-}
-
-// cpu is the arena's own cpu backend, made at its first use.
-func (a *Arena) cpu() *cpu.CPU {
-	if a.own == nil {
-		a.own = cpu.New()
-	}
-	return a.own
+	return a.be
 }
 
 // SetBackend makes the machines of the arena compute through be, a host

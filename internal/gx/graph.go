@@ -139,9 +139,6 @@ func (g *Graph) SharedInput(name string, shape ...int) *Node {
 	key := fmt.Sprint(name, shape, g.dt)
 	t := a.inputs[key]
 	if t == nil {
-		if a.inputs == nil {
-			a.inputs = map[string]*tensor.Dense{}
-		}
 		t = tensor.New(tensor.WithShape(shape...), tensor.Of(g.dt))
 		a.inputs[key] = t
 	}
@@ -262,10 +259,8 @@ func (g *Graph) Bind(p *Param) *Node {
 	if !g.unique(p.Name) {
 		return nil
 	}
-	shape := p.Value.Shape().Clone()
-	n := G.NewTensor(g.g, g.dt, len(shape), G.WithShape(shape...), G.WithName(p.Name), G.WithValue(p.Value))
-	g.bound[p] = n
-	return n
+	g.bound[p] = G.NewTensor(g.g, g.dt, p.Value.Dims(), G.WithShape(p.Shape()...), G.WithName(p.Name), G.WithValue(p.Value))
+	return g.bound[p]
 }
 
 // Watch arranges for n's value to be readable with Value after a run. Use it
@@ -337,14 +332,6 @@ func (g *Graph) View(n *Node) (Vec, error) {
 }
 
 func vecOf(v G.Value) (Vec, error) {
-	if t, ok := v.(*tensor.Dense); ok && !t.IsScalar() {
-		switch t.Dtype() {
-		case Float32:
-			return Vec{F32: t.Float32s()}, nil
-		case Float64:
-			return Vec{F64: t.Float64s()}, nil
-		}
-	}
 	switch d := v.Data().(type) {
 	case []float64:
 		return Vec{F64: d}, nil

@@ -42,8 +42,7 @@ type devRun struct {
 	hostAt   []uint64        // run in which host[i] was last valid
 	devAt    []uint64        // run in which bufs[i] was last valid
 	fns      []deviceFn      // per step; nil = host op
-	sited    backend.Sited   // the backend, when it keeps launches per call site
-	sites    []backend.Site  // per device step: its call site (sited)
+	sites    []backend.Site  // the device steps' call sites (backend.Sited), released by free
 	argb     [][]backend.Buf // per step, reused
 	scr      []float32       // conversion scratch
 	gen      uint64
@@ -54,11 +53,9 @@ type devRun struct {
 	viewBufs []backend.Buf     // the views' device buffers, freed before the others
 	params   map[int]*Param    // input nodes that are resident parameters
 	owned    []backend.Buf     // ops' scratch buffers (tracked), freed with the machine
-	sent     map[int][]float32 // per input: the values its buffer holds
-	inputs   map[int]bool
-	devIn    []slot // the inputs a step on the device reads, written at a run's start
+	sent     map[int][]float32 // per input of a device not resident: the values its buffer holds
+	devIn    []slot            // the inputs a step on the device reads, written at a run's start
 
-	run    *runState  // the graph's (a host machine's working buffers)
 	f64    bool       // the graph is float64 (a host machine)
 	arena  *Arena     // a host machine's: its values are Go slices in the arena's slab
 	slabs  []slabSlot // a host machine's values at offsets (plan), their buffers set by prepare
@@ -98,44 +95,36 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 		own: make([]G.Value, n), hostAt: make([]uint64, n), devAt: make([]uint64, n),
 		fns: make([]deviceFn, len(m.steps)), argb: make([][]backend.Buf, len(m.steps)),
 		res: res, params: map[int]*Param{}, sent: map[int][]float32{}, arena: a,
-		run: g.run, f64: g.dt == Float64}
+		f64: g.dt == Float64}
 	m.arena = a
 	for p, nd := range g.bound {
 		if i, ok := m.idx[nd]; ok && res != nil {
 			r.params[i] = p // its buffer is the store's, set each run
 		}
 	}
-	r.inputs = map[int]bool{}
-	for _, in := range m.inputs {
-		r.inputs[in.idx] = true
-	}
 	for i, nd := range m.nodes {
 		r.shapes[i] = nd.Shape()
 	}
 	names := map[string]bool{}
-	r.sited, _ = be.(backend.Sited)
 	sumDeltasFromOperands(m, be)
 	for k := range m.steps {
 		s := &m.steps[k]
 		in := r.argShapes(s)
 		r.argb[k] = make([]backend.Buf, len(s.args))
-		if f := forwardOf(s.op); f != nil {
-			r.fns[k] = r.onBuffers(be, in, r.shapes[s.out], f)
-		} else if s.add && in[0].Eq(in[1]) && in[0].Eq(r.shapes[s.out]) {
-			n := max(1, in[0].TotalSize())
-			r.fns[k] = func(out backend.Buf, args []backend.Buf) error {
-				return be.Add(out, args[0], args[1], n)
+		switch o := s.op.(type) { // an adder's forward: its into its output
+		case adder:
+			r.fns[k] = r.onBuffers(in, r.shapes[s.out], func(c *call) error { return o.into(c, c.out, false) })
+		case forwarder:
+			r.fns[k] = r.onBuffers(in, r.shapes[s.out], o.forward)
+		default: // one of gorgonia's: every op of ours has a forward
+			if s.add && in[0].Eq(in[1]) && in[0].Eq(r.shapes[s.out]) {
+				n := size(in[0])
+				r.fns[k] = func(out backend.Buf, args []backend.Buf) error {
+					return be.Add(out, args[0], args[1], n)
+				}
+			} else if a == nil {
+				names[s.op.String()] = true
 			}
-		}
-		if r.fns[k] == nil {
-			if a == nil {
-				names[s.op.String()] = true // one of gorgonia's: every op of ours has a forward
-			}
-		} else if r.sited != nil {
-			if r.sites == nil {
-				r.sites = make([]backend.Site, len(m.steps))
-			}
-			r.sites[k] = r.sited.NewSite()
 		}
 	}
 	readOnDevice := make([]bool, n) // read by a step on the device
@@ -145,8 +134,13 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 		}
 	}
 	for _, in := range m.inputs {
-		if _, ok := r.params[in.idx]; !ok && readOnDevice[in.idx] {
-			r.devIn = append(r.devIn, in)
+		if _, ok := r.params[in.idx]; !ok {
+			if a == nil {
+				r.sent[in.idx] = nil
+			}
+			if readOnDevice[in.idx] {
+				r.devIn = append(r.devIn, in)
+			}
 		}
 	}
 	views, fixed, cover := r.findViews(m, a != nil)
@@ -159,14 +153,30 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 		case r.fuse.none[k]:
 			r.fns[k] = func(backend.Buf, []backend.Buf) error { return nil }
 		case absorbs[k] != nil:
-			r.fns[k] = r.absorbing(be, s, absorbs[k], r.fuse.acc[k])
+			r.fns[k] = r.absorbing(s, absorbs[k], r.fuse.acc[k])
 			r.argb[k] = make([]backend.Buf, len(s.args))
 		case r.fuse.acc[k]:
 			op := s.op.(adder)
-			r.fns[k] = r.onBuffers(be, r.argShapes(s), r.shapes[s.out], func(c *call) error { return op.into(c, c.out, true) })
+			r.fns[k] = r.onBuffers(r.argShapes(s), r.shapes[s.out], func(c *call) error { return op.into(c, c.out, true) })
 		}
 	}
-	if err := r.plan(m, m.nodes); err != nil {
+	// a step's launches reuse what the backend kept from its earlier runs
+	// at its call site (backend.Sited; the same buffers every run: the plan
+	// fixes them)
+	if sited, ok := be.(backend.Sited); ok {
+		for k, fn := range r.fns {
+			if fn != nil {
+				site := sited.NewSite()
+				r.sites = append(r.sites, site)
+				r.fns[k] = func(out backend.Buf, args []backend.Buf) error {
+					sited.At(site)
+					defer sited.At(nil)
+					return fn(out, args)
+				}
+			}
+		}
+	}
+	if err := r.plan(m); err != nil {
 		r.free()
 		return nil, err
 	}
@@ -174,6 +184,9 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 	m.lazy = make([]lazyRead, len(m.reads))
 	r.hostOp = slices.Sorted(maps.Keys(names))
 	m.dev = r
+	if a != nil {
+		a.machines[m] = true
+	}
 	return m, nil
 }
 
@@ -181,11 +194,8 @@ func (g *Graph) machineOn(be backend.Backend, res *Resident, a *Arena) (*Machine
 // buffers (one call, reused every run): an op's forward, or its result
 // added into its output's buffer, its folded Add's (fuseAdds). On the host its
 // working buffers are the arena's, handed out afresh at each step.
-func (r *devRun) onBuffers(be backend.Backend, in []tensor.Shape, out tensor.Shape, f func(*call) error) deviceFn {
-	c, a := &call{be: be, in: make([]backend.Buf, len(in)), sh: in, osh: out, dev: r}, r.arena
-	if a != nil {
-		c.dev, c.run, c.f64 = nil, r.run, r.f64
-	}
+func (r *devRun) onBuffers(in []tensor.Shape, out tensor.Shape, f func(*call) error) deviceFn {
+	c, a := &call{be: r.be, in: make([]backend.Buf, len(in)), sh: in, osh: out, dev: r, arena: r.arena, f64: r.f64}, r.arena
 	return func(out backend.Buf, args []backend.Buf) error {
 		if a != nil {
 			a.next = 0
@@ -214,20 +224,9 @@ func (m *Machine) HostOps() []string {
 	return append([]string(nil), m.dev.hostOp...)
 }
 
-// ownedBytes is what the ops' scratch buffers hold.
-func (r *devRun) ownedBytes() int64 {
-	var n int64
-	for _, b := range r.owned {
-		n += 4 * int64(b.Len())
-	}
-	return n
-}
-
 func (r *devRun) free() {
 	for _, s := range r.sites {
-		if s != nil {
-			s.Release()
-		}
+		s.Release()
 	}
 	for _, bs := range [][]backend.Buf{r.viewBufs, r.owned, r.allocs} { // the views first
 		for _, b := range bs {
@@ -248,8 +247,16 @@ func (m *Machine) DeviceBytes() (allocated, planned int64) {
 	return m.dev.allocBytes, m.dev.planBytes
 }
 
-// runSteps runs the steps once.
-func (m *Machine) runSteps() error {
+// RunAgain is Run (exec.go) for a caller that has changed no weight the
+// graph binds since its last run: the products use the weights packed for
+// that run again instead of packing them anew (a decoding graph run once
+// per token: at the anchor, beam search packed ~150,000 weight values at
+// each of its 13 steps). Changed inputs that are not weights are read as
+// by Run.
+func (m *Machine) RunAgain() error {
+	if m.arena != nil {
+		m.prepare() // first: a slab grown anew clears every machine's values
+	}
 	r := m.dev
 	r.gen++
 	for _, in := range m.inputs {
@@ -279,7 +286,7 @@ func (m *Machine) runSteps() error {
 				}
 				r.argb[k][j] = r.bufs[a]
 			}
-			if err := r.runAt(k, fn, r.bufs[s.out], r.argb[k]); err != nil {
+			if err := fn(r.bufs[s.out], r.argb[k]); err != nil {
 				return fmt.Errorf("gx: node %s (%v) on %s: %w", s.node.Name(), s.op, r.be.Name(), err)
 			}
 			r.devAt[s.out] = r.gen
@@ -304,18 +311,6 @@ func (m *Machine) runSteps() error {
 		*rd.into = l
 	}
 	return nil
-}
-
-// runAt runs step k's forward at its call site: its launches reuse what
-// the backend kept from the step's earlier runs (backend.Sited; the same
-// buffers every run: the plan fixes them).
-func (r *devRun) runAt(k int, fn deviceFn, out backend.Buf, args []backend.Buf) error {
-	if r.sites == nil {
-		return fn(out, args)
-	}
-	r.sited.At(r.sites[k])
-	defer r.sited.At(nil)
-	return fn(out, args)
 }
 
 // lazyRead stands for a watched node's value until it is asked for
@@ -371,14 +366,21 @@ func (r *devRun) toDevice(i int) error {
 	if r.hostAt[i] != r.gen {
 		return fmt.Errorf("node %d has no value in this run", i)
 	}
-	if r.arena != nil { // the host value is the buffer
-		b, err := r.hostBuf(r.host[i], i)
-		r.bufs[i], r.devAt[i] = b, r.gen
-		return err
+	b := valueBuf(r.host[i]) // (a value crossing has a buffer of its size: plan)
+	if b.Len() != size(r.shapes[i]) || r.arena != nil && (b.F64 != nil) != r.f64 {
+		return fmt.Errorf("value %T (%d numbers) for a node of shape %v and the graph's dtype", r.host[i], b.Len(), r.shapes[i])
 	}
-	src, err := r.floats(r.host[i], r.bufs[i].Len())
-	if err != nil {
-		return err
+	if r.arena != nil { // the host value is the buffer
+		r.bufs[i], r.devAt[i] = b, r.gen
+		return nil
+	}
+	src := b.F32 // as float32s (a float64 value converted)
+	if b.F64 != nil {
+		r.scr = r.scr[:0]
+		for _, x := range b.F64 {
+			r.scr = append(r.scr, float32(x))
+		}
+		src = r.scr
 	}
 	// an input holding what its buffer already holds (an initial state of
 	// zeros, a constant) is not sent again
@@ -388,13 +390,13 @@ func (r *devRun) toDevice(i int) error {
 		return nil
 	}
 	write := r.be.Write
-	if r.inputs[i] { // an input: the host need not wait for it
+	if isInput { // the host need not wait for it
 		write = r.be.WriteAsync
 	}
 	if err := write(r.bufs[i], src); err != nil {
 		return err
 	}
-	if r.inputs[i] {
+	if isInput {
 		r.sent[i] = append(last[:0], src...)
 	}
 	r.devAt[i] = r.gen
@@ -409,41 +411,29 @@ func (r *devRun) toHost(i int) (G.Value, error) {
 	if r.devAt[i] != r.gen {
 		return nil, fmt.Errorf("node %d has no value in this run", i)
 	}
-	if r.own[i] == nil {
+	if sh := r.shapes[i]; r.own[i] == nil { // a scalar, or a tensor of the shape
 		b := r.bufs[i] // on the host: a tensor over the buffer
 		if r.arena == nil {
-			b = backend.Buf{F32: make([]float32, size(r.shapes[i]))}
+			b = backend.Buf{F32: make([]float32, size(sh))}
 		}
-		r.own[i] = hostValue(b, r.shapes[i])
+		switch {
+		case len(sh) > 0 && b.F64 != nil:
+			r.own[i] = tensor.New(tensor.WithShape(sh...), tensor.WithBacking(b.F64))
+		case len(sh) > 0:
+			r.own[i] = tensor.New(tensor.WithShape(sh...), tensor.WithBacking(b.F32))
+		case b.F64 != nil:
+			r.own[i] = (*G.F64)(&b.F64[0])
+		default:
+			r.own[i] = (*G.F32)(&b.F32[0])
+		}
 	}
 	if r.arena == nil { // read into our own value
-		dst, err := r.hostBuf(r.own[i], i)
-		if err == nil {
-			err = r.be.Read(dst.F32, r.bufs[i])
-		}
-		if err != nil {
+		if err := r.be.Read(valueBuf(r.own[i]).F32, r.bufs[i]); err != nil {
 			return nil, err
 		}
 	}
 	r.host[i], r.hostAt[i] = r.own[i], r.gen
 	return r.own[i], nil
-}
-
-// floats is a host value as n float32s (a float64 value is converted).
-func (r *devRun) floats(v G.Value, n int) ([]float32, error) {
-	b := valueBuf(v)
-	src := b.F32
-	if b.F64 != nil {
-		r.scr = r.scr[:0]
-		for _, x := range b.F64 {
-			r.scr = append(r.scr, float32(x))
-		}
-		src = r.scr
-	}
-	if len(src) != n {
-		return nil, fmt.Errorf("a value %T of %d numbers for a buffer of %d", v, len(src), n)
-	}
-	return src, nil
 }
 
 // valueBuf is a host value's data: its own, or a copy where it is not
@@ -466,28 +456,4 @@ func valueBuf(v G.Value) backend.Buf {
 		}
 	}
 	return backend.Buf{}
-}
-
-// hostBuf is a host value as node i's buffer on the host (valueBuf).
-func (r *devRun) hostBuf(v G.Value, i int) (backend.Buf, error) {
-	b := valueBuf(v)
-	if (b.F64 != nil) != r.f64 || b.Len() != size(r.shapes[i]) {
-		return b, fmt.Errorf("value %T (%d numbers) for a node of shape %v and the graph's dtype", v, b.Len(), r.shapes[i])
-	}
-	return b, nil
-}
-
-// hostValue is a value over a host buffer: a tensor of the shape, or a
-// scalar.
-func hostValue(b backend.Buf, sh tensor.Shape) G.Value {
-	if len(sh) == 0 {
-		if b.F64 != nil {
-			return (*G.F64)(&b.F64[0])
-		}
-		return (*G.F32)(&b.F32[0])
-	}
-	if b.F64 != nil {
-		return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(b.F64))
-	}
-	return tensor.New(tensor.WithShape(sh...), tensor.WithBacking(b.F32))
 }

@@ -1,7 +1,6 @@
 package gx
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -38,22 +37,18 @@ func (p *Param) Float64s() []float64 {
 
 // At returns entry i (row-major) as a float64.
 func (p *Param) At(i int) float64 {
-	switch d := p.Value.Data().(type) {
-	case []float64:
-		return d[i]
-	case []float32:
+	if d := p.Data32(); d != nil {
 		return float64(d[i])
 	}
-	panic(fmt.Sprintf("gx: %s: unsupported dtype", p.Name))
+	return p.Data64()[i]
 }
 
 // SetAt sets entry i (row-major).
 func (p *Param) SetAt(i int, v float64) {
-	switch d := p.Value.Data().(type) {
-	case []float64:
-		d[i] = v
-	case []float32:
+	if d := p.Data32(); d != nil {
 		d[i] = float32(v)
+	} else {
+		p.Data64()[i] = v
 	}
 }
 
@@ -67,11 +62,8 @@ func (p *Param) Uniform(rng *rand.Rand, a float64) {
 func (p *Param) Glorot(rng *rand.Rand) {
 	s := p.Shape()
 	in, out := 1, s[0]
-	if len(s) > 1 {
-		in = 1
-		for _, d := range s[1:] {
-			in *= d
-		}
+	for _, d := range s[1:] {
+		in *= d
 	}
 	p.Uniform(rng, math.Sqrt(6/float64(in+out)))
 }

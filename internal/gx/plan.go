@@ -2,11 +2,10 @@ package gx
 
 import (
 	"fmt"
-	"github.com/attnzoo/attnzoo/internal/backend"
-	"github.com/attnzoo/attnzoo/internal/backend/cpu"
 	"runtime/debug"
 	"slices"
 
+	"github.com/attnzoo/attnzoo/internal/backend"
 	"github.com/attnzoo/attnzoo/internal/gx/kern"
 	"gorgonia.org/tensor"
 )
@@ -34,12 +33,13 @@ type Arena struct {
 	machines map[*Machine]bool        // compiled into the arena and not closed
 	inputs   map[string]*tensor.Dense // SharedInput's, by name, shape and dtype
 
-	be  backend.Backend // the host backend its machines compute through (nil: own)
-	own *cpu.CPU        // the arena's cpu backend
+	be backend.Backend // the host backend its machines compute through (backend)
 }
 
 // NewArena returns an empty arena.
-func NewArena() *Arena { return &Arena{} }
+func NewArena() *Arena {
+	return &Arena{machines: map[*Machine]bool{}, inputs: map[string]*tensor.Dense{}}
+}
 
 // Bytes is what the arena holds now: the slabs, the working buffers and
 // the packed weights.
@@ -74,13 +74,12 @@ func (a *Arena) reserve(n32, n64 int) {
 	if n32 <= len(a.f32) && n64 <= len(a.f64) {
 		return
 	}
-	// let a large old slab go back to the system before the new one is
-	// allocated, so the two are never held at once (the collector would
-	// otherwise keep the old one until its next cycle)
 	n32, n64 = max(n32, len(a.f32)), max(n64, len(a.f64))
 	// every machine lets go of the old slab (its values, its ops' buffers,
-	// what was read from it: none is valid once another machine runs), so
-	// it is not held beside the new one
+	// what was read from it: none is valid once another machine runs), and
+	// a large one goes back to the system before the new one is allocated,
+	// so the two are never held at once (the collector would otherwise keep
+	// the old one until its next cycle)
 	for m := range a.machines {
 		m.dropSlab()
 	}
@@ -143,39 +142,29 @@ type slabSlot struct{ v, off, n int }
 //
 // An input's buffer is its host value's own on the host (set at each run);
 // on a device one of its own, kept from run to run (what was sent stays).
-func (r *devRun) plan(m *Machine, nodes []*Node) error {
+func (r *devRun) plan(m *Machine) error {
+	nodes := m.nodes
 	n, slab, dsize := len(nodes), r.arena != nil, int64(m.dt.Size())
 	alloc := func(i, sz int) (backend.Buf, error) {
 		b, err := r.be.Alloc(sz)
-		if slab && err == nil { // a host scalar: a slice of the graph's dtype
-			b = backend.Buf{F32: make([]float32, sz)}
-			if r.f64 {
-				b = backend.Buf{F64: make([]float64, sz)}
-			}
+		if r.f64 && err == nil { // a host scalar: a slice of the graph's dtype
+			b = backend.Buf{F64: make([]float64, sz)}
 		}
 		if err != nil {
 			return b, fmt.Errorf("gx: node %s %v on %s: %w", nodes[i].Name(), r.shapes[i], r.be.Name(), err)
 		}
 		r.allocs = append(r.allocs, b)
+		r.allocBytes += dsize * int64(b.Len())
 		return b, nil
 	}
-	if !slab {
-		for i := range r.inputs {
-			if _, ok := r.params[i]; !ok {
-				b, err := alloc(i, size(r.shapes[i]))
-				if err != nil {
-					return err
-				}
-				r.bufs[i] = b
-			}
+	for i := range r.sent { // a device's inputs that are not resident
+		b, err := alloc(i, size(r.shapes[i]))
+		if err != nil {
+			return err
 		}
+		r.bufs[i] = b
 	}
-	inputs := len(r.allocs)
-	defer func() {
-		for _, b := range r.allocs[inputs:] {
-			r.allocBytes += dsize * int64(b.Len())
-		}
-	}()
+	r.allocBytes = 0 // the computed values' alone
 	end := len(m.steps)
 	last := make([]int, n) // the last step that reads each value
 	for k, s := range m.steps {
@@ -216,21 +205,19 @@ func (r *devRun) plan(m *Machine, nodes []*Node) error {
 		}
 	}
 	first := slices.Repeat([]int{end}, n)
-	for _, s := range m.steps {
-		g := find(s.out)
-		first[g], last[g] = min(first[g], m.stepOf[s.out]), max(last[g], last[s.out])
-	}
-	for i := range n { // an input's reads
-		g := find(i)
-		last[g] = max(last[g], last[i])
-	}
 	for k, s := range m.steps {
+		g := find(s.out)
+		first[g] = min(first[g], k)
 		if r.fns[k] == nil {
-			exact[find(s.out)] = true
+			exact[g] = true
 			for _, a := range s.args {
 				exact[find(a)] = true
 			}
 		}
+	}
+	for i := range n { // the group's members' reads, its inputs' too
+		g := find(i)
+		last[g] = max(last[g], last[i])
 	}
 	// the buffers: each owner's
 	type span struct{ v, start, stop, n int }
@@ -423,9 +410,10 @@ func (m *Machine) prepare() {
 	r.slabAt = a.gen
 }
 
-// Bytes is what a host machine's plan needs of its arena's slab.
+// Bytes is what a host machine's plan needs of its arena's slab (0 on a
+// device: its plan has no slab, slabN 0).
 func (m *Machine) Bytes() int64 {
-	if m.arena == nil || m.dev == nil {
+	if m.dev == nil {
 		return 0
 	}
 	return int64(m.dev.slabN) * int64(m.dt.Size())
@@ -435,7 +423,7 @@ func (m *Machine) Bytes() int64 {
 // buffers (the values of the graph's dtype), by place: the arena keeps the
 // most any machine takes at each place.
 func (m *Machine) WorkBytes() []int64 {
-	if m.arena == nil || m.dev == nil {
+	if m.dev == nil {
 		return nil
 	}
 	b := int64(m.dt.Size())

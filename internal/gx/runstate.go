@@ -1,7 +1,5 @@
 package gx
 
-import "github.com/attnzoo/attnzoo/internal/gx/kern"
-
 // runState is what the ops of a graph share: the arena the graph was
 // compiled into (Machine, MachineIn), which holds the weights that products
 // read, prepared once per run however many steps read the same weight:
@@ -19,7 +17,3 @@ func (r *runState) a() *Arena {
 	}
 	return r.arena
 }
-
-// PackedBytes is what an arena holds for a float32 weight op(B) [k, n]
-// packed for the products (kern.PackB).
-func PackedBytes(k, n int) int64 { return kern.PackedBytes(k, n) }

@@ -73,16 +73,14 @@ type stackable interface {
 
 // weightGroup is the uses of one weight whose terms are summed stacked.
 type weightGroup struct {
-	w    *Node
-	kind termKind
-	p    [2]int
+	termKey
 	xs   *Node           // a product's X₁…X_T stacked, when made before the gradient
 	uses []*Node         // the members, in the order of the positions
 	in   map[*Node]int   // per member: the weight's input
 	gs   map[*Node]*Node // per member: its term's G
 }
 
-// key is what the members of a group share.
+// termKey is what the members of a group share.
 type termKey struct {
 	w     *Node
 	kind  termKind
@@ -124,7 +122,7 @@ func (g *Graph) stackGroups(cost *Node, wrt []*Node) []*weightGroup {
 			}
 			key := termKey{w, k, p, fmt.Sprint(in)}
 			if groups[key] == nil {
-				groups[key] = &weightGroup{w: w, kind: k, p: p, in: map[*Node]int{}, gs: map[*Node]*Node{}}
+				groups[key] = &weightGroup{termKey: key, in: map[*Node]int{}, gs: map[*Node]*Node{}}
 				keys = append(keys, key)
 			}
 			groups[key].uses = append(groups[key].uses, n)

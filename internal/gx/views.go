@@ -66,7 +66,7 @@ func (r *devRun) findViews(m *Machine, slab bool) (out map[int]view, fixed []boo
 		x := s.args[0]
 		cover[x] += size(r.shapes[s.out])
 		p := m.stepOf[x]
-		if p < 0 || r.fns[p] == nil || (m.watched != nil && m.watched[x]) {
+		if p < 0 || r.fns[p] == nil || m.watched[x] {
 			continue
 		}
 		if _, ok := m.steps[p].op.(viewer); ok { // not a view of a view
